@@ -1,0 +1,128 @@
+/* check_core.c — status table, error context, allocator hooks, time functions, damping. */
+#include <check.h>
+#include <math.h>
+#include <string.h>
+
+#include "tvds/tvds_model.h"
+
+START_TEST(test_status_table)
+{
+    ck_assert_str_eq(tvds_strerror(TVDS_OK), "success");
+    ck_assert_str_eq(tvds_status_name(TVDS_ERR_PARSE), "TVDS_ERR_PARSE");
+    ck_assert_str_eq(tvds_strerror(12345), "unknown status");
+    ck_assert_int_eq(tvds_status_exit_code(TVDS_OK), 0);
+    ck_assert_int_eq(tvds_status_exit_code(TVDS_ERR_PARSE), 2);
+    ck_assert_int_eq(tvds_status_exit_code(TVDS_ERR_DIVERGED), 3);
+    ck_assert_int_eq(tvds_status_exit_code(TVDS_ERR_NOMEM), 1);
+}
+END_TEST
+
+START_TEST(test_ctx_first_error_wins)
+{
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    int rc = TVDS_ERROR(&ctx, TVDS_ERR_PARSE, "%s:%d: bad\nthing", "a.mtx", 3);
+    ck_assert_int_eq(rc, TVDS_ERR_PARSE);
+    TVDS_ERROR(&ctx, TVDS_ERR_IO, "second");
+    ck_assert_int_eq(ctx.status, TVDS_ERR_PARSE);
+    ck_assert_str_eq(ctx.msg, "a.mtx:3: bad thing");
+    ck_assert_int_eq(TVDS_ERROR(NULL, TVDS_ERR_IO, "x"), TVDS_ERR_IO);
+}
+END_TEST
+
+START_TEST(test_alloc_injection)
+{
+    long before = tvds_alloc_count();
+    void *p = tvds_malloc(8);
+    ck_assert_ptr_nonnull(p);
+    ck_assert_int_eq(tvds_alloc_count(), before + 1);
+    tvds_alloc_fail_after(1);
+    void *q = tvds_malloc(8);
+    ck_assert_ptr_nonnull(q);
+    ck_assert_ptr_null(tvds_malloc(8));
+    ck_assert_ptr_null(tvds_calloc(1, 8));
+    tvds_alloc_fail_after(-1);
+    void *r = tvds_calloc(2, 8);
+    ck_assert_ptr_nonnull(r);
+    tvds_free(p);
+    tvds_free(q);
+    tvds_free(r);
+}
+END_TEST
+
+START_TEST(test_fn_smooth_ramp)
+{
+    tvds_fn f = {.kind = TVDS_FN_SMOOTH_RAMP, .amp = 2.0, .t0 = 0.0, .t1 = 0.1};
+    ck_assert_double_eq(tvds_fn_eval(&f, -1.0), 0.0);
+    ck_assert_double_eq(tvds_fn_eval(&f, 0.2), 2.0);
+    ck_assert_double_eq_tol(tvds_fn_eval(&f, 0.05), 1.0, 1e-15);
+    /* Derivatives against central differences of the value. */
+    double t = 0.0237, h = 1e-6;
+    double d1 = (tvds_fn_eval(&f, t + h) - tvds_fn_eval(&f, t - h)) / (2 * h);
+    double d2 = (tvds_fn_eval(&f, t + h) - 2 * tvds_fn_eval(&f, t) + tvds_fn_eval(&f, t - h)) /
+                (h * h);
+    ck_assert_double_eq_tol(tvds_fn_deriv(&f, t, 1), d1, 1e-6 * fabs(d1));
+    ck_assert_double_eq_tol(tvds_fn_deriv(&f, t, 2), d2, 1e-3 * fabs(d2));
+    /* Zero slope at both ends. */
+    ck_assert_double_eq_tol(tvds_fn_deriv(&f, 1e-12, 1), 0.0, 1e-9);
+}
+END_TEST
+
+START_TEST(test_fn_harmonic_and_table)
+{
+    tvds_fn h = {.kind = TVDS_FN_HARMONIC, .amp = 1.5, .freq = 1.0};
+    ck_assert_double_eq_tol(tvds_fn_eval(&h, 0.25), 1.5, 1e-15);
+    ck_assert_double_eq_tol(tvds_fn_deriv(&h, 0.0, 1), 1.5 * 6.283185307179586, 1e-12);
+    double tt[3] = {0.0, 1.0, 3.0}, vv[3] = {0.0, 2.0, 0.0};
+    tvds_fn tab = {.kind = TVDS_FN_TABLE, .ntab = 3, .tab_t = tt, .tab_v = vv};
+    ck_assert_double_eq_tol(tvds_fn_eval(&tab, 0.5), 1.0, 1e-15);
+    ck_assert_double_eq_tol(tvds_fn_eval(&tab, 2.0), 1.0, 1e-15);
+    ck_assert_double_eq(tvds_fn_eval(&tab, 5.0), 0.0);
+    ck_assert_double_eq_tol(tvds_fn_deriv(&tab, 2.0, 1), -1.0, 1e-15);
+}
+END_TEST
+
+START_TEST(test_damping_schedule)
+{
+    tvds_damping d = {.kind = TVDS_DAMP_RAYLEIGH, .alpha = 0.24, .beta = 4e-8, .alpha0 = 40.0,
+                      .beta0 = 4e-8, .t_hold = 0.2, .t_ramp = 0.05};
+    double a, b;
+    tvds_damping_at(&d, 0.1, &a, &b);
+    ck_assert_double_eq(a, 40.0);
+    tvds_damping_at(&d, 0.225, &a, &b);
+    ck_assert_double_eq_tol(a, 0.5 * (40.0 + 0.24), 1e-12);
+    tvds_damping_at(&d, 0.3, &a, &b);
+    ck_assert_double_eq(a, 0.24);
+    ck_assert_double_eq(b, 4e-8);
+}
+END_TEST
+
+START_TEST(test_methods)
+{
+    ck_assert_int_eq(tvds_method_from_name("subs-c"), TVDS_METHOD_SUBS_C);
+    ck_assert_int_eq(tvds_method_from_name("nope"), -1);
+    ck_assert_str_eq(tvds_method_name(TVDS_METHOD_FILM), "film");
+    ck_assert_ptr_null(tvds_method_name(99));
+    tvds_model *m = tvds_model_create();
+    ck_assert_ptr_nonnull(m);
+    ck_assert_int_eq(m->opt.method, TVDS_METHOD_SUBS_B);
+    tvds_model_free(&m);
+    ck_assert_ptr_null(m);
+    tvds_model_free(&m);
+}
+END_TEST
+
+Suite *core_suite(void)
+{
+    Suite *s = suite_create("core");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, test_status_table);
+    tcase_add_test(tc, test_ctx_first_error_wins);
+    tcase_add_test(tc, test_alloc_injection);
+    tcase_add_test(tc, test_fn_smooth_ramp);
+    tcase_add_test(tc, test_fn_harmonic_and_table);
+    tcase_add_test(tc, test_damping_schedule);
+    tcase_add_test(tc, test_methods);
+    suite_add_tcase(s, tc);
+    return s;
+}
