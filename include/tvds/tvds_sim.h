@@ -1,0 +1,69 @@
+/* tvds_sim.h — the time-stepping engine: mutable run data over a constant model.
+ *
+ * Usage:
+ *     tvds_data *d;
+ *     if (tvds_data_create(m, &d, &ctx)) ...;          // all buffers sized here, ICs applied
+ *     while (tvds_data_time(d) < m->opt.t_end)
+ *         if ((rc = tvds_step(m, d, &ctx))) break;      // no allocation inside
+ *     tvds_data_free(&d);
+ *
+ * The engine publishes named output channels in groups (history, contacts, energy) and summary
+ * scalars; writers (tvds_output.h) read them. Channel names carry units in brackets,
+ * "tip_uy [m]"; column 0 of every group is "t [s]". */
+#ifndef TVDS_SIM_H
+#define TVDS_SIM_H
+
+#include "tvds/tvds_model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tvds_data tvds_data; /* opaque: state, scratch, statistics */
+
+enum tvds_group {
+    TVDS_GROUP_HISTORY = 0, /* probes: u, v, a of DoFs and recovered points */
+    TVDS_GROUP_CONTACTS,    /* per contact: lambda_n, lambda_t, state, gap, alpha, segment, s,
+                               v_slide, friction power, wear power */
+    TVDS_GROUP_ENERGY,      /* kinetic, strain, damping dissipation, friction dissipation,
+                               external work, balance error */
+    TVDS_GROUP_COUNT
+};
+
+/* Contact states as published in the contacts group. */
+enum tvds_contact_state { TVDS_OPEN = 0, TVDS_STICK = 1, TVDS_SLIP = 2 };
+
+/* Stable step of central differences for m (smallest over substructures of 2/omega_max,
+ * reduced for damping) [s], before the safety factor. */
+TVDS_API int tvds_stable_dt(const tvds_model *m, double *dt_crit, tvds_ctx *ctx);
+
+/* Prepare a run: eigenbases, contact-space flexibilities, buffers; apply initial conditions.
+ * The step used is m->opt.dt, or dt_safety * stable step when dt_auto. An explicit dt above the
+ * stable step fails with TVDS_ERR_UNSTABLE_DT unless allow_unstable_dt. *d is owned by the
+ * caller and freed with tvds_data_free. m must outlive d. */
+TVDS_API int tvds_data_create(const tvds_model *m, tvds_data **d, tvds_ctx *ctx);
+/* Free run data; accepts NULL and clears *d. */
+TVDS_API void tvds_data_free(tvds_data **d);
+
+/* Advance one step. On failure (TVDS_ERR_DIVERGED, TVDS_ERR_SINGULAR, TVDS_ERR_CONTACT_LOST,
+ * ...) the message names time, step and where, and d keeps the last valid state and channels. */
+TVDS_API int tvds_step(const tvds_model *m, tvds_data *d, tvds_ctx *ctx);
+
+TVDS_API double tvds_data_time(const tvds_data *d); /* current time [s] */
+TVDS_API double tvds_data_dt(const tvds_data *d);   /* step in use [s] */
+TVDS_API long tvds_data_steps(const tvds_data *d);  /* steps taken */
+
+/* Channels of a group at the current time: *n names and values. Pointers stay valid for the
+ * life of d; values are refreshed by every tvds_step. */
+TVDS_API int tvds_channels(const tvds_data *d, int group, int *n, const char *const **names,
+                           const double **values);
+
+/* Summary scalars for summary.json (energy balance error, per-contact window means of friction
+ * and wear power, FiLm iterations, ...): *n names and values, valid for the life of d. */
+TVDS_API int tvds_summary(const tvds_data *d, int *n, const char *const **names,
+                          const double **values);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
