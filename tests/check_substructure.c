@@ -1,0 +1,561 @@
+/* check_substructure.c — substructure directories: reading, every validation error, round trip. */
+#include <check.h>
+#include <dirent.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tvds/tvds_io.h"
+
+#define DATA "tests/data/substructure/"
+
+static int same_bits(double a, double b)
+{
+    return memcmp(&a, &b, sizeof a) == 0;
+}
+
+/* ---- Temporary directories ---------------------------------------------------------------- */
+
+static void make_tmpdir(char *dir, size_t n)
+{
+    snprintf(dir, n, "/tmp/tvds_sub_XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+/* Remove a directory tree one level deep (ours only hold files and one subdirectory level). */
+static void remove_tree(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+        char p[512];
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        if (unlink(p) != 0) remove_tree(p);
+    }
+    closedir(d);
+    rmdir(dir);
+}
+
+static void write_file(const char *dir, const char *file, const char *text)
+{
+    char p[512];
+    snprintf(p, sizeof p, "%s/%s", dir, file);
+    FILE *f = fopen(p, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* ---- Good directories --------------------------------------------------------------------- */
+
+START_TEST(test_read_shoe)
+{
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_substructure *s = NULL;
+    ck_assert_int_eq(tvds_substructure_read(DATA "shoe", NULL, &s, &ctx), TVDS_OK);
+    ck_assert_str_eq(s->name, "shoe");
+    ck_assert_int_eq(s->n, 3);
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            ck_assert(s->M[i + 3 * j] == (i == j ? 1.0 : 0.0));
+            ck_assert(s->K[i + 3 * j] == (i == j ? 1e4 : 0.0));
+        }
+    ck_assert_ptr_null(s->C);
+    for (int k = 0; k < 3; k++) {
+        ck_assert_int_eq(s->dofs[k].kind, TVDS_DOF_PHYSICAL);
+        ck_assert_int_eq(s->dofs[k].node, 1);
+        ck_assert_int_eq(s->dofs[k].dir, k);
+    }
+    ck_assert_int_eq(s->nsets, 1);
+    ck_assert_str_eq(s->sets[0].name, "shoe");
+    ck_assert_int_eq(s->sets[0].n, 1);
+    ck_assert_int_eq(s->nrec, 0);
+    /* omega0 = sqrt(k/m) = 100 rad/s, the SDND100 value. */
+    ck_assert_double_eq_tol(sqrt(s->K[0] / s->M[0]), 100.0, 1e-12);
+    tvds_substructure_free(&s);
+    ck_assert_ptr_null(s);
+    tvds_substructure_free(&s); /* NULL is fine */
+}
+END_TEST
+
+START_TEST(test_read_full)
+{
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_substructure *s = NULL;
+    ck_assert_int_eq(tvds_substructure_read(DATA "full/", "bar", &s, &ctx), TVDS_OK);
+    ck_assert_str_eq(s->name, "bar");
+    ck_assert_int_eq(s->n, 5);
+    /* Symmetric file expanded: M(2,5) = M(5,2) = 0.125. */
+    ck_assert(s->M[1 + 5 * 4] == 0.125 && s->M[4 + 5 * 1] == 0.125);
+    ck_assert(s->K[0 + 5 * 2] == -1000.0 && s->K[2 + 5 * 0] == -1000.0);
+    ck_assert_ptr_nonnull(s->C);
+    ck_assert(s->C[0] == 0.5 && s->C[24] == 2.0 && s->C[1] == 0.0);
+    ck_assert_int_eq(s->dofs[2].node, 2);
+    ck_assert(s->dofs[2].xyz[0] == 0.1);
+    ck_assert_int_eq(s->dofs[4].kind, TVDS_DOF_MODAL);
+    ck_assert_int_eq(s->dofs[4].node, 1);
+    ck_assert_int_eq(s->dofs[4].dir, TVDS_DIR_NONE);
+    /* The mode's frequency matches its stiffness: omega^2 = K/M = 1e6. */
+    double w = 2.0 * 3.14159265358979323846 * s->dofs[4].freq_hz;
+    ck_assert_double_eq_tol(w * w, s->K[24] / s->M[24], 1e-9 * 1e6);
+    /* The continued set and the commented one. */
+    ck_assert_int_eq(s->nsets, 2);
+    ck_assert_str_eq(s->sets[0].name, "top");
+    ck_assert_int_eq(s->sets[0].n, 2);
+    ck_assert_int_eq(s->sets[0].nodes[0], 1);
+    ck_assert_int_eq(s->sets[0].nodes[1], 2);
+    ck_assert_str_eq(s->sets[1].name, "tip");
+    ck_assert_int_eq(s->sets[1].n, 1);
+    ck_assert_int_eq(tvds_substructure_find_set(s, "tip"), 1);
+    ck_assert_int_eq(tvds_substructure_find_dof(s, 2, TVDS_DIR_Y), 3);
+    /* Recovery: the mid-point moves by the mean of the nodes' uy. */
+    ck_assert_int_eq(s->nrec, 1);
+    ck_assert_str_eq(s->rec[0].name, "mid");
+    ck_assert_int_eq(s->rec[0].dir, TVDS_DIR_Y);
+    double u[5] = {0.3, 1e-3, -0.2, 3e-3, 7.0}, up = 0.0;
+    for (int j = 0; j < 5; j++)
+        up += s->rec[0].row[j] * u[j];
+    ck_assert_double_eq_tol(up, 2e-3, 1e-18);
+    tvds_substructure_free(&s);
+}
+END_TEST
+
+static void assert_same_sub(const tvds_substructure *a, const tvds_substructure *b)
+{
+    ck_assert_int_eq(a->n, b->n);
+    size_t nn = (size_t)a->n * (size_t)a->n;
+    for (size_t k = 0; k < nn; k++) {
+        ck_assert(same_bits(a->M[k], b->M[k]));
+        ck_assert(same_bits(a->K[k], b->K[k]));
+    }
+    ck_assert_int_eq(a->C != NULL, b->C != NULL);
+    if (a->C)
+        for (size_t k = 0; k < nn; k++)
+            ck_assert(same_bits(a->C[k], b->C[k]));
+    for (int k = 0; k < a->n; k++) {
+        ck_assert_int_eq(a->dofs[k].kind, b->dofs[k].kind);
+        ck_assert_int_eq(a->dofs[k].node, b->dofs[k].node);
+        ck_assert_int_eq(a->dofs[k].dir, b->dofs[k].dir);
+        for (int c = 0; c < 3; c++)
+            ck_assert(same_bits(a->dofs[k].xyz[c], b->dofs[k].xyz[c]));
+        if (a->dofs[k].kind == TVDS_DOF_MODAL)
+            ck_assert(same_bits(a->dofs[k].freq_hz, b->dofs[k].freq_hz));
+    }
+    ck_assert_int_eq(a->nsets, b->nsets);
+    for (int k = 0; k < a->nsets; k++) {
+        ck_assert_str_eq(a->sets[k].name, b->sets[k].name);
+        ck_assert_int_eq(a->sets[k].n, b->sets[k].n);
+        for (int i = 0; i < a->sets[k].n; i++)
+            ck_assert_int_eq(a->sets[k].nodes[i], b->sets[k].nodes[i]);
+    }
+    ck_assert_int_eq(a->nrec, b->nrec);
+    for (int k = 0; k < a->nrec; k++) {
+        ck_assert_str_eq(a->rec[k].name, b->rec[k].name);
+        ck_assert_int_eq(a->rec[k].node, b->rec[k].node);
+        ck_assert_int_eq(a->rec[k].dir, b->rec[k].dir);
+        for (int c = 0; c < 3; c++)
+            ck_assert(same_bits(a->rec[k].xyz[c], b->rec[k].xyz[c]));
+        for (int j = 0; j < a->n; j++)
+            ck_assert(same_bits(a->rec[k].row[j], b->rec[k].row[j]));
+    }
+}
+
+START_TEST(test_roundtrip_full)
+{
+    char dir[64], sub[128];
+    make_tmpdir(dir, sizeof dir);
+    snprintf(sub, sizeof sub, "%s/bar", dir);
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_substructure *a = NULL, *b = NULL;
+    ck_assert_int_eq(tvds_substructure_read(DATA "full", NULL, &a, &ctx), TVDS_OK);
+    ck_assert_int_eq(tvds_substructure_write(a, sub, &ctx), TVDS_OK);
+    ck_assert_int_eq(tvds_substructure_read(sub, NULL, &b, &ctx), TVDS_OK);
+    ck_assert_str_eq(b->name, "bar");
+    assert_same_sub(a, b);
+    tvds_substructure_free(&b);
+    /* Writing again over the directory without C and recovery removes the stale files. */
+    tvds_free(a->C);
+    a->C = NULL;
+    for (int k = 0; k < a->nrec; k++) {
+        tvds_free(a->rec[k].name);
+        tvds_free(a->rec[k].row);
+    }
+    a->nrec = 0;
+    ck_assert_int_eq(tvds_substructure_write(a, sub, &ctx), TVDS_OK);
+    ck_assert_int_eq(tvds_substructure_read(sub, NULL, &b, &ctx), TVDS_OK);
+    assert_same_sub(a, b);
+    tvds_substructure_free(&b);
+    tvds_substructure_free(&a);
+    remove_tree(dir);
+}
+END_TEST
+
+static uint64_t rng = 88172645463325252ull;
+static double urand(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (double)(rng >> 11) / 9007199254740992.0;
+}
+
+/* A random substructure: M = A'A + n I (positive definite), K = B'B (semidefinite, rank n-2),
+ * K made asymmetric by one ulp in one entry (within tolerance, so written as general). */
+static tvds_substructure *random_sub(int n)
+{
+    tvds_substructure *s = tvds_calloc(1, sizeof *s);
+    s->name = tvds_strdup("rand");
+    s->n = n;
+    size_t nn = (size_t)n;
+    s->M = tvds_calloc(nn * nn, sizeof(double));
+    s->K = tvds_calloc(nn * nn, sizeof(double));
+    s->dofs = tvds_calloc(nn, sizeof *s->dofs);
+    double *A = malloc(nn * nn * sizeof *A), *B = malloc(nn * nn * sizeof *B);
+    for (size_t k = 0; k < nn * nn; k++) {
+        A[k] = urand() - 0.5;
+        B[k] = (k % nn) < nn - 2 ? 1e3 * (urand() - 0.5) : 0.0; /* last two rows of B zero */
+    }
+    for (size_t j = 0; j < nn; j++)
+        for (size_t i = 0; i <= j; i++) {
+            double m = 0.0, k = 0.0;
+            for (size_t r = 0; r < nn; r++) {
+                m += A[r + i * nn] * A[r + j * nn];
+                k += B[r + i * nn] * B[r + j * nn];
+            }
+            if (i == j) m += (double)n;
+            s->M[i + j * nn] = s->M[j + i * nn] = m;
+            s->K[i + j * nn] = s->K[j + i * nn] = k;
+        }
+    s->K[1] = nextafter(s->K[1], 1e300);
+    for (int k = 0; k < n; k++) {
+        tvds_dof *d = &s->dofs[k];
+        if (k < n - 2) {
+            d->kind = TVDS_DOF_PHYSICAL;
+            d->node = 100 + k / 3;
+            d->dir = k % 3;
+            d->xyz[0] = 0.1 * (k / 3);
+            d->xyz[1] = (k / 3) % 2 ? -0.0 : 1e-310;
+            d->xyz[2] = 1.0 / 3.0 * (k / 3);
+        } else {
+            d->kind = TVDS_DOF_MODAL;
+            d->node = k - (n - 2) + 1;
+            d->dir = TVDS_DIR_NONE;
+            d->freq_hz = 1000.0 / 7.0 * (k + 1);
+        }
+    }
+    s->nsets = 1;
+    s->sets = tvds_calloc(1, sizeof *s->sets);
+    s->sets[0].name = tvds_strdup("surface");
+    s->sets[0].n = (n - 2) / 3;
+    s->sets[0].nodes = tvds_calloc((size_t)s->sets[0].n, sizeof(long));
+    for (int i = 0; i < s->sets[0].n; i++)
+        s->sets[0].nodes[i] = 100 + s->sets[0].n - 1 - i;
+    s->nrec = 2;
+    s->rec = tvds_calloc(2, sizeof *s->rec);
+    for (int r = 0; r < 2; r++) {
+        s->rec[r].name = tvds_strdup(r ? "tip" : "root");
+        s->rec[r].node = r ? 0 : 7;
+        s->rec[r].dir = r ? TVDS_DIR_RZ : TVDS_DIR_X;
+        s->rec[r].xyz[0] = 0.075 * r;
+        s->rec[r].row = tvds_calloc(nn, sizeof(double));
+        for (int j = 0; j < n; j += 2)
+            s->rec[r].row[j] = urand() - 0.5;
+    }
+    free(A);
+    free(B);
+    return s;
+}
+
+START_TEST(test_roundtrip_random_bits)
+{
+    char dir[64];
+    make_tmpdir(dir, sizeof dir);
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_substructure *a = random_sub(62), *b = NULL;
+    ck_assert_int_eq(tvds_substructure_validate(a, &ctx), TVDS_OK);
+    ck_assert_int_eq(tvds_substructure_write(a, dir, &ctx), TVDS_OK);
+    ck_assert_int_eq(tvds_substructure_read(dir, "rand", &b, &ctx), TVDS_OK);
+    assert_same_sub(a, b);
+    tvds_substructure_free(&a);
+    tvds_substructure_free(&b);
+    remove_tree(dir);
+}
+END_TEST
+
+/* ---- Rejections --------------------------------------------------------------------------- */
+
+START_TEST(test_m_indefinite_on_disk)
+{
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_substructure *s = (tvds_substructure *)&ctx;
+    ck_assert_int_eq(tvds_substructure_read(DATA "bad_m_indefinite", NULL, &s, &ctx),
+                     TVDS_ERR_NOT_POSDEF);
+    ck_assert_ptr_null(s);
+    /* [[1,2],[2,1]] breaks down at its second column: 1 - 2^2 < 0. */
+    ck_assert_str_eq(ctx.msg,
+                     DATA "bad_m_indefinite/M.mtx: substructure 'bad_m_indefinite': M is "
+                          "not positive definite: its Cholesky factorization (LL', natural "
+                          "order) breaks down at DoF 2 (node 1 uy)");
+}
+END_TEST
+
+static const char *const SHOE_M = "%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n"
+                                  "1 1 1\n2 2 1\n3 3 1\n";
+static const char *const SHOE_K = "%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n"
+                                  "1 1 1e4\n2 2 1e4\n3 3 1e4\n";
+static const char *const SHOE_DOFS = "1 ux 0 0 0\n1 uy 0 0 0\n1 uz 0 0 0\n";
+
+typedef struct sub_case {
+    const char *file, *text; /* replaces that file of the shoe */
+    const char *file2, *text2;
+    int status;
+    const char *msg; /* expected after "<tmpdir>/case/" */
+} sub_case;
+
+static const sub_case sub_cases[] = {
+    /* K asymmetric by far more than 1e-10 max|K|. */
+    {"K.mtx",
+     "%%MatrixMarket matrix coordinate real general\n3 3 4\n1 1 1e4\n2 2 1e4\n3 3 1e4\n1 2 5\n",
+     NULL, NULL, TVDS_ERR_INVALID,
+     "K.mtx: substructure 'case': K is not symmetric: K(2,1) = 0 but K(1,2) = 5"},
+    /* Asymmetry of 0.5e-10 max|K| is rounding of an export: accepted. */
+    {"K.mtx",
+     "%%MatrixMarket matrix coordinate real general\n3 3 5\n1 1 1e4\n2 2 1e4\n3 3 1e4\n1 2 5\n"
+     "2 1 5.0000005\n",
+     NULL, NULL, TVDS_OK, ""},
+    /* M asymmetric. */
+    {"M.mtx",
+     "%%MatrixMarket matrix coordinate real general\n3 3 4\n1 1 1\n2 2 1\n3 3 1\n3 1 0.1\n", NULL,
+     NULL, TVDS_ERR_INVALID, "M.mtx: substructure 'case': M is not symmetric"},
+    /* K with eigenvalue -1e4 (M = I): breaks down at DoF 2. */
+    {"K.mtx",
+     "%%MatrixMarket matrix coordinate real symmetric\n3 3 4\n1 1 1e4\n2 1 2e4\n2 2 1e4\n"
+     "3 3 1e4\n",
+     NULL, NULL, TVDS_ERR_NOT_POSDEF,
+     "K.mtx: substructure 'case': K is not positive semidefinite: K + 0.0001 M is not positive "
+     "definite (breakdown at DoF 2 (node 1 uy))"},
+    /* Eigenvalue -1e-2: beyond the shift 1e-8 * 1e4 = 1e-4. */
+    {"K.mtx",
+     "%%MatrixMarket matrix coordinate real symmetric\n3 3 4\n1 1 1e4\n2 1 -10000.01\n2 2 1e4\n"
+     "3 3 1e4\n",
+     NULL, NULL, TVDS_ERR_NOT_POSDEF, "K.mtx: substructure 'case': K is not positive semidefinite"},
+    /* Eigenvalue -1e-8 (round-off of a rigid-body mode): within the shift, accepted. */
+    {"K.mtx",
+     "%%MatrixMarket matrix coordinate real symmetric\n3 3 4\n1 1 1e4\n2 1 -10000.00000001\n"
+     "2 2 1e4\n3 3 1e4\n",
+     NULL, NULL, TVDS_OK, ""},
+    /* Negative diagonal. */
+    {"K.mtx", "%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n1 1 1e4\n2 2 1e4\n3 3 -1\n",
+     NULL, NULL, TVDS_ERR_NOT_POSDEF,
+     "K.mtx: substructure 'case': K is not positive semidefinite: negative diagonal K(3,3) = -1 "
+     "at DoF 3 (node 1 uz)"},
+    /* Zero K is semidefinite (a free mass). */
+    {"K.mtx", "%%MatrixMarket matrix coordinate real symmetric\n3 3 0\n", NULL, NULL, TVDS_OK, ""},
+    /* M with a zero pivot. */
+    {"M.mtx", "%%MatrixMarket matrix coordinate real symmetric\n3 3 2\n1 1 1\n2 2 1\n", NULL, NULL,
+     TVDS_ERR_NOT_POSDEF,
+     "M.mtx: substructure 'case': M is not positive definite: its Cholesky factorization (LL', "
+     "natural order) breaks down at DoF 3 (node 1 uz)"},
+    /* Sizes. */
+    {"K.mtx", "%%MatrixMarket matrix coordinate real symmetric\n2 2 2\n1 1 1\n2 2 1\n", NULL, NULL,
+     TVDS_ERR_INVALID, "K.mtx: substructure 'case': K is 2 x 2 but M.mtx is 3 x 3"},
+    {"M.mtx", "%%MatrixMarket matrix coordinate real general\n3 2 2\n1 1 1\n2 2 1\n", NULL, NULL,
+     TVDS_ERR_INVALID, "M.mtx: substructure 'case': M.mtx is 3 x 2, not square"},
+    {"C.mtx", "%%MatrixMarket matrix coordinate real general\n4 4 1\n1 1 1\n", NULL, NULL,
+     TVDS_ERR_INVALID, "C.mtx: substructure 'case': C is 4 x 4 but M.mtx is 3 x 3"},
+    {"dofs.txt", "1 ux 0 0 0\n1 uy 0 0 0\n# end\n", NULL, NULL, TVDS_ERR_INVALID,
+     "dofs.txt:3: substructure 'case': 2 DoFs listed but M.mtx is 3 x 3"},
+    {"dofs.txt", "1 ux 0 0 0\n1 uy 0 0 0\n1 uz 0 0 0\n2 ux 0 0 0\n", NULL, NULL, TVDS_ERR_INVALID,
+     "dofs.txt:4: substructure 'case': more DoFs than the 3 of M.mtx"},
+    /* The DoF table. */
+    {"dofs.txt", "1 ux 0 0 0\n\n1 uy 0 0 0  # comment\n1 ux 0 0 0\n", NULL, NULL, TVDS_ERR_INVALID,
+     "dofs.txt:4: substructure 'case': duplicate DoF label: DoF 3 (node 1 ux) repeats DoF 1 "
+     "(node 1 ux)"},
+    {"dofs.txt", "1 ux 0 0 0\nmode 1 10\nmode 1 12\n", NULL, NULL, TVDS_ERR_INVALID,
+     "dofs.txt:3: substructure 'case': duplicate DoF label: DoF 3 (mode 1) repeats DoF 2 (mode 1)"},
+    {"dofs.txt", "1 ux 0 0 0\n1 uw 0 0 0\n1 uz 0 0 0\n", NULL, NULL, TVDS_ERR_PARSE,
+     "dofs.txt:2: substructure 'case': direction 'uw' is not one of ux uy uz rx ry rz"},
+    {"dofs.txt", "1 ux 0 0 0\n1 uy 0 0\n1 uz 0 0 0\n", NULL, NULL, TVDS_ERR_PARSE,
+     "dofs.txt:2: substructure 'case': a physical DoF line is"},
+    {"dofs.txt", "1 ux 0 0 0\n1 uy 0 nan 0\n1 uz 0 0 0\n", NULL, NULL, TVDS_ERR_PARSE,
+     "dofs.txt:2: substructure 'case': coordinate y 'nan' is not a finite number"},
+    {"dofs.txt", "1 ux 0 0 0\n0 uy 0 0 0\n1 uz 0 0 0\n", NULL, NULL, TVDS_ERR_PARSE,
+     "dofs.txt:2: substructure 'case': node '0' is not an integer >= 1"},
+    {"dofs.txt", "1 ux 0 0 0\nmode 0 5\n1 uz 0 0 0\n", NULL, NULL, TVDS_ERR_PARSE,
+     "dofs.txt:2: substructure 'case': mode number '0' is not an integer >= 1"},
+    {"dofs.txt", "1 ux 0 0 0\n1 uy 0 0 0\n1 uz 0 0.5 0\n", NULL, NULL, TVDS_ERR_INVALID,
+     "dofs.txt:3: substructure 'case': node 1 has coordinates (0, 0.5, 0) at DoF 3 (node 1 uz) "
+     "but (0, 0, 0) at DoF 1 (node 1 ux)"},
+    /* Node sets. */
+    {"sets.txt", "# sets\nset top 1\nset bottom 1 \\\n  7\n", NULL, NULL, TVDS_ERR_INVALID,
+     "sets.txt:3: substructure 'case': set 'bottom' names node 7, which has no DoF in dofs.txt"},
+    {"sets.txt", "set top 1\nset top 1\n", NULL, NULL, TVDS_ERR_INVALID,
+     "sets.txt:2: substructure 'case': set 'top' is defined twice (first on line 1)"},
+    {"sets.txt", "set top 1 1\n", NULL, NULL, TVDS_ERR_INVALID,
+     "sets.txt:1: substructure 'case': set 'top' lists node 1 twice"},
+    {"sets.txt", "set top\n", NULL, NULL, TVDS_ERR_INVALID,
+     "sets.txt:1: substructure 'case': set 'top' is empty"},
+    {"sets.txt", "set top 1 \\\n", NULL, NULL, TVDS_ERR_PARSE,
+     "sets.txt:1: substructure 'case': file ends after a continuation '\\'"},
+    {"sets.txt", "top 1\n", NULL, NULL, TVDS_ERR_PARSE,
+     "sets.txt:1: substructure 'case': expected 'set <name> <node>...', found 'top'"},
+    {"sets.txt", "set top 1 x\n", NULL, NULL, TVDS_ERR_PARSE,
+     "sets.txt:1: substructure 'case': set 'top': node 'x' is not an integer >= 1"},
+    /* Matrix Market errors carry the substructure's name. */
+    {"K.mtx", "%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n1 1 1e4\n2 2 nan\n3 3 1\n",
+     NULL, NULL, TVDS_ERR_PARSE, "K.mtx:4: value 'nan' is not finite (substructure 'case')"},
+    /* Recovery rows. */
+    {"recovery.txt", "tip 0 uy 0 0 0\n", NULL, NULL, TVDS_ERR_INVALID,
+     "recovery.mtx: substructure 'case': recovery rows need both recovery.txt and recovery.mtx"},
+    {"recovery.txt", "tip 0 uy 0 0 0\n", "recovery.mtx",
+     "%%MatrixMarket matrix coordinate real general\n1 2 1\n1 2 1\n", TVDS_ERR_INVALID,
+     "recovery.mtx: substructure 'case': recovery matrix is 1 x 2, expected <rows> x 3"},
+    {"recovery.txt", "tip 0 uy 0 0 0\n", "recovery.mtx",
+     "%%MatrixMarket matrix coordinate real general\n2 3 1\n1 2 1\n", TVDS_ERR_INVALID,
+     "recovery.txt:1: substructure 'case': 1 recovery rows named but recovery.mtx has 2"},
+    {"recovery.txt", "tip 0 uq 0 0 0\n", "recovery.mtx",
+     "%%MatrixMarket matrix coordinate real general\n1 3 1\n1 2 1\n", TVDS_ERR_PARSE,
+     "recovery.txt:1: substructure 'case': direction 'uq' is not one of"},
+    {"recovery.txt", "tip 0 uy 0 0 0\n", "recovery.mtx",
+     "%%MatrixMarket matrix coordinate real general\n1 3 1\n1 2 1\n", TVDS_OK, ""},
+};
+
+#define NSUB ((int)(sizeof sub_cases / sizeof sub_cases[0]))
+
+START_TEST(test_validation_errors)
+{
+    const sub_case *c = &sub_cases[_i];
+    char dir[64], sub[128];
+    make_tmpdir(dir, sizeof dir);
+    snprintf(sub, sizeof sub, "%s/case", dir);
+    ck_assert_int_eq(mkdir(sub, 0777), 0);
+    write_file(sub, "M.mtx", SHOE_M);
+    write_file(sub, "K.mtx", SHOE_K);
+    write_file(sub, "dofs.txt", SHOE_DOFS);
+    write_file(sub, c->file, c->text);
+    if (c->file2) write_file(sub, c->file2, c->text2);
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_substructure *s = NULL;
+    int rc = tvds_substructure_read(sub, NULL, &s, &ctx);
+    if (rc != c->status) ck_abort_msg("status %d, expected %d: %s", rc, c->status, ctx.msg);
+    if (c->status == TVDS_OK) {
+        ck_assert_ptr_nonnull(s);
+        tvds_substructure_free(&s);
+    } else {
+        ck_assert_ptr_null(s);
+        char want[512];
+        snprintf(want, sizeof want, "%s/%s", sub, c->msg);
+        if (strncmp(ctx.msg, want, strlen(want)) != 0)
+            ck_abort_msg("message\n  '%s'\ndoes not start with\n  '%s'", ctx.msg, want);
+    }
+    remove_tree(dir);
+}
+END_TEST
+
+START_TEST(test_missing_files)
+{
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_substructure *s = NULL;
+    ck_assert_int_eq(tvds_substructure_read(DATA "no_such_dir", NULL, &s, &ctx), TVDS_ERR_IO);
+    ck_assert_ptr_nonnull(strstr(ctx.msg, "no_such_dir: not a substructure directory"));
+    char dir[64];
+    make_tmpdir(dir, sizeof dir);
+    write_file(dir, "M.mtx", SHOE_M);
+    tvds_ctx_init(&ctx);
+    ck_assert_int_eq(tvds_substructure_read(dir, "x", &s, &ctx), TVDS_ERR_IO);
+    ck_assert_ptr_nonnull(strstr(ctx.msg, "/K.mtx: cannot open"));
+    ck_assert_ptr_nonnull(strstr(ctx.msg, "(substructure 'x')"));
+    ck_assert_ptr_null(s);
+    remove_tree(dir);
+}
+END_TEST
+
+/* Validation of a substructure built in memory (no directory): messages name the parts. */
+START_TEST(test_validate_in_memory)
+{
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    ck_assert_int_eq(tvds_substructure_validate(NULL, &ctx), TVDS_ERR_INVALID);
+    tvds_substructure *s = random_sub(8);
+    tvds_ctx_init(&ctx);
+    ck_assert_int_eq(tvds_substructure_validate(s, &ctx), TVDS_OK);
+    /* Unknown node in a set. */
+    s->sets[0].nodes[0] = 999;
+    ck_assert_int_eq(tvds_substructure_validate(s, &ctx), TVDS_ERR_INVALID);
+    ck_assert_str_eq(ctx.msg, "sets.txt: substructure 'rand': set 'surface' names node 999, "
+                              "which has no DoF in dofs.txt");
+    s->sets[0].nodes[0] = 100;
+    /* M made indefinite by flipping the sign of its last diagonal entry. */
+    double keep = s->M[63];
+    s->M[63] = -keep;
+    tvds_ctx_init(&ctx);
+    ck_assert_int_eq(tvds_substructure_validate(s, &ctx), TVDS_ERR_NOT_POSDEF);
+    ck_assert_str_eq(ctx.msg, "M.mtx: substructure 'rand': M is not positive definite: its "
+                              "Cholesky factorization (LL', natural order) breaks down at DoF 8 "
+                              "(mode 2)");
+    s->M[63] = keep;
+    /* Non-finite entry. */
+    s->K[5] = NAN;
+    tvds_ctx_init(&ctx);
+    ck_assert_int_eq(tvds_substructure_validate(s, &ctx), TVDS_ERR_INVALID);
+    ck_assert_ptr_nonnull(strstr(ctx.msg, "K has a non-finite entry at DoF 6"));
+    tvds_substructure_free(&s);
+}
+END_TEST
+
+/* Every allocation of the reader may fail: NOMEM, nothing returned, nothing leaked (ASan). */
+START_TEST(test_alloc_failures)
+{
+    int ok = 0;
+    for (long k = 0; k < 400 && !ok; k++) {
+        tvds_ctx ctx;
+        tvds_ctx_init(&ctx);
+        tvds_substructure *s = NULL;
+        tvds_alloc_fail_after(k);
+        int rc = tvds_substructure_read(DATA "full", NULL, &s, &ctx);
+        tvds_alloc_fail_after(-1);
+        if (rc == TVDS_OK) {
+            ok = 1;
+            tvds_substructure_free(&s);
+        } else {
+            ck_assert_int_eq(rc, TVDS_ERR_NOMEM);
+            ck_assert_ptr_null(s);
+        }
+    }
+    ck_assert(ok);
+}
+END_TEST
+
+Suite *substructure_suite(void)
+{
+    Suite *s = suite_create("substructure");
+    TCase *tc = tcase_create("read");
+    tcase_add_test(tc, test_read_shoe);
+    tcase_add_test(tc, test_read_full);
+    tcase_add_test(tc, test_missing_files);
+    tcase_add_test(tc, test_alloc_failures);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("roundtrip");
+    tcase_add_test(tc, test_roundtrip_full);
+    tcase_add_test(tc, test_roundtrip_random_bits);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("validate");
+    tcase_add_test(tc, test_m_indefinite_on_disk);
+    tcase_add_loop_test(tc, test_validation_errors, 0, NSUB);
+    tcase_add_test(tc, test_validate_in_memory);
+    suite_add_tcase(s, tc);
+    return s;
+}
