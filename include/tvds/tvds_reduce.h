@@ -1,0 +1,113 @@
+/* tvds_reduce.h — Craig–Bampton reduction of a full sparse FE model (docs/reduce.md). */
+#ifndef TVDS_REDUCE_H
+#define TVDS_REDUCE_H
+
+#include <cholmod.h>
+
+#include "tvds/tvds_model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A full (unreduced) linear FE model: sparse symmetric M and K and the labels of its DoFs.
+ * Owns every pointer inside it (tvds_fe_model_free). */
+typedef struct tvds_fe_model {
+    char *name;        /* or NULL */
+    int n;             /* number of DoFs */
+    cholmod_sparse *M; /* n x n, symmetric (stype != 0: one triangle stored) [kg] */
+    cholmod_sparse *K; /* n x n, symmetric [N/m] */
+    tvds_dof *dofs;    /* n labels: physical node/dir/coordinates */
+    int nsets;
+    tvds_nodeset *sets; /* nsets named, ordered node sets */
+} tvds_fe_model;
+
+/* Free a full model (CHOLMOD matrices with cc); accepts NULL and clears *m. */
+TVDS_API void tvds_fe_model_free(tvds_fe_model **m, cholmod_common *cc);
+
+/* Write a full model as a directory: M.mtx, K.mtx (symmetric coordinate Matrix Market),
+ * dofs.txt (one line per DoF in matrix order, "<node> <ux|uy|...> <x> <y> <z>", as the DoF
+ * table of a substructure, docs/formats.md) and sets.txt ("set <name> <node>...").
+ * The directory is created if missing. */
+TVDS_API int tvds_fe_model_write(const tvds_fe_model *m, const char *dir, tvds_ctx *ctx);
+/* Read the DoF label table dofs.txt of a full model (format of tvds_fe_model_write; "#"
+ * comments; directions ux/uy/uz or x/y/z) and its
+ * node sets (sets_path may be NULL). *dofs and *sets are tvds_malloc'ed, owned by the caller
+ * (free sets with tvds_fe_sets_free). *n receives the number of DoFs. */
+TVDS_API int tvds_fe_dofs_read(const char *dofs_path, const char *sets_path, int *n,
+                               tvds_dof **dofs, int *nsets, tvds_nodeset **sets, tvds_ctx *ctx);
+/* Free an array of node sets. */
+TVDS_API void tvds_fe_sets_free(int nsets, tvds_nodeset **sets);
+
+/* Options of the reduction; tvds_reduce_opts_default() gives the documented defaults. */
+typedef struct tvds_reduce_opts {
+    int nmodes;      /* fixed-interface modes to keep (default 20; at most n_i - 1, larger
+                        requests are clamped); 0 with f_cut_hz > 0: all modes below the cut-off */
+    double f_cut_hz; /* > 0: keep only modes below this frequency [Hz] (default 0: off) */
+    double tol;      /* ARPACK relative tolerance (default 1e-12) */
+    double sigma; /* shift of K_ii - sigma M_ii in the eigensolver, <= 0 (default 0) [rad^2/s^2] */
+} tvds_reduce_opts;
+
+TVDS_API tvds_reduce_opts tvds_reduce_opts_default(void);
+
+/* What a reduction did and cost. Times are wall-clock seconds. */
+typedef struct tvds_reduce_stats {
+    int n, nb, ni, nm; /* full, boundary, interior, modal DoF counts */
+    long nnz_K;        /* stored entries of K */
+    long nnz_L;        /* entries of the Cholesky factor of K_ii */
+    double rcond_Kii;  /* CHOLMOD's estimate (min/max diagonal of L)^2 of 1/cond(K_ii) */
+    double t_factor;   /* analyse + factorize K_ii (and K_ii - sigma M_ii) */
+    double t_static;   /* constraint modes Psi = -K_ii^-1 K_ib */
+    double t_modes;    /* ARPACK fixed-interface modes */
+    double t_project;  /* M_r = T' M T, K_r = T' K T */
+    double t_total;
+    int arpack_iter;  /* Arnoldi restarts */
+    int arpack_nops;  /* operator applications */
+    double f_max_hz;  /* highest fixed-interface frequency kept */
+    long peak_rss_kb; /* process peak resident set size at the end (getrusage) [KiB] */
+} tvds_reduce_stats;
+
+/* Craig–Bampton reduction of (M, K).
+ *   M, K      full symmetric matrices, n x n (stype +1, -1 or 0 with both triangles stored).
+ *   dofs      n labels of the full model's DoFs, or NULL (then node = index + 1, dir X).
+ *   nb, boundary   retained physical DoFs (0-based indices into the full model, distinct);
+ *             they come first in the reduced model, in the given order.
+ *   nrec, recover  DoFs (0-based) whose displacement is recovered from the reduced DoFs: one
+ *             recovery row each (row of T), named "node<id>.<dir>"; nrec may be 0.
+ *   nsets, sets    node sets copied to the output when every node of a set has a boundary
+ *             DoF (others are skipped); may be 0/NULL.
+ *   opt       NULL: defaults.
+ *   out       receives the reduced substructure (dense M_r, K_r, DoF table with the boundary
+ *             DoFs then the modal DoFs labelled with their fixed-interface frequency); owned by
+ *             the caller (tvds_substructure_free).
+ *   stats     may be NULL.
+ * K_ii must be positive definite: when the boundary does not restrain the rigid-body motion
+ * the call fails with TVDS_ERR_NOT_POSDEF naming a DoF where the factorization broke down
+ * (docs/reduce.md). Returns TVDS_OK, TVDS_ERR_INVALID, TVDS_ERR_NOT_POSDEF, TVDS_ERR_SOLVER,
+ * TVDS_ERR_NOMEM. ARPACK is not reentrant: one reduction at a time per process. */
+TVDS_API int tvds_reduce_cb(const cholmod_sparse *M, const cholmod_sparse *K, const tvds_dof *dofs,
+                            int nb, const int *boundary, int nrec, const int *recover, int nsets,
+                            const tvds_nodeset *sets, const tvds_reduce_opts *opt,
+                            tvds_substructure **out, tvds_reduce_stats *stats, cholmod_common *cc,
+                            tvds_ctx *ctx);
+
+/* Lowest nev eigenpairs of K x = lambda M x (K positive definite, or shifted by sigma <= 0 so
+ * that K - sigma M is) by ARPACK shift-invert with a CHOLMOD LL' factorization.
+ * freq_hz (nev) receives sqrt(lambda)/(2 pi) in ascending order; phi (n x nev column-major,
+ * M-normalised) may be NULL. Returns TVDS_OK or an error code. */
+TVDS_API int tvds_eigs_lowest(const cholmod_sparse *M, const cholmod_sparse *K, int nev,
+                              double sigma, double tol, double *freq_hz, double *phi,
+                              cholmod_common *cc, tvds_ctx *ctx);
+
+/* Parse a boundary/recovery specification against a DoF table: a comma-separated list whose
+ * items are a node-set name (every DoF of its nodes, in set order, x before y), "NAME.y" (one
+ * direction of a set's nodes; "set:NAME" forces the set meaning), "NODE" (all DoFs of a node),
+ * "NODE.x" / "NODE.uy" (one DoF), or "#INDEX" (0-based DoF index). Each item must match a DoF. *idx
+ * (tvds_malloc'ed, caller frees) receives the distinct DoF indices. */
+TVDS_API int tvds_reduce_parse_spec(const char *spec, int n, const tvds_dof *dofs, int nsets,
+                                    const tvds_nodeset *sets, int *count, int **idx, tvds_ctx *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,645 @@
+/* cb.c — Craig–Bampton reduction: CHOLMOD constraint modes, ARPACK fixed-interface modes,
+ * sparse-times-dense projection (docs/reduce.md). */
+#include <arpack.h>
+#include <cblas.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "tvds/tvds_reduce.h"
+
+#define RED_TWO_PI 6.283185307179586476925286766559
+/* Smallest accepted (min/max diagonal of chol(K_ii))^2: 1e4 eps (docs/reduce.md). */
+#define RED_RCOND_MIN 1e-12
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static const char *dir_name(int dir)
+{
+    static const char *names[] = {"x", "y", "z", "rx", "ry", "rz"};
+    return (dir >= 0 && dir < 6) ? names[dir] : "?";
+}
+
+tvds_reduce_opts tvds_reduce_opts_default(void)
+{
+    tvds_reduce_opts o;
+    o.nmodes = 20;
+    o.f_cut_hz = 0.0;
+    o.tol = 1e-12;
+    o.sigma = 0.0;
+    return o;
+}
+
+/* Copy of A with both triangles stored (stype 0). */
+static cholmod_sparse *full_storage(const cholmod_sparse *A, cholmod_common *cc)
+{
+    return cholmod_copy((cholmod_sparse *)A, 0, 1, cc);
+}
+
+/* Upper-triangular symmetric copy (stype +1) of the square submatrix A(idx, idx). */
+static cholmod_sparse *sym_sub(cholmod_sparse *Afull, int *idx, int m, cholmod_common *cc)
+{
+    cholmod_sparse *S = cholmod_submatrix(Afull, idx, m, idx, m, 1, 1, cc);
+    if (!S) return NULL;
+    cholmod_sparse *U = cholmod_copy(S, 1, 1, cc);
+    cholmod_free_sparse(&S, cc);
+    return U;
+}
+
+/* LL' factorization of the symmetric A; *minor receives the failed column (or -1). */
+static cholmod_factor *factor_ll(cholmod_sparse *A, long *minor, cholmod_common *cc)
+{
+    int save_ll = cc->final_ll;
+    cc->final_ll = 1;
+    *minor = -1;
+    cholmod_factor *L = cholmod_analyze(A, cc);
+    if (L) {
+        int ok = cholmod_factorize(A, L, cc);
+        if (!ok || cc->status == CHOLMOD_NOT_POSDEF || L->minor < L->n) {
+            *minor = (L->minor < L->n) ? (long)L->minor : 0;
+            if (L->Perm && *minor >= 0 && *minor < (long)L->n) *minor = ((int *)L->Perm)[*minor];
+            cholmod_free_factor(&L, cc);
+        }
+    }
+    cc->final_ll = save_ll;
+    return L;
+}
+
+/* y = A x for a symmetric sparse A (n x n) and raw vectors. */
+static int spmv(cholmod_sparse *A, const double *x, double *y, cholmod_common *cc)
+{
+    cholmod_dense X, Y;
+    memset(&X, 0, sizeof X);
+    X.nrow = X.d = A->nrow;
+    X.ncol = 1;
+    X.nzmax = A->nrow;
+    X.x = (void *)x;
+    X.xtype = CHOLMOD_REAL;
+    X.dtype = CHOLMOD_DOUBLE;
+    Y = X;
+    Y.x = y;
+    double one[2] = {1, 0}, zero[2] = {0, 0};
+    return cholmod_sdmult(A, 0, one, zero, &X, &Y, cc);
+}
+
+/* y = L^-1 x with the factor of (K - sigma M). */
+static int fsolve(cholmod_factor *L, const double *x, double *y, cholmod_common *cc)
+{
+    cholmod_dense B;
+    memset(&B, 0, sizeof B);
+    B.nrow = B.d = L->n;
+    B.ncol = 1;
+    B.nzmax = L->n;
+    B.x = (void *)x;
+    B.xtype = CHOLMOD_REAL;
+    B.dtype = CHOLMOD_DOUBLE;
+    cholmod_dense *X = cholmod_solve(CHOLMOD_A, L, &B, cc);
+    if (!X) return 0;
+    memcpy(y, X->x, L->n * sizeof(double));
+    cholmod_free_dense(&X, cc);
+    return 1;
+}
+
+/* ARPACK (mode 3, bmat G) on K x = lambda M x with L the factor of K - sigma M (n x n).
+ * lambda (nev) ascending, phi n x nev M-normalised (may be NULL). */
+static int arpack_lowest(cholmod_sparse *Msym, cholmod_factor *L, int n, int nev, double sigma,
+                         double tol, double *lambda, double *phi, int *iters, int *nops,
+                         cholmod_common *cc, tvds_ctx *ctx)
+{
+    if (nev < 1 || nev >= n)
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                          "cannot compute %d eigenpairs of a %d-DoF problem (need nev < n)", nev,
+                          n);
+    int ncv = 2 * nev + 1;
+    if (ncv < nev + 20) ncv = nev + 20;
+    if (ncv > n) ncv = n;
+    int lworkl = ncv * (ncv + 8);
+    double *resid = tvds_malloc((size_t)n * sizeof(double));
+    double *v = tvds_malloc((size_t)n * ncv * sizeof(double));
+    double *workd = tvds_malloc((size_t)3 * n * sizeof(double));
+    double *workl = tvds_malloc((size_t)lworkl * sizeof(double));
+    double *d = tvds_malloc((size_t)nev * sizeof(double));
+    double *z = tvds_malloc((size_t)n * nev * sizeof(double));
+    double *tmp = tvds_malloc((size_t)n * sizeof(double));
+    a_int *select = tvds_calloc((size_t)ncv, sizeof(a_int));
+    int *order = tvds_malloc((size_t)nev * sizeof(int));
+    int rc = TVDS_OK;
+    if (!resid || !v || !workd || !workl || !d || !z || !tmp || !select || !order) {
+        rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory in the eigensolver (n = %d)", n);
+        goto done;
+    }
+    /* Deterministic start vector rich in every mode. */
+    for (int i = 0; i < n; i++)
+        resid[i] = 1.0 + 0.5 * sin(0.7 * (double)i + 0.3);
+    a_int iparam[11] = {0}, ipntr[14] = {0};
+    iparam[0] = 1;    /* exact shifts */
+    iparam[2] = 3000; /* max Arnoldi iterations */
+    iparam[6] = 3;    /* shift-invert */
+    a_int ido = 0, info = 1;
+    int ops = 0;
+    for (;;) {
+        dsaupd_c(&ido, "G", n, "LM", nev, tol, resid, ncv, v, n, iparam, ipntr, workd, workl,
+                 lworkl, &info);
+        if (ido == -1) {
+            double *x = workd + ipntr[0] - 1, *y = workd + ipntr[1] - 1;
+            if (!spmv(Msym, x, tmp, cc) || !fsolve(L, tmp, y, cc)) break;
+            ops++;
+        } else if (ido == 1) {
+            double *bx = workd + ipntr[2] - 1, *y = workd + ipntr[1] - 1;
+            if (!fsolve(L, bx, y, cc)) break;
+            ops++;
+        } else if (ido == 2) {
+            double *x = workd + ipntr[0] - 1, *y = workd + ipntr[1] - 1;
+            if (!spmv(Msym, x, y, cc)) break;
+        } else {
+            break;
+        }
+    }
+    if (ido == -1 || ido == 1 || ido == 2) {
+        rc = TVDS_ERROR(ctx, TVDS_ERR_SOLVER, "CHOLMOD failed inside the eigensolver (status %d)",
+                        cc->status);
+        goto done;
+    }
+    if (info < 0 || (int)iparam[4] < nev) {
+        rc = TVDS_ERROR(ctx, TVDS_ERR_SOLVER,
+                        "ARPACK dsaupd: info %d, %d of %d eigenpairs converged", (int)info,
+                        (int)iparam[4], nev);
+        goto done;
+    }
+    if (iters) *iters = (int)iparam[2];
+    if (nops) *nops = ops;
+    dseupd_c(1, "A", select, d, z, n, sigma, "G", n, "LM", nev, tol, resid, ncv, v, n, iparam,
+             ipntr, workd, workl, lworkl, &info);
+    if (info != 0) {
+        rc = TVDS_ERROR(ctx, TVDS_ERR_SOLVER, "ARPACK dseupd: info %d", (int)info);
+        goto done;
+    }
+    for (int k = 0; k < nev; k++)
+        order[k] = k;
+    for (int a = 1; a < nev; a++) { /* insertion sort, ascending lambda */
+        int t = order[a], b = a;
+        while (b > 0 && d[order[b - 1]] > d[t]) {
+            order[b] = order[b - 1];
+            b--;
+        }
+        order[b] = t;
+    }
+    for (int k = 0; k < nev; k++) {
+        lambda[k] = d[order[k]];
+        if (!phi) continue;
+        const double *zk = z + (size_t)order[k] * n;
+        double *pk = phi + (size_t)k * n;
+        if (!spmv(Msym, zk, tmp, cc)) {
+            rc = TVDS_ERROR(ctx, TVDS_ERR_SOLVER, "CHOLMOD sdmult failed");
+            goto done;
+        }
+        double m = 0;
+        for (int i = 0; i < n; i++)
+            m += zk[i] * tmp[i];
+        double s = 1.0 / sqrt(m);
+        /* Sign convention: largest-magnitude component positive (reproducible output). */
+        int imax = 0;
+        for (int i = 1; i < n; i++)
+            if (fabs(zk[i]) > fabs(zk[imax])) imax = i;
+        if (zk[imax] < 0) s = -s;
+        for (int i = 0; i < n; i++)
+            pk[i] = s * zk[i];
+    }
+done:
+    tvds_free(resid);
+    tvds_free(v);
+    tvds_free(workd);
+    tvds_free(workl);
+    tvds_free(d);
+    tvds_free(z);
+    tvds_free(tmp);
+    tvds_free(select);
+    tvds_free(order);
+    return rc;
+}
+
+/* Factor K - sigma M (both symmetric upper); fails with a message naming the DoF. */
+static int factor_shifted(cholmod_sparse *Ks, cholmod_sparse *Ms, double sigma, cholmod_factor **L,
+                          cholmod_common *cc, tvds_ctx *ctx)
+{
+    cholmod_sparse *A = Ks;
+    if (sigma != 0.0) {
+        double a1[2] = {1, 0}, a2[2] = {-sigma, 0};
+        A = cholmod_add(Ks, Ms, a1, a2, 1, 1, cc);
+        if (!A) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "cannot form K - sigma M");
+    }
+    long minor;
+    *L = factor_ll(A, &minor, cc);
+    if (A != Ks) cholmod_free_sparse(&A, cc);
+    if (!*L) {
+        if (minor < 0)
+            return TVDS_ERROR(ctx, TVDS_ERR_SOLVER, "CHOLMOD factorization failed (status %d)",
+                              cc->status);
+        return TVDS_ERROR(ctx, TVDS_ERR_NOT_POSDEF,
+                          "K - sigma M is not positive definite (breakdown at DoF %ld)", minor);
+    }
+    return TVDS_OK;
+}
+
+int tvds_eigs_lowest(const cholmod_sparse *M, const cholmod_sparse *K, int nev, double sigma,
+                     double tol, double *freq_hz, double *phi, cholmod_common *cc, tvds_ctx *ctx)
+{
+    if (!M || !K || !freq_hz || M->nrow != M->ncol || K->nrow != M->nrow || K->ncol != M->ncol)
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "eigs: M and K must be square and of one size");
+    if (sigma > 0) return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "eigs: shift sigma must be <= 0");
+    int n = (int)M->nrow, rc;
+    cholmod_sparse *Mf = full_storage(M, cc), *Kf = full_storage(K, cc);
+    cholmod_sparse *Ms = Mf ? cholmod_copy(Mf, 1, 1, cc) : NULL;
+    cholmod_sparse *Ks = Kf ? cholmod_copy(Kf, 1, 1, cc) : NULL;
+    cholmod_factor *L = NULL;
+    double *lambda = tvds_malloc((size_t)(nev > 0 ? nev : 1) * sizeof(double));
+    if (!Ms || !Ks || !lambda) {
+        rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "eigs: out of memory");
+        goto done;
+    }
+    rc = factor_shifted(Ks, Ms, sigma, &L, cc, ctx);
+    if (rc) goto done;
+    rc = arpack_lowest(Ms, L, n, nev, sigma, tol > 0 ? tol : 1e-12, lambda, phi, NULL, NULL, cc,
+                       ctx);
+    if (rc) goto done;
+    for (int k = 0; k < nev; k++)
+        freq_hz[k] = sqrt(fabs(lambda[k])) / RED_TWO_PI;
+done:
+    cholmod_free_factor(&L, cc);
+    cholmod_free_sparse(&Mf, cc);
+    cholmod_free_sparse(&Kf, cc);
+    cholmod_free_sparse(&Ms, cc);
+    cholmod_free_sparse(&Ks, cc);
+    tvds_free(lambda);
+    return rc;
+}
+
+/* R = T' (A T), nr x nr, symmetrised; T is n x nr (ld n). */
+static int project(cholmod_sparse *A, const double *T, int n, int nr, double *R, double *AT,
+                   cholmod_common *cc)
+{
+    cholmod_dense X, Y;
+    memset(&X, 0, sizeof X);
+    X.nrow = X.d = (size_t)n;
+    X.ncol = (size_t)nr;
+    X.nzmax = (size_t)n * nr;
+    X.x = (void *)T;
+    X.xtype = CHOLMOD_REAL;
+    X.dtype = CHOLMOD_DOUBLE;
+    Y = X;
+    Y.x = AT;
+    double one[2] = {1, 0}, zero[2] = {0, 0};
+    if (!cholmod_sdmult(A, 0, one, zero, &X, &Y, cc)) return 0;
+    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, nr, nr, n, 1.0, T, n, AT, n, 0.0, R, nr);
+    for (int j = 0; j < nr; j++)
+        for (int i = j + 1; i < nr; i++) {
+            double s = 0.5 * (R[i + (size_t)j * nr] + R[j + (size_t)i * nr]);
+            R[i + (size_t)j * nr] = s;
+            R[j + (size_t)i * nr] = s;
+        }
+    return 1;
+}
+
+int tvds_reduce_cb(const cholmod_sparse *M, const cholmod_sparse *K, const tvds_dof *dofs, int nb,
+                   const int *boundary, int nrec, const int *recover, int nsets,
+                   const tvds_nodeset *sets, const tvds_reduce_opts *opt, tvds_substructure **out,
+                   tvds_reduce_stats *stats, cholmod_common *cc, tvds_ctx *ctx)
+{
+    double t0 = now_s(), t1;
+    tvds_reduce_opts o = opt ? *opt : tvds_reduce_opts_default();
+    tvds_reduce_stats st;
+    memset(&st, 0, sizeof st);
+    if (out) *out = NULL;
+    if (!M || !K || !out || (nb > 0 && !boundary) || (nrec > 0 && !recover) || nb < 0 || nrec < 0)
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "reduce: missing argument");
+    if (M->nrow != M->ncol || K->nrow != K->ncol || M->nrow != K->nrow)
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                          "reduce: M (%zu x %zu) and K (%zu x %zu) must be square and of one size",
+                          M->nrow, M->ncol, K->nrow, K->ncol);
+    if (M->xtype != CHOLMOD_REAL || K->xtype != CHOLMOD_REAL)
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "reduce: M and K must be real");
+    if (o.sigma > 0)
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "reduce: shift sigma = %g must be <= 0", o.sigma);
+    if (o.nmodes < 0 || (o.nmodes == 0 && !(o.f_cut_hz > 0)))
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                          "reduce: give a number of modes > 0 or a cut-off frequency");
+    int n = (int)M->nrow;
+    if (nb < 1 || nb >= n)
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                          "reduce: %d boundary DoFs for a %d-DoF model (need 1 <= nb < n)", nb, n);
+    int rc = TVDS_OK;
+    int ni = n - nb, nm = 0, nr = 0;
+    int *pos = tvds_malloc((size_t)n * sizeof(int));   /* -1 interior, else boundary slot */
+    int *iidx = tvds_malloc((size_t)ni * sizeof(int)); /* interior DoF -> full index */
+    int *bidx = tvds_malloc((size_t)nb * sizeof(int));
+    double *freq = NULL, *lambda = NULL, *phi = NULL, *T = NULL, *AT = NULL;
+    cholmod_sparse *Mf = NULL, *Kf = NULL, *Kii = NULL, *Mii = NULL, *Kib = NULL;
+    cholmod_factor *L = NULL, *Ls = NULL;
+    tvds_substructure *s = NULL;
+    if (!pos || !iidx || !bidx) {
+        rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "reduce: out of memory");
+        goto done;
+    }
+    for (int i = 0; i < n; i++)
+        pos[i] = -1;
+    for (int j = 0; j < nb; j++) {
+        int b = boundary[j];
+        if (b < 0 || b >= n) {
+            rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                            "reduce: boundary DoF index %d out of range [0, %d)", b, n);
+            goto done;
+        }
+        if (pos[b] >= 0) {
+            rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID, "reduce: boundary DoF %d listed twice", b);
+            goto done;
+        }
+        pos[b] = j;
+        bidx[j] = b;
+    }
+    for (int r = 0; r < nrec; r++)
+        if (recover[r] < 0 || recover[r] >= n) {
+            rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID, "reduce: recovery DoF index %d out of range",
+                            recover[r]);
+            goto done;
+        }
+    for (int i = 0, k = 0; i < n; i++)
+        if (pos[i] < 0) iidx[k++] = i;
+
+    /* Submatrices. */
+    Mf = full_storage(M, cc);
+    Kf = full_storage(K, cc);
+    if (!Mf || !Kf) goto cholfail;
+    Kii = sym_sub(Kf, iidx, ni, cc);
+    Mii = sym_sub(Mf, iidx, ni, cc);
+    Kib = cholmod_submatrix(Kf, iidx, ni, bidx, nb, 1, 1, cc);
+    if (!Kii || !Mii || !Kib) goto cholfail;
+    cholmod_free_sparse(&Mf, cc);
+    cholmod_free_sparse(&Kf, cc);
+
+    /* Factor K_ii: it must be positive definite (the boundary restrains rigid-body motion). */
+    {
+        long minor;
+        L = factor_ll(Kii, &minor, cc);
+        if (!L) {
+            if (minor < 0) goto cholfail;
+            int dof = iidx[minor];
+            if (dofs)
+                rc = TVDS_ERROR(ctx, TVDS_ERR_NOT_POSDEF,
+                                "reduce: interior stiffness K_ii is singular (breakdown at DoF %d,"
+                                " node %ld %s): the boundary DoFs do not restrain every "
+                                "rigid-body motion; retain more DoFs (docs/reduce.md)",
+                                dof, dofs[dof].node, dir_name(dofs[dof].dir));
+            else
+                rc = TVDS_ERROR(ctx, TVDS_ERR_NOT_POSDEF,
+                                "reduce: interior stiffness K_ii is singular (breakdown at DoF %d):"
+                                " the boundary DoFs do not restrain every rigid-body motion; "
+                                "retain more DoFs (docs/reduce.md)",
+                                dof);
+            goto done;
+        }
+        st.nnz_L = (long)(L->is_super ? L->xsize : L->nzmax);
+        st.rcond_Kii = cholmod_rcond(L, cc);
+        /* A zero-energy motion may survive LL' with a pivot at round-off level instead of a
+         * negative one: (min/max diagonal of L)^2 near eps is a singular K_ii. */
+        if (st.rcond_Kii < RED_RCOND_MIN) {
+            rc =
+                TVDS_ERROR(ctx, TVDS_ERR_NOT_POSDEF,
+                           "reduce: interior stiffness K_ii is numerically singular (rcond ~ %.2g):"
+                           " the boundary DoFs do not restrain every rigid-body motion; retain "
+                           "more DoFs (docs/reduce.md)",
+                           st.rcond_Kii);
+            goto done;
+        }
+    }
+    if (o.sigma != 0.0) {
+        rc = factor_shifted(Kii, Mii, o.sigma, &Ls, cc, ctx);
+        if (rc) goto done;
+    }
+    t1 = now_s();
+    st.t_factor = t1 - t0;
+
+    /* Fixed-interface modes first (their number fixes the width of T). */
+    {
+        double tm = now_s();
+        int nev = o.nmodes > 0 ? o.nmodes : 20;
+        if (nev > ni - 1) nev = ni - 1;
+        for (;;) {
+            tvds_free(lambda);
+            tvds_free(phi);
+            lambda = tvds_malloc((size_t)nev * sizeof(double));
+            phi = tvds_malloc((size_t)ni * nev * sizeof(double));
+            if (!lambda || !phi) {
+                rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "reduce: out of memory for %d modes", nev);
+                goto done;
+            }
+            rc = arpack_lowest(Mii, Ls ? Ls : L, ni, nev, o.sigma, o.tol, lambda, phi,
+                               &st.arpack_iter, &st.arpack_nops, cc, ctx);
+            if (rc) goto done;
+            double fmax = sqrt(fabs(lambda[nev - 1])) / RED_TWO_PI;
+            if (o.nmodes > 0 || fmax >= o.f_cut_hz || nev >= ni - 1) break;
+            nev = 2 * nev < ni - 1 ? 2 * nev : ni - 1;
+        }
+        nm = nev;
+        if (o.f_cut_hz > 0) {
+            nm = 0;
+            while (nm < nev && sqrt(fabs(lambda[nm])) / RED_TWO_PI < o.f_cut_hz)
+                nm++;
+        }
+        freq = tvds_malloc((size_t)(nm > 0 ? nm : 1) * sizeof(double));
+        if (!freq) {
+            rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "reduce: out of memory");
+            goto done;
+        }
+        for (int k = 0; k < nm; k++)
+            freq[k] = sqrt(fabs(lambda[k])) / RED_TWO_PI;
+        st.t_modes = now_s() - tm;
+    }
+
+    /* T = [[I, 0], [Psi, Phi]] in the full model's DoF order (n x nr dense). */
+    nr = nb + nm;
+    T = tvds_calloc((size_t)n * nr, sizeof(double));
+    if (!T) {
+        rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "reduce: out of memory for T (%d x %d)", n, nr);
+        goto done;
+    }
+    {
+        double ts = now_s();
+        const int bs = 64; /* right-hand sides per CHOLMOD solve */
+        cholmod_dense *B =
+            cholmod_allocate_dense((size_t)ni, (size_t)bs, (size_t)ni, CHOLMOD_REAL, cc);
+        if (!B) goto cholfail;
+        const int *Kp = Kib->p, *Ki = Kib->i;
+        const double *Kx = Kib->x;
+        for (int j0 = 0; j0 < nb && rc == TVDS_OK; j0 += bs) {
+            int nc = nb - j0 < bs ? nb - j0 : bs;
+            double *bx = B->x;
+            B->ncol = (size_t)nc;
+            memset(bx, 0, (size_t)ni * nc * sizeof(double));
+            for (int c = 0; c < nc; c++)
+                for (int p = Kp[j0 + c]; p < Kp[j0 + c + 1]; p++)
+                    bx[Ki[p] + (size_t)c * ni] = Kx[p];
+            cholmod_dense *X = cholmod_solve(CHOLMOD_A, L, B, cc);
+            if (!X) {
+                rc = TVDS_ERROR(ctx, TVDS_ERR_SOLVER, "reduce: CHOLMOD solve failed (status %d)",
+                                cc->status);
+                break;
+            }
+            const double *xx = X->x;
+            for (int c = 0; c < nc; c++) {
+                double *tc = T + (size_t)(j0 + c) * n;
+                tc[bidx[j0 + c]] = 1.0;
+                for (int r = 0; r < ni; r++)
+                    tc[iidx[r]] = -xx[r + (size_t)c * ni];
+            }
+            cholmod_free_dense(&X, cc);
+        }
+        B->ncol = (size_t)bs;
+        cholmod_free_dense(&B, cc);
+        if (rc) goto done;
+        for (int k = 0; k < nm; k++) {
+            double *tc = T + (size_t)(nb + k) * n;
+            const double *pk = phi + (size_t)k * ni;
+            for (int r = 0; r < ni; r++)
+                tc[iidx[r]] = pk[r];
+        }
+        st.t_static = now_s() - ts;
+    }
+    tvds_free(phi);
+    phi = NULL;
+    cholmod_free_factor(&L, cc);
+    cholmod_free_factor(&Ls, cc);
+    cholmod_free_sparse(&Kii, cc);
+    cholmod_free_sparse(&Mii, cc);
+    cholmod_free_sparse(&Kib, cc);
+
+    /* Output substructure. */
+    s = tvds_calloc(1, sizeof *s);
+    if (!s) goto nomem;
+    s->n = nr;
+    s->name = tvds_strdup("craig-bampton");
+    s->M = tvds_malloc((size_t)nr * nr * sizeof(double));
+    s->K = tvds_malloc((size_t)nr * nr * sizeof(double));
+    s->dofs = tvds_calloc((size_t)nr, sizeof(tvds_dof));
+    AT = tvds_malloc((size_t)n * nr * sizeof(double));
+    if (!s->name || !s->M || !s->K || !s->dofs || !AT) goto nomem;
+    {
+        double tp = now_s();
+        if (!project((cholmod_sparse *)K, T, n, nr, s->K, AT, cc) ||
+            !project((cholmod_sparse *)M, T, n, nr, s->M, AT, cc))
+            goto cholfail;
+        st.t_project = now_s() - tp;
+    }
+    tvds_free(AT);
+    AT = NULL;
+    for (int j = 0; j < nb; j++) {
+        tvds_dof *dd = &s->dofs[j];
+        if (dofs) {
+            *dd = dofs[bidx[j]];
+            dd->kind = TVDS_DOF_PHYSICAL;
+            dd->freq_hz = 0;
+        } else {
+            dd->kind = TVDS_DOF_PHYSICAL;
+            dd->node = bidx[j] + 1;
+            dd->dir = TVDS_DIR_X;
+        }
+    }
+    for (int k = 0; k < nm; k++) {
+        tvds_dof *dd = &s->dofs[nb + k];
+        dd->kind = TVDS_DOF_MODAL;
+        dd->node = k + 1;
+        dd->dir = TVDS_DIR_NONE;
+        dd->freq_hz = freq[k];
+    }
+    /* Node sets whose nodes all have a boundary DoF. */
+    if (nsets > 0 && sets) {
+        s->sets = tvds_calloc((size_t)nsets, sizeof(tvds_nodeset));
+        if (!s->sets) goto nomem;
+        for (int q = 0; q < nsets; q++) {
+            int all = 1;
+            for (int a = 0; a < sets[q].n && all; a++) {
+                int found = 0;
+                for (int j = 0; j < nb && !found; j++)
+                    found = s->dofs[j].node == sets[q].nodes[a];
+                all = found;
+            }
+            if (!all || sets[q].n < 1) continue;
+            tvds_nodeset *ns = &s->sets[s->nsets];
+            ns->name = tvds_strdup(sets[q].name);
+            ns->nodes = tvds_malloc((size_t)sets[q].n * sizeof(long));
+            s->nsets++;
+            if (!ns->name || !ns->nodes) goto nomem;
+            ns->n = sets[q].n;
+            memcpy(ns->nodes, sets[q].nodes, (size_t)ns->n * sizeof(long));
+        }
+    }
+    if (nrec > 0) {
+        s->rec = tvds_calloc((size_t)nrec, sizeof(tvds_recovery));
+        if (!s->rec) goto nomem;
+        for (int r = 0; r < nrec; r++) {
+            tvds_recovery *rr = &s->rec[r];
+            s->nrec++;
+            int g = recover[r];
+            char name[64];
+            long node = dofs ? dofs[g].node : g + 1;
+            int dir = dofs ? dofs[g].dir : TVDS_DIR_X;
+            snprintf(name, sizeof name, "node%ld.%s", node, dir_name(dir));
+            rr->name = tvds_strdup(name);
+            rr->node = node;
+            rr->dir = dir;
+            if (dofs) memcpy(rr->xyz, dofs[g].xyz, sizeof rr->xyz);
+            rr->row = tvds_malloc((size_t)nr * sizeof(double));
+            if (!rr->name || !rr->row) goto nomem;
+            for (int c = 0; c < nr; c++)
+                rr->row[c] = T[g + (size_t)c * n];
+        }
+    }
+    st.f_max_hz = nm > 0 ? freq[nm - 1] : 0;
+    goto done;
+
+nomem:
+    rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "reduce: out of memory");
+    goto done;
+cholfail:
+    if (cc->status == CHOLMOD_OUT_OF_MEMORY)
+        rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "reduce: CHOLMOD out of memory");
+    else
+        rc = TVDS_ERROR(ctx, TVDS_ERR_SOLVER, "reduce: CHOLMOD failure (status %d)", cc->status);
+done:
+    if (rc == TVDS_OK) {
+        *out = s;
+        s = NULL;
+    }
+    tvds_substructure_free(&s);
+    cholmod_free_factor(&L, cc);
+    cholmod_free_factor(&Ls, cc);
+    cholmod_free_sparse(&Mf, cc);
+    cholmod_free_sparse(&Kf, cc);
+    cholmod_free_sparse(&Kii, cc);
+    cholmod_free_sparse(&Mii, cc);
+    cholmod_free_sparse(&Kib, cc);
+    tvds_free(pos);
+    tvds_free(iidx);
+    tvds_free(bidx);
+    tvds_free(freq);
+    tvds_free(lambda);
+    tvds_free(phi);
+    tvds_free(T);
+    tvds_free(AT);
+    st.n = n;
+    st.nb = nb;
+    st.ni = ni;
+    st.nm = nm;
+    st.nnz_K = (long)cholmod_nnz((cholmod_sparse *)K, cc);
+    st.t_total = now_s() - t0;
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) == 0) st.peak_rss_kb = ru.ru_maxrss;
+    if (stats) *stats = st;
+    return rc;
+}

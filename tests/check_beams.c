@@ -1,0 +1,296 @@
+/* check_beams.c — the beam-on-beam FE generator: Q9 patch test, cantilever frequencies and
+ * static deflection against Timoshenko beam theory, geometry and boundary conditions. */
+#include <check.h>
+#include <lapacke.h>
+#include <math.h>
+#include <string.h>
+
+#include "beams_impl.h"
+#include "tvds/tvds_beams.h"
+
+#define CB_PI 3.14159265358979323846
+
+static cholmod_common cc;
+
+static void cc_setup(void)
+{
+    cholmod_start(&cc);
+    cc.print = 0;
+}
+
+static void cc_teardown(void)
+{
+    cholmod_finish(&cc);
+}
+
+/* Patch of 2 x 2 nine-node elements on [0, 2]^2 with the shared corner moved to (1.1, 0.9):
+ * a linear displacement imposed on the outer nodes must be reproduced exactly inside. */
+START_TEST(test_patch_constant_strain)
+{
+    double X[5][5][2];
+    for (int j = 0; j <= 4; j += 2)
+        for (int i = 0; i <= 4; i += 2) {
+            X[i][j][0] = i / 2.0;
+            X[i][j][1] = j / 2.0;
+        }
+    X[2][2][0] = 1.1;
+    X[2][2][1] = 0.9;
+    for (int j = 0; j <= 4; j += 2) /* midpoints of straight edges along x */
+        for (int i = 1; i <= 3; i += 2)
+            for (int c = 0; c < 2; c++)
+                X[i][j][c] = 0.5 * (X[i - 1][j][c] + X[i + 1][j][c]);
+    for (int i = 0; i <= 4; i += 2)
+        for (int j = 1; j <= 3; j += 2)
+            for (int c = 0; c < 2; c++)
+                X[i][j][c] = 0.5 * (X[i][j - 1][c] + X[i][j + 1][c]);
+    for (int i = 1; i <= 3; i += 2)
+        for (int j = 1; j <= 3; j += 2)
+            for (int c = 0; c < 2; c++)
+                X[i][j][c] = 0.25 * (X[i - 1][j - 1][c] + X[i + 1][j - 1][c] + X[i - 1][j + 1][c] +
+                                     X[i + 1][j + 1][c]);
+    enum { NN = 25, ND = 50 };
+    static double K[ND * ND];
+    memset(K, 0, sizeof K);
+    for (int ey = 0; ey < 2; ey++)
+        for (int ex = 0; ex < 2; ex++) {
+            double xy[9][2], Ke[18][18], Me[18][18];
+            int nd[9];
+            for (int b = 0; b < 3; b++)
+                for (int a = 0; a < 3; a++) {
+                    int i = 2 * ex + a, j = 2 * ey + b;
+                    xy[a + 3 * b][0] = X[i][j][0];
+                    xy[a + 3 * b][1] = X[i][j][1];
+                    nd[a + 3 * b] = i + 5 * j;
+                }
+            ck_assert_int_eq(
+                tvds_q9_element_((const double(*)[2])xy, 200e9, 0.3, 7800, 0.01, Ke, Me), 1);
+            for (int r = 0; r < 18; r++)
+                for (int q = 0; q < 18; q++)
+                    K[(2 * nd[r / 2] + r % 2) + ND * (2 * nd[q / 2] + q % 2)] += Ke[r][q];
+        }
+    /* Linear field u = a + B x with every strain component nonzero. */
+    double a0[2] = {1e-3, -2e-3}, B[2][2] = {{3e-3, 1e-3}, {-2e-3, 4e-3}};
+    double uex[ND];
+    int inner[ND], ni = 0;
+    for (int j = 0; j <= 4; j++)
+        for (int i = 0; i <= 4; i++) {
+            int k = i + 5 * j;
+            for (int c = 0; c < 2; c++) {
+                uex[2 * k + c] = a0[c] + B[c][0] * X[i][j][0] + B[c][1] * X[i][j][1];
+                if (i > 0 && i < 4 && j > 0 && j < 4) inner[ni++] = 2 * k + c;
+            }
+        }
+    ck_assert_int_eq(ni, 18);
+    /* K_ii u_i = -K_ib u_b */
+    double Kii[18 * 18], rhs[18];
+    for (int r = 0; r < ni; r++) {
+        rhs[r] = 0;
+        for (int q = 0; q < ND; q++) {
+            int is_inner = 0;
+            for (int t = 0; t < ni; t++)
+                is_inner |= inner[t] == q;
+            if (!is_inner) rhs[r] -= K[inner[r] + ND * q] * uex[q];
+        }
+        for (int q = 0; q < ni; q++)
+            Kii[r + 18 * q] = K[inner[r] + ND * inner[q]];
+    }
+    ck_assert_int_eq(LAPACKE_dposv(LAPACK_COL_MAJOR, 'U', ni, 1, Kii, 18, rhs, 18), 0);
+    for (int r = 0; r < ni; r++)
+        ck_assert_double_eq_tol(rhs[r], uex[inner[r]], 1e-13);
+    /* Rigid-body motions cost no energy: K times a rigid rotation is zero. */
+    double rot[ND], kr = 0, kmax = 0;
+    for (int j = 0; j <= 4; j++)
+        for (int i = 0; i <= 4; i++) {
+            rot[2 * (i + 5 * j)] = -X[i][j][1];
+            rot[2 * (i + 5 * j) + 1] = X[i][j][0];
+        }
+    for (int r = 0; r < ND; r++) {
+        double s = 0;
+        for (int q = 0; q < ND; q++)
+            s += K[r + ND * q] * rot[q];
+        kr = fmax(kr, fabs(s));
+        kmax = fmax(kmax, fabs(K[r + ND * r]));
+    }
+    ck_assert_double_le(kr, 1e-12 * kmax);
+}
+END_TEST
+
+/* Beam 2 as a cantilever: first five bending frequencies within 1 % of Timoshenko theory. */
+START_TEST(test_cantilever_frequencies)
+{
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_bob_params p = tvds_bob_default();
+    tvds_fe_model *b2 = NULL;
+    ck_assert_int_eq(tvds_beam2_build(&p.beam2, &b2, &cc, &ctx), TVDS_OK);
+    double f[6], ft[5];
+    ck_assert_int_eq(tvds_eigs_lowest(b2->M, b2->K, 6, 0, 1e-12, f, NULL, &cc, &ctx), TVDS_OK);
+    ck_assert_int_eq(tvds_timoshenko_cantilever(p.beam2.E, p.beam2.nu, p.beam2.rho, p.beam2.length,
+                                                p.beam2.thick, 0, 5, ft),
+                     TVDS_OK);
+    /* Euler-Bernoulli sanity of the reference: f1 = 1.8751^2/(2 pi) sqrt(EI/rhoA)/L^2. */
+    double eb1 = 1.8751040687 * 1.8751040687 / (2 * CB_PI) *
+                 sqrt(p.beam2.E * p.beam2.thick * p.beam2.thick / 12 / p.beam2.rho) /
+                 (p.beam2.length * p.beam2.length);
+    ck_assert_double_le(fabs(ft[0] / eb1 - 1), 2e-3); /* shear + rotary inertia: ~0.03 % */
+    ck_assert_double_lt(ft[0], eb1);
+    for (int k = 0; k < 5; k++)
+        ck_assert_double_le(fabs(f[k] / ft[k] - 1), 0.01);
+    /* The sixth mode is the first axial one, f = sqrt(E/rho)/(4L) for a slender bar. */
+    double fax = sqrt(p.beam2.E / p.beam2.rho) / (4 * p.beam2.length);
+    ck_assert_double_le(fabs(f[5] / fax - 1), 0.01);
+    tvds_fe_model_free(&b2, &cc);
+}
+END_TEST
+
+/* Static tip deflection under a parabolic end shear P: PL^3/(3EI) + PL/(kappa G A). */
+START_TEST(test_cantilever_static)
+{
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_bob_params p = tvds_bob_default();
+    tvds_beam_params *b = &p.beam2;
+    tvds_fe_model *m = NULL;
+    ck_assert_int_eq(tvds_beam2_build(b, &m, &cc, &ctx), TVDS_OK);
+    int ni = 2 * b->nx + 1, nj = 2 * b->ny + 1;
+    double P = 0.05, h = b->thick, A = b->width * h;
+    cholmod_dense *F = cholmod_zeros((size_t)m->n, 1, CHOLMOD_REAL, &cc);
+    double *f = F->x;
+    static const double gp[3] = {-0.77459666924148337704, 0.0, 0.77459666924148337704};
+    static const double gw[3] = {5.0 / 9.0, 8.0 / 9.0, 5.0 / 9.0};
+    double total = 0;
+    for (int e = 0; e < b->ny; e++)
+        for (int a = 0; a < 3; a++) {
+            long node = (ni - 1) + (long)(2 * e + a) * ni + 1;
+            int dof = -1;
+            for (int k = 0; k < m->n; k++)
+                if (m->dofs[k].node == node && m->dofs[k].dir == TVDS_DIR_Y) dof = k;
+            ck_assert_int_ge(dof, 0);
+            for (int g = 0; g < 3; g++) {
+                double z = gp[g], t = (2 * e + 1 + z) * h / (2 * b->ny); /* 0 at the bottom */
+                double la = a == 0 ? 0.5 * z * (z - 1) : (a == 1 ? 1 - z * z : 0.5 * z * (z + 1));
+                double eta = (2 * t - h) / h;
+                double tau = 1.5 * P / A * (1 - eta * eta);
+                double v = gw[g] * la * tau * b->width * h / (2 * b->ny);
+                f[dof] += v;
+                total += v;
+            }
+        }
+    ck_assert_double_le(fabs(total / P - 1), 1e-12);
+    cholmod_factor *L = cholmod_analyze(m->K, &cc);
+    ck_assert_int_eq(cholmod_factorize(m->K, L, &cc), 1);
+    cholmod_dense *U = cholmod_solve(CHOLMOD_A, L, F, &cc);
+    long tnode = (ni - 1) + (long)b->ny * ni + 1;
+    int td = -1;
+    for (int k = 0; k < m->n; k++)
+        if (m->dofs[k].node == tnode && m->dofs[k].dir == TVDS_DIR_Y) td = k;
+    ck_assert_int_ge(td, 0);
+    ck_assert_int_eq(m->sets[1].nodes[0], tnode); /* set "T" */
+    double w = ((double *)U->x)[td];
+    double E = b->E, G = E / (2 * (1 + b->nu)), Iz = b->width * h * h * h / 12;
+    double kappa = 10 * (1 + b->nu) / (12 + 11 * b->nu), L3 = pow(b->length, 3);
+    double wref = P * L3 / (3 * E * Iz) + P * b->length / (kappa * G * A);
+    ck_assert_double_le(fabs(w / wref - 1), 0.01);
+    (void)nj;
+    cholmod_free_dense(&U, &cc);
+    cholmod_free_dense(&F, &cc);
+    cholmod_free_factor(&L, &cc);
+    tvds_fe_model_free(&m, &cc);
+}
+END_TEST
+
+/* Geometry and boundary conditions of the pair as docs/models.md describes them. */
+START_TEST(test_geometry_and_sets)
+{
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_bob_params p = tvds_bob_default();
+    tvds_fe_model *b1 = NULL, *b2 = NULL;
+    ck_assert_int_eq(tvds_beam1_build(&p.beam1, p.s0, &b1, &cc, &ctx), TVDS_OK);
+    ck_assert_int_eq(tvds_beam2_build(&p.beam2, &b2, &cc, &ctx), TVDS_OK);
+    /* Beam 2: 100 upper-edge nodes (B's clamped node excluded), left to right at y = 0. */
+    ck_assert_str_eq(b2->sets[0].name, "top");
+    ck_assert_int_eq(b2->sets[0].n, 100);
+    double xprev = 0;
+    for (int a = 0; a < b2->sets[0].n; a++) {
+        int k = 0;
+        while (b2->dofs[k].node != b2->sets[0].nodes[a])
+            k++;
+        ck_assert_double_eq_tol(b2->dofs[k].xyz[1], 0.0, 1e-15);
+        ck_assert_double_gt(b2->dofs[k].xyz[0], xprev);
+        xprev = b2->dofs[k].xyz[0];
+    }
+    ck_assert_double_eq_tol(xprev, 0.1, 1e-15);
+    /* Beam 1: tip C at (s0, 0); A's carriage DoFs are the last two, at 75 mm along 30 deg. */
+    int kc = 0;
+    while (b1->dofs[kc].node != b1->sets[1].nodes[0])
+        kc++;
+    ck_assert_double_eq_tol(b1->dofs[kc].xyz[0], p.s0, 1e-15);
+    ck_assert_double_eq_tol(b1->dofs[kc].xyz[1], 0.0, 1e-15);
+    const tvds_dof *A = &b1->dofs[b1->n - 2];
+    ck_assert_int_eq(A->node, b1->sets[0].nodes[0]);
+    double th = CB_PI / 6, hb = p.beam1.thick;
+    /* A is the centre of the end section: C + L (-cos, sin) + (b/2) (sin, cos), the section
+     * rising from the lower face (which holds C) to the upper face. */
+    ck_assert_double_eq_tol(A->xyz[0], p.s0 - 0.075 * cos(th) + 0.5 * hb * sin(th), 1e-14);
+    ck_assert_double_eq_tol(A->xyz[1], 0.075 * sin(th) + 0.5 * hb * cos(th), 1e-14);
+    /* Every other node of beam 1 lies above beam 2's upper edge. */
+    for (int k = 0; k < b1->n; k++)
+        if (k != kc && k != kc + 1) ck_assert_double_gt(b1->dofs[k].xyz[1], 0.0);
+    /* Mass: total of the consistent mass along x equals rho * volume. */
+    cholmod_dense *ones = cholmod_ones((size_t)b2->n, 1, CHOLMOD_REAL, &cc);
+    cholmod_dense *Mx = cholmod_zeros((size_t)b2->n, 1, CHOLMOD_REAL, &cc);
+    for (int k = 0; k < b2->n; k++)
+        ((double *)ones->x)[k] = b2->dofs[k].dir == TVDS_DIR_X;
+    double one[2] = {1, 0}, zero[2] = {0, 0};
+    cholmod_sdmult(b2->M, 0, one, zero, ones, Mx, &cc);
+    double mass = 0;
+    for (int k = 0; k < b2->n; k++)
+        mass += ((double *)ones->x)[k] * ((double *)Mx->x)[k];
+    /* The clamped section's share is missing: rho a b (L - h/4 ... ) bounded by one column. */
+    double mtot = p.beam2.rho * p.beam2.length * p.beam2.thick * p.beam2.width;
+    ck_assert_double_lt(mass, mtot);
+    ck_assert_double_gt(mass, mtot * (1 - 1.0 / p.beam2.nx));
+    cholmod_free_dense(&ones, &cc);
+    cholmod_free_dense(&Mx, &cc);
+    tvds_fe_model_free(&b1, &cc);
+    tvds_fe_model_free(&b2, &cc);
+}
+END_TEST
+
+START_TEST(test_set_overrides)
+{
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_bob_params p = tvds_bob_default();
+    ck_assert_int_eq(tvds_bob_set(&p, "beam2.nx=25", &ctx), TVDS_OK);
+    ck_assert_int_eq(p.beam2.nx, 25);
+    ck_assert_int_eq(tvds_bob_set(&p, "s0=0.03", &ctx), TVDS_OK);
+    ck_assert_double_eq(p.s0, 0.03);
+    ck_assert_int_eq(tvds_bob_set(&p, "beam1.E=70e9", &ctx), TVDS_OK);
+    ck_assert_double_eq(p.beam1.E, 70e9);
+    ck_assert_int_eq(tvds_bob_set(&p, "beam3.E=1", &ctx), TVDS_ERR_INVALID);
+    tvds_ctx_init(&ctx);
+    ck_assert_int_eq(tvds_bob_set(&p, "beam1.nx=2.5", &ctx), TVDS_ERR_INVALID);
+    tvds_ctx_init(&ctx);
+    ck_assert_int_eq(tvds_bob_set(&p, "modes1=abc", &ctx), TVDS_ERR_INVALID);
+    ck_assert_ptr_nonnull(strstr(ctx.msg, "modes1=abc"));
+}
+END_TEST
+
+Suite *beams_suite(void)
+{
+    Suite *s = suite_create("beams");
+    TCase *tc = tcase_create("element");
+    tcase_add_test(tc, test_patch_constant_strain);
+    tcase_add_test(tc, test_set_overrides);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("cantilever");
+    tcase_add_checked_fixture(tc, cc_setup, cc_teardown);
+    tcase_set_timeout(tc, 20);
+    tcase_add_test(tc, test_cantilever_frequencies);
+    tcase_add_test(tc, test_cantilever_static);
+    tcase_add_test(tc, test_geometry_and_sets);
+    suite_add_tcase(s, tc);
+    return s;
+}
