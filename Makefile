@@ -102,6 +102,10 @@ $(SUITES_H): $(TEST_SRC)
 $(BUILD)/obj/tests/check_main.o: $(SUITES_H)
 $(BUILD)/obj/tests/check_main.o: EXTRA_CFLAGS += -I$(BUILD)/tests
 
+# The cli suite runs the built `tvds` binary (tests link the library, never the CLI).
+$(TEST_OBJ): EXTRA_CFLAGS += -DTVDS_BIN=\"$(BIN)\"
+$(TEST_BIN): $(BIN)
+
 $(TEST_BIN): $(TEST_OBJ) $(LIB)
 	@mkdir -p $(dir $@)
 	@[ "$(V)" = 1 ] || echo "  LD  $@"
@@ -145,3 +149,72 @@ clean:
 	rm -rf build
 
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d)
+
+# ---- Reliability: libFuzzer targets (tests/fuzz/, docs/reliability.md) ----------------------
+# `make fuzz FUZZ_SECONDS=60` builds every target into build/fuzz/ and runs each for that long;
+# `make fuzz-smoke` runs each for FUZZ_SMOKE_SECONDS (CI). The library is compiled with clang
+# and -fsanitize=fuzzer-no-link,address,undefined; reproducers in tests/fuzz/regress/<target>/
+# are replayed before fuzzing; new corpus entries go to build/fuzz/corpus/<target>/ and crash
+# inputs to build/fuzz/artifacts/<target>/.
+FUZZ_CC            ?= clang
+FUZZ_SECONDS       ?= 60
+FUZZ_SMOKE_SECONDS ?= 15
+FUZZ_BUILD         := build/fuzz
+FUZZ_TARGETS       := mm dofs case set
+FUZZ_BINS          := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
+FUZZ_LIB           := $(FUZZ_BUILD)/lib/libtvds.a
+FUZZ_FLAGS         := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+                      -fno-omit-frame-pointer -fopenmp
+FUZZ_RUN_OPTS      ?= -max_len=16384 -timeout=20 -rss_limit_mb=2048 -print_final_stats=0
+
+.PHONY: fuzz fuzz-build fuzz-smoke fuzz-run
+
+fuzz-build: deps
+	@$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) SAN=address,undefined \
+	  CFLAGS="-O1 -g -fsanitize=fuzzer-no-link" $(FUZZ_LIB)
+	@$(MAKE) --no-print-directory $(FUZZ_BINS)
+
+$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_util.h $(FUZZ_LIB)
+	@[ "$(V)" = 1 ] || echo "  FUZZ $@"
+	$(Q)$(FUZZ_CC) -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g $(INCS) $(FUZZ_FLAGS) $< \
+	  $(FUZZ_LIB) $(LIBS) -o $@
+
+fuzz-run:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	  mkdir -p $(FUZZ_BUILD)/corpus/$$t $(FUZZ_BUILD)/artifacts/$$t; \
+	  if ls tests/fuzz/regress/$$t/* >/dev/null 2>&1; then \
+	    echo "fuzz_$$t: replaying tests/fuzz/regress/$$t/"; \
+	    $(TEST_ENV) $(FUZZ_BUILD)/fuzz_$$t $(FUZZ_RUN_OPTS) tests/fuzz/regress/$$t/* \
+	      >$(FUZZ_BUILD)/fuzz_$$t.log 2>&1 || \
+	      { tail -n 60 $(FUZZ_BUILD)/fuzz_$$t.log; echo "fuzz_$$t: a reproducer fails"; exit 1; }; \
+	  fi; \
+	  echo "fuzz_$$t: fuzzing for $(FUZZ_TIME) s"; \
+	  $(TEST_ENV) $(FUZZ_BUILD)/fuzz_$$t $(FUZZ_RUN_OPTS) -max_total_time=$(FUZZ_TIME) \
+	    -artifact_prefix=$(FUZZ_BUILD)/artifacts/$$t/ $(FUZZ_BUILD)/corpus/$$t \
+	    tests/fuzz/corpus/$$t 2>$(FUZZ_BUILD)/fuzz_$$t.log || \
+	    { tail -n 60 $(FUZZ_BUILD)/fuzz_$$t.log; echo "fuzz_$$t: FAILED (log $(FUZZ_BUILD)/fuzz_$$t.log)"; exit 1; }; \
+	  grep -E '^#[0-9]+ +DONE' $(FUZZ_BUILD)/fuzz_$$t.log | tail -n 1; \
+	done
+
+fuzz: fuzz-build
+	@$(MAKE) --no-print-directory fuzz-run FUZZ_TIME=$(FUZZ_SECONDS)
+
+fuzz-smoke: fuzz-build
+	@$(MAKE) --no-print-directory fuzz-run FUZZ_TIME=$(FUZZ_SMOKE_SECONDS)
+
+# ---- Reliability: valgrind on the fast suites (CI) ---------------------------------------------
+# `make valgrind-fast` runs each suite of VALGRIND_SUITES alone under valgrind memcheck (no fork,
+# leaks are errors), leaving out test cases tagged "long" (10^6-step runs, spawned processes).
+VALGRIND_SUITES ?= core mmio substructure case reliability output friction_laws spectrum cea \
+                   reduce validate
+VALGRIND_OPTS   := -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect
+
+.PHONY: valgrind-fast
+
+valgrind-fast: deps
+	@$(MAKE) --no-print-directory all $(TEST_BIN)
+	@set -e; for s in $(VALGRIND_SUITES); do \
+	  echo "valgrind: suite $$s"; \
+	  $(TEST_ENV) CK_RUN_SUITE=$$s CK_EXCLUDE_TAGS=long CK_FORK=no CK_TIMEOUT_MULTIPLIER=50 \
+	    valgrind $(VALGRIND_OPTS) $(TEST_BIN); \
+	done

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,9 +38,24 @@ static void cholmod_to_ctx(int status, const char *file, int line, const char *m
                   "CHOLMOD error %d: %s", status, message ? message : "(no message)");
 }
 
+/* CHOLMOD (SuiteSparse 5) allocates through the process-wide SuiteSparse_config function
+ * pointers: route them to tvds_malloc & co. once, so that CHOLMOD's allocations are counted and
+ * the allocation-failure tests (tvds_alloc_fail_after) reach them too. tvds_free is free(), so
+ * memory CHOLMOD allocated before the switch is still freed correctly. */
+static pthread_once_t cholmod_alloc_once = PTHREAD_ONCE_INIT;
+
+static void cholmod_alloc_route(void)
+{
+    SuiteSparse_config.malloc_func = tvds_malloc;
+    SuiteSparse_config.calloc_func = tvds_calloc;
+    SuiteSparse_config.realloc_func = tvds_realloc;
+    SuiteSparse_config.free_func = tvds_free;
+}
+
 int tvds_cholmod_start(cholmod_common *cc)
 {
     if (!cc) return TVDS_ERR_INVALID;
+    pthread_once(&cholmod_alloc_once, cholmod_alloc_route);
     if (!cholmod_start(cc)) return TVDS_ERR_SOLVER;
     cc->print = 0;
     cc->error_handler = cholmod_to_ctx;

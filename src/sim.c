@@ -1,34 +1,77 @@
-/* sim.c — time-stepping engine (placeholder until the engine lands: every entry point fails). */
-#include "tvds/tvds_sim.h"
+/* sim.c — the time step as a sequence of named phases (predict, detect, solve, correct,
+ * record) and the engine's public accessors. */
+#include <math.h>
 
-int tvds_stable_dt(const tvds_model *m, double *dt_crit, tvds_ctx *ctx)
-{
-    return TVDS_ERROR(ctx, TVDS_ERR_INTERNAL, "engine not built yet");
-}
-int tvds_data_create(const tvds_model *m, tvds_data **d, tvds_ctx *ctx)
-{
-    *d = NULL;
-    return TVDS_ERROR(ctx, TVDS_ERR_INTERNAL, "engine not built yet");
-}
-void tvds_data_free(tvds_data **d)
-{
-    if (d) *d = NULL;
-}
+#include "sim_impl.h"
+
 int tvds_step(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
 {
-    return TVDS_ERROR(ctx, TVDS_ERR_INTERNAL, "engine not built yet");
+    if (!m || !d) return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "tvds_step: NULL model or data");
+    int rc = sim_predict(m, d, ctx); /* x_new = x* */
+    if (rc) return rc;
+    rc = sim_detect(m, d, ctx);
+    if (rc) return rc;
+    rc = sim_methods[d->method].solve(m, d, ctx);
+    if (rc) return rc;
+    sim_correct(m, d);
+    double t = d->t0 + (double)d->step * d->h;
+    for (int i = 0; i < d->nsub; i++) {
+        const sim_sub *s = &d->sub[i];
+        for (int k = 0; k < s->n; k++)
+            if (!isfinite(s->x_new[k]))
+                return TVDS_ERROR(ctx, TVDS_ERR_DIVERGED,
+                                  "t = %.9g s, step %ld: non-finite state in substructure '%s' "
+                                  "(coordinate %d) after the constraint correction",
+                                  t, d->step, m->subs[i]->name ? m->subs[i]->name : "?", k);
+    }
+    rc = sim_record(m, d, ctx);
+    if (rc) return rc;
+    /* Commit: rotate the three state buffers. */
+    for (int i = 0; i < d->nsub; i++) {
+        sim_sub *s = &d->sub[i];
+        double *p = s->x_prev;
+        s->x_prev = s->x;
+        s->x = s->x_new;
+        s->x_new = p;
+    }
+    for (int i = 0; i < d->ncp; i++)
+        d->cp[i].state_prev = d->cp[i].state;
+    d->step++;
+    return TVDS_OK;
 }
-double tvds_data_time(const tvds_data *d) { return 0.0; }
-double tvds_data_dt(const tvds_data *d) { return 0.0; }
-long tvds_data_steps(const tvds_data *d) { return 0; }
+
+double tvds_data_time(const tvds_data *d)
+{
+    return d ? d->t0 + (double)d->step * d->h : 0.0;
+}
+
+double tvds_data_dt(const tvds_data *d)
+{
+    return d ? d->h : 0.0;
+}
+
+long tvds_data_steps(const tvds_data *d)
+{
+    return d ? d->step : 0;
+}
+
 int tvds_channels(const tvds_data *d, int group, int *n, const char *const **names,
                   const double **values)
 {
-    *n = 0;
-    return TVDS_ERR_INTERNAL;
+    if (n) *n = 0;
+    if (!d || group < 0 || group >= TVDS_GROUP_COUNT) return TVDS_ERR_INVALID;
+    if (n) *n = d->nch[group];
+    if (names) *names = (const char *const *)d->chname[group];
+    if (values) *values = d->chval[group];
+    return TVDS_OK;
 }
+
 int tvds_summary(const tvds_data *d, int *n, const char *const **names, const double **values)
 {
-    *n = 0;
-    return TVDS_ERR_INTERNAL;
+    if (n) *n = 0;
+    if (!d) return TVDS_ERR_INVALID;
+    if (n) *n = d->nsum;
+    if (names) *names = (const char *const *)d->sumname;
+    if (values) *values = d->sumval;
+    return TVDS_OK;
 }

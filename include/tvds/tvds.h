@@ -23,6 +23,7 @@ extern "C" {
 #define TVDS_STATUS_TABLE(X)                                                                       \
     X(TVDS_OK, 0, "success")                                                                       \
     X(TVDS_WARN_CLAMPED, 1, "a value was clamped to its valid range")                              \
+    X(TVDS_WARN_NO_GNUPLOT, 2, "gnuplot not available: figure not drawn")                          \
     X(TVDS_ERR_NOMEM, -1, "out of memory")                                                         \
     X(TVDS_ERR_IO, -2, "cannot open, read or write a file")                                        \
     X(TVDS_ERR_PARSE, -3, "malformed input file")                                                  \

@@ -54,7 +54,10 @@ TVDS_API double tvds_data_dt(const tvds_data *d);   /* step in use [s] */
 TVDS_API long tvds_data_steps(const tvds_data *d);  /* steps taken */
 
 /* Channels of a group at the current time: *n names and values. Pointers stay valid for the
- * life of d; values are refreshed by every tvds_step. */
+ * life of d; values are refreshed by every tvds_step. The values describe the instant
+ * t_n = tvds_data_time(d) - tvds_data_dt(d) (column "t [s]"), whose central velocity,
+ * acceleration and contact forces the step has just completed; contact gaps are those at
+ * tvds_data_time(d) (docs/theory.md, section 13). Before the first step: t_0, u_0, v_0. */
 TVDS_API int tvds_channels(const tvds_data *d, int group, int *n, const char *const **names,
                            const double **values);
 

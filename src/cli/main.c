@@ -1,16 +1,105 @@
-/* main.c — the `tvds` command: dispatch to subcommands. */
+/* main.c — the `tvds` command: the table of subcommands and dispatch. */
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "tvds/tvds.h"
+#include "cli/cli.h"
+
+/* One row per subcommand; later commands (validate, reduce, model, cea, spectrogram, compare,
+ * sweep, bench, study) join here, each implemented in src/cli/cmd_<name>.c. */
+static const struct {
+    const char *name;
+    tvds_cli_fn fn;
+    const char *summary;
+} commands[] = {
+    {"run", tvds_cmd_run, "run a case: time integration, CSV histories and summary.json"},
+    {"check", tvds_cmd_check, "read and validate a case and its substructures, print a summary"},
+    {"cea", tvds_cmd_cea, "complex eigenvalue locus along the sliding path, unstable windows"},
+    {"spectrogram", tvds_cmd_spectrogram, "STFT spectrogram of a history channel (CSV + PNG)"},
+    {"reduce", tvds_cmd_reduce, "Craig-Bampton reduction of a full Matrix Market model"},
+    {"model", tvds_cmd_model, "generate shipped FE models (beam-on-beam), full and reduced"},
+    {"sweep", tvds_cmd_sweep, "parameter grid of runs (OpenMP, MPI): CSV and squeal map"},
+    {"bench", tvds_cmd_bench, "benchmarks: per-step cost, paths, CEA, reduction, scaling"},
+};
+#define NCOMMANDS ((int)(sizeof commands / sizeof commands[0]))
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: tvds <command> [options]\n"
-                 "       tvds --help | --version\n"
-                 "\n"
-                 "tvds %s: friction-induced vibration analysis by time-variant dynamic substructuring.\n",
+    fprintf(out,
+            "usage: tvds <command> [options]\n"
+            "       tvds <command> --help\n"
+            "       tvds --help | --version\n"
+            "\n"
+            "tvds %s: friction-induced vibration analysis by time-variant dynamic "
+            "substructuring.\n"
+            "\n"
+            "commands:\n",
             TVDS_VERSION);
+    for (int i = 0; i < NCOMMANDS; i++)
+        fprintf(out, "  %-12s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out, "\n"
+                 "exit codes: 0 success, 1 internal error, 2 bad input (one line on stderr naming\n"
+                 "file and line), 3 divergence or solver failure (outputs so far are kept).\n"
+                 "Case files: docs/case-file.md. Outputs: docs/outputs.md.\n");
+}
+
+int tvds_cli_usage_error(const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "tvds: %s\n", buf);
+    return 2;
+}
+
+int tvds_cli_report(int status, const tvds_ctx *ctx)
+{
+    const char *msg = ctx && ctx->msg[0] ? ctx->msg : tvds_strerror(status);
+    /* One line: cut at the first newline should a message ever contain one. */
+    int n = (int)strcspn(msg, "\n");
+    fprintf(stderr, "tvds: %.*s\n", n, msg);
+    return tvds_status_exit_code(status);
+}
+
+int tvds_cli_sets_add(tvds_cli_sets *s, const char *item)
+{
+    if (s->n == s->cap) {
+        int nc = s->cap ? 2 * s->cap : 8;
+        const char **nv = realloc(s->v, (size_t)nc * sizeof *nv);
+        if (!nv) return -1;
+        s->v = nv;
+        s->cap = nc;
+    }
+    s->v[s->n++] = item;
+    return 0;
+}
+
+void tvds_cli_sets_free(tvds_cli_sets *s)
+{
+    free(s->v);
+    s->v = NULL;
+    s->n = s->cap = 0;
+}
+
+int tvds_cli_opt_value(int argc, char **argv, int *i, const char *lng, const char *shrt,
+                       const char **value)
+{
+    const char *a = argv[*i];
+    size_t nl = strlen(lng);
+    if (strncmp(a, lng, nl) == 0 && a[nl] == '=') {
+        *value = a + nl + 1;
+        return 1;
+    }
+    if (strcmp(a, lng) != 0 && !(shrt && strcmp(a, shrt) == 0)) return 0;
+    if (*i + 1 >= argc) {
+        tvds_cli_usage_error("%s: option %s needs a value", argv[0], a);
+        return -1;
+    }
+    *value = argv[++*i];
+    return 1;
 }
 
 int main(int argc, char **argv)
@@ -19,7 +108,7 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         usage(stdout);
         return 0;
     }
@@ -27,6 +116,7 @@ int main(int argc, char **argv)
         printf("tvds %s\n", TVDS_VERSION);
         return 0;
     }
-    fprintf(stderr, "tvds: unknown command '%s' (see 'tvds --help')\n", argv[1]);
-    return 2;
+    for (int i = 0; i < NCOMMANDS; i++)
+        if (!strcmp(argv[1], commands[i].name)) return commands[i].fn(argc - 1, argv + 1);
+    return tvds_cli_usage_error("unknown command '%s' (see 'tvds --help')", argv[1]);
 }

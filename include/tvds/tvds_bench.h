@@ -1,0 +1,54 @@
+/* tvds_bench.h — benchmark helpers: timed stepping loops without outputs, synthetic sliding
+ * models of any reduced size, and the wall clock (docs/performance.md, `tvds bench`). */
+#ifndef TVDS_BENCH_H
+#define TVDS_BENCH_H
+
+#include <stddef.h>
+
+#include "tvds/tvds_model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What one timed stepping loop measured. */
+typedef struct tvds_bench_timing {
+    long steps;            /* steps taken */
+    double dt;             /* step used [s] */
+    double setup_seconds;  /* tvds_data_create (eigenbases, flexibilities) [s], wall */
+    double loop_seconds;   /* the stepping loop alone [s], wall */
+    double loop_cpu_seconds; /* the stepping loop alone [s], CPU time of the calling thread
+                                (robust to other processes sharing the cores) */
+    double us_per_step;    /* loop_cpu_seconds / steps [us] */
+    double film_iter_mean; /* FiLm Gauss-Seidel iterations per step (summary), 0 otherwise */
+    long allocs;           /* tvds_malloc/calloc/realloc calls inside the loop (must be 0) */
+} tvds_bench_timing;
+
+/* Monotonic wall clock [s] (CLOCK_MONOTONIC). */
+TVDS_API double tvds_bench_now(void);
+/* CPU time of the calling thread [s] (CLOCK_THREAD_CPUTIME_ID). */
+TVDS_API double tvds_bench_thread_cpu(void);
+
+/* Create the run data of m and take nsteps steps (no output files; nothing but tvds_step in
+ * the timed loop). hist (nsteps x nhist, row-major, may be NULL) receives the first nhist
+ * channels of the history group after every step (column 0 is the time). Returns TVDS_OK or
+ * the engine's error (t is filled with what was measured up to the failure). */
+TVDS_API int tvds_bench_steps(const tvds_model *m, long nsteps, double *hist, int nhist,
+                              tvds_bench_timing *t, tvds_ctx *ctx);
+
+/* Write a synthetic sliding model of reduced size n into dir (created if missing):
+ * dir/track: n/2 nodes on the line y = 0 with ux, uy each (n even, n >= 4): lumped masses,
+ *   chain springs between neighbours and a spring foundation; its node set "top" is the master
+ *   surface, spacing 1 mm;
+ * dir/slider: a carriage node 1 and a tip node 2 (4 DoFs) joined by springs;
+ * dir/case.ini: the tip slides on the track (mu 0.3) under a smooth 0.2 N load on the carriage
+ *   while the carriage is driven along x over half the track in t_end = 2 s; Rayleigh damping.
+ * The path of the case file is written to case_path[size]. Returns TVDS_OK, TVDS_ERR_INVALID
+ * (bad n), TVDS_ERR_IO. */
+TVDS_API int tvds_bench_synthetic_write(const char *dir, int n, char *case_path, size_t size,
+                                        tvds_ctx *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,195 @@
+/* bench.c — benchmark helpers: timed stepping loops and synthetic sliding models of any size. */
+#include "tvds/tvds_bench.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "tvds/tvds_io.h"
+#include "tvds/tvds_sim.h"
+
+double tvds_bench_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+double tvds_bench_thread_cpu(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double summary_value(const tvds_data *d, const char *prefix)
+{
+    int n = 0;
+    const char *const *names = NULL;
+    const double *v = NULL;
+    if (tvds_summary(d, &n, &names, &v) != TVDS_OK) return 0.0;
+    size_t lp = strlen(prefix);
+    for (int i = 0; i < n; i++)
+        if (names[i] && strncmp(names[i], prefix, lp) == 0) return v[i];
+    return 0.0;
+}
+
+int tvds_bench_steps(const tvds_model *m, long nsteps, double *hist, int nhist,
+                     tvds_bench_timing *t, tvds_ctx *ctx)
+{
+    if (!m || !t || nsteps < 0 || (hist && nhist < 1))
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "tvds_bench_steps: bad argument");
+    memset(t, 0, sizeof *t);
+    tvds_data *d = NULL;
+    double t0 = tvds_bench_now();
+    int rc = tvds_data_create(m, &d, ctx);
+    t->setup_seconds = tvds_bench_now() - t0;
+    if (rc) return rc;
+    t->dt = tvds_data_dt(d);
+    int nch = 0;
+    const double *val = NULL;
+    tvds_channels(d, TVDS_GROUP_HISTORY, &nch, NULL, &val);
+    int nh = hist ? (nhist < nch ? nhist : nch) : 0;
+    long a0 = tvds_alloc_count();
+    long k = 0;
+    t0 = tvds_bench_now();
+    double c0 = tvds_bench_thread_cpu();
+    for (; k < nsteps; k++) {
+        if ((rc = tvds_step(m, d, ctx)) != TVDS_OK) break;
+        if (nh)
+            for (int c = 0; c < nh; c++) hist[k * nhist + c] = val[c];
+    }
+    t->loop_seconds = tvds_bench_now() - t0;
+    t->loop_cpu_seconds = tvds_bench_thread_cpu() - c0;
+    t->allocs = tvds_alloc_count() - a0;
+    t->steps = k;
+    t->us_per_step = k > 0 ? 1e6 * t->loop_cpu_seconds / (double)k : 0.0;
+    t->film_iter_mean = summary_value(d, "film iterations mean");
+    tvds_data_free(&d);
+    return rc;
+}
+
+/* ---- Synthetic sliding model ---------------------------------------------------------------- */
+
+enum {
+    SYN_NODE_DX = 1 /* mm, see the header */
+};
+
+static int write_sub(const char *dir, const char *name, int n, double *M, double *K,
+                     tvds_dof *dofs, int nsets, tvds_nodeset *sets, tvds_ctx *ctx)
+{
+    tvds_substructure s;
+    memset(&s, 0, sizeof s);
+    s.name = (char *)name;
+    s.n = n;
+    s.M = M;
+    s.K = K;
+    s.dofs = dofs;
+    s.nsets = nsets;
+    s.sets = sets;
+    return tvds_substructure_write(&s, dir, ctx);
+}
+
+/* Symmetric spring k between DoFs i and j (j < 0: to ground) into K (n x n). */
+static void spring(double *K, int n, int i, int j, double k)
+{
+    size_t N = (size_t)n;
+    K[i + i * N] += k;
+    if (j < 0) return;
+    K[j + j * N] += k;
+    K[i + j * N] -= k;
+    K[j + i * N] -= k;
+}
+
+int tvds_bench_synthetic_write(const char *dir, int n, char *case_path, size_t size,
+                               tvds_ctx *ctx)
+{
+    if (!dir || !case_path || size < 2 || n < 4 || n % 2 || n > 200000)
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                          "tvds_bench_synthetic_write: n = %d must be even and in [4, 200000]", n);
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+        return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot create directory: %s", dir,
+                          strerror(errno));
+    const int nn = n / 2;            /* track nodes */
+    const double dx = 1e-3;          /* node spacing [m] */
+    const double m_node = 1e-3;      /* lumped mass per node [kg] */
+    const double k_chain = 1e5;      /* neighbour springs, x and y [N/m] */
+    const double k_found = 1e4;      /* foundation springs [N/m] */
+    const double L = dx * (nn - 1);  /* track length [m] */
+    int rc = TVDS_OK;
+    size_t N = (size_t)n;
+    double *M = tvds_calloc(N * N, sizeof *M), *K = tvds_calloc(N * N, sizeof *K);
+    tvds_dof *dofs = tvds_calloc(N, sizeof *dofs);
+    long *top = tvds_malloc((size_t)nn * sizeof *top);
+    char sub[4096];
+    if (!M || !K || !dofs || !top) {
+        rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "synthetic model of %d DoFs: out of memory", n);
+        goto done;
+    }
+    for (int i = 0; i < nn; i++) {
+        top[i] = i + 1;
+        for (int c = 0; c < 2; c++) {
+            int k = 2 * i + c;
+            dofs[k].kind = TVDS_DOF_PHYSICAL;
+            dofs[k].node = i + 1;
+            dofs[k].dir = c == 0 ? TVDS_DIR_X : TVDS_DIR_Y;
+            dofs[k].xyz[0] = dx * i;
+            M[k + k * N] = m_node;
+            spring(K, n, k, -1, k_found);
+            if (i + 1 < nn) spring(K, n, k, k + 2, k_chain);
+        }
+    }
+    tvds_nodeset set = {(char *)"top", nn, top};
+    snprintf(sub, sizeof sub, "%s/track", dir);
+    if ((rc = write_sub(sub, "track", n, M, K, dofs, 1, &set, ctx))) goto done;
+
+    /* Slider: carriage node 1 at (x0, 5 mm), tip node 2 at (x0, 0) on the track. */
+    {
+        double Ms[16] = {0}, Ks[16] = {0};
+        tvds_dof ds[4];
+        memset(ds, 0, sizeof ds);
+        const double x0 = 0.2 * L, k_s = 1e4;
+        for (int k = 0; k < 4; k++) {
+            ds[k].kind = TVDS_DOF_PHYSICAL;
+            ds[k].node = 1 + k / 2;
+            ds[k].dir = k % 2 ? TVDS_DIR_Y : TVDS_DIR_X;
+            ds[k].xyz[0] = x0;
+            ds[k].xyz[1] = k < 2 ? 5e-3 : 0.0;
+            Ms[k + 4 * k] = m_node;
+        }
+        spring(Ks, 4, 0, 2, k_s);
+        spring(Ks, 4, 1, 3, k_s);
+        long tipnode = 2;
+        tvds_nodeset tip = {(char *)"tip", 1, &tipnode};
+        snprintf(sub, sizeof sub, "%s/slider", dir);
+        if ((rc = write_sub(sub, "slider", 4, Ms, Ks, ds, 1, &tip, ctx))) goto done;
+    }
+
+    snprintf(case_path, size, "%s/case.ini", dir);
+    FILE *f = fopen(case_path, "w");
+    if (!f) {
+        rc = TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot create: %s", case_path, strerror(errno));
+        goto done;
+    }
+    fprintf(f,
+            "# Synthetic sliding model of %d + 4 DoFs written by tvds_bench_synthetic_write.\n"
+            "[run]\nname = synthetic_%d\nmethod = subs-b\ndt = auto\nt_end = 2\n\n"
+            "[substructure track]\ndir = track\ndamping = rayleigh\nalpha = 1\nbeta = 1e-7\n\n"
+            "[substructure slider]\ndir = slider\ndamping = rayleigh\nalpha = 1\nbeta = 1e-7\n\n"
+            "[contact tip]\nslave = slider:tip\nmaster = track:top\nmu = 0.3\n\n"
+            "[load press]\ndof = slider:1:uy\nf = smooth -0.2 0 0.1\n\n"
+            "[constraint drive]\nterms = slider:1:ux\nvalue = table 0 0  2 %.17g\n\n"
+            "[probe mid_uy]\ndof = track:%d:uy\n\n"
+            "[probe tip_uy]\ndof = slider:2:uy\n",
+            n, n, 0.5 * L, nn / 2 + 1);
+    if (ferror(f) | fclose(f))
+        rc = TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: write failed", case_path);
+done:
+    tvds_free(M);
+    tvds_free(K);
+    tvds_free(dofs);
+    tvds_free(top);
+    return rc;
+}

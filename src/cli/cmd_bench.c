@@ -1,0 +1,535 @@
+/* cmd_bench.c — `tvds bench`: per-step cost of every contact method, modal vs physical path,
+ * CEA, reduction of a large model and per-step cost vs reduced size; one table (CSV + Markdown). */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "tvds/tvds_beams.h"
+#include "tvds/tvds_bench.h"
+#include "tvds/tvds_case.h"
+#include "tvds/tvds_cea.h"
+#include "tvds/tvds_io.h"
+#include "tvds/tvds_sim.h"
+
+static void bench_help(FILE *out)
+{
+    fprintf(out,
+            "usage: tvds bench [-o DIR] [--case CASE] [--repeats R] [--quick]\n"
+            "\n"
+            "Benchmarks of tvds on this machine (docs/performance.md). Every figure is the median\n"
+            "of R runs (default 3). Prints one table and writes DIR/bench.csv and DIR/bench.md\n"
+            "(default DIR bench/results):\n"
+            "  - per contact method on the beam-on-beam case (default\n"
+            "    bench/cases/beam_on_beam.ini): us per step, steps per second, wall time of the\n"
+            "    full transient (extrapolated from a measured segment), FiLm iterations per step,\n"
+            "    ratio to FiLm;\n"
+            "  - modal vs dense physical path (time ratio, max relative history difference);\n"
+            "  - CEA seconds per position;\n"
+            "  - 'tvds reduce' wall time and peak memory on a ~1e5-DoF plane-stress strip;\n"
+            "  - per-step cost vs reduced size n (synthetic track, one sliding contact): linear\n"
+            "    fit, slope and R^2.\n"
+            "\n"
+            "options:\n"
+            "  --case CASE     beam-on-beam case to time\n"
+            "  --repeats R     runs per figure (median), default 3\n"
+            "  --quick         short segments, small models (a smoke run, not a benchmark)\n"
+            "  -o, --output D  output directory (created)\n"
+            "  -h, --help      this help\n");
+}
+
+/* ---- Result table --------------------------------------------------------------------------- */
+
+typedef struct brow {
+    char section[32], item[64], unit[24], note[160];
+    double value;
+} brow;
+
+typedef struct btab {
+    brow r[128];
+    int n;
+} btab;
+
+static void add(btab *t, const char *section, const char *item, double value, const char *unit,
+                const char *fmt, ...) TVDS_PRINTF(6, 7);
+
+static void add(btab *t, const char *section, const char *item, double value, const char *unit,
+                const char *fmt, ...)
+{
+    if (t->n >= (int)(sizeof t->r / sizeof t->r[0])) return;
+    brow *r = &t->r[t->n++];
+    snprintf(r->section, sizeof r->section, "%s", section);
+    snprintf(r->item, sizeof r->item, "%s", item);
+    snprintf(r->unit, sizeof r->unit, "%s", unit);
+    r->value = value;
+    r->note[0] = '\0';
+    if (fmt) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(r->note, sizeof r->note, fmt, ap);
+        va_end(ap);
+    }
+    printf("%-10s %-34s %14.6g %-10s %s\n", r->section, r->item, r->value, r->unit, r->note);
+    fflush(stdout);
+}
+
+static void csv_field(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"') fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static int write_outputs(const btab *t, const char *dir, const char *machine)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/bench.csv", dir);
+    FILE *f = fopen(path, "w");
+    if (!f) return -1;
+    fprintf(f, "section,item,value,unit,note\n");
+    for (int i = 0; i < t->n; i++) {
+        const brow *r = &t->r[i];
+        csv_field(f, r->section);
+        fputc(',', f);
+        csv_field(f, r->item);
+        fprintf(f, ",%.9g,", r->value);
+        csv_field(f, r->unit);
+        fputc(',', f);
+        csv_field(f, r->note);
+        fputc('\n', f);
+    }
+    if (ferror(f) | fclose(f)) return -1;
+    snprintf(path, sizeof path, "%s/bench.md", dir);
+    f = fopen(path, "w");
+    if (!f) return -1;
+    fprintf(f, "Machine: %s\n\n| section | item | value | unit | note |\n|---|---|---|---|---|\n",
+            machine);
+    for (int i = 0; i < t->n; i++) {
+        const brow *r = &t->r[i];
+        fprintf(f, "| %s | %s | %.4g | %s | %s |\n", r->section, r->item, r->value, r->unit,
+                r->note);
+    }
+    if (ferror(f) | fclose(f)) return -1;
+    return 0;
+}
+
+/* ---- Helpers -------------------------------------------------------------------------------- */
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static int mkdir_p(const char *dir)
+{
+    char buf[4096];
+    size_t n = strlen(dir);
+    if (n == 0 || n >= sizeof buf) return -1;
+    memcpy(buf, dir, n + 1);
+    for (size_t i = 1; i <= n; i++) {
+        if (buf[i] == '/' || buf[i] == '\0') {
+            char c = buf[i];
+            buf[i] = '\0';
+            if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
+            buf[i] = c;
+        }
+    }
+    return 0;
+}
+
+static void machine_string(char *buf, size_t size)
+{
+    char model[256] = "unknown CPU";
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (f) {
+        char line[512];
+        while (fgets(line, sizeof line, f)) {
+            if (strncmp(line, "model name", 10) == 0) {
+                char *p = strchr(line, ':');
+                if (p) {
+                    p++;
+                    while (*p == ' ' || *p == '\t') p++;
+                    p[strcspn(p, "\n")] = '\0';
+                    snprintf(model, sizeof model, "%s", p);
+                }
+                break;
+            }
+        }
+        fclose(f);
+    }
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    time_t now = time(NULL);
+    struct tm tmv;
+    gmtime_r(&now, &tmv);
+    char date[32];
+    strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", &tmv);
+    snprintf(buf, size, "%s, %ld logical cores, tvds %s, %s", model, ncpu, TVDS_VERSION, date);
+}
+
+/* Median timing of R loops of nsteps steps (method and path set in m->opt). */
+static int time_steps(tvds_model *m, long nsteps, int R, tvds_bench_timing *out, tvds_ctx *ctx)
+{
+    double us[16], it[16];
+    if (R > 16) R = 16;
+    for (int r = 0; r < R; r++) {
+        int rc = tvds_bench_steps(m, nsteps, NULL, 0, out, ctx);
+        if (rc) return rc;
+        us[r] = out->us_per_step;
+        it[r] = out->film_iter_mean;
+    }
+    out->us_per_step = median(us, R);
+    out->film_iter_mean = median(it, R);
+    return TVDS_OK;
+}
+
+static int fail(const char *what, int rc, const tvds_ctx *ctx)
+{
+    fprintf(stderr, "tvds bench: %s: %s\n", what, ctx->msg[0] ? ctx->msg : tvds_strerror(rc));
+    return rc;
+}
+
+/* ---- Sections ------------------------------------------------------------------------------- */
+
+static int bench_methods(btab *t, const char *case_path, int R, int quick)
+{
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_model *m = NULL;
+    int rc = tvds_case_read(case_path, NULL, 0, &m, &ctx);
+    if (rc) return fail(case_path, rc, &ctx);
+    const long nseg = quick ? 4000 : 40000;
+    tvds_bench_timing tm[TVDS_METHOD_COUNT];
+    for (int k = 0; k < TVDS_METHOD_COUNT; k++) {
+        m->opt.method = k;
+        m->opt.modal = 1;
+        if ((rc = time_steps(m, nseg, R, &tm[k], &ctx))) {
+            fail(tvds_method_name(k), rc, &ctx);
+            goto done;
+        }
+    }
+    double nfull = m->opt.t_end / tm[0].dt;
+    double film = tm[TVDS_METHOD_FILM].us_per_step;
+    for (int k = 0; k < TVDS_METHOD_COUNT; k++) {
+        const char *nm = tvds_method_name(k);
+        char item[64];
+        snprintf(item, sizeof item, "%s us/step", nm);
+        add(t, "method", item, tm[k].us_per_step, "us", "median of %d x %ld steps, dt %.4g s", R,
+            nseg, tm[k].dt);
+        snprintf(item, sizeof item, "%s steps/s", nm);
+        add(t, "method", item, 1e6 / tm[k].us_per_step, "1/s", NULL);
+        snprintf(item, sizeof item, "%s full transient", nm);
+        add(t, "method", item, nfull * tm[k].us_per_step * 1e-6, "s",
+            "extrapolated: %.0f steps to t_end %g s at the measured rate", nfull, m->opt.t_end);
+        if (k == TVDS_METHOD_FILM) {
+            add(t, "method", "film iterations/step", tm[k].film_iter_mean, "-", NULL);
+        } else {
+            snprintf(item, sizeof item, "%s / film", nm);
+            add(t, "method", item, tm[k].us_per_step / film, "-", "same run");
+        }
+    }
+    add(t, "method", "setup (tvds_data_create)", tm[0].setup_seconds, "s", "eigenbases etc.");
+
+    /* Modal vs dense physical path: subs-b, same segment, histories compared. */
+    {
+        const long nh = quick ? 2000 : 20000;
+        const int nc = 8;
+        double *ha = tvds_malloc((size_t)nh * nc * sizeof *ha);
+        double *hb = tvds_malloc((size_t)nh * nc * sizeof *hb);
+        if (!ha || !hb) {
+            tvds_free(ha);
+            tvds_free(hb);
+            rc = TVDS_ERR_NOMEM;
+            goto done;
+        }
+        double um[16], up[16];
+        tvds_bench_timing a, b;
+        m->opt.method = TVDS_METHOD_SUBS_B;
+        for (int r = 0; r < R && r < 16 && !rc; r++) {
+            m->opt.modal = 1;
+            rc = tvds_bench_steps(m, nh, ha, nc, &a, &ctx);
+            m->opt.modal = 0;
+            if (!rc) rc = tvds_bench_steps(m, nh, hb, nc, &b, &ctx);
+            um[r] = a.us_per_step;
+            up[r] = b.us_per_step;
+        }
+        m->opt.modal = 1;
+        if (rc) {
+            fail("modal vs physical", rc, &ctx);
+            tvds_free(ha);
+            tvds_free(hb);
+            goto done;
+        }
+        int nch = 0;
+        {
+            tvds_data *d = NULL;
+            if (tvds_data_create(m, &d, &ctx) == TVDS_OK)
+                tvds_channels(d, TVDS_GROUP_HISTORY, &nch, NULL, NULL);
+            tvds_data_free(&d);
+        }
+        if (nch > nc) nch = nc;
+        double worst = 0.0;
+        for (int c = 1; c < nch; c++) {
+            double peak = 0.0, diff = 0.0;
+            for (long k = 0; k < nh; k++) {
+                peak = fmax(peak, fabs(ha[k * nc + c]));
+                diff = fmax(diff, fabs(ha[k * nc + c] - hb[k * nc + c]));
+            }
+            if (peak > 0) worst = fmax(worst, diff / peak);
+        }
+        double mu = median(um, R < 16 ? R : 16), pu = median(up, R < 16 ? R : 16);
+        add(t, "path", "subs-b modal us/step", mu, "us", "median of %d x %ld steps", R, nh);
+        add(t, "path", "subs-b physical us/step", pu, "us", "dense M^-1, same steps");
+        add(t, "path", "physical / modal", pu / mu, "-", NULL);
+        add(t, "path", "max rel. history difference", worst, "-",
+            "max |modal - physical| / peak over %d history channels", nch - 1);
+        tvds_free(ha);
+        tvds_free(hb);
+    }
+
+    /* CEA: seconds per position, one thread. */
+    {
+        double L = 0.0;
+        if ((rc = tvds_cea_surface_length(m, 0, &L, &ctx))) {
+            fail("cea", rc, &ctx);
+            rc = TVDS_OK; /* CEA is optional in the table */
+            goto done;
+        }
+        const int npos = quick ? 4 : 20;
+        double s[32], sec[16];
+        for (int i = 0; i < npos; i++) s[i] = L * (0.1 + 0.8 * i / (npos - 1));
+        tvds_cea_options o = tvds_cea_options_default();
+        o.nthreads = 1;
+        o.t_eval = 0.5 * m->opt.t_end; /* steady sliding, before the drive table ends */
+
+        for (int r = 0; r < R && r < 16; r++) {
+            tvds_cea_result *res = NULL;
+            double t0 = tvds_bench_now();
+            int rc2 = tvds_cea_run(m, 0, s, npos, &o, &res, &ctx);
+            sec[r] = (tvds_bench_now() - t0) / npos;
+            tvds_cea_result_free(&res);
+            if (rc2) {
+                fail("cea", rc2, &ctx);
+                goto done;
+            }
+        }
+        add(t, "cea", "seconds per position", median(sec, R < 16 ? R : 16), "s",
+            "1 thread, %d positions, 20 branches", npos);
+    }
+done:
+    tvds_model_free(&m);
+    return rc;
+}
+
+/* `tvds reduce` on a refined plane-stress strip (beam 2 geometry), as a child process. */
+static int bench_reduce(btab *t, const char *dir, int R, int quick)
+{
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    cholmod_common cc;
+    if (tvds_cholmod_start(&cc) != TVDS_OK) return TVDS_ERR_SOLVER;
+    tvds_bob_params p = tvds_bob_default();
+    p.beam2.nx = quick ? 100 : 500;
+    p.beam2.ny = quick ? 5 : 25;
+    tvds_fe_model *fe = NULL;
+    char full[4200], red[4200], logp[4200], setsp[4300];
+    snprintf(full, sizeof full, "%s/work/strip_full", dir);
+    snprintf(red, sizeof red, "%s/work/strip_reduced", dir);
+    snprintf(logp, sizeof logp, "%s/work/reduce.log", dir);
+    int rc = tvds_beam2_build(&p.beam2, &fe, &cc, &ctx);
+    if (!rc) rc = tvds_fe_model_write(fe, full, &ctx);
+    int n = fe ? fe->n : 0;
+    /* Boundary: 100 upper-edge nodes evenly spaced (200 DoFs, as the paper's beam 2). */
+    int top = -1;
+    for (int i = 0; fe && i < fe->nsets; i++)
+        if (!strcmp(fe->sets[i].name, "top")) top = i;
+    if (!rc && top >= 0) {
+        snprintf(setsp, sizeof setsp, "%s/sets.txt", full);
+        FILE *f = fopen(setsp, "a");
+        if (!f) rc = TVDS_ERR_IO;
+        else {
+            const tvds_nodeset *s = &fe->sets[top];
+            fprintf(f, "set edge100");
+            for (int k = 0; k < 100; k++) {
+                if (k && k % 16 == 0) fputs(" \\\n   ", f);
+                fprintf(f, " %ld", s->nodes[(long)k * (s->n - 1) / 99]);
+            }
+            fputc('\n', f);
+            if (ferror(f) | fclose(f)) rc = TVDS_ERR_IO;
+        }
+    }
+    tvds_fe_model_free(&fe, &cc);
+    cholmod_finish(&cc);
+    if (rc) return fail("reduce model", rc, &ctx);
+
+    char self[4096];
+    ssize_t ls = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (ls <= 0) return fail("reduce", TVDS_ERR_IO, &ctx);
+    self[ls] = '\0';
+    double sec[16];
+    long rss = 0;
+    for (int r = 0; r < R && r < 16; r++) {
+        double t0 = tvds_bench_now();
+        pid_t pid = fork();
+        if (pid < 0) return fail("reduce: fork", TVDS_ERR_IO, &ctx);
+        if (pid == 0) {
+            FILE *lf = freopen(logp, "w", stdout);
+            (void)lf;
+            execl(self, self, "reduce", "--model", full, "--boundary", "edge100", "--modes", "20",
+                  "-o", red, "--verbose", (char *)NULL);
+            _exit(127);
+        }
+        int st = 0;
+        struct rusage ru;
+        memset(&ru, 0, sizeof ru);
+        if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+            fprintf(stderr, "tvds bench: 'tvds reduce' failed (log %s)\n", logp);
+            return TVDS_ERR_SOLVER;
+        }
+        sec[r] = tvds_bench_now() - t0;
+        getrusage(RUSAGE_CHILDREN, &ru);
+        rss = ru.ru_maxrss;
+    }
+    add(t, "reduce", "tvds reduce wall time", median(sec, R < 16 ? R : 16), "s",
+        "%d DoFs (strip %dx%d Q9), 200 boundary DoFs + 20 modes, incl. reading", n, p.beam2.nx,
+        p.beam2.ny);
+    add(t, "reduce", "tvds reduce peak memory", rss / 1024.0, "MiB", "max RSS of the process");
+    return TVDS_OK;
+}
+
+/* Per-step cost vs reduced size n (modal path, subs-b), and physical path for small n. */
+static int bench_size(btab *t, const char *dir, int R, int quick)
+{
+    static const int sizes[] = {50, 100, 200, 500, 1000, 2000};
+    const int ns = quick ? 3 : 6;
+    double xs[8], ys[8];
+    int rc = TVDS_OK;
+    for (int i = 0; i < ns; i++) {
+        tvds_ctx ctx;
+        tvds_ctx_init(&ctx);
+        char sub[4200], cpath[4300];
+        snprintf(sub, sizeof sub, "%s/work/synthetic_%d", dir, sizes[i]);
+        if ((rc = tvds_bench_synthetic_write(sub, sizes[i], cpath, sizeof cpath, &ctx)))
+            return fail("synthetic model", rc, &ctx);
+        tvds_model *m = NULL;
+        if ((rc = tvds_case_read(cpath, NULL, 0, &m, &ctx))) return fail(cpath, rc, &ctx);
+        int n = 0;
+        for (int s = 0; s < m->nsub; s++) n += m->subs[s]->n;
+        tvds_bench_timing tm;
+        long nst = quick ? 2000 : 20000;
+        m->opt.method = TVDS_METHOD_SUBS_B;
+        m->opt.modal = 1;
+        if ((rc = time_steps(m, nst, R, &tm, &ctx))) {
+            tvds_model_free(&m);
+            return fail(cpath, rc, &ctx);
+        }
+        xs[i] = n;
+        ys[i] = tm.us_per_step;
+        char item[64];
+        snprintf(item, sizeof item, "n = %d modal us/step", n);
+        add(t, "size", item, tm.us_per_step, "us", "subs-b, median of %d x %ld steps, setup %.3g s",
+            R, nst, tm.setup_seconds);
+        if (sizes[i] <= 500) {
+            m->opt.modal = 0;
+            long np = nst / 4;
+            if ((rc = time_steps(m, np, R, &tm, &ctx))) {
+                tvds_model_free(&m);
+                return fail(cpath, rc, &ctx);
+            }
+            snprintf(item, sizeof item, "n = %d physical us/step", n);
+            add(t, "size", item, tm.us_per_step, "us", "dense path, median of %d x %ld steps", R,
+                np);
+        }
+        tvds_model_free(&m);
+    }
+    /* Least-squares line us = a + b n and its R^2. */
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (int i = 0; i < ns; i++) {
+        sx += xs[i];
+        sy += ys[i];
+        sxx += xs[i] * xs[i];
+        sxy += xs[i] * ys[i];
+    }
+    double b = (ns * sxy - sx * sy) / (ns * sxx - sx * sx), a = (sy - b * sx) / ns;
+    double ybar = sy / ns, ssr = 0, sst = 0;
+    for (int i = 0; i < ns; i++) {
+        double e = ys[i] - (a + b * xs[i]);
+        ssr += e * e;
+        sst += (ys[i] - ybar) * (ys[i] - ybar);
+    }
+    double r2 = sst > 0 ? 1.0 - ssr / sst : 1.0;
+    add(t, "size", "modal fit slope", 1e3 * b, "ns/DoF", "us/step = a + b n, least squares");
+    add(t, "size", "modal fit intercept", a, "us", NULL);
+    add(t, "size", "modal fit R^2", r2, "-", "n = %g .. %g", xs[0], xs[ns - 1]);
+    return TVDS_OK;
+}
+
+int tvds_cmd_bench(int argc, char **argv)
+{
+    const char *outdir = "bench/results", *case_path = "bench/cases/beam_on_beam.ini", *val;
+    int R = 3, quick = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int r;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            bench_help(stdout);
+            return 0;
+        } else if (!strcmp(a, "--quick")) {
+            quick = 1;
+        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--output", "-o", &val)) != 0) {
+            if (r < 0) return 2;
+            outdir = val;
+        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--case", NULL, &val)) != 0) {
+            if (r < 0) return 2;
+            case_path = val;
+        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--repeats", NULL, &val)) != 0) {
+            if (r < 0) return 2;
+            char *end;
+            long v = strtol(val, &end, 10);
+            if (*end || v < 1 || v > 15)
+                return tvds_cli_usage_error("bench: --repeats %s: need an integer in 1..15", val);
+            R = (int)v;
+        } else {
+            return tvds_cli_usage_error("bench: unexpected argument '%s' (see 'tvds bench "
+                                        "--help')",
+                                        a);
+        }
+    }
+    char work[4200];
+    snprintf(work, sizeof work, "%s/work", outdir);
+    if (mkdir_p(work) != 0)
+        return tvds_cli_usage_error("bench: cannot create %s: %s", work, strerror(errno));
+    char machine[512];
+    machine_string(machine, sizeof machine);
+    printf("tvds bench on %s%s\n", machine, quick ? " (--quick: smoke run)" : "");
+    printf("%-10s %-34s %14s %-10s %s\n", "section", "item", "value", "unit", "note");
+    btab *t = calloc(1, sizeof *t);
+    if (!t) return 1;
+    double t0 = tvds_bench_now();
+    int rc = bench_methods(t, case_path, R, quick);
+    if (!rc) rc = bench_reduce(t, outdir, quick ? 1 : R, quick);
+    if (!rc) rc = bench_size(t, outdir, R, quick);
+    add(t, "bench", "total wall time", tvds_bench_now() - t0, "s", NULL);
+    int wr = write_outputs(t, outdir, machine);
+    free(t);
+    if (wr) return tvds_cli_usage_error("bench: cannot write %s/bench.csv or bench.md", outdir);
+    printf("wrote %s/bench.csv and %s/bench.md\n", outdir, outdir);
+    return rc ? tvds_status_exit_code(rc) : 0;
+}

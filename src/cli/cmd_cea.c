@@ -1,0 +1,287 @@
+/* cmd_cea.c — `tvds cea`: complex eigenvalue locus along the sliding path of a case. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "cli/cli.h"
+#include "tvds/tvds_case.h"
+#include "tvds/tvds_cea.h"
+
+static void cea_help(FILE *out)
+{
+    fprintf(out,
+            "usage: tvds cea CASE [--positions N | --s0 A --s1 B] [--modes 20] [options] -o DIR\n"
+            "\n"
+            "Complex eigenvalue analysis along the sliding path (docs/cea.md): at each position s\n"
+            "of the slave node along the undeformed master surface the substructures are coupled\n"
+            "by primal assembly (compatibility B_C, equilibrium B_E with friction), linearised\n"
+            "about steady sliding; the lowest complex eigenvalues are tracked across positions\n"
+            "by MAC. Writes DIR/locus.csv, DIR/unstable.csv, DIR/locus.png, DIR/stability.png.\n"
+            "\n"
+            "options:\n"
+            "  --positions N   number of positions (default 101), evenly spaced on [s0, s1]\n"
+            "  --s0 A, --s1 B  first and last position [m] (default: the whole master surface)\n"
+            "  --modes M       branches: lowest M oscillating eigenvalues (default 20)\n"
+            "  --contact NAME  contact to analyse (default: the first one)\n"
+            "  --chi +1|-1     sliding sign (default: from the case's kinematics)\n"
+            "  --slave K       slave node of the contact, index in its node list (default 0)\n"
+            "  --t-eval T      time of the steady state: damping schedule, sliding velocity\n"
+            "                  (default: the case's t_end)\n"
+            "  --solver S      auto (default), qz (LAPACK dggev) or standard (dgeev)\n"
+            "  --threads T     OpenMP threads over positions (default: OpenMP's)\n"
+            "  --set S.K=V     override a case key (as 'tvds run')\n"
+            "  -o, --output D  output directory (created; default out/<case name>/cea)\n"
+            "  -h, --help      this help\n"
+            "\n"
+            "exit codes: 0 success (a missing gnuplot is a warning), 2 bad input, 3 solver\n"
+            "failure.\n"
+            "\n"
+            "example:\n"
+            "  tvds cea models/beam_on_beam/beam_on_beam.ini --positions 201 -o out/beam/cea\n");
+}
+
+static int mkdir_p(const char *dir)
+{
+    char buf[4096];
+    size_t n = strlen(dir);
+    if (n == 0 || n >= sizeof buf) return -1;
+    memcpy(buf, dir, n + 1);
+    for (size_t i = 1; i <= n; i++) {
+        if (buf[i] == '/' || buf[i] == '\0') {
+            char c = buf[i];
+            buf[i] = '\0';
+            if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
+            buf[i] = c;
+        }
+    }
+    return 0;
+}
+
+static int parse_double(const char *s, double *v)
+{
+    char *end;
+    errno = 0;
+    *v = strtod(s, &end);
+    return end != s && *end == '\0' && errno == 0 && isfinite(*v) ? 0 : -1;
+}
+
+int tvds_cmd_cea(int argc, char **argv)
+{
+    const char *case_path = NULL, *outdir = NULL, *cname = NULL, *val;
+    tvds_cli_sets sets = {0};
+    tvds_cea_options o = tvds_cea_options_default();
+    int npos = 101, have_s0 = 0, have_s1 = 0, r;
+    double s0 = 0.0, s1 = 0.0, v;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            cea_help(stdout);
+            tvds_cli_sets_free(&sets);
+            return 0;
+        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--set", NULL, &val)) != 0) {
+            if (r < 0) goto usage_fail;
+            if (tvds_cli_sets_add(&sets, val)) {
+                tvds_cli_sets_free(&sets);
+                return tvds_cli_report(TVDS_ERR_NOMEM, NULL);
+            }
+        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--output", "-o", &val)) != 0) {
+            if (r < 0) goto usage_fail;
+            outdir = val;
+        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--contact", NULL, &val)) != 0) {
+            if (r < 0) goto usage_fail;
+            cname = val;
+        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--positions", NULL, &val)) != 0) {
+            if (r < 0) goto usage_fail;
+            if (parse_double(val, &v) || v < 1 || v > 1e6 || v != floor(v)) {
+                tvds_cli_usage_error("cea: --positions %s: expected an integer >= 1", val);
+                goto usage_fail;
+            }
+            npos = (int)v;
+        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--s0", NULL, &val)) != 0) {
+            if (r < 0) goto usage_fail;
+            if (parse_double(val, &s0)) {
+                tvds_cli_usage_error("cea: --s0 %s: expected a position [m]", val);
+                goto usage_fail;
+            }
+            have_s0 = 1;
+        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--s1", NULL, &val)) != 0) {
+            if (r < 0) goto usage_fail;
+            if (parse_double(val, &s1)) {
+                tvds_cli_usage_error("cea: --s1 %s: expected a position [m]", val);
+                goto usage_fail;
+            }
+            have_s1 = 1;
+        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--modes", NULL, &val)) != 0) {
+            if (r < 0) goto usage_fail;
+            if (parse_double(val, &v) || v < 1 || v > 10000 || v != floor(v)) {
+                tvds_cli_usage_error("cea: --modes %s: expected an integer >= 1", val);
+                goto usage_fail;
+            }
+            o.nmodes = (int)v;
+        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--chi", NULL, &val)) != 0) {
+            if (r < 0) goto usage_fail;
+            if (parse_double(val, &v) || (v != 1.0 && v != -1.0)) {
+                tvds_cli_usage_error("cea: --chi %s: expected +1 or -1", val);
+                goto usage_fail;
+            }
+            o.chi = v;
+        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--slave", NULL, &val)) != 0) {
+            if (r < 0) goto usage_fail;
+            if (parse_double(val, &v) || v < 0 || v > 1e6 || v != floor(v)) {
+                tvds_cli_usage_error("cea: --slave %s: expected an index >= 0", val);
+                goto usage_fail;
+            }
+            o.slave = (int)v;
+        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--t-eval", NULL, &val)) != 0) {
+            if (r < 0) goto usage_fail;
+            if (parse_double(val, &v) || v < 0) {
+                tvds_cli_usage_error("cea: --t-eval %s: expected a time >= 0 [s]", val);
+                goto usage_fail;
+            }
+            o.t_eval = v;
+        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--threads", NULL, &val)) != 0) {
+            if (r < 0) goto usage_fail;
+            if (parse_double(val, &v) || v < 1 || v > 1024 || v != floor(v)) {
+                tvds_cli_usage_error("cea: --threads %s: expected an integer >= 1", val);
+                goto usage_fail;
+            }
+            o.nthreads = (int)v;
+        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--solver", NULL, &val)) != 0) {
+            if (r < 0) goto usage_fail;
+            if (!strcmp(val, "auto"))
+                o.solver = TVDS_CEA_AUTO;
+            else if (!strcmp(val, "qz"))
+                o.solver = TVDS_CEA_QZ;
+            else if (!strcmp(val, "standard"))
+                o.solver = TVDS_CEA_STANDARD;
+            else {
+                tvds_cli_usage_error("cea: --solver %s: expected auto, qz or standard", val);
+                goto usage_fail;
+            }
+        } else if (a[0] == '-' && a[1] != '\0' && !(a[1] >= '0' && a[1] <= '9')) {
+            tvds_cli_usage_error("cea: unknown option '%s' (see 'tvds cea --help')", a);
+            goto usage_fail;
+        } else if (!case_path) {
+            case_path = a;
+        } else {
+            tvds_cli_usage_error("cea: more than one case file ('%s', '%s')", case_path, a);
+            goto usage_fail;
+        }
+    }
+    if (!case_path) {
+        tvds_cli_usage_error("cea: missing CASE (see 'tvds cea --help')");
+        goto usage_fail;
+    }
+
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_model *m = NULL;
+    tvds_cea_result *res = NULL;
+    double *s = NULL;
+    char *dir = NULL;
+    int rc = tvds_case_read(case_path, sets.v, sets.n, &m, &ctx);
+    tvds_cli_sets_free(&sets);
+    if (rc) return tvds_cli_report(rc, &ctx);
+    int contact = 0;
+    if (m->ncontact < 1) {
+        fprintf(stderr, "tvds: %s: the case has no contact to analyse\n", case_path);
+        rc = 2;
+        goto out;
+    }
+    if (cname) {
+        contact = -1;
+        for (int c = 0; c < m->ncontact; c++)
+            if (m->contacts[c].name && !strcmp(m->contacts[c].name, cname)) contact = c;
+        if (contact < 0) {
+            fprintf(stderr, "tvds: %s: no contact '%s'\n", case_path, cname);
+            rc = 2;
+            goto out;
+        }
+    }
+    if (!have_s0 || !have_s1) {
+        double L;
+        if (tvds_cea_surface_length(m, contact, &L, &ctx) != TVDS_OK) {
+            fprintf(stderr, "tvds: %s (give --s0 and --s1)\n", ctx.msg);
+            rc = 2;
+            goto out;
+        }
+        if (!have_s0) s0 = 0.0;
+        if (!have_s1) s1 = L;
+    }
+    s = tvds_malloc((size_t)npos * sizeof *s);
+    if (!s) {
+        rc = tvds_cli_report(TVDS_ERR_NOMEM, NULL);
+        goto out;
+    }
+    for (int i = 0; i < npos; i++)
+        s[i] = npos == 1 ? s0 : s0 + (s1 - s0) * i / (npos - 1);
+    if (!outdir) {
+        const char *name = m->name ? m->name : "case";
+        size_t len = strlen(name) + 16;
+        dir = tvds_malloc(len);
+        if (!dir) {
+            rc = tvds_cli_report(TVDS_ERR_NOMEM, NULL);
+            goto out;
+        }
+        snprintf(dir, len, "out/%s/cea", name);
+        outdir = dir;
+    }
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    rc = tvds_cea_run(m, contact, s, npos, &o, &res, &ctx);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (rc) {
+        rc = tvds_cli_report(rc, &ctx);
+        goto out;
+    }
+    if (mkdir_p(outdir) != 0) {
+        fprintf(stderr, "tvds: %s: cannot create directory: %s\n", outdir, strerror(errno));
+        rc = 2;
+        goto out;
+    }
+    rc = tvds_cea_write_csv(res, outdir, &ctx);
+    if (rc) {
+        rc = tvds_cli_report(rc, &ctx);
+        goto out;
+    }
+    int prc = tvds_cea_plot(res, outdir, &ctx);
+    printf("cea: %s, contact '%s', mu = %g, chi = %+g\n", case_path,
+           m->contacts[contact].name ? m->contacts[contact].name : "?", m->contacts[contact].mu_k,
+           res->chi);
+    printf("  %d positions on [%g, %g] m, %d DoFs -> %d after primal assembly, %d branches, "
+           "%.3f s\n",
+           npos, s0, s1, res->ndof, res->nred, res->nbranch,
+           (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
+    printf("  largest backward error of the eigenpairs %.2g%s\n", res->resid_max,
+           res->resid_max > 1e-8 ? " (inaccurate: try --solver qz or standard)" : "");
+    if (res->nwin == 0) printf("  no unstable window\n");
+    for (int w = 0; w < res->nwin; w++)
+        printf(
+            "  unstable: branch %d, s in [%.6g, %.6g] m, f in [%.6g, %.6g] Hz, max Re %.4g 1/s\n",
+            res->win[w].branch, res->win[w].s_start, res->win[w].s_end, res->win[w].f_min,
+            res->win[w].f_max, res->win[w].re_max);
+    printf("  %s/locus.csv, %s/unstable.csv\n", outdir, outdir);
+    if (prc == TVDS_WARN_NO_GNUPLOT) {
+        fprintf(stderr, "tvds: warning: %s\n", ctx.msg);
+    } else if (prc != TVDS_OK) {
+        rc = tvds_cli_report(prc, &ctx);
+        goto out;
+    } else {
+        printf("  %s/locus.png, %s/stability.png\n", outdir, outdir);
+    }
+    rc = 0;
+out:
+    tvds_cea_result_free(&res);
+    tvds_model_free(&m);
+    tvds_free(s);
+    tvds_free(dir);
+    return rc;
+
+usage_fail:
+    tvds_cli_sets_free(&sets);
+    return 2;
+}

@@ -1,0 +1,217 @@
+/* cmd_reduce.c — `tvds reduce`: Craig–Bampton reduction of a full Matrix Market model into a
+ * substructure directory (docs/reduce.md). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "tvds/tvds_io.h"
+#include "tvds/tvds_reduce.h"
+
+static void reduce_help(FILE *out)
+{
+    fprintf(
+        out,
+        "usage: tvds reduce (--model DIR | --mass M.mtx --stiffness K.mtx --dofs dofs.txt\n"
+        "                    [--sets sets.txt]) --boundary SPEC (--modes N | --fcut HZ)\n"
+        "                   [--recover SPEC] [--sigma S] [--tol T] -o OUTDIR [--verbose]\n"
+        "\n"
+        "Craig-Bampton reduction of a full FE model (sparse symmetric M and K in Matrix\n"
+        "Market files, one DoF label per line in dofs.txt: '<node> <ux|uy|uz|rx|ry|rz> <x>\n"
+        "<y> <z>'). The boundary DoFs are kept as physical DoFs, followed by N fixed-interface\n"
+        "modes (mass-normalised, labelled with their frequency). OUTDIR receives a\n"
+        "substructure directory (M.mtx, K.mtx, dofs.txt, sets.txt, recovery rows).\n"
+        "\n"
+        "options:\n"
+        "  --model DIR      DIR/M.mtx, DIR/K.mtx, DIR/dofs.txt and DIR/sets.txt (if present)\n"
+        "  --mass, --stiffness, --dofs, --sets   the same files named one by one\n"
+        "  --boundary SPEC  retained DoFs: comma-separated items, each a node-set name\n"
+        "                   (all DoFs of its nodes, set order), SET.y (one direction),\n"
+        "                   NODE, NODE.x, or #INDEX (0-based DoF index)\n"
+        "  --modes N        fixed-interface modes to keep (default 20)\n"
+        "  --fcut HZ        keep the fixed-interface modes below HZ (with --modes: at most N)\n"
+        "  --recover SPEC   interior DoFs to recover (rows of the reduction basis)\n"
+        "  --sigma S        eigensolver shift, <= 0 [rad^2/s^2] (default 0)\n"
+        "  --tol T          ARPACK relative tolerance (default 1e-12)\n"
+        "  -o, --output DIR output substructure directory (created)\n"
+        "  --verbose        print sizes, times and peak memory\n"
+        "  -h, --help       this help\n"
+        "\n"
+        "The boundary must restrain every rigid-body motion (the interior stiffness K_ii must\n"
+        "be positive definite); otherwise the command stops with exit code 2 and names a DoF.\n"
+        "exit codes: 0 success, 1 internal error, 2 bad input, 3 solver failure.\n"
+        "\n"
+        "example:\n"
+        "  tvds model beam-on-beam -o out/bob\n"
+        "  tvds reduce --model out/bob/beam2_full --boundary top --modes 20 --recover T.y \\\n"
+        "      -o out/beam2_cb --verbose\n");
+}
+
+static int file_exists(const char *p)
+{
+    FILE *f = fopen(p, "r");
+    if (!f) return 0;
+    fclose(f);
+    return 1;
+}
+
+static void print_stats(const tvds_reduce_stats *st, FILE *out)
+{
+    fprintf(out,
+            "reduce: n = %d DoFs (nnz K = %ld), boundary %d, interior %d, modes %d"
+            " (highest %.6g Hz)\n"
+            "reduce: rcond(K_ii) ~ %.3g\n"
+            "reduce: factor %.3f s (nnz L = %ld), constraint modes %.3f s, eigenmodes %.3f s"
+            " (%d restarts, %d solves), projection %.3f s, total %.3f s\n"
+            "reduce: peak memory (max RSS) %.1f MiB\n",
+            st->n, st->nnz_K, st->nb, st->ni, st->nm, st->f_max_hz, st->rcond_Kii, st->t_factor,
+            st->nnz_L, st->t_static, st->t_modes, st->arpack_iter, st->arpack_nops, st->t_project,
+            st->t_total, st->peak_rss_kb / 1024.0);
+}
+
+int tvds_cmd_reduce(int argc, char **argv)
+{
+    const char *model = NULL, *mpath = NULL, *kpath = NULL, *dpath = NULL, *spath = NULL;
+    const char *bspec = NULL, *rspec = NULL, *outdir = NULL, *val;
+    tvds_reduce_opts opt = tvds_reduce_opts_default();
+    int verbose = 0, modes_given = 0, r;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            reduce_help(stdout);
+            return 0;
+        } else if (!strcmp(a, "--verbose") || !strcmp(a, "-v")) {
+            verbose = 1;
+        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--model", NULL, &val)) != 0) {
+            if (r < 0) return 2;
+            model = val;
+        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--mass", NULL, &val)) != 0) {
+            if (r < 0) return 2;
+            mpath = val;
+        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--stiffness", NULL, &val)) != 0) {
+            if (r < 0) return 2;
+            kpath = val;
+        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--dofs", NULL, &val)) != 0) {
+            if (r < 0) return 2;
+            dpath = val;
+        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--sets", NULL, &val)) != 0) {
+            if (r < 0) return 2;
+            spath = val;
+        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--boundary", NULL, &val)) != 0) {
+            if (r < 0) return 2;
+            bspec = val;
+        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--recover", NULL, &val)) != 0) {
+            if (r < 0) return 2;
+            rspec = val;
+        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--output", "-o", &val)) != 0) {
+            if (r < 0) return 2;
+            outdir = val;
+        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--modes", NULL, &val)) != 0) {
+            char *end;
+            if (r < 0) return 2;
+            long v = strtol(val, &end, 10);
+            if (*end || end == val || v < 1 || v > 100000)
+                return tvds_cli_usage_error("reduce: --modes %s: need an integer >= 1", val);
+            opt.nmodes = (int)v;
+            modes_given = 1;
+        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--fcut", NULL, &val)) != 0) {
+            char *end;
+            if (r < 0) return 2;
+            double v = strtod(val, &end);
+            if (*end || end == val || !(v > 0) || v > 1e300)
+                return tvds_cli_usage_error("reduce: --fcut %s: need a frequency > 0 [Hz]", val);
+            opt.f_cut_hz = v;
+        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--sigma", NULL, &val)) != 0) {
+            char *end;
+            if (r < 0) return 2;
+            double v = strtod(val, &end);
+            if (*end || end == val || !(v <= 0) || v < -1e300)
+                return tvds_cli_usage_error("reduce: --sigma %s: need a shift <= 0", val);
+            opt.sigma = v;
+        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--tol", NULL, &val)) != 0) {
+            char *end;
+            if (r < 0) return 2;
+            double v = strtod(val, &end);
+            if (*end || end == val || !(v > 0) || !(v < 1))
+                return tvds_cli_usage_error("reduce: --tol %s: need 0 < tol < 1", val);
+            opt.tol = v;
+        } else {
+            return tvds_cli_usage_error("reduce: unexpected argument '%s' (see 'tvds reduce "
+                                        "--help')",
+                                        a);
+        }
+    }
+    if (opt.f_cut_hz > 0 && !modes_given) opt.nmodes = 0;
+    char mbuf[4096], kbuf[4096], dbuf[4096], sbuf[4096];
+    if (model) {
+        if (mpath || kpath || dpath)
+            return tvds_cli_usage_error("reduce: --model and --mass/--stiffness/--dofs exclude "
+                                        "each other");
+        snprintf(mbuf, sizeof mbuf, "%s/M.mtx", model);
+        snprintf(kbuf, sizeof kbuf, "%s/K.mtx", model);
+        snprintf(dbuf, sizeof dbuf, "%s/dofs.txt", model);
+        snprintf(sbuf, sizeof sbuf, "%s/sets.txt", model);
+        mpath = mbuf;
+        kpath = kbuf;
+        dpath = dbuf;
+        if (!spath && file_exists(sbuf)) spath = sbuf;
+    }
+    if (!mpath || !kpath || !dpath)
+        return tvds_cli_usage_error("reduce: give --model DIR or --mass, --stiffness and --dofs "
+                                    "(see 'tvds reduce --help')");
+    if (!bspec) return tvds_cli_usage_error("reduce: missing --boundary SPEC");
+    if (!outdir) return tvds_cli_usage_error("reduce: missing -o OUTDIR");
+
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    cholmod_common cc;
+    int rc = tvds_cholmod_start(&cc);
+    if (rc) return tvds_cli_report(rc, NULL);
+    tvds_cholmod_ctx(&ctx);
+    cholmod_sparse *M = NULL, *K = NULL;
+    tvds_dof *dofs = NULL;
+    tvds_nodeset *sets = NULL;
+    int n = 0, nsets = 0, nb = 0, nr = 0, *bidx = NULL, *ridx = NULL;
+    tvds_substructure *s = NULL;
+    tvds_reduce_stats st;
+    memset(&st, 0, sizeof st);
+    rc = tvds_mm_read(mpath, &M, &cc, &ctx);
+    if (!rc) rc = tvds_mm_read(kpath, &K, &cc, &ctx);
+    if (!rc) rc = tvds_fe_dofs_read(dpath, spath, &n, &dofs, &nsets, &sets, &ctx);
+    if (!rc && ((int)M->nrow != n || (int)K->nrow != n || M->nrow != M->ncol || K->nrow != K->ncol))
+        rc = TVDS_ERROR(&ctx, TVDS_ERR_INVALID,
+                        "%s: %d DoF labels, but M is %zu x %zu and K is %zu x %zu", dpath, n,
+                        M->nrow, M->ncol, K->nrow, K->ncol);
+    if (!rc) rc = tvds_reduce_parse_spec(bspec, n, dofs, nsets, sets, &nb, &bidx, &ctx);
+    if (!rc && rspec) rc = tvds_reduce_parse_spec(rspec, n, dofs, nsets, sets, &nr, &ridx, &ctx);
+    if (!rc)
+        rc = tvds_reduce_cb(M, K, dofs, nb, bidx, nr, ridx, nsets, sets, &opt, &s, &st, &cc, &ctx);
+    if (!rc) { /* the substructure is named after its directory */
+        const char *base = strrchr(outdir, '/');
+        base = base && base[1] ? base + 1 : outdir;
+        char *nm = tvds_strdup(base);
+        if (!nm) {
+            rc = TVDS_ERROR(&ctx, TVDS_ERR_NOMEM, "out of memory");
+        } else {
+            tvds_free(s->name);
+            s->name = nm;
+        }
+    }
+    if (!rc) rc = tvds_substructure_write(s, outdir, &ctx);
+    if (!rc) {
+        printf("reduce: wrote %s (%d DoFs: %d boundary + %d modes, %d recovery rows)\n", outdir,
+               s->n, nb, st.nm, nr);
+        if (verbose) print_stats(&st, stdout);
+    }
+    tvds_substructure_free(&s);
+    tvds_free(bidx);
+    tvds_free(ridx);
+    tvds_free(dofs);
+    tvds_fe_sets_free(nsets, &sets);
+    cholmod_free_sparse(&M, &cc);
+    cholmod_free_sparse(&K, &cc);
+    tvds_cholmod_ctx(NULL);
+    cholmod_finish(&cc);
+    if (rc) return tvds_cli_report(rc, &ctx);
+    return 0;
+}

@@ -1,0 +1,298 @@
+/* run.c — the run driver: step to t_end, sampled CSV outputs, periodic summary.json, CPU time. */
+#include "tvds/tvds_run.h"
+#include "tvds/tvds_output.h"
+#include "tvds/tvds_sim.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+static const char *const group_files[TVDS_GROUP_COUNT] = {"history.csv", "contacts.csv",
+                                                          "energy.csv"};
+
+tvds_run_opts tvds_run_opts_default(void)
+{
+    tvds_run_opts o;
+    memset(&o, 0, sizeof o);
+    o.progress_interval = 0.25;
+    o.summary_interval = 2.0;
+    return o;
+}
+
+const char *tvds_run_status_word(int code)
+{
+    switch (code) {
+    case TVDS_OK:
+        return "ok";
+    case TVDS_ERR_INTERRUPTED:
+        return "interrupted";
+    case TVDS_ERR_DIVERGED:
+        return "diverged";
+    case TVDS_ERR_CONTACT_LOST:
+        return "contact_lost";
+    case TVDS_ERR_SINGULAR:
+        return "singular";
+    case TVDS_ERR_SOLVER:
+        return "solver_failure";
+    case TVDS_ERR_PARSE:
+    case TVDS_ERR_INVALID:
+    case TVDS_ERR_NOT_POSDEF:
+    case TVDS_ERR_UNSTABLE_DT:
+        return "invalid_input";
+    default:
+        return code > 0 ? "ok" : "failed";
+    }
+}
+
+static double clock_s(clockid_t id)
+{
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+typedef struct run_state {
+    const tvds_model *m;
+    tvds_data *d;
+    char *dir;
+    char *summary_path;
+    tvds_csv *csv[TVDS_GROUP_COUNT];
+    const double *vals[TVDS_GROUP_COUNT];
+    double wall0, cpu0, cpu_out; /* start times; CPU spent in outputs */
+    double cpu_setup;            /* CPU time of tvds_data_create */
+    double last_row_t;           /* time of the last row written */
+} run_state;
+
+static char *path_in(const char *dir, const char *file)
+{
+    size_t a = strlen(dir), b = strlen(file);
+    char *p = tvds_malloc(a + b + 2);
+    if (!p) return NULL;
+    memcpy(p, dir, a);
+    p[a] = '/';
+    memcpy(p + a + 1, file, b + 1);
+    return p;
+}
+
+/* Time of the state the channels describe: column 0 ("t [s]") of the history group. With
+ * central differences the engine may publish the state at t_n after computing u_{n+1}, so this
+ * can lag tvds_data_time by a step; sampling and the end of the run follow this time. */
+static double channel_time(const run_state *rs)
+{
+    if (rs->csv[TVDS_GROUP_HISTORY] && rs->vals[TVDS_GROUP_HISTORY])
+        return rs->vals[TVDS_GROUP_HISTORY][0];
+    return tvds_data_time(rs->d);
+}
+
+static int write_rows(run_state *rs, tvds_ctx *ctx)
+{
+    for (int g = 0; g < TVDS_GROUP_COUNT; g++)
+        if (rs->csv[g]) {
+            int rc = tvds_csv_row(rs->csv[g], rs->vals[g], ctx);
+            if (rc) return rc;
+        }
+    rs->last_row_t = channel_time(rs);
+    return TVDS_OK;
+}
+
+static int flush_all(run_state *rs, tvds_ctx *ctx)
+{
+    int rc = TVDS_OK;
+    for (int g = 0; g < TVDS_GROUP_COUNT; g++) {
+        int r = tvds_csv_flush(rs->csv[g], ctx);
+        if (r && !rc) rc = r;
+    }
+    return rc;
+}
+
+static void fill_result(const run_state *rs, tvds_run_result *r, int status)
+{
+    memset(r, 0, sizeof *r);
+    r->status = status;
+    r->steps = rs->d ? tvds_data_steps(rs->d) : 0;
+    r->dt = rs->d ? tvds_data_dt(rs->d) : 0.0;
+    r->t_reached = rs->d ? channel_time(rs) : 0.0;
+    double cpu = clock_s(CLOCK_PROCESS_CPUTIME_ID) - rs->cpu0 - rs->cpu_out;
+    r->cpu_seconds = cpu > 0 ? cpu : 0.0;
+    r->us_per_step = r->steps > 0 ? 1e6 * r->cpu_seconds / (double)r->steps : 0.0;
+    r->wall_seconds = clock_s(CLOCK_MONOTONIC) - rs->wall0;
+    r->setup_cpu_seconds = rs->cpu_setup;
+    r->rows = tvds_csv_rows(rs->csv[TVDS_GROUP_HISTORY]);
+}
+
+static int write_summary(run_state *rs, const char *status, int code, const char *message,
+                         tvds_ctx *ctx)
+{
+    tvds_run_result r;
+    fill_result(rs, &r, code);
+    tvds_summary_info s;
+    memset(&s, 0, sizeof s);
+    s.case_name = rs->m->name;
+    s.method = tvds_method_name(rs->m->opt.method);
+    s.status = status;
+    s.status_code = tvds_status_name(code);
+    s.message = message;
+    s.steps = r.steps;
+    s.dt = r.dt;
+    s.t_end = rs->m->opt.t_end;
+    s.t_reached = r.t_reached;
+    s.cpu_seconds = r.cpu_seconds;
+    s.us_per_step = r.us_per_step;
+    s.wall_seconds = r.wall_seconds;
+    s.setup_cpu_seconds = r.setup_cpu_seconds;
+    if (rs->d) {
+        int n = 0;
+        const char *const *names = NULL;
+        const double *vals = NULL;
+        if (tvds_summary(rs->d, &n, &names, &vals) == TVDS_OK && n > 0) {
+            s.nscalars = n;
+            s.scalar_names = names;
+            s.scalar_values = vals;
+        }
+    }
+    return tvds_summary_write(rs->summary_path, &s, ctx);
+}
+
+/* Open the CSV of every group the engine publishes. */
+static int open_groups(run_state *rs, tvds_ctx *ctx)
+{
+    for (int g = 0; g < TVDS_GROUP_COUNT; g++) {
+        int n = 0;
+        const char *const *names = NULL;
+        const double *vals = NULL;
+        if (tvds_channels(rs->d, g, &n, &names, &vals) != TVDS_OK || n <= 0) continue;
+        char *path = path_in(rs->dir, group_files[g]);
+        if (!path) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
+        int rc = tvds_csv_open(path, n, names, &rs->csv[g], ctx);
+        tvds_free(path);
+        if (rc) return rc;
+        rs->vals[g] = vals;
+    }
+    return TVDS_OK;
+}
+
+int tvds_run(const tvds_model *m, const char *outdir, const tvds_run_opts *o, tvds_ctx *ctx)
+{
+    if (!m) return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "tvds_run: NULL model");
+    tvds_run_opts opts = o ? *o : tvds_run_opts_default();
+    run_state rs;
+    memset(&rs, 0, sizeof rs);
+    rs.m = m;
+    rs.wall0 = clock_s(CLOCK_MONOTONIC);
+    rs.cpu0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+    int rc = TVDS_OK;
+
+    if (outdir) {
+        rs.dir = tvds_strdup(outdir);
+    } else {
+        const char *name = m->name ? m->name : "case";
+        rs.dir = tvds_malloc(strlen(name) + 5);
+        if (rs.dir) sprintf(rs.dir, "out/%s", name);
+    }
+    rs.summary_path = rs.dir ? path_in(rs.dir, "summary.json") : NULL;
+    if (!rs.dir || !rs.summary_path) {
+        rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    if ((rc = tvds_mkdir_p(rs.dir, ctx))) goto done;
+
+    tvds_ctx ectx; /* engine errors: kept apart so that the summary can quote them */
+    tvds_ctx_init(&ectx);
+    rc = tvds_data_create(m, &rs.d, &ectx);
+    /* The stepping loop's CPU time starts here: setup (eigenbases, ...) is reported apart. */
+    double cpu_now = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+    rs.cpu_setup = cpu_now - rs.cpu0;
+    rs.cpu0 = cpu_now;
+    if (rc) {
+        write_summary(&rs, tvds_run_status_word(rc), rc, ectx.msg, NULL);
+        /* Input errors found by the engine (a step above the stable one, ...) name the case. */
+        int input = tvds_status_exit_code(rc) == 2;
+        const char *cp = m->case_path;
+        if (input && cp && strncmp(ectx.msg, cp, strlen(cp)) != 0)
+            tvds_error_at(ctx, rc, ectx.src_file, ectx.src_line, "%s: %s", cp, ectx.msg);
+        else
+            tvds_error_at(ctx, rc, ectx.src_file, ectx.src_line, "%s", ectx.msg);
+        goto done;
+    }
+    if ((rc = open_groups(&rs, ctx))) goto done;
+    if ((rc = write_rows(&rs, ctx))) goto done; /* the initial state */
+    if ((rc = write_summary(&rs, "running", TVDS_OK, NULL, ctx))) goto done;
+
+    const double t_end = m->opt.t_end, out_dt = m->opt.out_dt;
+    const double dt = tvds_data_dt(rs.d);
+    double next_sample = out_dt; /* t = 0 already written */
+    double next_progress = rs.wall0 + opts.progress_interval;
+    double next_summary = rs.wall0 + opts.summary_interval;
+    /* Tolerance on times: a step that lands within a millionth of a step of a target counts. */
+    const double eps = 1e-6 * dt;
+    int step_rc = TVDS_OK;
+    unsigned long nloop = 0;
+    rs.cpu0 = clock_s(CLOCK_PROCESS_CPUTIME_ID); /* the loop's CPU time starts at its first step */
+    /* The run ends when the recorded state reaches t_end; the bound on the engine's own time
+     * only guards against a channel time that does not advance. */
+    while (channel_time(&rs) < t_end - eps && tvds_data_time(rs.d) < t_end + 2.0 * dt) {
+        if (opts.stop && *opts.stop) {
+            step_rc = TVDS_ERR_INTERRUPTED;
+            tvds_error_at(&ectx, TVDS_ERR_INTERRUPTED, __FILE__, __LINE__,
+                          "interrupted at t = %.9g s after %ld steps", channel_time(&rs),
+                          tvds_data_steps(rs.d));
+            break;
+        }
+        step_rc = tvds_step(m, rs.d, &ectx);
+        if (step_rc < 0) break;
+        step_rc = TVDS_OK;
+        double t = channel_time(&rs);
+        /* A new state only (the first step may publish the initial state again). */
+        if (t > rs.last_row_t + eps && (out_dt <= 0.0 || t >= next_sample - eps)) {
+            double c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+            rc = write_rows(&rs, ctx);
+            if (out_dt > 0.0) next_sample = (floor((t + eps) / out_dt) + 1.0) * out_dt;
+            rs.cpu_out += clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
+            if (rc) goto done;
+        }
+        /* The wall clock is read every 64 steps only: it would cost a fair part of a step of a
+         * small model (~0.1 us). */
+        if ((++nloop & 63) != 0 && opts.progress_interval > 0.0) continue;
+        double now = clock_s(CLOCK_MONOTONIC);
+        if (now >= next_progress && opts.progress) {
+            double c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+            tvds_progress pg;
+            pg.t = t;
+            pg.t_end = t_end;
+            pg.steps = tvds_data_steps(rs.d);
+            pg.wall_s = now - rs.wall0;
+            pg.steps_per_s = pg.wall_s > 0 ? (double)pg.steps / pg.wall_s : 0.0;
+            opts.progress(opts.user, &pg);
+            next_progress = now + opts.progress_interval;
+            rs.cpu_out += clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
+        }
+        if (now >= next_summary) {
+            double c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+            rc = flush_all(&rs, ctx);
+            if (!rc) rc = write_summary(&rs, "running", TVDS_OK, NULL, ctx);
+            next_summary = now + opts.summary_interval;
+            rs.cpu_out += clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
+            if (rc) goto done;
+        }
+    }
+    /* The last state reached is always in the files (end of run, divergence or interrupt). */
+    if (channel_time(&rs) > rs.last_row_t + eps && (rc = write_rows(&rs, ctx))) goto done;
+    if ((rc = flush_all(&rs, ctx))) goto done;
+    rc = write_summary(&rs, tvds_run_status_word(step_rc), step_rc, step_rc ? ectx.msg : NULL, ctx);
+    if (step_rc) {
+        tvds_error_at(ctx, step_rc, ectx.src_file, ectx.src_line, "%s", ectx.msg);
+        rc = step_rc;
+    }
+
+done:
+    if (opts.result) fill_result(&rs, opts.result, rc);
+    for (int g = 0; g < TVDS_GROUP_COUNT; g++) {
+        int r = tvds_csv_close(&rs.csv[g], ctx);
+        if (r && !rc) rc = r;
+    }
+    tvds_data_free(&rs.d);
+    tvds_free(rs.dir);
+    tvds_free(rs.summary_path);
+    return rc;
+}

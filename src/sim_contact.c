@@ -1,0 +1,373 @@
+/* sim_contact.c — contact detection at t_{n+1} (kinematic, deformed or mixed geometry per
+ * method), trial stick/slip states and assembly of the B_C / B_E rows (docs/theory.md). */
+#include <math.h>
+#include <string.h>
+
+#include "sim_impl.h"
+
+static double dot3(const double a[3], const double b[3])
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+static void normalize3(double a[3])
+{
+    double l = sqrt(dot3(a, a));
+    if (l > 0.0)
+        for (int k = 0; k < 3; k++)
+            a[k] /= l;
+}
+
+/* Displacement of (sub, dof) from x_prev (which 2), x (0) or x_new (1); 0 for dof < 0. */
+static double u_of(const tvds_data *d, int sub, int dof, int which)
+{
+    if (dof < 0) return 0.0;
+    const sim_sub *s = &d->sub[sub];
+    return sim_phys(s, which == 0 ? s->x : which == 1 ? s->x_new : s->x_prev, dof);
+}
+
+double sim_cp_rel(const tvds_data *d, const sim_cp *c, const double v[3], int which)
+{
+    double r = 0.0;
+    for (int e = 0; e < c->ne; e++)
+        r += c->e_w[e] * v[c->e_dir[e]] * u_of(d, c->e_sub[e], c->e_dof[e], which);
+    return r;
+}
+
+static int kin_defined(const tvds_fn *f)
+{
+    return !(f->kind == TVDS_FN_CONST && f->amp == 0.0 && f->offset == 0.0);
+}
+
+static void add_entry(sim_cp *c, int sub, int dof, int dir, double w)
+{
+    if (dof < 0 || c->ne >= SIM_ROW_MAX_CP) return;
+    c->e_sub[c->ne] = sub;
+    c->e_dof[c->ne] = dof;
+    c->e_dir[c->ne] = dir;
+    c->e_w[c->ne] = w;
+    c->ne++;
+}
+
+/* Master node k position for the given geometry: undeformed (deformed = 0) or X + u*. */
+static void master_pos(const tvds_model *m, const tvds_data *d, int ic, int k, int deformed,
+                       double P[2])
+{
+    const tvds_contact *C = &m->contacts[ic];
+    const long *dd = d->mnodes_dofs[ic] + 3 * k;
+    const double *X = d->mnodes_X[ic] + 3 * k;
+    for (int a = 0; a < 2; a++)
+        P[a] = X[a] + (deformed ? u_of(d, C->master_sub, (int)dd[a], 1) : 0.0);
+}
+
+static double seg_alpha(const double P1[2], const double P2[2], const double Q[2])
+{
+    double ex = P2[0] - P1[0], ey = P2[1] - P1[1];
+    return ((Q[0] - P1[0]) * ex + (Q[1] - P1[1]) * ey) / (ex * ex + ey * ey);
+}
+
+/* Follow the slave point Q along the master surface from segment *seg. */
+static int surface_search(const tvds_model *m, tvds_data *d, sim_cp *c, int deformed,
+                          const double Q[2], double t, tvds_ctx *ctx)
+{
+    const tvds_contact *C = &m->contacts[c->contact];
+    int nseg = C->nmaster - 1;
+    double P1[2], P2[2];
+    const double eps = 1e-9;
+    if (c->seg < 0) {
+        /* First search: the segment whose projection is inside and nearest. */
+        int best = -1;
+        double bestd = INFINITY;
+        for (int sg = 0; sg < nseg; sg++) {
+            master_pos(m, d, c->contact, sg, deformed, P1);
+            master_pos(m, d, c->contact, sg + 1, deformed, P2);
+            double a = seg_alpha(P1, P2, Q);
+            if (a < -eps || a > 1.0 + eps) continue;
+            double px = P1[0] + a * (P2[0] - P1[0]) - Q[0], py = P1[1] + a * (P2[1] - P1[1]) - Q[1];
+            double dist = px * px + py * py;
+            if (dist < bestd) {
+                bestd = dist;
+                best = sg;
+            }
+        }
+        if (best < 0)
+            return TVDS_ERROR(ctx, TVDS_ERR_CONTACT_LOST,
+                              "t = %.9g s, step %ld: contact '%s': slave node %ld at (%g, %g) "
+                              "is beyond the ends of the master surface",
+                              t, d->step, C->name ? C->name : "?", c->node, Q[0], Q[1]);
+        c->seg = best;
+    }
+    for (int guard = 0; guard <= nseg; guard++) {
+        master_pos(m, d, c->contact, c->seg, deformed, P1);
+        master_pos(m, d, c->contact, c->seg + 1, deformed, P2);
+        double a = seg_alpha(P1, P2, Q);
+        if (a < 0.0 && c->seg > 0) {
+            c->seg--;
+            continue;
+        }
+        if (a > 1.0 && c->seg < nseg - 1) {
+            c->seg++;
+            continue;
+        }
+        if (a < -eps || a > 1.0 + eps) {
+            int first = a < 0.0;
+            return TVDS_ERROR(ctx, TVDS_ERR_CONTACT_LOST,
+                              "t = %.9g s, step %ld: contact '%s': slave node %ld left the "
+                              "master surface past its %s node %ld (alpha = %g)",
+                              t, d->step, C->name ? C->name : "?", c->node,
+                              first ? "first" : "last", C->master_nodes[first ? 0 : nseg], a);
+        }
+        c->alpha = a < 0.0 ? 0.0 : a > 1.0 ? 1.0 : a;
+        return TVDS_OK;
+    }
+    return TVDS_OK;
+}
+
+/* Geometry of one contact point at t_{n+1}. */
+static int cp_geometry(const tvds_model *m, tvds_data *d, sim_cp *c, int mode, double t1, double t0,
+                       tvds_ctx *ctx)
+{
+    const tvds_contact *C = &m->contacts[c->contact];
+    int dim = C->dim, ss = C->slave_sub;
+    double us[3] = {0, 0, 0}, kin1[3] = {0, 0, 0}, kin0[3] = {0, 0, 0};
+    c->has_kin = 0;
+    for (int a = 0; a < dim; a++) {
+        us[a] = u_of(d, ss, c->sdof[a], 1);
+        kin1[a] = tvds_fn_eval(&C->slave_kin[a], t1);
+        kin0[a] = tvds_fn_eval(&C->slave_kin[a], t0);
+        if (kin_defined(&C->slave_kin[a])) c->has_kin = 1;
+    }
+    /* Slave point used for the search: the prescribed kinematics (subs-a) or the predicted
+     * deformed position (others). */
+    double Q[3];
+    for (int a = 0; a < 3; a++)
+        Q[a] = c->X[a] + (mode == 0 ? kin1[a] : us[a]);
+    c->ne = 0;
+    memset(c->dP, 0, sizeof c->dP);
+    memset(c->dPc, 0, sizeof c->dPc);
+    double Pc[3] = {0, 0, 0}; /* predicted master point */
+    if (C->master_kind == TVDS_MASTER_RIGID) {
+        double n[3] = {0, 0, 0}, tt[3] = {0, 0, 0};
+        for (int a = 0; a < dim; a++) {
+            n[a] = C->rigid_normal[a];
+            tt[a] = C->rigid_t1[a];
+        }
+        normalize3(n);
+        double tn = dot3(tt, n);
+        for (int a = 0; a < 3; a++)
+            tt[a] -= tn * n[a];
+        normalize3(tt);
+        memcpy(c->n, n, sizeof n);
+        memcpy(c->t[0], tt, sizeof tt);
+        c->t[1][0] = n[1] * tt[2] - n[2] * tt[1];
+        c->t[1][1] = n[2] * tt[0] - n[0] * tt[2];
+        c->t[1][2] = n[0] * tt[1] - n[1] * tt[0];
+        double tm1 = t1 - d->h;
+        for (int a = 0; a < dim; a++) {
+            double p1 = tvds_fn_eval(&C->rigid_motion[a], t1);
+            double p0 = tvds_fn_eval(&C->rigid_motion[a], t0);
+            double pm = tvds_fn_eval(&C->rigid_motion[a], tm1 - d->h);
+            Pc[a] = C->rigid_point[a] + p1;
+            c->dP[a] = d->init_mode ? 0.5 * d->h * d->h * tvds_fn_deriv(&C->rigid_motion[a], t0, 2)
+                                    : p1 - p0;
+            c->dPc[a] = 0.5 * (p1 - pm);
+        }
+        for (int a = 0; a < dim; a++)
+            add_entry(c, ss, c->sdof[a], a, 1.0);
+        c->seg = 0;
+        c->alpha = 0.0;
+        double rq[3];
+        for (int a = 0; a < 3; a++)
+            rq[a] = Q[a] - Pc[a];
+        c->s = dot3(c->t[0], rq);
+    } else {
+        int stuck = c->state_prev == TVDS_STICK && c->seg >= 0;
+        int deformed = mode != 0;
+        if (!stuck) {
+            int rc = surface_search(m, d, c, deformed, Q, t1, ctx);
+            if (rc) return rc;
+        }
+        double P1[2], P2[2], D1[2], D2[2];
+        master_pos(m, d, c->contact, c->seg, 1, D1);
+        master_pos(m, d, c->contact, c->seg + 1, 1, D2);
+        if (mode == 1) {
+            P1[0] = D1[0], P1[1] = D1[1], P2[0] = D2[0], P2[1] = D2[1];
+        } else {
+            master_pos(m, d, c->contact, c->seg, 0, P1);
+            master_pos(m, d, c->contact, c->seg + 1, 0, P2);
+        }
+        /* gamma: angle of T1 -> T2; t = (cos, sin), n = (-sin, cos). */
+        double tx = P2[0] - P1[0], ty = P2[1] - P1[1], L = sqrt(tx * tx + ty * ty);
+        c->t[0][0] = tx / L, c->t[0][1] = ty / L, c->t[0][2] = 0.0;
+        c->n[0] = -c->t[0][1], c->n[1] = c->t[0][0], c->n[2] = 0.0;
+        memset(c->t[1], 0, sizeof c->t[1]);
+        double a = c->alpha;
+        const long *dd = d->mnodes_dofs[c->contact];
+        int ms = C->master_sub, k1 = c->seg, k2 = c->seg + 1;
+        for (int q = 0; q < 2; q++) {
+            add_entry(c, ss, c->sdof[q], q, 1.0);
+            add_entry(c, ms, (int)dd[3 * k1 + q], q, -(1.0 - a));
+            add_entry(c, ms, (int)dd[3 * k2 + q], q, -a);
+            Pc[q] = (1.0 - a) * D1[q] + a * D2[q];
+        }
+        const double *S = d->mnodes_s[c->contact];
+        c->s = S[k1] + a * (S[k2] - S[k1]);
+    }
+    /* Predicted gap with the actual predicted positions. */
+    double g = 0.0;
+    for (int a = 0; a < dim; a++)
+        g += c->n[a] * (c->X[a] + us[a] - Pc[a]);
+    c->gap_pred = g;
+    c->g0 = g - sim_cp_rel(d, c, c->n, 1);
+    /* Tangential relative velocity used to choose the sliding direction. */
+    for (int k = 0; k < c->ntan; k++) {
+        double v;
+        if (mode == 0 && c->has_kin) {
+            v = 0.0;
+            for (int a = 0; a < dim; a++)
+                v += c->t[k][a] * (kin1[a] - kin0[a] - c->dP[a]);
+        } else {
+            v = sim_cp_rel(d, c, c->t[k], 1) - sim_cp_rel(d, c, c->t[k], 0) - dot3(c->t[k], c->dP);
+        }
+        if (d->init_mode && !(mode == 0 && c->has_kin)) {
+            /* Start: x_new - x holds only h^2/2 a_0; add the initial relative velocity, so
+             * that v is the estimate at t_{1/2}. */
+            double vp = 0.0; /* master velocity over the first step (a ramp starting at t_0
+                                included) */
+            if (C->master_kind == TVDS_MASTER_RIGID)
+                for (int a = 0; a < dim; a++)
+                    vp += c->t[k][a] *
+                          (tvds_fn_eval(&C->rigid_motion[a], t1) -
+                           tvds_fn_eval(&C->rigid_motion[a], t0)) /
+                          d->h;
+            v += d->h * (sim_cp_rel(d, c, c->t[k], 3) - vp);
+        }
+        c->vkin[k] = v / d->h;
+    }
+    return TVDS_OK;
+}
+
+/* Friction coefficients of a contact along tangent k: static and kinetic. */
+static void mu_of(const tvds_contact *C, int k, double *mus, double *muk)
+{
+    if (C->anisotropic) {
+        *mus = *muk = C->mu_axis[k];
+    } else {
+        *mus = C->mu_s;
+        *muk = C->mu_k;
+    }
+}
+
+int sim_detect(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
+{
+    int mode = sim_methods[d->method].geometry;
+    /* FiLm tries stick first, except at the start (tvds_data_create), where the trial states
+     * follow the initial relative velocity and the direct solve is used. */
+    int film = d->method == TVDS_METHOD_FILM && !d->init_mode;
+    double t0 = d->t0 + (double)d->step * d->h, t1 = t0 + d->h;
+    for (int i = 0; i < d->ncp; i++) {
+        sim_cp *c = &d->cp[i];
+        const tvds_contact *C = &m->contacts[c->contact];
+        int rc = cp_geometry(m, d, c, mode, t1, t0, ctx);
+        if (rc) return rc;
+        c->tstick[0] = c->tstick[1] = 0;
+        c->sdir[0] = c->sdir[1] = 0.0;
+        c->mu_t[0] = c->mu_t[1] = 0.0;
+        if (c->gap_pred > 0.0) {
+            c->state = TVDS_OPEN;
+            continue;
+        }
+        double vmag = 0.0;
+        for (int k = 0; k < c->ntan; k++)
+            vmag += c->vkin[k] * c->vkin[k];
+        vmag = sqrt(vmag);
+        double vst = C->v_stick > 0.0 ? C->v_stick : m->opt.v_stick;
+        int stick_ok = C->exact_stick || c->state_prev == TVDS_STICK;
+        int any_stick = 0;
+        for (int k = 0; k < c->ntan; k++) {
+            double mus, muk;
+            mu_of(C, k, &mus, &muk);
+            if (mus <= 0.0 && muk <= 0.0) continue; /* frictionless along this axis */
+            double vk = C->anisotropic ? fabs(c->vkin[k]) : vmag;
+            if (film || (stick_ok && (c->state_prev == TVDS_STICK || vk < vst))) {
+                c->tstick[k] = 1;
+                any_stick = 1;
+            } else if (vk > 0.0) {
+                c->sdir[k] = C->anisotropic ? (c->vkin[k] > 0.0 ? 1.0 : -1.0) : c->vkin[k] / vmag;
+                c->mu_t[k] = muk;
+            }
+        }
+        c->state = any_stick ? TVDS_STICK : TVDS_SLIP;
+    }
+    return TVDS_OK;
+}
+
+void sim_assemble(const tvds_model *m, tvds_data *d)
+{
+    int nr = 0, np = 0;
+    double t1 = d->t0 + (double)(d->step + 1) * d->h;
+    for (int b = 0; b < m->nbil; b++) {
+        const tvds_bilateral *B = &m->bil[b];
+        sim_row *R = &d->row[nr++];
+        R->kind = 0;
+        R->cp = b;
+        R->k = 0;
+        R->off = np;
+        R->ne = B->nterms;
+        double v = d->init_mode ? -0.5 * d->h * d->h * tvds_fn_deriv(&B->value, d->t0, 2)
+                                : -tvds_fn_eval(&B->value, t1);
+        for (int k = 0; k < B->nterms; k++, np++) {
+            const tvds_term *T = &B->terms[k];
+            d->p_sub[np] = T->sub;
+            d->p_dof[np] = T->dof;
+            d->p_cand[np] = d->cand_base[T->sub] + d->sub[T->sub].cand[T->dof];
+            d->p_bc[np] = d->p_be[np] = T->coef;
+            v += T->coef * sim_phys(&d->sub[T->sub], d->sub[T->sub].x_new, T->dof);
+            if (d->init_mode) v -= T->coef * sim_phys(&d->sub[T->sub], d->sub[T->sub].x, T->dof);
+        }
+        R->rhs = v;
+    }
+    for (int i = 0; i < d->ncp; i++) {
+        sim_cp *c = &d->cp[i];
+        c->row_n = c->row_t[0] = c->row_t[1] = -1;
+        if (c->state == TVDS_OPEN) continue;
+        /* Normal row: B_C = n (relative), B_E = n - sum_k mu_k s_k t_k on slipping axes. */
+        double be[3];
+        for (int a = 0; a < 3; a++) {
+            be[a] = c->n[a];
+            for (int k = 0; k < c->ntan; k++)
+                if (!c->tstick[k]) be[a] -= c->mu_t[k] * c->sdir[k] * c->t[k][a];
+        }
+        for (int r = -1; r < c->ntan; r++) {
+            if (r >= 0 && !c->tstick[r]) continue;
+            sim_row *R = &d->row[nr];
+            const double *bc = r < 0 ? c->n : c->t[r];
+            const double *bev = r < 0 ? be : c->t[r];
+            R->kind = r < 0 ? 1 : 2;
+            R->cp = i;
+            R->k = r < 0 ? 0 : r;
+            R->off = np;
+            R->ne = c->ne;
+            for (int e = 0; e < c->ne; e++, np++) {
+                int sb = c->e_sub[e], df = c->e_dof[e], dir = c->e_dir[e];
+                d->p_sub[np] = sb;
+                d->p_dof[np] = df;
+                d->p_cand[np] = d->cand_base[sb] + d->sub[sb].cand[df];
+                d->p_bc[np] = c->e_w[e] * bc[dir];
+                d->p_be[np] = c->e_w[e] * bev[dir];
+            }
+            if (r < 0) {
+                R->rhs = c->gap_pred;
+                c->row_n = nr;
+            } else {
+                /* Stick: no relative tangential motion from t_n to t_{n+1}. */
+                R->rhs = sim_cp_rel(d, c, c->t[r], 1) - sim_cp_rel(d, c, c->t[r], 0) -
+                         dot3(c->t[r], c->dP);
+                c->row_t[r] = nr;
+            }
+            nr++;
+        }
+    }
+    d->nrow = nr;
+    d->pool_n = np;
+}

@@ -1,0 +1,573 @@
+/* sim_data.c — engine set-up: eigenbases or M^-1, contact-space flexibilities, buffers sized
+ * once, the stable step, and the public lifetime functions. */
+#include <lapacke.h>
+#include <math.h>
+#include <string.h>
+
+#include "elements_impl.h"
+#include "sim_impl.h"
+
+double sim_phys(const sim_sub *s, const double *x, int dof)
+{
+    if (!s->modal) return x[dof];
+    const double *y = s->Y + (size_t)dof * s->n;
+    double a = 0.0;
+    for (int i = 0; i < s->n; i++)
+        a += y[i] * x[i];
+    return a;
+}
+
+int sim_node_dofs(const tvds_substructure *s, long node, int dofs[3], double X[3])
+{
+    int found = 0;
+    X[0] = X[1] = X[2] = 0.0;
+    for (int k = 0; k < 3; k++) {
+        dofs[k] = tvds_substructure_find_dof(s, node, k);
+        if (dofs[k] >= 0) {
+            memcpy(X, s->dofs[dofs[k]].xyz, 3 * sizeof(double));
+            found = 1;
+        }
+    }
+    return found;
+}
+
+static int sub_damping(const tvds_model *m, int i)
+{
+    return m->damping ? m->damping[i].kind : TVDS_DAMP_NONE;
+}
+
+/* Largest damping ratio of the top mode over the Rayleigh schedule (0 for none). */
+static double rayleigh_xi_max(const tvds_damping *dp, double w)
+{
+    if (!dp || dp->kind != TVDS_DAMP_RAYLEIGH || w <= 0.0) return 0.0;
+    double x1 = dp->alpha / (2.0 * w) + 0.5 * dp->beta * w;
+    double x0 =
+        (dp->t_hold > 0.0 || dp->t_ramp > 0.0) ? dp->alpha0 / (2.0 * w) + 0.5 * dp->beta0 * w : x1;
+    return x1 > x0 ? x1 : x0;
+}
+
+/* Generalized eigenvalues of (K, M) of substructure s (values only). w2 has n entries. */
+static int sub_eigvals(const tvds_substructure *s, double *w2, double *A, double *B,
+                       const char *what, tvds_ctx *ctx)
+{
+    int n = s->n;
+    memcpy(A, s->K, (size_t)n * n * sizeof(double));
+    memcpy(B, s->M, (size_t)n * n * sizeof(double));
+    lapack_int info = LAPACKE_dsygvd(LAPACK_COL_MAJOR, 1, *what, 'U', n, A, n, B, n, w2);
+    if (info > n)
+        return TVDS_ERROR(ctx, TVDS_ERR_NOT_POSDEF,
+                          "substructure '%s': mass matrix is not positive definite",
+                          s->name ? s->name : "?");
+    if (info != 0)
+        return TVDS_ERROR(ctx, TVDS_ERR_SOLVER,
+                          "substructure '%s': eigensolver dsygvd failed (info %d)",
+                          s->name ? s->name : "?", (int)info);
+    double wmax = 0.0;
+    for (int i = 0; i < n; i++)
+        if (fabs(w2[i]) > wmax) wmax = fabs(w2[i]);
+    for (int i = 0; i < n; i++) {
+        if (w2[i] < 0.0) {
+            if (w2[i] < -1e-9 * wmax && w2[i] < -1e-12)
+                return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                                  "substructure '%s': stiffness matrix is indefinite "
+                                  "(eigenvalue %g)",
+                                  s->name ? s->name : "?", w2[i]);
+            w2[i] = 0.0; /* rigid-body mode within round-off */
+        }
+    }
+    return TVDS_OK;
+}
+
+/* Stable step of one substructure given its largest omega^2 and damping. */
+static double sub_stable_dt(const tvds_model *m, int i, double w2max, const double *Phi_top)
+{
+    if (w2max <= 0.0) return INFINITY;
+    double w = sqrt(w2max), xi = 0.0;
+    int kind = sub_damping(m, i);
+    if (kind == TVDS_DAMP_RAYLEIGH) xi = rayleigh_xi_max(&m->damping[i], w);
+    if (kind == TVDS_DAMP_MATRIX && Phi_top && m->subs[i]->C) {
+        /* xi of the top mode: phi^T C phi / (2 w) with phi mass-normalised. */
+        const tvds_substructure *s = m->subs[i];
+        int n = s->n;
+        double a = 0.0;
+        for (int c = 0; c < n; c++)
+            for (int r = 0; r < n; r++)
+                a += Phi_top[r] * s->C[r + (size_t)c * n] * Phi_top[c];
+        xi = a / (2.0 * w);
+        if (xi < 0.0) xi = 0.0;
+    }
+    /* Backward-difference damping: stable for (w h)^2 + 4 xi (w h) < 4 (docs/theory.md). */
+    return (2.0 / w) * (sqrt(1.0 + xi * xi) - xi);
+}
+
+static int check_model(const tvds_model *m, tvds_ctx *ctx)
+{
+    if (!m || m->nsub < 1 || !m->subs)
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "model has no substructure");
+    for (int i = 0; i < m->nsub; i++) {
+        const tvds_substructure *s = m->subs[i];
+        if (!s || s->n < 1 || !s->M || !s->K || !s->dofs)
+            return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "substructure %d is empty or incomplete", i);
+        if (sub_damping(m, i) == TVDS_DAMP_MATRIX && !s->C)
+            return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                              "substructure '%s': matrix damping requested but no C matrix",
+                              s->name ? s->name : "?");
+    }
+    return TVDS_OK;
+}
+
+int tvds_stable_dt(const tvds_model *m, double *dt_crit, tvds_ctx *ctx)
+{
+    int rc = check_model(m, ctx);
+    if (rc) return rc;
+    double best = INFINITY;
+    for (int i = 0; i < m->nsub && !rc; i++) {
+        const tvds_substructure *s = m->subs[i];
+        int n = s->n;
+        double *A = tvds_malloc((size_t)n * n * sizeof(double));
+        double *B = tvds_malloc((size_t)n * n * sizeof(double));
+        double *w2 = tvds_malloc((size_t)n * sizeof(double));
+        if (!A || !B || !w2) {
+            rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory (stable step)");
+        } else {
+            int vec = sub_damping(m, i) == TVDS_DAMP_MATRIX;
+            rc = sub_eigvals(s, w2, A, B, vec ? "V" : "N", ctx);
+            if (!rc) {
+                double dti = sub_stable_dt(m, i, w2[n - 1], vec ? A + (size_t)(n - 1) * n : NULL);
+                if (dti < best) best = dti;
+            }
+        }
+        tvds_free(A);
+        tvds_free(B);
+        tvds_free(w2);
+    }
+    if (rc) return rc;
+    *dt_crit = best;
+    return TVDS_OK;
+}
+
+/* ---- Lifetime ----------------------------------------------------------------------------- */
+
+void tvds_data_free(tvds_data **pd)
+{
+    if (!pd || !*pd) return;
+    tvds_data *d = *pd;
+    if (d->sub) {
+        for (int i = 0; i < d->nsub; i++) {
+            sim_sub *s = &d->sub[i];
+            tvds_free(s->Y);
+            tvds_free(s->w2);
+            tvds_free(s->x_prev);
+            tvds_free(s->x);
+            tvds_free(s->x_new);
+            tvds_free(s->fext);
+            tvds_free(s->fel);
+            tvds_free(s->fdamp);
+            tvds_free(s->tmp);
+            tvds_free(s->fgrav);
+            tvds_free(s->fbase);
+            tvds_free(s->cpush);
+            tvds_free(s->cand);
+            tvds_free(s->cand_dof);
+            tvds_free(s->G);
+        }
+    }
+    tvds_free(d->sub);
+    tvds_free(d->off);
+    tvds_free(d->cp);
+    for (int c = 0; c < d->nctc; c++) {
+        if (d->mnodes_dofs) tvds_free(d->mnodes_dofs[c]);
+        if (d->mnodes_X) tvds_free(d->mnodes_X[c]);
+        if (d->mnodes_s) tvds_free(d->mnodes_s[c]);
+    }
+    tvds_free(d->mnodes_dofs);
+    tvds_free(d->mnodes_X);
+    tvds_free(d->mnodes_s);
+    tvds_free(d->row);
+    tvds_free(d->p_sub);
+    tvds_free(d->p_dof);
+    tvds_free(d->p_cand);
+    tvds_free(d->p_bc);
+    tvds_free(d->p_be);
+    tvds_free(d->W);
+    tvds_free(d->W_lu);
+    tvds_free(d->lam);
+    tvds_free(d->rhs);
+    tvds_free(d->ipiv);
+    tvds_free(d->lam_bil);
+    tvds_free(d->du_c);
+    tvds_free(d->cand_base);
+    tvds_free(d->el_state);
+    tvds_free(d->el_du);
+    tvds_free(d->el_dv);
+    tvds_free(d->el_f);
+    sim_channels_free(d);
+    tvds_free(d);
+    *pd = NULL;
+}
+
+#define ALLOC(p, count)                                                                            \
+    do {                                                                                           \
+        (p) = tvds_calloc((size_t)(count) > 0 ? (size_t)(count) : 1, sizeof *(p));                 \
+        if (!(p)) goto nomem;                                                                      \
+    } while (0)
+
+/* Eigenbasis (modal) or M^-1 (physical) of substructure i. */
+static int sub_setup(const tvds_model *m, int i, sim_sub *s, tvds_ctx *ctx)
+{
+    const tvds_substructure *S = m->subs[i];
+    int n = S->n, rc = TVDS_OK;
+    double *A = tvds_malloc((size_t)n * n * sizeof(double));
+    double *B = tvds_malloc((size_t)n * n * sizeof(double));
+    if (!A || !B) {
+        rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory (substructure set-up)");
+        goto done;
+    }
+    s->damp_kind = sub_damping(m, i);
+    s->modal = m->opt.modal && s->damp_kind != TVDS_DAMP_MATRIX;
+    rc = sub_eigvals(S, s->w2, A, B, "V", ctx);
+    if (rc) goto done;
+    s->w2max = s->w2[n - 1];
+    if (s->modal) {
+        /* A holds Phi (columns, Phi^T M Phi = I); Y(:,j) = Phi(j,:)^T. */
+        for (int j = 0; j < n; j++)
+            for (int k = 0; k < n; k++)
+                s->Y[k + (size_t)j * n] = A[j + (size_t)k * n];
+    } else {
+        memcpy(B, S->M, (size_t)n * n * sizeof(double));
+        lapack_int info = LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'U', n, B, n);
+        if (info == 0) info = LAPACKE_dpotri(LAPACK_COL_MAJOR, 'U', n, B, n);
+        if (info != 0) {
+            rc = TVDS_ERROR(ctx, TVDS_ERR_NOT_POSDEF,
+                            "substructure '%s': mass matrix is not positive definite",
+                            S->name ? S->name : "?");
+            goto done;
+        }
+        for (int c = 0; c < n; c++)
+            for (int r = 0; r <= c; r++) {
+                double v = B[r + (size_t)c * n];
+                s->Y[r + (size_t)c * n] = v;
+                s->Y[c + (size_t)r * n] = v;
+            }
+    }
+    /* Gravity and base-acceleration forces: M r with r the rigid-body field of a direction
+     * (1 on physical translational DoFs of that direction, 0 on modal DoFs). */
+    for (int k = 0; k < n; k++)
+        s->tmp[k] = 0.0;
+    double *fg = A, *fb = B; /* physical forces, reuse scratch */
+    for (int r = 0; r < n; r++)
+        fg[r] = fb[r] = 0.0;
+    for (int c = 0; c < n; c++) {
+        const tvds_dof *dc = &S->dofs[c];
+        if (dc->kind != TVDS_DOF_PHYSICAL || dc->dir < 0 || dc->dir > 2) continue;
+        double rg = m->gravity[dc->dir];
+        double rb = m->has_base_acc ? m->base_dir[dc->dir] : 0.0;
+        for (int r = 0; r < n; r++) {
+            double Mrc = S->M[r + (size_t)c * n];
+            fg[r] += Mrc * rg;
+            fb[r] -= Mrc * rb;
+        }
+    }
+    for (int k = 0; k < n; k++) {
+        if (s->modal) {
+            double ag = 0.0, ab = 0.0;
+            for (int r = 0; r < n; r++) {
+                ag += s->Y[k + (size_t)r * n] * fg[r];
+                ab += s->Y[k + (size_t)r * n] * fb[r];
+            }
+            s->fgrav[k] = ag;
+            s->fbase[k] = ab;
+        } else {
+            s->fgrav[k] = fg[k];
+            s->fbase[k] = fb[k];
+        }
+    }
+done:
+    tvds_free(A);
+    tvds_free(B);
+    return rc;
+}
+
+static void mark_cand(sim_sub *s, int dof)
+{
+    if (dof >= 0 && dof < s->n && s->cand[dof] < 0) s->cand[dof] = s->ncand++;
+}
+
+int tvds_data_create(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
+{
+    int rc;
+    if (!pd) return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "tvds_data_create: NULL output");
+    *pd = NULL;
+    rc = check_model(m, ctx);
+    if (rc) return rc;
+    for (int c = 0; c < m->ncontact; c++)
+        if (m->contacts[c].law == TVDS_LAW_PENALTY)
+            return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                              "contact '%s': the penalty law is not supported by this build",
+                              m->contacts[c].name ? m->contacts[c].name : "?");
+    if (m->opt.method < 0 || m->opt.method >= TVDS_METHOD_COUNT)
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "unknown contact method %d", m->opt.method);
+
+    tvds_data *d = tvds_calloc(1, sizeof *d);
+    if (!d) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory (run data)");
+    d->nsub = m->nsub;
+    d->method = m->opt.method;
+    ALLOC(d->sub, m->nsub);
+    ALLOC(d->off, m->nsub);
+    for (int i = 0, o = 0; i < m->nsub; i++) {
+        sim_sub *s = &d->sub[i];
+        int n = m->subs[i]->n;
+        s->n = n;
+        d->off[i] = o;
+        o += n;
+        ALLOC(s->Y, (size_t)n * n);
+        ALLOC(s->w2, n);
+        ALLOC(s->x_prev, n);
+        ALLOC(s->x, n);
+        ALLOC(s->x_new, n);
+        ALLOC(s->fext, n);
+        ALLOC(s->fel, n);
+        ALLOC(s->fdamp, n);
+        ALLOC(s->tmp, n);
+        ALLOC(s->fgrav, n);
+        ALLOC(s->fbase, n);
+        ALLOC(s->cpush, n);
+        ALLOC(s->cand, n);
+        for (int k = 0; k < n; k++)
+            s->cand[k] = -1;
+        rc = sub_setup(m, i, s, ctx);
+        if (rc) goto fail;
+    }
+
+    /* Step size. */
+    {
+        double dtc;
+        rc = tvds_stable_dt(m, &dtc, ctx);
+        if (rc) goto fail;
+        if (m->opt.dt_auto) {
+            if (!isfinite(dtc)) {
+                rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                                "no finite stable step (no stiffness): set an explicit dt");
+                goto fail;
+            }
+            d->h = m->opt.dt_safety * dtc;
+        } else {
+            d->h = m->opt.dt;
+            if (!(d->h > 0.0)) {
+                rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID, "time step dt = %g must be > 0", d->h);
+                goto fail;
+            }
+            if (d->h > dtc && !m->opt.allow_unstable_dt) {
+                rc = TVDS_ERROR(ctx, TVDS_ERR_UNSTABLE_DT,
+                                "time step dt = %.6g s is above the stability limit %.6g s of "
+                                "central differences (set allow_unstable_dt to force it)",
+                                d->h, dtc);
+                goto fail;
+            }
+        }
+    }
+
+    /* Contact points and candidates. */
+    d->ncp = 0;
+    for (int c = 0; c < m->ncontact; c++)
+        d->ncp += m->contacts[c].nslave;
+    ALLOC(d->cp, d->ncp);
+    int rmax = m->nbil, pool = 0;
+    for (int b = 0; b < m->nbil; b++) {
+        const tvds_bilateral *B = &m->bil[b];
+        pool += B->nterms;
+        for (int k = 0; k < B->nterms; k++) {
+            const tvds_term *T = &B->terms[k];
+            if (T->sub < 0 || T->sub >= m->nsub || T->dof < 0 || T->dof >= m->subs[T->sub]->n) {
+                rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID, "bilateral '%s': term %d has a bad DoF",
+                                B->name ? B->name : "?", k);
+                goto fail;
+            }
+            mark_cand(&d->sub[T->sub], T->dof);
+        }
+    }
+    for (int c = 0, ip = 0; c < m->ncontact; c++) {
+        const tvds_contact *C = &m->contacts[c];
+        const char *cn = C->name ? C->name : "?";
+        if (C->dim != 2 && C->dim != 3) {
+            rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID, "contact '%s': dim must be 2 or 3", cn);
+            goto fail;
+        }
+        if (C->slave_sub < 0 || C->slave_sub >= m->nsub) {
+            rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID, "contact '%s': bad slave substructure", cn);
+            goto fail;
+        }
+        if (C->master_kind == TVDS_MASTER_SURFACE) {
+            if (C->dim != 2 || C->master_sub < 0 || C->master_sub >= m->nsub || C->nmaster < 2) {
+                rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                                "contact '%s': a master surface needs dim 2, a master "
+                                "substructure and at least 2 nodes",
+                                cn);
+                goto fail;
+            }
+            for (int k = 0; k < C->nmaster; k++) {
+                int dd[3];
+                double X[3];
+                if (!sim_node_dofs(m->subs[C->master_sub], C->master_nodes[k], dd, X)) {
+                    rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                                    "contact '%s': master node %ld has no physical DoF", cn,
+                                    C->master_nodes[k]);
+                    goto fail;
+                }
+                for (int a = 0; a < 2; a++)
+                    mark_cand(&d->sub[C->master_sub], dd[a]);
+            }
+        } else {
+            double nn = 0.0, tt = 0.0;
+            for (int a = 0; a < C->dim; a++) {
+                nn += C->rigid_normal[a] * C->rigid_normal[a];
+                tt += C->rigid_t1[a] * C->rigid_t1[a];
+            }
+            if (!(nn > 0.0) || !(tt > 0.0)) {
+                rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                                "contact '%s': rigid master needs a normal and a tangent", cn);
+                goto fail;
+            }
+        }
+        for (int k = 0; k < C->nslave; k++, ip++) {
+            sim_cp *p = &d->cp[ip];
+            p->contact = c;
+            p->node = C->slave_nodes[k];
+            p->dim = C->dim;
+            p->ntan = C->dim == 2 ? 1 : 2;
+            p->seg = -1;
+            if (!sim_node_dofs(m->subs[C->slave_sub], p->node, p->sdof, p->X)) {
+                rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                                "contact '%s': slave node %ld has no physical DoF", cn, p->node);
+                goto fail;
+            }
+            for (int a = 0; a < C->dim; a++)
+                mark_cand(&d->sub[C->slave_sub], p->sdof[a]);
+            p->state = p->state_prev = C->initially_stuck ? TVDS_STICK : TVDS_OPEN;
+            p->row_n = p->row_t[0] = p->row_t[1] = -1;
+            rmax += 1 + p->ntan;
+            pool += (1 + p->ntan) * SIM_ROW_MAX_CP;
+        }
+    }
+    /* Master surface geometry: DoFs, undeformed coordinates and arc length of each node. */
+    if (m->ncontact > 0) {
+        ALLOC(d->mnodes_dofs, m->ncontact);
+        ALLOC(d->mnodes_X, m->ncontact);
+        ALLOC(d->mnodes_s, m->ncontact);
+        d->nctc = m->ncontact;
+    }
+    d->rmax = rmax;
+    d->pool_cap = pool;
+    ALLOC(d->row, rmax);
+    ALLOC(d->p_sub, pool);
+    ALLOC(d->p_dof, pool);
+    ALLOC(d->p_cand, pool);
+    ALLOC(d->p_bc, pool);
+    ALLOC(d->p_be, pool);
+    ALLOC(d->W, (size_t)rmax * rmax);
+    ALLOC(d->W_lu, (size_t)rmax * rmax);
+    ALLOC(d->lam, rmax);
+    ALLOC(d->rhs, rmax);
+    ALLOC(d->ipiv, rmax);
+    ALLOC(d->lam_bil, m->nbil);
+    ALLOC(d->cand_base, m->nsub);
+
+    /* Candidate flexibilities G = M^-1 restricted to the candidates. */
+    for (int i = 0; i < m->nsub; i++) {
+        sim_sub *s = &d->sub[i];
+        int n = s->n, nc = s->ncand;
+        d->cand_base[i] = d->ncand_tot;
+        d->ncand_tot += nc;
+        ALLOC(s->cand_dof, nc);
+        ALLOC(s->G, (size_t)nc * nc);
+        for (int k = 0; k < n; k++)
+            if (s->cand[k] >= 0) s->cand_dof[s->cand[k]] = k;
+        for (int b = 0; b < nc; b++)
+            for (int a = 0; a < nc; a++) {
+                int da = s->cand_dof[a], db = s->cand_dof[b];
+                double g;
+                if (s->modal) {
+                    const double *ya = s->Y + (size_t)da * n, *yb = s->Y + (size_t)db * n;
+                    g = 0.0;
+                    for (int k = 0; k < n; k++)
+                        g += ya[k] * yb[k];
+                } else {
+                    g = s->Y[da + (size_t)db * n];
+                }
+                s->G[a + (size_t)b * nc] = g;
+            }
+    }
+    ALLOC(d->du_c, d->ncand_tot);
+
+    /* Elements. */
+    for (int e = 0; e < m->nel; e++) {
+        const tvds_element *E = &m->elements[e];
+        for (int k = 0; k < 2; k++) {
+            if (k == 1 && E->sub[1] < 0) continue;
+            if (E->sub[k] < 0 || E->sub[k] >= m->nsub || E->dof[k] < 0 ||
+                E->dof[k] >= m->subs[E->sub[k]]->n) {
+                rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID, "element '%s': bad DoF",
+                                E->name ? E->name : "?");
+                goto fail;
+            }
+        }
+    }
+    d->el_nstate = tvds_elements_state_size(m);
+    ALLOC(d->el_state, d->el_nstate);
+    ALLOC(d->el_du, m->nel);
+    ALLOC(d->el_dv, m->nel);
+    ALLOC(d->el_f, m->nel);
+    rc = tvds_elements_init(m, d->el_state, ctx);
+    if (rc) goto fail;
+
+    for (int c = 0; c < m->ncontact; c++) {
+        const tvds_contact *C = &m->contacts[c];
+        if (C->master_kind != TVDS_MASTER_SURFACE) continue;
+        long *dd;
+        double *X, *S;
+        ALLOC(dd, (size_t)C->nmaster * 3);
+        d->mnodes_dofs[c] = dd;
+        ALLOC(X, (size_t)C->nmaster * 3);
+        d->mnodes_X[c] = X;
+        ALLOC(S, C->nmaster);
+        d->mnodes_s[c] = S;
+        for (int k = 0; k < C->nmaster; k++) {
+            int di[3];
+            sim_node_dofs(m->subs[C->master_sub], C->master_nodes[k], di, X + 3 * k);
+            for (int a = 0; a < 3; a++)
+                dd[3 * k + a] = di[a];
+            if (k > 0) {
+                double dx = X[3 * k] - X[3 * k - 3], dy = X[3 * k + 1] - X[3 * k - 2];
+                S[k] = S[k - 1] + sqrt(dx * dx + dy * dy);
+                if (!(S[k] > S[k - 1])) {
+                    rc = TVDS_ERROR(
+                        ctx, TVDS_ERR_INVALID, "contact '%s': master nodes %ld and %ld coincide",
+                        C->name ? C->name : "?", C->master_nodes[k - 1], C->master_nodes[k]);
+                    goto fail;
+                }
+            }
+        }
+    }
+
+    rc = sim_channels_create(m, d);
+    if (rc == TVDS_ERR_INVALID) {
+        rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                        "a probe names a bad substructure, DoF or recovery row");
+        goto fail;
+    }
+    if (rc) {
+        rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory (channels)");
+        goto fail;
+    }
+    rc = sim_initial(m, d, ctx);
+    if (rc) goto fail;
+    sim_record_initial(m, d);
+    *pd = d;
+    return TVDS_OK;
+
+nomem:
+    rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory (run data)");
+fail:
+    tvds_data_free(&d);
+    return rc;
+}

@@ -1,0 +1,184 @@
+/* sim_impl.h — internal data of the time-stepping engine, shared by the src/sim*.c phases.
+ * The derivation and every sign convention are in docs/theory.md. */
+#ifndef TVDS_SIM_IMPL_H
+#define TVDS_SIM_IMPL_H
+
+#include "tvds/tvds_sim.h"
+
+/* One substructure in its stepping coordinates x: modal (u = Phi x, Phi^T M Phi = I) or
+ * physical (x = u). Column j of Y maps a unit force on physical DoF j into coordinate
+ * acceleration: modal Y(:,j) = Phi(j,:)^T, physical Y(:,j) = M^-1(:,j). A force f on DoF j
+ * enters the modal force vector as f*Y(:,j), and a constraint force g on DoF j corrects the
+ * coordinates by -h^2 g Y(:,j) in both paths. The physical displacement of DoF j is
+ * Y(:,j).x (modal) or x[j] (physical): sim_phys. */
+typedef struct sim_sub {
+    int n;
+    int modal;     /* 1: modal coordinates, 0: physical (dense M^-1) */
+    int damp_kind; /* enum tvds_damping_kind actually used */
+    double *Y;     /* n x n column-major (see above) */
+    double *w2;    /* n: modal omega^2 [1/s^2] (modal path), all generalized eigenvalues */
+    double w2max;  /* largest omega^2 */
+    double *x_prev, *x, *x_new; /* n: coordinates at t_{n-1}, t_n, t_{n+1} */
+    double *fext;               /* n: external force in coordinates at t_n (loads, gravity, base) */
+    double *fel;                /* n: discrete element forces in coordinates at t_n */
+    double *fdamp;              /* n: damping force C v_n (backward) in coordinates */
+    double *tmp;                /* n scratch */
+    double *fgrav;              /* n: M r(g) in coordinates (gravity, per unit gravity_fn) */
+    double *fbase;              /* n: -M r(base_dir) in coordinates (per unit base acceleration) */
+    double *cpush;              /* n scratch (velocities, residuals, copies) */
+    int *cand;                  /* n: index of the DoF in the candidate list, or -1 */
+    int ncand;
+    int *cand_dof; /* ncand: physical DoF of each candidate */
+    double *G;     /* ncand x ncand column-major: M^-1 restricted to the candidates */
+} sim_sub;
+
+/* Maximal entries in one contact row: 3 nodes x 3 directions. */
+#define SIM_ROW_MAX_CP 9
+
+/* One contact point: a slave node of a contact. */
+typedef struct sim_cp {
+    int contact; /* index in m->contacts */
+    long node;
+    int sdof[3]; /* slave DoFs (x, y, z) in slave_sub, -1 when absent */
+    double X[3]; /* undeformed slave position */
+    int dim;
+    /* Geometry at the current step (t_{n+1} detection). */
+    int seg;         /* surface: segment index (T1 = seg, T2 = seg + 1); rigid: 0 */
+    double alpha;    /* position on the segment [-] */
+    double s;        /* curvilinear position along the master [m] */
+    double n[3];     /* unit normal toward the slave */
+    double t[2][3];  /* unit tangents */
+    int ntan;        /* 1 in 2D, 2 in 3D */
+    double gap_pred; /* predicted gap g* [m] */
+    double g0;       /* gap_pred - n . rel(u*): gap = g0 + n . rel(u) at this geometry */
+    double gap;      /* gap after correction (published) [m] */
+    double dP[3];    /* rigid master displacement increment t_n -> t_{n+1} */
+    double dPc[3];   /* rigid master central increment (t_{n+1} - t_{n-1}) / 2 */
+    double vkin[2];  /* subs-a: tangential prescribed sliding velocity */
+    int has_kin;     /* subs-a: slave_kin defined */
+    /* Entries of the relative displacement rel(u) = u_C - (1-a) u_T1 - a u_T2 per direction. */
+    int ne;
+    int e_sub[SIM_ROW_MAX_CP], e_dof[SIM_ROW_MAX_CP], e_dir[SIM_ROW_MAX_CP];
+    double e_w[SIM_ROW_MAX_CP];
+    /* State. */
+    int state;                 /* enum tvds_contact_state, trial during the step */
+    int state_prev;            /* state at the end of the previous step */
+    int tstick[2];             /* per tangent: 1 stuck (tangential row), 0 slipping */
+    double sdir[2];            /* slip direction (unit, in the tangent basis) */
+    double mu_t[2];            /* friction coefficient applied per tangent while slipping */
+    int row_n, row_t[2];       /* row indices in the system, -1 */
+    int tried_stick, released; /* active-set guards within one step */
+    double lam_n;              /* normal force on the slave, >= 0 compressive [N] */
+    double ft[2];              /* tangential force on the slave along t_k [N] */
+    double vt[2];              /* relative sliding velocity along t_k [m/s] (central, at t_n) */
+    double p_fric, p_wear;     /* [W] */
+    double sum_pf, sum_pw;
+    long nwin;
+} sim_cp;
+
+/* One constraint row: W lambda = rhs with W = h^2 B_C M^-1 B_E^T. */
+typedef struct sim_row {
+    int kind;    /* 0 bilateral, 1 normal, 2 tangential */
+    int cp, k;   /* contact point and tangent index (kind 1, 2); bilateral index (kind 0) */
+    int off, ne; /* entries in the pool */
+    double rhs;
+} sim_row;
+
+struct tvds_data {
+    int nsub;
+    sim_sub *sub;
+    int *off; /* nsub: start of each substructure in global (coordinate) numbering */
+    double h;
+    long step;
+    double t0;
+    int method;
+    int init_mode; /* 1 while the initial constraint forces are computed (acceleration level) */
+    /* Contacts. */
+    int ncp;
+    sim_cp *cp;
+    int nctc;           /* number of contacts (size of the three arrays below) */
+    long **mnodes_dofs; /* per contact: nmaster x 3 DoF indices (master surface), or NULL */
+    double **mnodes_X;  /* per contact: nmaster x 3 undeformed coordinates */
+    double **mnodes_s;  /* per contact: nmaster cumulative undeformed arc length */
+    /* System. */
+    int rmax, nrow;
+    sim_row *row; /* rmax */
+    int pool_cap, pool_n;
+    int *p_sub, *p_dof, *p_cand;  /* pool_cap */
+    double *p_bc, *p_be;          /* pool_cap */
+    double *W, *W_lu, *lam, *rhs; /* rmax x rmax, rmax x rmax, rmax, rmax */
+    int *ipiv;                    /* rmax */
+    double *lam_bil;              /* nbil: multipliers of the bilateral rows */
+    double *du_c;                 /* candidate displacement correction scratch: total cand */
+    int ncand_tot;
+    int *cand_base; /* nsub: offset of each sub's candidates in du_c */
+    /* Elements. */
+    double *el_state;
+    size_t el_nstate;
+    double *el_du, *el_dv, *el_f; /* nel */
+    /* Energy bookkeeping [J]. */
+    double e_kin, e_strain, w_damp, w_fric, w_ext, w_imp, w_el, w_norm, e0, e_max, bal_err,
+        bal_err_max, inputs_abs;
+    /* Statistics. */
+    long film_iter_sum, film_iter_max, film_steps;
+    long as_iter_max, as_nonconv;
+    /* Channels. */
+    int nch[TVDS_GROUP_COUNT];
+    char **chname[TVDS_GROUP_COUNT];
+    double *chval[TVDS_GROUP_COUNT];
+    int nsum;
+    char **sumname;
+    double *sumval;
+    double t_pub; /* time of the published channels */
+    int nprobe;
+    double **prow; /* nprobe: coordinate row of each probe (u_probe = prow . x), n of its sub */
+};
+
+/* ---- sim_data.c ---- */
+/* Physical displacement of DoF dof of substructure s from coordinates x. */
+double sim_phys(const sim_sub *s, const double *x, int dof);
+/* Undeformed coordinates of (sub, node) and its DoF indices per direction (x, y, z). */
+int sim_node_dofs(const tvds_substructure *s, long node, int dofs[3], double X[3]);
+
+/* ---- sim_predict.c ---- */
+/* Forces at t_n and predictor x_new = x* for every substructure. */
+int sim_predict(const tvds_model *m, tvds_data *d, tvds_ctx *ctx);
+/* Apply the constraint forces lambda of the assembled rows: x_new -= h^2 Y B_E^T lambda. */
+void sim_correct(const tvds_model *m, tvds_data *d);
+/* Initial state x_{-1} from u0, v0 and the unconstrained acceleration. */
+int sim_initial(const tvds_model *m, tvds_data *d, tvds_ctx *ctx);
+
+/* ---- sim_contact.c ---- */
+/* Geometry of every contact point at t_{n+1} (method-specific), trial states. */
+int sim_detect(const tvds_model *m, tvds_data *d, tvds_ctx *ctx);
+/* Rebuild the rows from the bilaterals and the contact points' trial states. */
+void sim_assemble(const tvds_model *m, tvds_data *d);
+/* Relative displacement of a contact point along direction v: sum w * u (x_which). */
+double sim_cp_rel(const tvds_data *d, const sim_cp *c, const double v[3], int which);
+/* Contact point displacement of the master/slave DoF from the candidate correction. */
+
+/* ---- sim_solve.c ---- */
+/* Direct active-set solution (subs-a, subs-b, subs-c). */
+int sim_solve_direct(const tvds_model *m, tvds_data *d, tvds_ctx *ctx);
+/* Projected Gauss-Seidel (FiLm). */
+int sim_solve_film(const tvds_model *m, tvds_data *d, tvds_ctx *ctx);
+
+/* ---- sim_record.c ---- */
+int sim_channels_create(const tvds_model *m, tvds_data *d);
+void sim_channels_free(tvds_data *d);
+/* After a successful step: contact outputs, energies, probes, summary. Returns
+ * TVDS_ERR_DIVERGED on runaway energy. */
+int sim_record(const tvds_model *m, tvds_data *d, tvds_ctx *ctx);
+/* Initial publication (t = 0, u0, v0). */
+void sim_record_initial(const tvds_model *m, tvds_data *d);
+
+/* A contact method: a const table over the shared phases. */
+typedef struct sim_method {
+    const char *name;
+    int geometry; /* 0 kinematic (subs-a), 1 deformed (subs-b, film), 2 deformed position +
+                     undeformed direction (subs-c) */
+    int (*solve)(const tvds_model *m, tvds_data *d, tvds_ctx *ctx);
+} sim_method;
+extern const sim_method sim_methods[TVDS_METHOD_COUNT];
+
+#endif

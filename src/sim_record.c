@@ -1,0 +1,427 @@
+/* sim_record.c — published channels (probes, contacts, energies) and summary scalars, the
+ * energy bookkeeping of central differences and the runaway-energy check. */
+#include <cblas.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sim_impl.h"
+
+/* Per contact point channels. */
+enum { CC_LAMN, CC_LAMT, CC_STATE, CC_GAP, CC_ALPHA, CC_SEG, CC_S, CC_VSLIDE, CC_PF, CC_PW, CC_N };
+static const char *const cc_names[CC_N] = {
+    "lambda_n [N]", "lambda_t [N]", "state [-]",     "gap [m]",        "alpha [-]",
+    "segment [-]",  "s [m]",        "v_slide [m/s]", "p_friction [W]", "p_wear [W]"};
+
+enum { EN_KIN, EN_STRAIN, EN_DAMP, EN_FRIC, EN_EXT, EN_EL, EN_NORM, EN_BAL, EN_N };
+static const char *const en_names[EN_N] = {
+    "kinetic [J]",       "strain [J]",       "damping dissipation [J]", "friction dissipation [J]",
+    "external work [J]", "element work [J]", "constraint work [J]",     "balance error [J]"};
+
+enum {
+    SM_STEPS,
+    SM_DT,
+    SM_T,
+    SM_BAL,
+    SM_EMAX,
+    SM_FILM_MEAN,
+    SM_FILM_MAX,
+    SM_AS_MAX,
+    SM_AS_NC,
+    SM_N
+};
+static const char *const sm_names[SM_N] = {"steps [-]",
+                                           "dt [s]",
+                                           "t [s]",
+                                           "energy balance error [-]",
+                                           "energy max [J]",
+                                           "film iterations mean [-]",
+                                           "film iterations max [-]",
+                                           "active set iterations max [-]",
+                                           "active set non-converged steps [-]"};
+
+static char *dupf(const char *a, const char *b, const char *c)
+{
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s%s%s", a, b ? b : "", c ? c : "");
+    return tvds_strdup(buf);
+}
+
+static const char *cp_prefix(const tvds_model *m, const sim_cp *c, char *buf, size_t n)
+{
+    const tvds_contact *C = &m->contacts[c->contact];
+    const char *nm = C->name ? C->name : "contact";
+    if (C->nslave == 1)
+        snprintf(buf, n, "%s.", nm);
+    else
+        snprintf(buf, n, "%s.%ld.", nm, c->node);
+    return buf;
+}
+
+int sim_channels_create(const tvds_model *m, tvds_data *d)
+{
+    int cnt[TVDS_GROUP_COUNT];
+    cnt[TVDS_GROUP_HISTORY] = 1 + m->nprobe;
+    cnt[TVDS_GROUP_CONTACTS] = 1 + CC_N * d->ncp;
+    cnt[TVDS_GROUP_ENERGY] = 1 + EN_N;
+    for (int g = 0; g < TVDS_GROUP_COUNT; g++) {
+        d->chname[g] = tvds_calloc((size_t)cnt[g], sizeof(char *));
+        d->chval[g] = tvds_calloc((size_t)cnt[g], sizeof(double));
+        if (!d->chname[g] || !d->chval[g]) return TVDS_ERR_NOMEM;
+        d->nch[g] = cnt[g];
+        d->chname[g][0] = tvds_strdup("t [s]");
+        if (!d->chname[g][0]) return TVDS_ERR_NOMEM;
+    }
+    d->nprobe = m->nprobe;
+    d->prow = tvds_calloc((size_t)(m->nprobe > 0 ? m->nprobe : 1), sizeof(double *));
+    if (!d->prow) return TVDS_ERR_NOMEM;
+    for (int p = 0; p < m->nprobe; p++) {
+        const tvds_probe *P = &m->probes[p];
+        static const char *const units[3] = {" [m]", " [m/s]", " [m/s^2]"};
+        int kind = P->kind >= 0 && P->kind <= 2 ? P->kind : 0;
+        d->chname[TVDS_GROUP_HISTORY][1 + p] = dupf(P->name ? P->name : "probe", units[kind], NULL);
+        if (!d->chname[TVDS_GROUP_HISTORY][1 + p]) return TVDS_ERR_NOMEM;
+        if (P->sub < 0 || P->sub >= d->nsub) return TVDS_ERR_INVALID;
+        const sim_sub *s = &d->sub[P->sub];
+        const tvds_substructure *S = m->subs[P->sub];
+        int n = s->n;
+        double *row = tvds_calloc((size_t)n, sizeof(double));
+        if (!row) return TVDS_ERR_NOMEM;
+        d->prow[p] = row;
+        if (P->dof >= 0 && P->dof < n) {
+            if (s->modal)
+                memcpy(row, s->Y + (size_t)P->dof * n, (size_t)n * sizeof(double));
+            else
+                row[P->dof] = 1.0;
+        } else if (P->rec >= 0 && P->rec < S->nrec) {
+            const double *rr = S->rec[P->rec].row;
+            for (int j = 0; j < n; j++) {
+                if (rr[j] == 0.0) continue;
+                if (s->modal)
+                    for (int k = 0; k < n; k++)
+                        row[k] += rr[j] * s->Y[k + (size_t)j * n];
+                else
+                    row[j] += rr[j];
+            }
+        } else {
+            return TVDS_ERR_INVALID;
+        }
+    }
+    for (int i = 0; i < d->ncp; i++) {
+        char pre[256];
+        cp_prefix(m, &d->cp[i], pre, sizeof pre);
+        for (int k = 0; k < CC_N; k++) {
+            char **slot = &d->chname[TVDS_GROUP_CONTACTS][1 + CC_N * i + k];
+            *slot = dupf(pre, cc_names[k], NULL);
+            if (!*slot) return TVDS_ERR_NOMEM;
+        }
+    }
+    for (int k = 0; k < EN_N; k++) {
+        d->chname[TVDS_GROUP_ENERGY][1 + k] = tvds_strdup(en_names[k]);
+        if (!d->chname[TVDS_GROUP_ENERGY][1 + k]) return TVDS_ERR_NOMEM;
+    }
+    d->nsum = SM_N + 2 * m->ncontact;
+    d->sumname = tvds_calloc((size_t)d->nsum, sizeof(char *));
+    d->sumval = tvds_calloc((size_t)d->nsum, sizeof(double));
+    if (!d->sumname || !d->sumval) return TVDS_ERR_NOMEM;
+    for (int k = 0; k < SM_N; k++) {
+        d->sumname[k] = tvds_strdup(sm_names[k]);
+        if (!d->sumname[k]) return TVDS_ERR_NOMEM;
+    }
+    for (int c = 0; c < m->ncontact; c++) {
+        const char *nm = m->contacts[c].name ? m->contacts[c].name : "contact";
+        d->sumname[SM_N + 2 * c] = dupf(nm, ".mean p_friction [W]", NULL);
+        d->sumname[SM_N + 2 * c + 1] = dupf(nm, ".mean p_wear [W]", NULL);
+        if (!d->sumname[SM_N + 2 * c] || !d->sumname[SM_N + 2 * c + 1]) return TVDS_ERR_NOMEM;
+    }
+    return TVDS_OK;
+}
+
+void sim_channels_free(tvds_data *d)
+{
+    for (int g = 0; g < TVDS_GROUP_COUNT; g++) {
+        if (d->chname[g])
+            for (int k = 0; k < d->nch[g]; k++)
+                tvds_free(d->chname[g][k]);
+        tvds_free(d->chname[g]);
+        tvds_free(d->chval[g]);
+        d->chname[g] = NULL;
+        d->chval[g] = NULL;
+    }
+    if (d->sumname)
+        for (int k = 0; k < d->nsum; k++)
+            tvds_free(d->sumname[k]);
+    tvds_free(d->sumname);
+    tvds_free(d->sumval);
+    if (d->prow)
+        for (int p = 0; p < d->nprobe; p++)
+            tvds_free(d->prow[p]);
+    tvds_free(d->prow);
+    d->prow = NULL;
+}
+
+static double dotn(const double *a, const double *b, int n)
+{
+    double s = 0.0;
+    for (int k = 0; k < n; k++)
+        s += a[k] * b[k];
+    return s;
+}
+
+/* v^T M v (modal: |v|^2) and a^T K b (modal: sum w2 a b) in coordinates. */
+static double mass_norm(const tvds_model *m, sim_sub *s, int i, const double *v)
+{
+    if (s->modal) return dotn(v, v, s->n);
+    cblas_dgemv(CblasColMajor, CblasNoTrans, s->n, s->n, 1.0, m->subs[i]->M, s->n, v, 1, 0.0,
+                s->tmp, 1);
+    return dotn(s->tmp, v, s->n);
+}
+
+static double stiff_prod(const tvds_model *m, sim_sub *s, int i, const double *a, const double *b)
+{
+    int n = s->n;
+    if (s->modal) {
+        double e = 0.0;
+        for (int k = 0; k < n; k++)
+            e += s->w2[k] * a[k] * b[k];
+        return e;
+    }
+    cblas_dgemv(CblasColMajor, CblasNoTrans, n, n, 1.0, m->subs[i]->K, n, a, 1, 0.0, s->tmp, 1);
+    return dotn(s->tmp, b, n);
+}
+
+/* Central-difference energy between t_n and t_{n+1}: 1/2 v_{n+1/2}^T M v_{n+1/2} (kinetic)
+ * and 1/2 u_n^T K u_{n+1} (strain) — exactly conserved by the scheme in free vibration. */
+static void cd_energy(const tvds_model *m, tvds_data *d, int next, double *ek, double *es)
+{
+    double k = 0.0, st = 0.0;
+    for (int i = 0; i < d->nsub; i++) {
+        sim_sub *s = &d->sub[i];
+        const double *xa[1] = {next ? s->x : s->x_prev}, *xb[1] = {next ? s->x_new : s->x};
+        for (int j = 0; j < s->n; j++)
+            s->cpush[j] = (xb[0][j] - xa[0][j]) / d->h;
+        k += 0.5 * mass_norm(m, s, i, s->cpush);
+        st += 0.5 * stiff_prod(m, s, i, xa[0], xb[0]);
+    }
+    *ek = k;
+    *es = st;
+}
+
+static void publish_summary(const tvds_model *m, tvds_data *d)
+{
+    double *v = d->sumval;
+    v[SM_STEPS] = (double)d->step;
+    v[SM_DT] = d->h;
+    v[SM_T] = d->t0 + (double)d->step * d->h;
+    v[SM_BAL] = d->e_max > 0.0 ? d->bal_err_max / d->e_max : 0.0;
+    v[SM_EMAX] = d->e_max;
+    v[SM_FILM_MEAN] = d->film_steps > 0 ? (double)d->film_iter_sum / (double)d->film_steps : 0.0;
+    v[SM_FILM_MAX] = (double)d->film_iter_max;
+    v[SM_AS_MAX] = (double)d->as_iter_max;
+    v[SM_AS_NC] = (double)d->as_nonconv;
+    for (int c = 0; c < m->ncontact; c++) {
+        double pf = 0.0, pw = 0.0;
+        for (int i = 0; i < d->ncp; i++) {
+            const sim_cp *p = &d->cp[i];
+            if (p->contact != c || p->nwin == 0) continue;
+            pf += p->sum_pf / (double)p->nwin;
+            pw += p->sum_pw / (double)p->nwin;
+        }
+        v[SM_N + 2 * c] = pf;
+        v[SM_N + 2 * c + 1] = pw;
+    }
+}
+
+static void publish_probes(tvds_data *d, const tvds_model *m, double t)
+{
+    double *hv = d->chval[TVDS_GROUP_HISTORY];
+    hv[0] = t;
+    for (int p = 0; p < m->nprobe; p++) {
+        const tvds_probe *P = &m->probes[p];
+        const sim_sub *s = &d->sub[P->sub];
+        const double *r = d->prow[p];
+        double val;
+        if (P->kind == TVDS_PROBE_V)
+            val = (dotn(r, s->x_new, s->n) - dotn(r, s->x_prev, s->n)) / (2.0 * d->h);
+        else if (P->kind == TVDS_PROBE_A)
+            val = (dotn(r, s->x_new, s->n) - 2.0 * dotn(r, s->x, s->n) + dotn(r, s->x_prev, s->n)) /
+                  (d->h * d->h);
+        else
+            val = dotn(r, s->x, s->n);
+        hv[1 + p] = val;
+    }
+}
+
+void sim_record_initial(const tvds_model *m, tvds_data *d)
+{
+    /* E at t_{-1/2}: the reference of the balance. */
+    double ek = 0.0, es = 0.0;
+    cd_energy(m, d, 0, &ek, &es);
+    d->e0 = ek + es;
+    d->e_kin = ek;
+    d->e_strain = es;
+    d->e_max = fabs(d->e0);
+    d->inputs_abs = 0.0;
+    d->t_pub = d->t0;
+    /* Probes at t_0 with u0 and v0 (x_new holds nothing meaningful yet: use x and x_prev). */
+    double *hv = d->chval[TVDS_GROUP_HISTORY];
+    hv[0] = d->t0;
+    for (int p = 0; p < m->nprobe; p++) {
+        const tvds_probe *P = &m->probes[p];
+        const sim_sub *s = &d->sub[P->sub];
+        const double *r = d->prow[p];
+        if (P->kind == TVDS_PROBE_U)
+            hv[1 + p] = dotn(r, s->x, s->n);
+        else if (P->kind == TVDS_PROBE_V)
+            hv[1 + p] = (dotn(r, s->x, s->n) - dotn(r, s->x_prev, s->n)) / d->h;
+        else
+            hv[1 + p] = 0.0;
+    }
+    d->chval[TVDS_GROUP_CONTACTS][0] = d->t0;
+    d->chval[TVDS_GROUP_ENERGY][0] = d->t0;
+    d->chval[TVDS_GROUP_ENERGY][1 + EN_KIN] = ek;
+    d->chval[TVDS_GROUP_ENERGY][1 + EN_STRAIN] = es;
+    for (int i = 0; i < d->ncp; i++) {
+        d->chval[TVDS_GROUP_CONTACTS][1 + CC_N * i + CC_STATE] = d->cp[i].state;
+        d->chval[TVDS_GROUP_CONTACTS][1 + CC_N * i + CC_SEG] = -1.0;
+    }
+    publish_summary(m, d);
+}
+
+int sim_record(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
+{
+    double h = d->h, tn = d->t0 + (double)d->step * h;
+    /* Work of the forces at t_n over the central increment dx = (x_{n+1} - x_{n-1}) / 2. */
+    double dWext = 0.0, dWel = 0.0, dDamp = 0.0, dWimp = 0.0, dDf = 0.0, dWn = 0.0;
+    for (int i = 0; i < d->nsub; i++) {
+        sim_sub *s = &d->sub[i];
+        for (int k = 0; k < s->n; k++) {
+            double dx = 0.5 * (s->x_new[k] - s->x_prev[k]);
+            dWext += s->fext[k] * dx;
+            dWel += s->fel[k] * dx;
+            dDamp += s->fdamp[k] * dx;
+        }
+    }
+    /* Bilateral constraints: work of imposed motions. */
+    for (int r = 0; r < d->nrow; r++) {
+        const sim_row *R = &d->row[r];
+        if (R->kind != 0) continue;
+        double du = 0.0;
+        for (int e = R->off; e < R->off + R->ne; e++) {
+            const sim_sub *s = &d->sub[d->p_sub[e]];
+            du += d->p_be[e] * 0.5 *
+                  (sim_phys(s, s->x_new, d->p_dof[e]) - sim_phys(s, s->x_prev, d->p_dof[e]));
+        }
+        dWimp += -d->lam[r] * du;
+    }
+    /* Contact points. */
+    int inwin = m->opt.win_t1 > m->opt.win_t0
+                    ? (tn >= m->opt.win_t0 - 1e-12 * h && tn <= m->opt.win_t1 + 1e-12 * h)
+                    : 1;
+    for (int i = 0; i < d->ncp; i++) {
+        sim_cp *c = &d->cp[i];
+        /* Work of the contact force F on the slave (reactions on the master included) over
+         * the central increment, relative to the (rigid) master's own motion; the motion of a
+         * rigid master does the work F . dPc (imposed). */
+        double F[3] = {0, 0, 0}, vt2 = 0.0, pf = 0.0, wcp = 0.0, fdp = 0.0;
+        for (int a = 0; a < 3; a++) {
+            F[a] = c->lam_n * c->n[a];
+            for (int k = 0; k < c->ntan; k++)
+                F[a] += c->ft[k] * c->t[k][a];
+            fdp += F[a] * c->dPc[a];
+        }
+        for (int a = 0; a < 3; a++) {
+            double e[3] = {0, 0, 0};
+            e[a] = 1.0;
+            if (F[a] == 0.0) continue;
+            wcp += F[a] * (0.5 * (sim_cp_rel(d, c, e, 1) - sim_cp_rel(d, c, e, 2)) - c->dPc[a]);
+        }
+        /* Sliding velocity over [t_n, t_{n+1}], the interval whose direction the stick/slip
+         * logic makes consistent with the friction force: friction power >= 0. */
+        for (int k = 0; k < c->ntan; k++) {
+            double dp = 0.0;
+            for (int a = 0; a < 3; a++)
+                dp += c->t[k][a] * c->dP[a];
+            c->vt[k] = (sim_cp_rel(d, c, c->t[k], 1) - sim_cp_rel(d, c, c->t[k], 0) - dp) / h;
+            vt2 += c->vt[k] * c->vt[k];
+            pf -= c->ft[k] * c->vt[k];
+        }
+        /* A stuck point does not slide: no dissipation, no wear. */
+        int stuck = c->state == TVDS_STICK;
+        if (stuck) pf = 0.0;
+        /* What the contact force did beyond the friction dissipation is constraint work
+         * (impacts, geometry updates, the velocity change within a step): docs/theory.md. */
+        dWn += wcp + pf * h;
+        dWimp += fdp;
+        dDf += pf * h;
+        c->p_fric = pf;
+        c->p_wear = stuck ? 0.0 : c->lam_n * sqrt(vt2);
+        c->gap = c->g0 + sim_cp_rel(d, c, c->n, 1);
+    }
+    /* Energies at t_{n+1/2}. */
+    double ek = 0.0, es = 0.0;
+    cd_energy(m, d, 1, &ek, &es);
+    double w_ext = d->w_ext + dWext, w_el = d->w_el + dWel, w_imp = d->w_imp + dWimp;
+    double w_damp = d->w_damp + dDamp, w_fric = d->w_fric + dDf;
+    double inputs = d->inputs_abs + fabs(dWext) + fabs(dWel) + fabs(dWimp);
+    double etot = ek + es;
+    if (!isfinite(etot) || (etot > 1e3 * (fabs(d->e0) + inputs) && etot > 1e-300)) {
+        return TVDS_ERROR(ctx, TVDS_ERR_DIVERGED,
+                          "t = %.9g s, step %ld: runaway energy %.6g J against %.6g J put in "
+                          "(step too large or unstable coupling)",
+                          tn, d->step, etot, fabs(d->e0) + inputs);
+    }
+    d->w_ext = w_ext;
+    d->w_el = w_el;
+    d->w_imp = w_imp;
+    d->w_damp = w_damp;
+    d->w_fric = w_fric;
+    d->w_norm += dWn;
+    d->inputs_abs = inputs;
+    d->e_kin = ek;
+    d->e_strain = es;
+    d->bal_err = etot + w_damp + w_fric - d->e0 - w_ext - w_el - w_imp;
+    if (fabs(d->bal_err) > d->bal_err_max) d->bal_err_max = fabs(d->bal_err);
+    double sc = fabs(etot);
+    if (fabs(d->e0) > sc) sc = fabs(d->e0);
+    if (fabs(w_ext) + fabs(w_imp) + fabs(w_el) > sc) sc = fabs(w_ext) + fabs(w_imp) + fabs(w_el);
+    if (sc > d->e_max) d->e_max = sc;
+    double *cv = d->chval[TVDS_GROUP_CONTACTS];
+    cv[0] = tn;
+    for (int i = 0; i < d->ncp; i++) {
+        sim_cp *c = &d->cp[i];
+        double vt2 = 0.0;
+        for (int k = 0; k < c->ntan; k++)
+            vt2 += c->vt[k] * c->vt[k];
+        if (inwin) {
+            c->sum_pf += c->p_fric;
+            c->sum_pw += c->p_wear;
+            c->nwin++;
+        }
+        double *o = cv + 1 + CC_N * i;
+        o[CC_LAMN] = c->lam_n;
+        o[CC_LAMT] = c->ft[0];
+        o[CC_STATE] = c->state;
+        o[CC_GAP] = c->gap;
+        o[CC_ALPHA] = c->alpha;
+        o[CC_SEG] = c->seg;
+        o[CC_S] = c->s;
+        o[CC_VSLIDE] = c->ntan == 1 ? c->vt[0] : sqrt(vt2);
+        o[CC_PF] = c->p_fric;
+        o[CC_PW] = c->p_wear;
+    }
+    double *ev = d->chval[TVDS_GROUP_ENERGY];
+    ev[0] = tn;
+    ev[1 + EN_KIN] = ek;
+    ev[1 + EN_STRAIN] = es;
+    ev[1 + EN_DAMP] = w_damp;
+    ev[1 + EN_FRIC] = w_fric;
+    ev[1 + EN_EXT] = w_ext + w_imp;
+    ev[1 + EN_EL] = w_el;
+    ev[1 + EN_NORM] = d->w_norm;
+    ev[1 + EN_BAL] = d->bal_err;
+    publish_probes(d, m, tn);
+    d->t_pub = tn;
+    publish_summary(m, d);
+    return TVDS_OK;
+}

@@ -1,0 +1,435 @@
+/* sim_solve.c — the contact-space system W lambda = B_C u* + g0, W = h^2 B_C M^-1 B_E^T:
+ * direct LU with an active-set / stick-slip loop (subs-a, subs-b, subs-c) and projected
+ * Gauss-Seidel (FiLm). */
+#include <lapacke.h>
+#include <math.h>
+#include <stdio.h>
+
+#include "sim_impl.h"
+
+/* W from the rows (nrow x nrow, column-major, leading dimension nrow). */
+static void build_W(tvds_data *d)
+{
+    int nr = d->nrow;
+    double h2 = d->h * d->h;
+    for (int j = 0; j < nr; j++) {
+        const sim_row *Rj = &d->row[j];
+        for (int i = 0; i < nr; i++) {
+            const sim_row *Ri = &d->row[i];
+            double w = 0.0;
+            for (int a = Ri->off; a < Ri->off + Ri->ne; a++) {
+                int sa = d->p_sub[a];
+                const sim_sub *s = &d->sub[sa];
+                int ca = d->p_cand[a] - d->cand_base[sa];
+                for (int b = Rj->off; b < Rj->off + Rj->ne; b++) {
+                    if (d->p_sub[b] != sa) continue;
+                    int cb = d->p_cand[b] - d->cand_base[sa];
+                    w += d->p_bc[a] * s->G[ca + (size_t)cb * s->ncand] * d->p_be[b];
+                }
+            }
+            d->W[i + (size_t)j * nr] = h2 * w;
+        }
+    }
+}
+
+static const char *row_where(const tvds_model *m, const tvds_data *d, const sim_row *R, char *buf,
+                             size_t nbuf)
+{
+    if (R->kind == 0) {
+        snprintf(buf, nbuf, "bilateral '%s'", m->bil[R->cp].name ? m->bil[R->cp].name : "?");
+    } else {
+        const sim_cp *c = &d->cp[R->cp];
+        const tvds_contact *C = &m->contacts[c->contact];
+        snprintf(buf, nbuf, "contact '%s' (slave node %ld, %s row)", C->name ? C->name : "?",
+                 c->node, R->kind == 1 ? "normal" : "tangential");
+    }
+    return buf;
+}
+
+/* Diagonal check: a non-positive W_ii means the row's constraint force does not oppose its
+ * own violation (friction too large against the coupling). */
+static int check_diag(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
+{
+    int nr = d->nrow;
+    double wmax = 0.0;
+    for (int i = 0; i < nr; i++) {
+        double w = fabs(d->W[i + (size_t)i * nr]);
+        if (w > wmax) wmax = w;
+    }
+    for (int i = 0; i < nr; i++) {
+        double w = d->W[i + (size_t)i * nr];
+        if (!(w > 1e-14 * wmax) || !(w > 0.0)) {
+            char buf[256];
+            double t = d->t0 + (double)d->step * d->h;
+            return TVDS_ERROR(ctx, TVDS_ERR_SINGULAR,
+                              "t = %.9g s, step %ld: %s: constraint operator W has a "
+                              "non-positive diagonal %.6g (friction coefficient too large for "
+                              "the geometry and mass coupling, or a DoF-less constraint)",
+                              t, d->step, row_where(m, d, &d->row[i], buf, sizeof buf), w);
+        }
+    }
+    return TVDS_OK;
+}
+
+/* LU solve of W lambda = rhs. */
+static int lu_solve(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
+{
+    int nr = d->nrow;
+    for (size_t k = 0; k < (size_t)nr * nr; k++)
+        d->W_lu[k] = d->W[k];
+    for (int i = 0; i < nr; i++)
+        d->lam[i] = d->row[i].rhs;
+    lapack_int info = LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, nr, nr, d->W_lu, nr, d->ipiv);
+    double umax = 0.0;
+    int imin = -1;
+    double umin = INFINITY;
+    for (int i = 0; i < nr; i++) {
+        double u = fabs(d->W_lu[i + (size_t)i * nr]);
+        if (u > umax) umax = u;
+        if (u < umin) umin = u, imin = i;
+    }
+    if (info != 0 || !(umin > 1e-13 * umax)) {
+        char buf[256];
+        double t = d->t0 + (double)d->step * d->h;
+        int r = imin >= 0 ? imin : 0;
+        /* The pivot row is permuted; name the row of the smallest diagonal of W instead. */
+        return TVDS_ERROR(ctx, TVDS_ERR_SINGULAR,
+                          "t = %.9g s, step %ld: constraint operator W (%d rows) is singular "
+                          "(redundant or conflicting constraints; near %s)",
+                          t, d->step, nr, row_where(m, d, &d->row[r], buf, sizeof buf));
+    }
+    LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', nr, 1, d->W_lu, nr, d->ipiv, d->lam, nr);
+    for (int i = 0; i < nr; i++)
+        if (!isfinite(d->lam[i])) {
+            char buf[256];
+            double t = d->t0 + (double)d->step * d->h;
+            return TVDS_ERROR(ctx, TVDS_ERR_DIVERGED,
+                              "t = %.9g s, step %ld: non-finite constraint force at %s", t, d->step,
+                              row_where(m, d, &d->row[i], buf, sizeof buf));
+        }
+    return TVDS_OK;
+}
+
+/* du_c = -h^2 M^-1 B_E^T lambda at the candidate DoFs. */
+static void cand_correction(tvds_data *d)
+{
+    double h2 = d->h * d->h;
+    for (int k = 0; k < d->ncand_tot; k++)
+        d->du_c[k] = 0.0;
+    for (int r = 0; r < d->nrow; r++) {
+        const sim_row *R = &d->row[r];
+        double l = d->lam[r];
+        if (l == 0.0) continue;
+        for (int b = R->off; b < R->off + R->ne; b++) {
+            int sb = d->p_sub[b];
+            const sim_sub *s = &d->sub[sb];
+            int cb = d->p_cand[b] - d->cand_base[sb];
+            double c = -h2 * l * d->p_be[b];
+            double *du = d->du_c + d->cand_base[sb];
+            const double *g = s->G + (size_t)cb * s->ncand;
+            for (int a = 0; a < s->ncand; a++)
+                du[a] += c * g[a];
+        }
+    }
+}
+
+/* Relative displacement correction of a contact point along v. */
+static double cp_rel_corr(const tvds_data *d, const sim_cp *c, const double v[3])
+{
+    double r = 0.0;
+    for (int e = 0; e < c->ne; e++) {
+        int sb = c->e_sub[e];
+        r += c->e_w[e] * v[c->e_dir[e]] * d->du_c[d->cand_base[sb] + d->sub[sb].cand[c->e_dof[e]]];
+    }
+    return r;
+}
+
+static void mu_of(const tvds_contact *C, int k, double *mus, double *muk)
+{
+    if (C->anisotropic) {
+        *mus = *muk = C->mu_axis[k];
+    } else {
+        *mus = C->mu_s;
+        *muk = C->mu_k;
+    }
+}
+
+/* Forces on the slave from the final multipliers (published channels). */
+static void cp_forces(const tvds_model *m, tvds_data *d)
+{
+    for (int i = 0; i < d->ncp; i++) {
+        sim_cp *c = &d->cp[i];
+        c->lam_n = 0.0;
+        c->ft[0] = c->ft[1] = 0.0;
+        if (c->row_n < 0) continue;
+        c->lam_n = -d->lam[c->row_n];
+        for (int k = 0; k < c->ntan; k++) {
+            if (c->row_t[k] >= 0)
+                c->ft[k] = -d->lam[c->row_t[k]];
+            else
+                c->ft[k] = -c->mu_t[k] * c->sdir[k] * c->lam_n;
+        }
+    }
+    for (int b = 0; b < m->nbil; b++)
+        d->lam_bil[b] = d->lam[b];
+}
+
+int sim_solve_direct(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
+{
+    int maxit = 10 + 4 * d->ncp, it, rc;
+    /* Flags against cycling: a contact point may be switched to stick, or released, once. */
+    for (int i = 0; i < d->ncp; i++)
+        d->cp[i].tried_stick = d->cp[i].released = 0;
+    for (it = 0;; it++) {
+        sim_assemble(m, d);
+        if (d->nrow == 0) break;
+        build_W(d);
+        rc = check_diag(m, d, ctx);
+        if (rc) return rc;
+        rc = lu_solve(m, d, ctx);
+        if (rc) return rc;
+        if (d->ncp == 0) break;
+        cand_correction(d);
+        int changed = 0;
+        double lmax = 0.0;
+        for (int r = 0; r < d->nrow; r++)
+            if (fabs(d->lam[r]) > lmax) lmax = fabs(d->lam[r]);
+        for (int i = 0; i < d->ncp; i++) {
+            sim_cp *c = &d->cp[i];
+            const tvds_contact *C = &m->contacts[c->contact];
+            if (c->state == TVDS_OPEN) {
+                /* Corrected gap of an open point: penetration brought by the others. */
+                double g = c->gap_pred + cp_rel_corr(d, c, c->n);
+                double lref = fabs(c->gap_pred) + 1e-300;
+                if (g < -1e-9 * lref - 1e-15 && !c->released) {
+                    /* Activated sliding in the direction of its predicted relative velocity
+                     * (the next pass may make it stick). */
+                    double vm = 0.0;
+                    for (int k = 0; k < c->ntan; k++)
+                        vm += c->vkin[k] * c->vkin[k];
+                    vm = sqrt(vm);
+                    for (int k = 0; k < c->ntan; k++) {
+                        double mus, muk;
+                        mu_of(C, k, &mus, &muk);
+                        c->tstick[k] = 0;
+                        c->mu_t[k] = vm > 0.0 ? muk : 0.0;
+                        c->sdir[k] = vm > 0.0 ? (C->anisotropic ? (c->vkin[k] > 0.0 ? 1.0 : -1.0)
+                                                                : c->vkin[k] / vm)
+                                              : 0.0;
+                    }
+                    c->state = TVDS_SLIP;
+                    changed = 1;
+                }
+                continue;
+            }
+            double lamN = -d->lam[c->row_n];
+            if (lamN < -1e-12 * lmax) {
+                /* Tensile: release. */
+                c->state = TVDS_OPEN;
+                c->tstick[0] = c->tstick[1] = 0;
+                c->released = 1;
+                changed = 1;
+                continue;
+            }
+            if (lamN < 0.0) lamN = 0.0;
+            /* Stuck axes: within the static cone? */
+            double ft[2] = {0, 0}, ftm = 0.0;
+            int nst = 0;
+            for (int k = 0; k < c->ntan; k++)
+                if (c->tstick[k]) {
+                    ft[k] = -d->lam[c->row_t[k]];
+                    ftm += ft[k] * ft[k];
+                    nst++;
+                }
+            ftm = sqrt(ftm);
+            if (nst > 0) {
+                for (int k = 0; k < c->ntan; k++) {
+                    if (!c->tstick[k]) continue;
+                    double mus, muk;
+                    mu_of(C, k, &mus, &muk);
+                    double need = C->anisotropic ? fabs(ft[k]) : ftm;
+                    if (need > mus * lamN * (1.0 + 1e-12)) {
+                        /* Slides in the direction the stick force was holding (chi = sign
+                         * of the tangential multiplier). */
+                        if (C->anisotropic) {
+                            c->tstick[k] = 0;
+                            c->sdir[k] = ft[k] > 0.0 ? -1.0 : 1.0;
+                            c->mu_t[k] = muk;
+                        } else {
+                            for (int q = 0; q < c->ntan; q++) {
+                                c->tstick[q] = 0;
+                                c->sdir[q] = -ft[q] / ftm;
+                                mu_of(C, q, &mus, &muk);
+                                c->mu_t[q] = muk;
+                            }
+                        }
+                        c->tried_stick = 1;
+                        changed = 1;
+                        break;
+                    }
+                }
+            }
+            /* Slipping axes: does the corrected sliding velocity reverse within the step? */
+            if (C->exact_stick && !c->tried_stick) {
+                double vs = 0.0;
+                for (int k = 0; k < c->ntan; k++) {
+                    if (c->tstick[k] || c->mu_t[k] <= 0.0) continue;
+                    double v = c->vkin[k] * d->h + cp_rel_corr(d, c, c->t[k]);
+                    /* vkin holds the predicted (or prescribed) velocity; the correction is the
+                     * constraint response. */
+                    if (sim_methods[d->method].geometry == 0 && c->has_kin) continue;
+                    if (C->anisotropic) {
+                        if (v * c->sdir[k] < 0.0) {
+                            c->tstick[k] = 1;
+                            c->mu_t[k] = 0.0;
+                            c->sdir[k] = 0.0;
+                            c->tried_stick = 1;
+                            changed = 1;
+                        }
+                    } else {
+                        vs += v * c->sdir[k];
+                    }
+                }
+                if (!C->anisotropic && vs < 0.0) {
+                    for (int k = 0; k < c->ntan; k++) {
+                        double mus, muk;
+                        mu_of(C, k, &mus, &muk);
+                        if (mus <= 0.0 && muk <= 0.0) continue;
+                        c->tstick[k] = 1;
+                        c->mu_t[k] = 0.0;
+                        c->sdir[k] = 0.0;
+                    }
+                    c->tried_stick = 1;
+                    changed = 1;
+                }
+            }
+            int any = 0;
+            for (int k = 0; k < c->ntan; k++)
+                any |= c->tstick[k];
+            c->state = any ? TVDS_STICK : TVDS_SLIP;
+        }
+        if (!changed) break;
+        if (it >= maxit) {
+            d->as_nonconv++;
+            break;
+        }
+    }
+    if (it > d->as_iter_max) d->as_iter_max = it;
+    cp_forces(m, d);
+    return TVDS_OK;
+}
+
+int sim_solve_film(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
+{
+    sim_assemble(m, d);
+    int nr = d->nrow, it = 0, rc;
+    if (nr > 0) {
+        build_W(d);
+        rc = check_diag(m, d, ctx);
+        if (rc) return rc;
+        for (int i = 0; i < nr; i++)
+            d->lam[i] = 0.0;
+        int maxit = m->opt.film_maxit > 0 ? m->opt.film_maxit : 100;
+        double tol = m->opt.film_tol > 0.0 ? m->opt.film_tol : 1e-10;
+        for (it = 1; it <= maxit; it++) {
+            double dmax = 0.0, lmax = 0.0;
+            for (int i = 0; i < nr; i++) {
+                const sim_row *R = &d->row[i];
+                if (R->kind == 2) continue; /* tangential rows: with their normal row */
+                double res = R->rhs;
+                for (int j = 0; j < nr; j++)
+                    res -= d->W[i + (size_t)j * nr] * d->lam[j];
+                double ln = d->lam[i] + res / d->W[i + (size_t)i * nr];
+                if (R->kind == 1 && ln > 0.0) ln = 0.0; /* no tension */
+                double dl = fabs(ln - d->lam[i]);
+                if (dl > dmax) dmax = dl;
+                d->lam[i] = ln;
+                if (fabs(ln) > lmax) lmax = fabs(ln);
+                if (R->kind != 1) continue;
+                /* Tangential rows of this contact point, then the friction cone. */
+                sim_cp *c = &d->cp[R->cp];
+                const tvds_contact *C = &m->contacts[c->contact];
+                double FN = -ln, lt[2] = {0, 0}, old[2] = {0, 0}, ltm = 0.0;
+                int has = 0;
+                for (int k = 0; k < c->ntan; k++) {
+                    int rt = c->row_t[k];
+                    if (rt < 0) continue;
+                    has = 1;
+                    double rs = d->row[rt].rhs;
+                    for (int j = 0; j < nr; j++)
+                        rs -= d->W[rt + (size_t)j * nr] * d->lam[j];
+                    old[k] = d->lam[rt];
+                    lt[k] = old[k] + rs / d->W[rt + (size_t)rt * nr];
+                    d->lam[rt] = lt[k];
+                    ltm += lt[k] * lt[k];
+                }
+                if (!has) continue;
+                ltm = sqrt(ltm);
+                /* Hysteresis: a sticking point slips above mu_s F_N, a slipping one sticks
+                 * again below mu_k F_N. */
+                for (int k = 0; k < c->ntan; k++) {
+                    int rt = c->row_t[k];
+                    if (rt < 0) continue;
+                    double mus, muk;
+                    mu_of(C, k, &mus, &muk);
+                    double need = C->anisotropic ? fabs(lt[k]) : ltm;
+                    int slipping = c->mu_t[k] > 0.0;
+                    double lim = (slipping ? muk : mus) * FN;
+                    if (need > lim) {
+                        lt[k] = need > 0.0 ? lt[k] * muk * FN / need : 0.0;
+                        c->mu_t[k] = muk > 0.0 ? muk : 1e-300;
+                    } else {
+                        c->mu_t[k] = 0.0;
+                    }
+                    d->lam[rt] = lt[k];
+                    double dt2 = fabs(lt[k] - old[k]);
+                    if (dt2 > dmax) dmax = dt2;
+                    if (fabs(lt[k]) > lmax) lmax = fabs(lt[k]);
+                }
+            }
+            if (dmax <= tol * lmax || lmax == 0.0) break;
+        }
+        if (it > maxit) it = maxit;
+        /* States from the converged multipliers. */
+        for (int i = 0; i < d->ncp; i++) {
+            sim_cp *c = &d->cp[i];
+            if (c->row_n < 0) continue;
+            if (d->lam[c->row_n] >= 0.0) {
+                c->state = TVDS_OPEN;
+                continue;
+            }
+            int slip = 0;
+            for (int k = 0; k < c->ntan; k++)
+                if (c->row_t[k] >= 0 && c->mu_t[k] > 0.0) {
+                    slip = 1;
+                    double l = d->lam[c->row_t[k]];
+                    c->sdir[k] = l > 0.0 ? 1.0 : l < 0.0 ? -1.0 : 0.0;
+                }
+            c->state = slip ? TVDS_SLIP : TVDS_STICK;
+        }
+    }
+    d->film_iter_sum += it;
+    if (it > d->film_iter_max) d->film_iter_max = it;
+    d->film_steps++;
+    /* FiLm keeps B_E = B_C (tangential rows carry the sliding force): publish from rows. */
+    for (int i = 0; i < d->ncp; i++) {
+        sim_cp *c = &d->cp[i];
+        c->lam_n = 0.0;
+        c->ft[0] = c->ft[1] = 0.0;
+        if (c->row_n < 0) continue;
+        c->lam_n = -d->lam[c->row_n];
+        if (c->lam_n < 0.0) c->lam_n = 0.0;
+        for (int k = 0; k < c->ntan; k++)
+            if (c->row_t[k] >= 0) c->ft[k] = -d->lam[c->row_t[k]];
+    }
+    for (int b = 0; b < m->nbil; b++)
+        d->lam_bil[b] = d->lam[b];
+    return TVDS_OK;
+}
+
+const sim_method sim_methods[TVDS_METHOD_COUNT] = {
+    {"subs-a", 0, sim_solve_direct},
+    {"subs-b", 1, sim_solve_direct},
+    {"subs-c", 2, sim_solve_direct},
+    {"film", 1, sim_solve_film},
+};

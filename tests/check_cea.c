@@ -1,0 +1,607 @@
+/* check_cea.c — complex eigenvalue analysis: primal assembly against merged models, mu = 0
+ * symmetry, the closed-form flutter threshold of a friction oscillator, MAC tracking. */
+#include <check.h>
+#include <complex.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tvds/tvds_cea.h"
+
+#define PI 3.14159265358979323846
+
+/* ---- Model building helpers ---------------------------------------------------------------- */
+
+typedef struct dof_spec {
+    long node;
+    int dir;
+    double x, y;
+} dof_spec;
+
+/* Append a substructure with diagonal M and K (m[i], k[i]) and the given DoF labels. */
+static int add_sub(tvds_model *m, const char *name, int n, const double *mass, const double *kdiag,
+                   const dof_spec *d)
+{
+    tvds_substructure *s = tvds_calloc(1, sizeof *s);
+    ck_assert_ptr_nonnull(s);
+    s->name = tvds_strdup(name);
+    s->n = n;
+    s->M = tvds_calloc((size_t)n * n, sizeof(double));
+    s->K = tvds_calloc((size_t)n * n, sizeof(double));
+    s->dofs = tvds_calloc((size_t)n, sizeof(tvds_dof));
+    for (int i = 0; i < n; i++) {
+        s->M[(size_t)i * n + i] = mass[i];
+        s->K[(size_t)i * n + i] = kdiag[i];
+        s->dofs[i].kind = TVDS_DOF_PHYSICAL;
+        s->dofs[i].node = d[i].node;
+        s->dofs[i].dir = d[i].dir;
+        s->dofs[i].xyz[0] = d[i].x;
+        s->dofs[i].xyz[1] = d[i].y;
+    }
+    m->subs = tvds_realloc(m->subs, (size_t)(m->nsub + 1) * sizeof *m->subs);
+    m->damping = tvds_realloc(m->damping, (size_t)(m->nsub + 1) * sizeof *m->damping);
+    memset(&m->damping[m->nsub], 0, sizeof *m->damping);
+    m->subs[m->nsub] = s;
+    return m->nsub++;
+}
+
+static void add_bil(tvds_model *m, int nterms, const tvds_term *terms)
+{
+    m->bil = tvds_realloc(m->bil, (size_t)(m->nbil + 1) * sizeof *m->bil);
+    tvds_bilateral *b = &m->bil[m->nbil++];
+    memset(b, 0, sizeof *b);
+    b->name = tvds_strdup("tie");
+    b->nterms = nterms;
+    b->terms = tvds_malloc((size_t)nterms * sizeof *terms);
+    memcpy(b->terms, terms, (size_t)nterms * sizeof *terms);
+}
+
+static void add_spring(tvds_model *m, int sa, int da, int sb, int db, double k)
+{
+    m->elements = tvds_realloc(m->elements, (size_t)(m->nel + 1) * sizeof *m->elements);
+    tvds_element *e = &m->elements[m->nel++];
+    memset(e, 0, sizeof *e);
+    e->name = tvds_strdup("spring");
+    e->kind = TVDS_EL_SPRING;
+    e->sub[0] = sa;
+    e->dof[0] = da;
+    e->sub[1] = sb;
+    e->dof[1] = db;
+    e->k = k;
+}
+
+static void add_contact(tvds_model *m, int slave_sub, long slave_node, int master_sub, int nmaster,
+                        const long *master_nodes, double mu)
+{
+    m->contacts = tvds_realloc(m->contacts, (size_t)(m->ncontact + 1) * sizeof *m->contacts);
+    tvds_contact *c = &m->contacts[m->ncontact++];
+    memset(c, 0, sizeof *c);
+    c->name = tvds_strdup("tip");
+    c->dim = 2;
+    c->slave_sub = slave_sub;
+    c->nslave = 1;
+    c->slave_nodes = tvds_malloc(sizeof(long));
+    c->slave_nodes[0] = slave_node;
+    c->master_kind = TVDS_MASTER_SURFACE;
+    c->master_sub = master_sub;
+    c->nmaster = nmaster;
+    c->master_nodes = tvds_malloc((size_t)nmaster * sizeof(long));
+    memcpy(c->master_nodes, master_nodes, (size_t)nmaster * sizeof(long));
+    c->mu_s = c->mu_k = mu;
+}
+
+static void jacobi_eig(int n, double *A, double *ev)
+{
+    /* Cyclic Jacobi on a small symmetric matrix (row-major n x n), eigenvalues ascending. */
+    for (int sweep = 0; sweep < 100; sweep++) {
+        double off = 0.0;
+        for (int i = 0; i < n; i++)
+            for (int j = i + 1; j < n; j++)
+                off += A[i * n + j] * A[i * n + j];
+        if (off < 1e-30) break;
+        for (int p = 0; p < n; p++)
+            for (int q = p + 1; q < n; q++) {
+                double apq = A[p * n + q];
+                if (fabs(apq) < 1e-300) continue;
+                double theta = (A[q * n + q] - A[p * n + p]) / (2.0 * apq);
+                double t = (theta >= 0 ? 1.0 : -1.0) / (fabs(theta) + sqrt(theta * theta + 1.0));
+                double c = 1.0 / sqrt(t * t + 1.0), s = t * c;
+                for (int k = 0; k < n; k++) {
+                    double akp = A[k * n + p], akq = A[k * n + q];
+                    A[k * n + p] = c * akp - s * akq;
+                    A[k * n + q] = s * akp + c * akq;
+                }
+                for (int k = 0; k < n; k++) {
+                    double apk = A[p * n + k], aqk = A[q * n + k];
+                    A[p * n + k] = c * apk - s * aqk;
+                    A[q * n + k] = s * apk + c * aqk;
+                }
+            }
+    }
+    for (int i = 0; i < n; i++)
+        ev[i] = A[i * n + i];
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && ev[j] < ev[j - 1]; j--) {
+            double t = ev[j];
+            ev[j] = ev[j - 1];
+            ev[j - 1] = t;
+        }
+}
+
+/* Undamped frequencies [rad/s] of (K, M) with M diagonal: eigenvalues of M^-1/2 K M^-1/2. */
+static void undamped(int n, const double *K, const double *mdiag, double *w)
+{
+    double A[64];
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+            A[i * n + j] = K[i * n + j] / sqrt(mdiag[i] * mdiag[j]);
+    jacobi_eig(n, A, w);
+    for (int i = 0; i < n; i++)
+        w[i] = sqrt(w[i]);
+}
+
+/* ---- 1. Tie of two chains against the merged chain ------------------------------------------ */
+
+/* Chain A: ground -k1- a1 -k2- a2; chain B: b3 -k3- b4 -k4- ground; tie a2 = b3. */
+static tvds_model *two_chains(double alpha, double beta)
+{
+    tvds_model *m = tvds_model_create();
+    ck_assert_ptr_nonnull(m);
+    dof_spec da[2] = {{1, TVDS_DIR_X, 0, 0}, {2, TVDS_DIR_X, 1, 0}};
+    dof_spec db[2] = {{3, TVDS_DIR_X, 1, 0}, {4, TVDS_DIR_X, 2, 0}};
+    double ma[2] = {2.0, 1.0}, mb[2] = {0.5, 3.0};
+    double k1 = 1e4, k2 = 2e4, k3 = 5e3, k4 = 3e4;
+    /* Chain stiffness as substructure matrices plus springs between DoFs. */
+    double ka[2] = {k1 + k2, k2}, kb[2] = {k3, k3 + k4};
+    int A = add_sub(m, "A", 2, ma, ka, da), B = add_sub(m, "B", 2, mb, kb, db);
+    /* Off-diagonal chain coupling inside each substructure. */
+    m->subs[A]->K[0 * 2 + 1] = m->subs[A]->K[1 * 2 + 0] = -k2;
+    m->subs[B]->K[0 * 2 + 1] = m->subs[B]->K[1 * 2 + 0] = -k3;
+    for (int i = 0; i < 2; i++) {
+        m->damping[i].kind = TVDS_DAMP_RAYLEIGH;
+        m->damping[i].alpha = m->damping[i].alpha0 = alpha;
+        m->damping[i].beta = m->damping[i].beta0 = beta;
+    }
+    tvds_term t[2] = {{A, 1, 1.0}, {B, 0, -1.0}};
+    add_bil(m, 2, t);
+    return m;
+}
+
+START_TEST(test_tie_matches_merged)
+{
+    const double alpha = 3.0, beta = 2e-5;
+    for (int damped = 0; damped < 2; damped++) {
+        tvds_model *m = two_chains(damped ? alpha : 0.0, damped ? beta : 0.0);
+        /* Merged chain: a1, (a2 = b3), b4. */
+        double k1 = 1e4, k2 = 2e4, k3 = 5e3, k4 = 3e4;
+        double Km[9] = {k1 + k2, -k2, 0, -k2, k2 + k3, -k3, 0, -k3, k3 + k4};
+        double mm[3] = {2.0, 1.5, 3.0}, w[3];
+        undamped(3, Km, mm, w);
+        tvds_cea_options o = tvds_cea_options_default();
+        o.nmodes = 3;
+        double s[3] = {0.0, 0.5, 1.0};
+        tvds_ctx ctx;
+        tvds_ctx_init(&ctx);
+        tvds_cea_result *r = NULL;
+        ck_assert_msg(tvds_cea_run(m, -1, s, 3, &o, &r, &ctx) == TVDS_OK, "%s", ctx.msg);
+        ck_assert_int_eq(r->nbranch, 3);
+        ck_assert_int_eq(r->ndof, 4);
+        ck_assert_int_eq(r->nred, 3);
+        for (int p = 0; p < 3; p++)
+            for (int b = 0; b < 3; b++) {
+                /* Rayleigh modes: zeta = alpha / (2 w) + beta w / 2, s = -zeta w +- i w_d. */
+                double z = damped ? alpha / (2 * w[b]) + beta * w[b] / 2 : 0.0;
+                double wd = w[b] * sqrt(1 - z * z);
+                size_t k = (size_t)p * 3 + b;
+                ck_assert_double_eq_tol(r->freq[k], wd / (2 * PI), 1e-10 * wd);
+                ck_assert_double_eq_tol(r->re[k], -z * w[b], 1e-9 * w[b]);
+                ck_assert_double_eq_tol(r->zeta[k], z, 1e-10);
+            }
+        ck_assert_int_eq(r->nwin, 0);
+        /* Backward error of every eigenpair at round-off level. */
+        ck_assert_msg(r->resid_max < 1e-13, "backward error %g", r->resid_max);
+        tvds_cea_result_free(&r);
+        ck_assert_ptr_null(r);
+        tvds_model_free(&m);
+    }
+}
+END_TEST
+
+/* ---- 2. mu = 0 on an inclined flexible master against a penalty model --------------------- */
+
+static const double G30 = PI / 6.0;
+
+/* Slave: one node (x, y); master: three nodes on a line at 30 degrees, each (x, y) on springs. */
+static tvds_model *inclined(double mu, int *nm)
+{
+    tvds_model *m = tvds_model_create();
+    dof_spec ds[2] = {{1, TVDS_DIR_X, 0.3, 0.5}, {1, TVDS_DIR_Y, 0.3, 0.5}};
+    double ms[2] = {0.8, 0.8}, ks[2] = {2e4, 1e4};
+    add_sub(m, "slave", 2, ms, ks, ds);
+    double c = cos(G30), sn = sin(G30), L = 0.5;
+    dof_spec dm[6];
+    double mm[6], km[6];
+    for (int i = 0; i < 3; i++) {
+        for (int k = 0; k < 2; k++) {
+            dm[2 * i + k] = (dof_spec){10 + i, k, i * L * c, i * L * sn};
+            mm[2 * i + k] = 0.3 + 0.1 * i;
+            km[2 * i + k] = (k ? 3e4 : 5e4) * (1.0 + 0.7 * i);
+        }
+    }
+    add_sub(m, "master", 6, mm, km, dm);
+    long mn[3] = {10, 11, 12};
+    add_contact(m, 0, 1, 1, 3, mn, mu);
+    m->contacts[0].slave_kin[0] = (tvds_fn){.kind = TVDS_FN_RAMP, .amp = 1e3, .t0 = 0, .t1 = 1e4};
+    *nm = 6;
+    return m;
+}
+
+START_TEST(test_mu0_symmetric_penalty)
+{
+    int nm;
+    tvds_model *m = inclined(0.0, &nm);
+    double s[2] = {0.3, 0.75}; /* segment 0 at alpha 0.6, segment 1 at alpha 0.5 */
+    tvds_cea_options o = tvds_cea_options_default();
+    o.nmodes = 7;
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_cea_result *r = NULL;
+    ck_assert_msg(tvds_cea_run(m, 0, s, 2, &o, &r, &ctx) == TVDS_OK, "%s", ctx.msg);
+    ck_assert_int_eq(r->nbranch, 7);
+    ck_assert_int_eq(r->nred, 7);
+    for (int p = 0; p < 2; p++) {
+        /* Independent reference: the constraint as a very stiff spring kp b b^T; the constrained
+         * frequencies are the limit kp -> inf, with relative error O(k / kp) = 1e-7 here. */
+        double kp = 1e12;
+        int seg = p == 0 ? 0 : 1;
+        double a = p == 0 ? 0.6 : 0.5;
+        double n[2] = {-sin(G30), cos(G30)};
+        double b[8] = {0};
+        b[0] = n[0], b[1] = n[1];
+        b[2 + 2 * seg] = -(1 - a) * n[0], b[3 + 2 * seg] = -(1 - a) * n[1];
+        b[4 + 2 * seg] = -a * n[0], b[5 + 2 * seg] = -a * n[1];
+        double K[64] = {0}, md[8];
+        const tvds_substructure *S = m->subs[0], *Mst = m->subs[1];
+        for (int i = 0; i < 2; i++)
+            K[i * 8 + i] = S->K[i * 2 + i], md[i] = S->M[i * 2 + i];
+        for (int i = 0; i < 6; i++)
+            K[(i + 2) * 8 + i + 2] = Mst->K[i * 6 + i], md[i + 2] = Mst->M[i * 6 + i];
+        for (int i = 0; i < 8; i++)
+            for (int j = 0; j < 8; j++)
+                K[i * 8 + j] += kp * b[i] * b[j];
+        double w[8];
+        undamped(8, K, md, w);
+        for (int br = 0; br < 7; br++) {
+            size_t k = (size_t)p * 7 + br;
+            double f = w[br] / (2 * PI);
+            ck_assert_msg(fabs(r->freq[k] - f) <= 1e-6 * f, "s=%g branch %d: %.12g vs %.12g", s[p],
+                          br, r->freq[k], f);
+            /* No damping, no friction: the coupled system is conservative. */
+            ck_assert_msg(fabs(r->re[k]) <= 1e-9 * w[br], "re %g", r->re[k]);
+        }
+    }
+    ck_assert_int_eq(r->nwin, 0);
+    tvds_cea_result_free(&r);
+    tvds_model_free(&m);
+}
+END_TEST
+
+/* ---- 3. Mode-coupling flutter: closed-form critical mu --------------------------------------- */
+
+/* A block (x, y) held by a horizontal spring k1, a vertical spring k2 and a spring k3 inclined at
+ * 45 degrees, pressed on a "belt" of mass m2 on a normal spring kH that moves along x; the belt's
+ * two surface nodes are fixed in x and tied in y. Coupled equations (docs/cea.md):
+ *   m x'' + K11 x + (K12 - chi mu kH) y - chi mu m2 y'' = 0
+ *   (m + m2) y'' + K21 x + (K22 + kH) y = 0. */
+static const double FM = 1.0, FM2 = 0.5, FK1 = 1.5e4, FK2 = 1e4, FK3 = 1e4, FKH = 2e4;
+
+static tvds_model *oscillator(double mu)
+{
+    tvds_model *m = tvds_model_create();
+    dof_spec ds[2] = {{1, TVDS_DIR_X, 0.5, 0}, {1, TVDS_DIR_Y, 0.5, 0}};
+    double ms[2] = {FM, FM}, ks[2] = {FK1 + FK3 / 2, FK2 + FK3 / 2};
+    int S = add_sub(m, "block", 2, ms, ks, ds);
+    m->subs[S]->K[1] = m->subs[S]->K[2] = FK3 / 2; /* k3 cos45 sin45 */
+    dof_spec db[4] = {{10, TVDS_DIR_X, 0, 0},
+                      {10, TVDS_DIR_Y, 0, 0},
+                      {11, TVDS_DIR_X, 1, 0},
+                      {11, TVDS_DIR_Y, 1, 0}};
+    double mb[4] = {FM2 / 2, FM2 / 2, FM2 / 2, FM2 / 2}, kb[4] = {1e4, FKH / 2, 1e4, FKH / 2};
+    int B = add_sub(m, "belt", 4, mb, kb, db);
+    tvds_term fx0 = {B, 0, 1.0}, fx1 = {B, 2, 1.0}, tie[2] = {{B, 1, 1.0}, {B, 3, -1.0}};
+    add_bil(m, 1, &fx0);
+    add_bil(m, 1, &fx1);
+    add_bil(m, 2, tie);
+    long mn[2] = {10, 11};
+    add_contact(m, S, 1, B, 2, mn, mu);
+    /* The block slides towards +x relative to the belt: chi = +1. */
+    m->contacts[0].slave_kin[0] = (tvds_fn){.kind = TVDS_FN_RAMP, .amp = 1e3, .t0 = 0, .t1 = 1e4};
+    return m;
+}
+
+/* Coefficients of det(K - L M) = A L^2 + B L + C in L = omega^2 for x = chi mu. */
+static void osc_poly(double x, double *A, double *B, double *C)
+{
+    double K11 = FK1 + FK3 / 2, K12 = FK3 / 2, K22p = FK2 + FK3 / 2 + FKH, Mt = FM + FM2;
+    *A = FM * Mt;
+    *B = -(K11 * Mt + FM * K22p + x * FM2 * K12);
+    *C = K11 * K22p - K12 * (K12 - x * FKH);
+}
+
+static double osc_mu_crit(void)
+{
+    /* Discriminant B^2 - 4AC = 0 as a quadratic in x = chi mu; the smaller positive root. */
+    double K11 = FK1 + FK3 / 2, K12 = FK3 / 2, K22p = FK2 + FK3 / 2 + FKH, Mt = FM + FM2;
+    double a = K11 * Mt + FM * K22p, b = FM2 * K12, c0 = K11 * K22p - K12 * K12, d = FKH * K12;
+    double qa = b * b, qb = 2 * a * b - 4 * FM * Mt * d, qc = a * a - 4 * FM * Mt * c0;
+    return (-qb - sqrt(qb * qb - 4 * qa * qc)) / (2 * qa);
+}
+
+static double max_re(const tvds_cea_result *r)
+{
+    double v = -INFINITY;
+    for (int i = 0; i < r->npos * r->nbranch; i++)
+        if (r->re[i] > v) v = r->re[i];
+    return v;
+}
+
+START_TEST(test_flutter_closed_form)
+{
+    double muc = osc_mu_crit();
+    ck_assert(muc > 0.6 && muc < 0.7); /* 0.6458 for these numbers */
+    tvds_cea_options o = tvds_cea_options_default();
+    o.nmodes = 2;
+    o.t_eval = 1.0;
+    double s = 0.5;
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    /* Eigenvalues against the closed form below and above the threshold. */
+    double mus[2] = {0.3, muc + 0.05};
+    for (int k = 0; k < 2; k++) {
+        tvds_model *m = oscillator(mus[k]);
+        tvds_cea_result *r = NULL;
+        ck_assert_msg(tvds_cea_run(m, 0, &s, 1, &o, &r, &ctx) == TVDS_OK, "%s", ctx.msg);
+        ck_assert_int_eq(r->nbranch, 2);
+        ck_assert(r->chi == 1.0);
+        double A, B, C;
+        osc_poly(mus[k], &A, &B, &C);
+        double complex D = csqrt((double complex)(B * B - 4 * A * C));
+        double complex L[2] = {(-B - D) / (2 * A), (-B + D) / (2 * A)};
+        for (int j = 0; j < 2; j++) {
+            double complex lam = csqrt(-L[j]); /* principal root: Im >= 0 */
+            if (cimag(lam) < 0) lam = -lam;
+            int found = 0;
+            for (int b = 0; b < 2; b++)
+                if (fabs(r->re[b] - creal(lam)) <= 1e-7 * cabs(lam) &&
+                    fabs(2 * PI * r->freq[b] - cimag(lam)) <= 1e-9 * cabs(lam))
+                    found = 1;
+            ck_assert_msg(found, "mu %g: eigenvalue %g%+gi not found (%g%+gi, %g%+gi)", mus[k],
+                          creal(lam), cimag(lam), r->re[0], 2 * PI * r->freq[0], r->re[1],
+                          2 * PI * r->freq[1]);
+        }
+        if (k == 1) {
+            ck_assert_int_eq(r->nwin, 1);
+            ck_assert(r->win[0].re_max > 0);
+        } else {
+            ck_assert_int_eq(r->nwin, 0);
+        }
+        tvds_cea_result_free(&r);
+        tvds_model_free(&m);
+    }
+    /* Scan mu on a grid of 0.01: the first unstable grid point is the first above mu_c. */
+    double h = 0.01, first = NAN;
+    for (int i = 0; i <= 40 && isnan(first); i++) {
+        double mu = 0.45 + i * h;
+        tvds_model *m = oscillator(mu);
+        tvds_cea_result *r = NULL;
+        ck_assert_msg(tvds_cea_run(m, 0, &s, 1, &o, &r, &ctx) == TVDS_OK, "%s", ctx.msg);
+        if (r->nwin > 0) first = mu;
+        tvds_cea_result_free(&r);
+        tvds_model_free(&m);
+    }
+    ck_assert_msg(first > muc && first <= muc + h + 1e-12, "first unstable mu %g, mu_c %g", first,
+                  muc);
+    /* Reversed sliding (chi = -1): the same mu is stable (flutter needs chi mu in (mu_c, ...)). */
+    o.chi = -1.0;
+    tvds_model *m = oscillator(muc + 0.1);
+    tvds_cea_result *r = NULL;
+    ck_assert_msg(tvds_cea_run(m, 0, &s, 1, &o, &r, &ctx) == TVDS_OK, "%s", ctx.msg);
+    ck_assert_int_eq(r->nwin, 0);
+    ck_assert(max_re(r) <= 1e-6);
+    tvds_cea_result_free(&r);
+    tvds_model_free(&m);
+}
+END_TEST
+
+START_TEST(test_solvers_and_threads_agree)
+{
+    tvds_model *m = oscillator(0.7);
+    add_spring(m, 0, 0, 1, 1, 2e3); /* couples block x to belt y: exercises elements */
+    double s[6];
+    for (int i = 0; i < 6; i++)
+        s[i] = 0.2 * i;
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_cea_options o = tvds_cea_options_default();
+    o.nmodes = 2;
+    o.t_eval = 1.0;
+    tvds_cea_result *r[3] = {NULL, NULL, NULL};
+    o.solver = TVDS_CEA_QZ;
+    o.nthreads = 1;
+    ck_assert_msg(tvds_cea_run(m, 0, s, 6, &o, &r[0], &ctx) == TVDS_OK, "%s", ctx.msg);
+    o.solver = TVDS_CEA_STANDARD;
+    ck_assert_msg(tvds_cea_run(m, 0, s, 6, &o, &r[1], &ctx) == TVDS_OK, "%s", ctx.msg);
+    o.solver = TVDS_CEA_AUTO;
+    o.nthreads = 2;
+    ck_assert_msg(tvds_cea_run(m, 0, s, 6, &o, &r[2], &ctx) == TVDS_OK, "%s", ctx.msg);
+    for (int k = 1; k < 3; k++)
+        for (int i = 0; i < 12; i++) {
+            double sc = 2 * PI * r[0]->freq[i];
+            ck_assert_double_eq_tol(r[k]->freq[i], r[0]->freq[i], 1e-9 * r[0]->freq[i]);
+            ck_assert_double_eq_tol(r[k]->re[i], r[0]->re[i], 1e-9 * sc);
+        }
+    for (int k = 0; k < 3; k++) {
+        ck_assert_msg(r[k]->resid_max < 1e-13, "solver %d: backward error %g", k, r[k]->resid_max);
+        tvds_cea_result_free(&r[k]);
+    }
+    tvds_model_free(&m);
+}
+END_TEST
+
+/* ---- 4. MAC tracking through an exact crossing ---------------------------------------------- */
+
+START_TEST(test_mac_tracking_crossing)
+{
+    /* Slave x mode: sqrt(kx / m) at every position, decoupled (mu = 0, horizontal master).
+     * The upper vertical mode moves from omega^2 = 4e4 (alpha = 0) to 2.5e4 (alpha = 1) and
+     * crosses it at kx = 3e4. Sorting by frequency would swap them; tracking must not. */
+    tvds_model *m = tvds_model_create();
+    dof_spec ds[2] = {{1, TVDS_DIR_X, 0, 0}, {1, TVDS_DIR_Y, 0, 0}};
+    double ms[2] = {1.0, 1.0}, ks[2] = {3e4, 1e4};
+    add_sub(m, "slave", 2, ms, ks, ds);
+    dof_spec dm[4] = {{10, TVDS_DIR_X, 0, 0},
+                      {10, TVDS_DIR_Y, 0, 0},
+                      {11, TVDS_DIR_X, 1, 0},
+                      {11, TVDS_DIR_Y, 1, 0}};
+    double mm[4] = {1, 1, 1, 1}, km[4] = {1, 1e4, 1, 4e4};
+    int B = add_sub(m, "master", 4, mm, km, dm);
+    tvds_term f0 = {B, 0, 1.0}, f1 = {B, 2, 1.0};
+    add_bil(m, 1, &f0);
+    add_bil(m, 1, &f1);
+    long mn[2] = {10, 11};
+    add_contact(m, 0, 1, B, 2, mn, 0.0);
+    int np = 41;
+    double s[41];
+    for (int i = 0; i < np; i++)
+        s[i] = (double)i / (np - 1);
+    tvds_cea_options o = tvds_cea_options_default();
+    o.nmodes = 3;
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_cea_result *r = NULL;
+    ck_assert_msg(tvds_cea_run(m, 0, s, np, &o, &r, &ctx) == TVDS_OK, "%s", ctx.msg);
+    double fx = sqrt(3e4) / (2 * PI);
+    int bx = -1;
+    for (int b = 0; b < 3; b++)
+        if (fabs(r->freq[b] - fx) < 1e-9 * fx) bx = b;
+    ck_assert_int_ge(bx, 0);
+    ck_assert_int_eq(bx, 1); /* between the two vertical modes at alpha = 0 */
+    for (int i = 0; i < np; i++)
+        ck_assert_msg(fabs(r->freq[(size_t)i * 3 + bx] - fx) < 1e-9 * fx,
+                      "x-mode branch left its mode at s = %g (%g Hz)", s[i],
+                      r->freq[(size_t)i * 3 + bx]);
+    /* The upper vertical branch ends at sqrt(2.5e4), below the x mode: a crossing happened. */
+    int bu = 2;
+    ck_assert_double_eq_tol(r->freq[bu], sqrt(4e4) / (2 * PI), 1e-9 * fx);
+    ck_assert_double_eq_tol(r->freq[(size_t)(np - 1) * 3 + bu], sqrt(2.5e4) / (2 * PI), 1e-9 * fx);
+    for (int i = 1; i < np; i++) {
+        double d = fabs(r->freq[(size_t)i * 3 + bu] - r->freq[(size_t)(i - 1) * 3 + bu]);
+        ck_assert_msg(d < 0.05 * fx, "branch jump at s = %g", s[i]);
+        ck_assert(r->mac[(size_t)i * 3 + bx] > 0.999);
+    }
+    tvds_cea_result_free(&r);
+    tvds_model_free(&m);
+}
+END_TEST
+
+/* ---- Rigid master ------------------------------------------------------------------------ */
+
+START_TEST(test_rigid_master_closed_form)
+{
+    /* The block of the flutter test on a rigid belt moving along +x: the slave slides towards
+     * -x relative to it (chi = -1). y = 0 gives lambda = -K21 x and
+     * m x'' + (K11 + chi mu K21) x = 0. */
+    tvds_model *m = tvds_model_create();
+    dof_spec ds[2] = {{1, TVDS_DIR_X, 0, 0}, {1, TVDS_DIR_Y, 0, 0}};
+    double ms[2] = {FM, FM}, ks[2] = {FK1 + FK3 / 2, FK2 + FK3 / 2};
+    int S = add_sub(m, "block", 2, ms, ks, ds);
+    m->subs[S]->K[1] = m->subs[S]->K[2] = FK3 / 2;
+    long dummy = 0;
+    add_contact(m, S, 1, -1, 1, &dummy, 0.4);
+    tvds_contact *c = &m->contacts[0];
+    c->master_kind = TVDS_MASTER_RIGID;
+    c->rigid_normal[1] = 1.0;
+    c->rigid_t1[0] = 1.0;
+    c->rigid_motion[0] = (tvds_fn){.kind = TVDS_FN_RAMP, .amp = 1e3, .t0 = 0, .t1 = 1e4};
+    tvds_cea_options o = tvds_cea_options_default();
+    o.nmodes = 1;
+    o.t_eval = 1.0;
+    double s[2] = {0.0, 5.0}; /* a rigid master has no length: positions are labels */
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_cea_result *r = NULL;
+    ck_assert_msg(tvds_cea_run(m, 0, s, 2, &o, &r, &ctx) == TVDS_OK, "%s", ctx.msg);
+    ck_assert(r->chi == -1.0);
+    ck_assert_int_eq(r->nred, 1);
+    double w = sqrt((FK1 + FK3 / 2 - 0.4 * FK3 / 2) / FM);
+    for (int p = 0; p < 2; p++) {
+        ck_assert_double_eq_tol(r->freq[p], w / (2 * PI), 1e-12 * w);
+        ck_assert_double_eq_tol(r->re[p], 0.0, 1e-9 * w);
+    }
+    double L;
+    ck_assert_int_eq(tvds_cea_surface_length(m, 0, &L, &ctx), TVDS_ERR_INVALID);
+    tvds_cea_result_free(&r);
+    tvds_model_free(&m);
+}
+END_TEST
+
+/* ---- Errors --------------------------------------------------------------------------------- */
+
+START_TEST(test_errors)
+{
+    tvds_model *m = oscillator(0.5);
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_cea_result *r = NULL;
+    double s = 2.0;
+    tvds_cea_options o0 = tvds_cea_options_default();
+    o0.t_eval = 1.0;
+    ck_assert_int_eq(tvds_cea_run(m, 0, &s, 1, &o0, &r, &ctx), TVDS_ERR_INVALID);
+    ck_assert_ptr_null(r);
+    ck_assert_msg(strstr(ctx.msg, "off the master surface") != NULL, "%s", ctx.msg);
+    tvds_ctx_init(&ctx);
+    s = 0.5;
+    ck_assert_int_eq(tvds_cea_run(m, 3, &s, 1, NULL, &r, &ctx), TVDS_ERR_INVALID);
+    /* No sliding velocity: chi cannot be derived. */
+    tvds_fn_clear(&m->contacts[0].slave_kin[0]);
+    tvds_ctx_init(&ctx);
+    ck_assert_int_eq(tvds_cea_run(m, 0, &s, 1, NULL, &r, &ctx), TVDS_ERR_INVALID);
+    ck_assert(strstr(ctx.msg, "chi") != NULL);
+    double L = 0;
+    ck_assert_int_eq(tvds_cea_surface_length(m, 0, &L, &ctx), TVDS_OK);
+    ck_assert_double_eq_tol(L, 1.0, 1e-15);
+    /* Allocation failures are reported and leak nothing (ASan checks the leaks). */
+    tvds_cea_options o = tvds_cea_options_default();
+    o.chi = 1.0;
+    o.nthreads = 1;
+    for (int k = 0; k < 40; k++) {
+        tvds_ctx_init(&ctx);
+        tvds_alloc_fail_after(k);
+        int rc = tvds_cea_run(m, 0, &s, 1, &o, &r, &ctx);
+        tvds_alloc_fail_after(-1);
+        if (rc == TVDS_OK) {
+            tvds_cea_result_free(&r);
+            break;
+        }
+        ck_assert_int_eq(rc, TVDS_ERR_NOMEM);
+        ck_assert_ptr_null(r);
+    }
+    tvds_model_free(&m);
+}
+END_TEST
+
+Suite *cea_suite(void)
+{
+    Suite *s = suite_create("cea");
+    TCase *tc = tcase_create("cea");
+    tcase_set_timeout(tc, 20);
+    tcase_add_test(tc, test_tie_matches_merged);
+    tcase_add_test(tc, test_mu0_symmetric_penalty);
+    tcase_add_test(tc, test_flutter_closed_form);
+    tcase_add_test(tc, test_solvers_and_threads_agree);
+    tcase_add_test(tc, test_mac_tracking_crossing);
+    tcase_add_test(tc, test_rigid_master_closed_form);
+    tcase_add_test(tc, test_errors);
+    suite_add_tcase(s, tc);
+    return s;
+}

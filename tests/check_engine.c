@@ -1,0 +1,1055 @@
+/* check_engine.c — the time-stepping engine: constraints, contact methods, exact stick, energy
+ * bookkeeping, modal vs physical paths, error reporting and the no-allocation rule. Models are
+ * built here programmatically. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tvds/tvds_sim.h"
+
+static const double PI = 3.14159265358979323846;
+
+/* ---- Model builders ----------------------------------------------------------------------- */
+
+/* A substructure of nn nodes (ids 1..nn) with DoFs X, Y at (x[i], y[i]); M, K zeroed. */
+static tvds_substructure *sub_nodes(const char *name, int nn, const double *x, const double *y)
+{
+    tvds_substructure *s = tvds_calloc(1, sizeof *s);
+    s->name = tvds_strdup(name);
+    s->n = 2 * nn;
+    s->M = tvds_calloc((size_t)s->n * s->n, sizeof(double));
+    s->K = tvds_calloc((size_t)s->n * s->n, sizeof(double));
+    s->dofs = tvds_calloc((size_t)s->n, sizeof(tvds_dof));
+    for (int i = 0; i < nn; i++)
+        for (int a = 0; a < 2; a++) {
+            tvds_dof *d = &s->dofs[2 * i + a];
+            d->kind = TVDS_DOF_PHYSICAL;
+            d->node = i + 1;
+            d->dir = a;
+            d->xyz[0] = x[i];
+            d->xyz[1] = y ? y[i] : 0.0;
+        }
+    return s;
+}
+
+static void addM(tvds_substructure *s, int i, int j, double v)
+{
+    s->M[i + (size_t)j * s->n] += v;
+}
+static void addK(tvds_substructure *s, int i, int j, double v)
+{
+    s->K[i + (size_t)j * s->n] += v;
+}
+/* Spring k between DoFs i and j (j < 0: ground). */
+static void spring(tvds_substructure *s, int i, int j, double k)
+{
+    addK(s, i, i, k);
+    if (j >= 0) {
+        addK(s, j, j, k);
+        addK(s, i, j, -k);
+        addK(s, j, i, -k);
+    }
+}
+
+static tvds_model *model_new(int nsub)
+{
+    tvds_model *m = tvds_model_create();
+    m->nsub = nsub;
+    m->subs = tvds_calloc((size_t)nsub, sizeof *m->subs);
+    m->damping = tvds_calloc((size_t)nsub, sizeof *m->damping);
+    return m;
+}
+
+static tvds_contact *add_contact(tvds_model *m, const char *name, int slave_sub, long node)
+{
+    m->contacts = tvds_realloc(m->contacts, (size_t)(m->ncontact + 1) * sizeof *m->contacts);
+    tvds_contact *c = &m->contacts[m->ncontact++];
+    memset(c, 0, sizeof *c);
+    c->name = tvds_strdup(name);
+    c->dim = 2;
+    c->slave_sub = slave_sub;
+    c->nslave = 1;
+    c->slave_nodes = tvds_calloc(1, sizeof(long));
+    c->slave_nodes[0] = node;
+    c->exact_stick = 1;
+    return c;
+}
+
+static void rigid_plane(tvds_contact *c)
+{
+    c->master_kind = TVDS_MASTER_RIGID;
+    c->rigid_normal[1] = 1.0;
+    c->rigid_t1[0] = 1.0;
+}
+
+static void add_ic(tvds_model *m, int sub, int dof, double u0, double v0)
+{
+    m->ics = tvds_realloc(m->ics, (size_t)(m->nic + 1) * sizeof *m->ics);
+    m->ics[m->nic++] = (tvds_initial){.sub = sub, .dof = dof, .u0 = u0, .v0 = v0};
+}
+
+static void add_probe(tvds_model *m, const char *name, int kind, int sub, int dof)
+{
+    m->probes = tvds_realloc(m->probes, (size_t)(m->nprobe + 1) * sizeof *m->probes);
+    m->probes[m->nprobe++] =
+        (tvds_probe){.name = tvds_strdup(name), .kind = kind, .sub = sub, .dof = dof, .rec = -1};
+}
+
+static tvds_bilateral *add_bil(tvds_model *m, const char *name, int nterms)
+{
+    m->bil = tvds_realloc(m->bil, (size_t)(m->nbil + 1) * sizeof *m->bil);
+    tvds_bilateral *b = &m->bil[m->nbil++];
+    memset(b, 0, sizeof *b);
+    b->name = tvds_strdup(name);
+    b->nterms = nterms;
+    b->terms = tvds_calloc((size_t)nterms, sizeof(tvds_term));
+    return b;
+}
+
+static void add_load(tvds_model *m, int sub, int dof, tvds_fn fn)
+{
+    m->loads = tvds_realloc(m->loads, (size_t)(m->nload + 1) * sizeof *m->loads);
+    m->loads[m->nload++] =
+        (tvds_load){.name = tvds_strdup("load"), .sub = sub, .dof = dof, .fn = fn};
+}
+
+/* Index of a channel by name in a group, or -1. */
+static int ch_index(const tvds_data *d, int group, const char *name)
+{
+    int n;
+    const char *const *names;
+    const double *v;
+    tvds_channels(d, group, &n, &names, &v);
+    for (int k = 0; k < n; k++)
+        if (strcmp(names[k], name) == 0) return k;
+    return -1;
+}
+
+static double ch(const tvds_data *d, int group, int k)
+{
+    int n;
+    const char *const *names;
+    const double *v;
+    tvds_channels(d, group, &n, &names, &v);
+    return v[k];
+}
+
+static double summary(const tvds_data *d, const char *name)
+{
+    int n;
+    const char *const *names;
+    const double *v;
+    tvds_summary(d, &n, &names, &v);
+    for (int k = 0; k < n; k++)
+        if (strcmp(names[k], name) == 0) return v[k];
+    return NAN;
+}
+
+/* ---- 1. Frictionless mass on a rigid plane ------------------------------------------------ */
+
+START_TEST(test_mass_on_plane)
+{
+    const double mass = 2.0, g = 9.81;
+    double x0 = 0.3, y0 = 0.0;
+    tvds_model *m = model_new(1);
+    tvds_substructure *s = m->subs[0] = sub_nodes("block", 1, &x0, &y0);
+    addM(s, 0, 0, mass);
+    addM(s, 1, 1, mass);
+    spring(s, 0, -1, 50.0); /* a soft horizontal spring gives a finite stable step */
+    m->gravity[1] = -g;
+    tvds_contact *c = add_contact(m, "floor", 0, 1);
+    rigid_plane(c);
+    add_ic(m, 0, 0, 0.01, 0.0);
+    m->opt.method = _i;
+    m->opt.dt_auto = 0;
+    m->opt.dt = 1e-3;
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_data *d;
+    ck_assert_int_eq(tvds_data_create(m, &d, &ctx), TVDS_OK);
+    int iln = ch_index(d, TVDS_GROUP_CONTACTS, "floor.lambda_n [N]");
+    int igap = ch_index(d, TVDS_GROUP_CONTACTS, "floor.gap [m]");
+    int ilt = ch_index(d, TVDS_GROUP_CONTACTS, "floor.lambda_t [N]");
+    ck_assert_int_ge(iln, 0);
+    ck_assert_int_ge(igap, 0);
+    for (int k = 0; k < 2000; k++) {
+        ck_assert_int_eq(tvds_step(m, d, &ctx), TVDS_OK);
+        /* The plane carries the weight exactly from the first step on. */
+        ck_assert_double_eq_tol(ch(d, TVDS_GROUP_CONTACTS, iln), mass * g, 1e-12 * mass * g);
+        ck_assert_double_eq_tol(ch(d, TVDS_GROUP_CONTACTS, igap), 0.0, 1e-15);
+        ck_assert_double_eq(ch(d, TVDS_GROUP_CONTACTS, ilt), 0.0);
+    }
+    /* Frictionless: the horizontal oscillation keeps its energy (central-difference energy
+     * is conserved; the balance error is round-off). */
+    ck_assert_double_lt(summary(d, "energy balance error [-]"), 1e-10);
+    tvds_data_free(&d);
+    ck_assert_ptr_null(d);
+    tvds_model_free(&m);
+}
+END_TEST
+
+/* ---- 2. Dual assembly reproduces the merged model ----------------------------------------- */
+
+/* A chain of 4 nodes along x (1D, X DoFs used; Y DoFs carry their own mass and a ground
+ * spring). split: two substructures joined at node 2 by a bilateral tie. */
+static tvds_model *chain_model(int split, int modal)
+{
+    const double mnode = 0.5, k = 2e4;
+    double xs[4] = {0, 1, 2, 3};
+    tvds_model *m;
+    if (!split) {
+        m = model_new(1);
+        tvds_substructure *s = m->subs[0] = sub_nodes("chain", 4, xs, NULL);
+        for (int i = 0; i < 8; i++)
+            addM(s, i, i, mnode);
+        spring(s, 0, -1, k);
+        for (int i = 0; i < 3; i++)
+            spring(s, 2 * i, 2 * i + 2, k * (1 + 0.3 * i));
+        for (int i = 0; i < 4; i++)
+            spring(s, 2 * i + 1, -1, k);
+        add_probe(m, "u4", TVDS_PROBE_U, 0, 6);
+        add_probe(m, "u2", TVDS_PROBE_U, 0, 2);
+        add_load(m, 0, 6, (tvds_fn){.kind = TVDS_FN_HARMONIC, .amp = 3.0, .freq = 17.0});
+        add_ic(m, 0, 2, 1e-3, 0.0);
+        add_ic(m, 0, 4, -2e-3, 0.5);
+    } else {
+        m = model_new(2);
+        tvds_substructure *a = m->subs[0] = sub_nodes("A", 2, xs, NULL);
+        tvds_substructure *b = m->subs[1] = sub_nodes("B", 3, xs + 1, NULL);
+        /* A: nodes 1, 2 (node 2 with 40 % of its mass); B: nodes 2', 3, 4. */
+        addM(a, 0, 0, mnode);
+        addM(a, 1, 1, mnode);
+        addM(a, 2, 2, 0.4 * mnode);
+        addM(a, 3, 3, 0.4 * mnode);
+        spring(a, 0, -1, k);
+        spring(a, 0, 2, k);
+        spring(a, 1, -1, k);
+        spring(a, 3, -1, 0.4 * k);
+        for (int i = 0; i < 6; i++)
+            addM(b, i, i, mnode);
+        b->M[0] = b->M[1 + 6] = 0.6 * mnode;
+        for (int i = 0; i < 2; i++)
+            spring(b, 2 * i, 2 * i + 2, k * (1 + 0.3 * (i + 1)));
+        spring(b, 1, -1, 0.6 * k);
+        spring(b, 3, -1, k);
+        spring(b, 5, -1, k);
+        tvds_bilateral *tx = add_bil(m, "tie_x", 2);
+        tx->terms[0] = (tvds_term){0, 2, 1.0};
+        tx->terms[1] = (tvds_term){1, 0, -1.0};
+        tvds_bilateral *ty = add_bil(m, "tie_y", 2);
+        ty->terms[0] = (tvds_term){0, 3, 1.0};
+        ty->terms[1] = (tvds_term){1, 1, -1.0};
+        add_probe(m, "u4", TVDS_PROBE_U, 1, 4);
+        add_probe(m, "u2", TVDS_PROBE_U, 0, 2);
+        add_load(m, 1, 4, (tvds_fn){.kind = TVDS_FN_HARMONIC, .amp = 3.0, .freq = 17.0});
+        add_ic(m, 0, 2, 1e-3, 0.0);
+        add_ic(m, 1, 0, 1e-3, 0.0);
+        add_ic(m, 1, 2, -2e-3, 0.5);
+    }
+    m->opt.modal = modal;
+    m->opt.dt_auto = 0;
+    m->opt.dt = 2e-4;
+    return m;
+}
+
+START_TEST(test_dual_vs_merged)
+{
+    tvds_model *m1 = chain_model(0, 1), *m2 = chain_model(1, 1);
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_data *d1, *d2;
+    ck_assert_int_eq(tvds_data_create(m1, &d1, &ctx), TVDS_OK);
+    ck_assert_int_eq(tvds_data_create(m2, &d2, &ctx), TVDS_OK);
+    double umax = 0.0, dmax = 0.0;
+    for (int k = 0; k < 3000; k++) {
+        ck_assert_int_eq(tvds_step(m1, d1, &ctx), TVDS_OK);
+        ck_assert_int_eq(tvds_step(m2, d2, &ctx), TVDS_OK);
+        for (int p = 1; p <= 2; p++) {
+            double a = ch(d1, TVDS_GROUP_HISTORY, p), b = ch(d2, TVDS_GROUP_HISTORY, p);
+            if (fabs(a) > umax) umax = fabs(a);
+            if (fabs(a - b) > dmax) dmax = fabs(a - b);
+        }
+    }
+    ck_assert_double_gt(umax, 1e-4);
+    /* Same scheme, same equations summed at the tie: round-off-level agreement. */
+    ck_assert_double_lt(dmax / umax, 1e-9);
+    ck_assert_double_lt(summary(d2, "energy balance error [-]"), 1e-9);
+    tvds_data_free(&d1);
+    tvds_data_free(&d2);
+    tvds_model_free(&m1);
+    tvds_model_free(&m2);
+}
+END_TEST
+
+/* ---- 4. One-DoF Coulomb oscillator (SDND100 physics) -------------------------------------- */
+
+static tvds_model *coulomb_model(int method, int modal)
+{
+    double x0 = 0.0, y0 = 0.0;
+    tvds_model *m = model_new(1);
+    tvds_substructure *s = m->subs[0] = sub_nodes("shoe", 1, &x0, &y0);
+    addM(s, 0, 0, 1.0);
+    addM(s, 1, 1, 1.0);
+    spring(s, 0, -1, 1e4);
+    m->gravity[1] = -10.0;
+    tvds_contact *c = add_contact(m, "shoe", 0, 1);
+    rigid_plane(c);
+    c->mu_s = c->mu_k = 0.1;
+    add_ic(m, 0, 0, 0.85e-3, 0.0);
+    add_probe(m, "ux", TVDS_PROBE_U, 0, 0);
+    add_probe(m, "vx", TVDS_PROBE_V, 0, 0);
+    m->opt.method = method;
+    m->opt.modal = modal;
+    m->opt.dt_auto = 0;
+    m->opt.dt = 1e-5;
+    return m;
+}
+
+START_TEST(test_coulomb_oscillator)
+{
+    int method = _i == 0 ? TVDS_METHOD_SUBS_B : TVDS_METHOD_FILM;
+    tvds_model *m = coulomb_model(method, 1);
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_data *d;
+    ck_assert_int_eq(tvds_data_create(m, &d, &ctx), TVDS_OK);
+    int ist = ch_index(d, TVDS_GROUP_CONTACTS, "shoe.state [-]");
+    int ipf = ch_index(d, TVDS_GROUP_CONTACTS, "shoe.p_friction [W]");
+    const double w0 = 100.0, delta = 2.0 * 0.1 * 1.0 * 10.0 / 1e4;
+    double u[3] = {0, 0, 0}, t[3] = {0, 0, 0}, vmax = 0.0, last = 0.0, tstop = -1.0;
+    int next = 1;
+    long nsteps = (long)(0.2 / 1e-5);
+    for (long k = 0; k < nsteps; k++) {
+        ck_assert_int_eq(tvds_step(m, d, &ctx), TVDS_OK);
+        u[0] = u[1], u[1] = u[2], t[0] = t[1], t[1] = t[2];
+        u[2] = ch(d, TVDS_GROUP_HISTORY, 1);
+        t[2] = ch(d, TVDS_GROUP_HISTORY, 0);
+        double v = ch(d, TVDS_GROUP_HISTORY, 2);
+        if (fabs(v) > vmax) vmax = fabs(v);
+        ck_assert_double_ge(ch(d, TVDS_GROUP_CONTACTS, ipf), -1e-12);
+        /* Extremum: the increment changes sign (a stuck step has a zero increment). */
+        double du = u[2] - u[1];
+        if (k >= 2 && next <= 3 && du != 0.0 && last * du < 0.0) {
+            /* Extremum n: amplitude r0 - n * 2 mu m g / k, time n pi / w0. */
+            double ref = (next % 2 ? -1.0 : 1.0) * (0.85e-3 - next * delta);
+            double tref = next * PI / w0;
+            ck_assert_double_eq_tol(u[1], ref, 1e-3 * fabs(ref));
+            ck_assert_double_eq_tol(t[1], tref, 1e-3 * tref);
+            next++;
+        }
+        if (du != 0.0) last = du;
+        if (next == 4 && du == 0.0 && tstop < 0.0) {
+            /* The 4th extremum is where the shoe stops for good. */
+            tstop = t[1];
+            ck_assert_double_eq_tol(u[1], 0.05e-3, 1e-3 * 0.05e-3);
+        }
+        if (t[2] > 4 * PI / w0 + 1e-3) {
+            /* Stopped at the 4th extremum: stuck, zero velocity (round-off). */
+            ck_assert_int_eq((int)ch(d, TVDS_GROUP_CONTACTS, ist), TVDS_STICK);
+            ck_assert_double_lt(fabs(v), 1e-12 * vmax);
+            ck_assert_double_eq_tol(u[2], 0.05e-3, 1e-3 * 0.05e-3);
+        }
+    }
+    ck_assert_int_eq(next, 4);
+    ck_assert_double_eq_tol(tstop, 4 * PI / w0, 1e-3 * 4 * PI / w0);
+    tvds_data_free(&d);
+    tvds_model_free(&m);
+}
+END_TEST
+
+/* ---- Anisotropic (one-way) friction: SDND100 modeling D ----------------------------------- */
+
+START_TEST(test_anisotropic_shoe)
+{
+    /* A shoe on the rigid plane z = 0 (3D), restricted to the 45-degree line of the x-y plane
+     * by cos45 DX - cos45 DY = 0, spring k along that line, friction mu only along x. The
+     * friction force mu m g along x projects as mu m g cos45 on the line: the amplitude r drops
+     * by 2 mu m g cos45 / k per half cycle; DY = r cos45 at the extrema. */
+    const double c45 = sqrt(0.5), k = 1e4, r0 = 0.85e-3;
+    tvds_model *m = model_new(1);
+    tvds_substructure *s = tvds_calloc(1, sizeof *s);
+    m->subs[0] = s;
+    s->name = tvds_strdup("shoe");
+    s->n = 3;
+    s->M = tvds_calloc(9, sizeof(double));
+    s->K = tvds_calloc(9, sizeof(double));
+    s->dofs = tvds_calloc(3, sizeof(tvds_dof));
+    for (int a = 0; a < 3; a++) {
+        s->dofs[a] = (tvds_dof){.kind = TVDS_DOF_PHYSICAL, .node = 1, .dir = a};
+        s->M[a + 3 * a] = 1.0;
+    }
+    /* K = k e e^T with e = (c45, c45, 0). */
+    for (int a = 0; a < 2; a++)
+        for (int b = 0; b < 2; b++)
+            s->K[a + 3 * b] = k * 0.5;
+    m->gravity[2] = -10.0;
+    tvds_bilateral *b = add_bil(m, "line45", 2);
+    b->terms[0] = (tvds_term){0, 0, c45};
+    b->terms[1] = (tvds_term){0, 1, -c45};
+    tvds_contact *c = add_contact(m, "shoe", 0, 1);
+    c->dim = 3;
+    c->master_kind = TVDS_MASTER_RIGID;
+    c->rigid_normal[2] = 1.0;
+    c->rigid_t1[0] = 1.0;
+    c->anisotropic = 1;
+    c->mu_axis[0] = 0.1;
+    c->mu_axis[1] = 0.0;
+    add_ic(m, 0, 0, r0 * c45, 0.0);
+    add_ic(m, 0, 1, r0 * c45, 0.0);
+    add_probe(m, "DY", TVDS_PROBE_U, 0, 1);
+    m->opt.method = _i == 0 ? TVDS_METHOD_SUBS_B : TVDS_METHOD_FILM;
+    m->opt.dt_auto = 0;
+    m->opt.dt = 1e-5;
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_data *d;
+    ck_assert_int_eq(tvds_data_create(m, &d, &ctx), TVDS_OK);
+    const double ref[4] = {-5.010e-4, 4.010e-4, -3.010e-4, 2.010e-4};
+    double u[2] = {0, 0}, last = 0.0;
+    int next = 0;
+    int ipf = ch_index(d, TVDS_GROUP_CONTACTS, "shoe.p_friction [W]");
+    for (long k2 = 0; k2 < 13000; k2++) {
+        ck_assert_msg(tvds_step(m, d, &ctx) == TVDS_OK, "%s", ctx.msg);
+        ck_assert_double_ge(ch(d, TVDS_GROUP_CONTACTS, ipf), -1e-12);
+        u[0] = u[1];
+        u[1] = ch(d, TVDS_GROUP_HISTORY, 1);
+        double du = u[1] - u[0];
+        if (k2 >= 2 && next < 4 && du != 0.0 && last * du < 0.0) {
+            double t = ch(d, TVDS_GROUP_HISTORY, 0) - tvds_data_dt(d);
+            ck_assert_double_eq_tol(u[0], ref[next], 1e-3 * fabs(ref[next]));
+            ck_assert_double_eq_tol(t, (next + 1) * PI / 100.0, 1e-3 * (next + 1) * PI / 100.0);
+            next++;
+        }
+        if (k2 >= 1 && du != 0.0) last = du;
+    }
+    ck_assert_int_eq(next, 4);
+    tvds_data_free(&d);
+    tvds_model_free(&m);
+}
+END_TEST
+
+/* ---- SDND104: wear power of a shoe on a vibrating base ------------------------------------ */
+
+START_TEST(test_wear_power_sdnd104)
+{
+    /* m = 1, mu = 0.1, g = 10, base acceleration a0 sin(2 pi t) along x (relative frame),
+     * initially stuck, a 3e-5 N/m spring as in the Code_Aster case. Mean of F_N |v_t| over
+     * [4, 12] s: 0.40906245 W (stick-slip, a0 = 1.5) and exactly 0 (permanent stick,
+     * a0 = 0.99). Code_Aster's own tolerance on this case is 5e-4 relative. */
+    const double a0s[2] = {1.5, 0.99}, ref[2] = {0.40906245, 0.0};
+    for (int c2 = 0; c2 < 2; c2++) {
+        double x0 = 0, y0 = 0;
+        tvds_model *m = model_new(1);
+        tvds_substructure *s = m->subs[0] = sub_nodes("shoe", 1, &x0, &y0);
+        addM(s, 0, 0, 1.0);
+        addM(s, 1, 1, 1.0);
+        spring(s, 0, -1, 3e-5);
+        m->gravity[1] = -10.0;
+        tvds_contact *c = add_contact(m, "shoe", 0, 1);
+        rigid_plane(c);
+        c->mu_s = c->mu_k = 0.1;
+        c->initially_stuck = 1;
+        m->has_base_acc = 1;
+        m->base_dir[0] = 1.0;
+        m->base_acc = (tvds_fn){.kind = TVDS_FN_HARMONIC, .amp = a0s[c2], .freq = 1.0};
+        m->opt.method = _i == 0 ? TVDS_METHOD_SUBS_B : TVDS_METHOD_FILM;
+        m->opt.dt_auto = 0;
+        m->opt.dt = 2e-4;
+        m->opt.win_t0 = 4.0;
+        m->opt.win_t1 = 12.0;
+        tvds_ctx ctx;
+        tvds_ctx_init(&ctx);
+        tvds_data *d;
+        ck_assert_int_eq(tvds_data_create(m, &d, &ctx), TVDS_OK);
+        int ipf = ch_index(d, TVDS_GROUP_CONTACTS, "shoe.p_friction [W]");
+        while (tvds_data_time(d) < 12.0 + 1e-4) {
+            ck_assert_int_eq(tvds_step(m, d, &ctx), TVDS_OK);
+            ck_assert_double_ge(ch(d, TVDS_GROUP_CONTACTS, ipf), 0.0);
+        }
+        double pw = summary(d, "shoe.mean p_wear [W]");
+        if (ref[c2] == 0.0)
+            ck_assert_double_eq(pw, 0.0);
+        else
+            ck_assert_double_eq_tol(pw, ref[c2], 5e-4 * ref[c2]);
+        tvds_data_free(&d);
+        tvds_model_free(&m);
+    }
+}
+END_TEST
+
+/* ---- Several slave nodes solved together: release of a tensile contact -------------------- */
+
+START_TEST(test_two_slave_nodes)
+{
+    /* Two nodes 1 m apart tied by springs (k in x and y), masses 1 and 3 kg, on a rigid floor
+     * with g = 10. An upward force ramped to 35 N on node 2 lifts it (35 > 30 N of weight);
+     * the static state is node 2 in the air, spring force 5 N, floor reaction 5 N on node 1. */
+    double xs[2] = {0.0, 1.0}, ys[2] = {0.0, 0.0};
+    const double k = 1e4;
+    tvds_model *m = model_new(1);
+    tvds_substructure *s = m->subs[0] = sub_nodes("bar", 2, xs, ys);
+    addM(s, 0, 0, 1.0);
+    addM(s, 1, 1, 1.0);
+    addM(s, 2, 2, 3.0);
+    addM(s, 3, 3, 3.0);
+    spring(s, 0, 2, k);
+    spring(s, 1, 3, k);
+    spring(s, 0, -1, k);
+    m->damping[0] = (tvds_damping){.kind = TVDS_DAMP_RAYLEIGH, .alpha = 30.0, .beta = 0.0};
+    m->gravity[1] = -10.0;
+    tvds_contact *c = add_contact(m, "floor", 0, 1);
+    rigid_plane(c);
+    c->nslave = 2;
+    c->slave_nodes = tvds_realloc(c->slave_nodes, 2 * sizeof(long));
+    c->slave_nodes[1] = 2;
+    c->mu_s = c->mu_k = 0.2;
+    add_load(m, 0, 3, (tvds_fn){.kind = TVDS_FN_SMOOTH_RAMP, .amp = 35.0, .t0 = 0.0, .t1 = 0.2});
+    m->opt.method = _i;
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_data *d;
+    ck_assert_int_eq(tvds_data_create(m, &d, &ctx), TVDS_OK);
+    int il1 = ch_index(d, TVDS_GROUP_CONTACTS, "floor.1.lambda_n [N]");
+    int il2 = ch_index(d, TVDS_GROUP_CONTACTS, "floor.2.lambda_n [N]");
+    int is2 = ch_index(d, TVDS_GROUP_CONTACTS, "floor.2.state [-]");
+    int ig2 = ch_index(d, TVDS_GROUP_CONTACTS, "floor.2.gap [m]");
+    int ig1 = ch_index(d, TVDS_GROUP_CONTACTS, "floor.1.gap [m]");
+    ck_assert_int_ge(il1, 0);
+    ck_assert_int_ge(il2, 0);
+    while (tvds_data_time(d) < 1.5) {
+        ck_assert_msg(tvds_step(m, d, &ctx) == TVDS_OK, "%s", ctx.msg);
+        ck_assert_double_ge(ch(d, TVDS_GROUP_CONTACTS, ig1), -1e-15);
+        ck_assert_double_ge(ch(d, TVDS_GROUP_CONTACTS, ig2), -1e-15);
+        ck_assert_double_ge(ch(d, TVDS_GROUP_CONTACTS, il2), 0.0);
+    }
+    /* Settled (damping time 2/alpha = 0.07 s, 1.3 s after the ramp). */
+    ck_assert_int_eq((int)ch(d, TVDS_GROUP_CONTACTS, is2), TVDS_OPEN);
+    ck_assert_double_eq(ch(d, TVDS_GROUP_CONTACTS, il2), 0.0);
+    ck_assert_double_eq_tol(ch(d, TVDS_GROUP_CONTACTS, il1), 5.0, 1e-6);
+    ck_assert_double_eq_tol(ch(d, TVDS_GROUP_CONTACTS, ig2), 5.0 / k, 1e-9);
+    tvds_data_free(&d);
+    tvds_model_free(&m);
+}
+END_TEST
+
+/* ---- Moving rigid master: a block on a conveyor belt -------------------------------------- */
+
+START_TEST(test_conveyor_belt)
+{
+    /* m = 1 kg on a belt moving at 0.5 m/s, spring k = 100 N/m to ground, mu = 0.3, g = 10.
+     * The block slides backwards relative to the belt at all times (its peak speed 0.3 m/s
+     * stays below 0.5), so friction drags it with mu m g = 3 N: x(t) = 0.03 (1 - cos 10 t).
+     * Central differences: phase error w t (w h)^2 / 24 = 4e-5 rad at t = 1 s. The belt's work
+     * goes into the spring, the block and the friction dissipation: the balance closes to
+     * round-off (flat belt, persistent contact). */
+    double x0 = 0.0, y0 = 0.0;
+    const double h = 1e-3, A = 0.03;
+    tvds_model *m = model_new(1);
+    tvds_substructure *s = m->subs[0] = sub_nodes("block", 1, &x0, &y0);
+    addM(s, 0, 0, 1.0);
+    addM(s, 1, 1, 1.0);
+    spring(s, 0, -1, 100.0);
+    s->nrec = 1;
+    s->rec = tvds_calloc(1, sizeof(tvds_recovery));
+    s->rec[0].name = tvds_strdup("twice_x");
+    s->rec[0].row = tvds_calloc(2, sizeof(double));
+    s->rec[0].row[0] = 2.0;
+    m->gravity[1] = -10.0;
+    tvds_contact *c = add_contact(m, "belt", 0, 1);
+    rigid_plane(c);
+    c->mu_s = c->mu_k = 0.3;
+    /* P(t) = 0.5 t, also before t = 0 (the belt runs before the block is put on it). */
+    c->rigid_motion[0] =
+        (tvds_fn){.kind = TVDS_FN_RAMP, .amp = 100.0, .t0 = -100.0, .t1 = 100.0, .offset = -50.0};
+    add_probe(m, "x", TVDS_PROBE_U, 0, 0);
+    add_probe(m, "ax", TVDS_PROBE_A, 0, 0);
+    m->probes = tvds_realloc(m->probes, 3 * sizeof *m->probes);
+    m->probes[2] = (tvds_probe){
+        .name = tvds_strdup("x2"), .kind = TVDS_PROBE_U, .sub = 0, .dof = -1, .rec = 0};
+    m->nprobe = 3;
+    m->opt.method = _i;
+    m->opt.dt_auto = 0;
+    m->opt.dt = h;
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_data *d;
+    ck_assert_int_eq(tvds_data_create(m, &d, &ctx), TVDS_OK);
+    int ilt = ch_index(d, TVDS_GROUP_CONTACTS, "belt.lambda_t [N]");
+    int ipf = ch_index(d, TVDS_GROUP_CONTACTS, "belt.p_friction [W]");
+    int ivs = ch_index(d, TVDS_GROUP_CONTACTS, "belt.v_slide [m/s]");
+    while (tvds_data_time(d) < 1.0) {
+        ck_assert_msg(tvds_step(m, d, &ctx) == TVDS_OK, "%s", ctx.msg);
+        double t = ch(d, TVDS_GROUP_HISTORY, 0), x = ch(d, TVDS_GROUP_HISTORY, 1);
+        ck_assert_double_eq_tol(x, A * (1.0 - cos(10.0 * t)), 2e-4 * A);
+        /* Acceleration probe: the equation of motion at t_n, exactly. */
+        ck_assert_double_eq_tol(ch(d, TVDS_GROUP_HISTORY, 2), 3.0 - 100.0 * x, 1e-9);
+        ck_assert_double_eq_tol(ch(d, TVDS_GROUP_HISTORY, 3), 2.0 * x, 1e-15);
+        ck_assert_double_eq_tol(ch(d, TVDS_GROUP_CONTACTS, ilt), 3.0, 1e-12);
+        ck_assert_double_lt(ch(d, TVDS_GROUP_CONTACTS, ivs), -0.1);
+        ck_assert_double_ge(ch(d, TVDS_GROUP_CONTACTS, ipf), 0.0);
+    }
+    /* The friction dissipation uses the sliding velocity over [t_n, t_{n+1}], the work of the
+     * force that over the central increment: per step they differ by F_t h^2 a_rel / 2, which
+     * sums to F_t h (v_max - v_min) / 2 = 3 x 1e-3 x 0.6 / 2 = 9e-4 J at most, against 1.5 J
+     * of belt work: bound 6e-4 (docs/theory.md, section 12). */
+    double bal = summary(d, "energy balance error [-]");
+    ck_assert_double_lt(bal, 6e-4);
+    ck_assert_double_gt(summary(d, "energy max [J]"), 1.4);
+    tvds_data_free(&d);
+    tvds_model_free(&m);
+}
+END_TEST
+
+/* ---- Damping matrix and discrete elements --------------------------------------------------- */
+
+/* Oscillator chain of 3 nodes (x DoFs coupled, y DoFs on ground springs). variant 0: Rayleigh
+ * damping (modal path); 1: the same C = a M + b K given as a matrix (physical path); 2: the
+ * first spring to ground and a damper given as discrete elements with C = 0 otherwise. */
+static tvds_model *damped_model(int variant)
+{
+    double xs[3] = {0, 1, 2};
+    const double a = 3.0, b = 2e-4, k = 1e4;
+    tvds_model *m = model_new(1);
+    tvds_substructure *s = m->subs[0] = sub_nodes("osc", 3, xs, NULL);
+    for (int i = 0; i < 6; i++)
+        addM(s, i, i, 1.0 + 0.1 * i);
+    if (variant != 2) spring(s, 0, -1, k);
+    spring(s, 0, 2, 2 * k);
+    spring(s, 2, 4, 3 * k);
+    for (int i = 0; i < 3; i++)
+        spring(s, 2 * i + 1, -1, k);
+    add_ic(m, 0, 4, 1e-3, 0.0);
+    add_probe(m, "u0", TVDS_PROBE_U, 0, 0);
+    m->opt.dt_auto = 0;
+    m->opt.dt = 1e-3;
+    if (variant == 0) {
+        m->damping[0] = (tvds_damping){.kind = TVDS_DAMP_RAYLEIGH, .alpha = a, .beta = b};
+    } else if (variant == 1) {
+        s->C = tvds_calloc(36, sizeof(double));
+        for (int q = 0; q < 36; q++)
+            s->C[q] = a * s->M[q] + b * s->K[q];
+        m->damping[0].kind = TVDS_DAMP_MATRIX;
+    } else {
+        m->nel = 2;
+        m->elements = tvds_calloc(2, sizeof(tvds_element));
+        m->elements[0] = (tvds_element){.name = tvds_strdup("k0"),
+                                        .kind = TVDS_EL_SPRING,
+                                        .sub = {0, -1},
+                                        .dof = {0, 0},
+                                        .k = k};
+        m->elements[1] = (tvds_element){.name = tvds_strdup("c02"),
+                                        .kind = TVDS_EL_DAMPER,
+                                        .sub = {0, 0},
+                                        .dof = {0, 2},
+                                        .b = 5.0};
+    }
+    return m;
+}
+
+START_TEST(test_damping_matrix_and_elements)
+{
+    tvds_model *m0 = damped_model(0), *m1 = damped_model(1), *m2 = damped_model(2);
+    tvds_model *m3 = damped_model(0);
+    /* m3: reference for m2, springs and damper in the matrices (physical path). */
+    tvds_substructure *s3 = m3->subs[0];
+    m3->damping[0] = (tvds_damping){0};
+    s3->C = tvds_calloc(36, sizeof(double));
+    s3->C[0] = s3->C[2 + 2 * 6] = 5.0;
+    s3->C[2] = s3->C[2 * 6] = -5.0;
+    m3->damping[0].kind = TVDS_DAMP_MATRIX;
+    tvds_model *A[2] = {m0, m3}, *B[2] = {m1, m2};
+    for (int c = 0; c < 2; c++) {
+        tvds_ctx ctx;
+        tvds_ctx_init(&ctx);
+        tvds_data *da, *db;
+        ck_assert_int_eq(tvds_data_create(A[c], &da, &ctx), TVDS_OK);
+        ck_assert_int_eq(tvds_data_create(B[c], &db, &ctx), TVDS_OK);
+        double umax = 0.0, dmax = 0.0, u100 = 0.0;
+        for (int k = 0; k < 2000; k++) {
+            ck_assert_int_eq(tvds_step(A[c], da, &ctx), TVDS_OK);
+            ck_assert_int_eq(tvds_step(B[c], db, &ctx), TVDS_OK);
+            double a = ch(da, TVDS_GROUP_HISTORY, 1), b = ch(db, TVDS_GROUP_HISTORY, 1);
+            if (fabs(a) > umax) umax = fabs(a);
+            if (fabs(a - b) > dmax) dmax = fabs(a - b);
+            if (k >= 1900 && fabs(a) > u100) u100 = fabs(a);
+        }
+        /* Same scheme: round-off agreement; and the damping acts (amplitude decays). */
+        ck_assert_double_lt(dmax / umax, 1e-9);
+        ck_assert_double_lt(u100, 0.5 * umax);
+        tvds_data_free(&da);
+        tvds_data_free(&db);
+    }
+    tvds_model_free(&m0);
+    tvds_model_free(&m1);
+    tvds_model_free(&m2);
+    tvds_model_free(&m3);
+}
+END_TEST
+
+/* ---- 3. Modal and physical paths ---------------------------------------------------------- */
+
+START_TEST(test_modal_vs_physical)
+{
+    tvds_model *ma = chain_model(1, 1), *mb = chain_model(1, 0);
+    tvds_model *ca = coulomb_model(TVDS_METHOD_SUBS_B, 1),
+               *cb = coulomb_model(TVDS_METHOD_SUBS_B, 0);
+    for (int i = 0; i < 2; i++) {
+        ma->damping[i] = (tvds_damping){.kind = TVDS_DAMP_RAYLEIGH, .alpha = 2.0, .beta = 1e-5};
+        mb->damping[i] = ma->damping[i];
+    }
+    tvds_model *A[2] = {ma, ca}, *B[2] = {mb, cb};
+    for (int c = 0; c < 2; c++) {
+        tvds_ctx ctx;
+        tvds_ctx_init(&ctx);
+        tvds_data *da, *db;
+        ck_assert_int_eq(tvds_data_create(A[c], &da, &ctx), TVDS_OK);
+        ck_assert_int_eq(tvds_data_create(B[c], &db, &ctx), TVDS_OK);
+        double umax = 0.0, dmax = 0.0;
+        for (int k = 0; k < 3000; k++) {
+            ck_assert_int_eq(tvds_step(A[c], da, &ctx), TVDS_OK);
+            ck_assert_int_eq(tvds_step(B[c], db, &ctx), TVDS_OK);
+            double a = ch(da, TVDS_GROUP_HISTORY, 1), b = ch(db, TVDS_GROUP_HISTORY, 1);
+            if (fabs(a) > umax) umax = fabs(a);
+            if (fabs(a - b) > dmax) dmax = fabs(a - b);
+        }
+        ck_assert_double_lt(dmax / umax, 1e-9);
+        tvds_data_free(&da);
+        tvds_data_free(&db);
+    }
+    tvds_model_free(&ma);
+    tvds_model_free(&mb);
+    tvds_model_free(&ca);
+    tvds_model_free(&cb);
+}
+END_TEST
+
+/* ---- 5, 6. Rigid slave sliding along a flexible master ------------------------------------ */
+
+#define NM 11
+static const double SL_V = 0.1, SL_T = 0.2, SL_X0 = 0.02, SL_MS = 0.1, SL_G = 10.0;
+
+/* Master: 11 nodes along x at y = 0, spacing 10 mm, on a Winkler foundation with axial and
+ * shear springs between neighbours. Slave: one node of mass 0.1 kg pulled along x at 0.1 m/s
+ * by an imposed motion, pressed by gravity, mu = 0.3. */
+static tvds_model *slide_model(int method, double T, int modal)
+{
+    double xm[NM], x0 = SL_X0, y0 = 0.0;
+    for (int i = 0; i < NM; i++)
+        xm[i] = 0.01 * i;
+    tvds_model *m = model_new(2);
+    tvds_substructure *ms = m->subs[0] = sub_nodes("master", NM, xm, NULL);
+    for (int i = 0; i < 2 * NM; i++)
+        addM(ms, i, i, 0.01);
+    for (int i = 0; i < NM; i++) {
+        spring(ms, 2 * i + 1, -1, 2e4);
+        spring(ms, 2 * i, -1, 1e3);
+        if (i + 1 < NM) {
+            spring(ms, 2 * i, 2 * i + 2, 5e4);
+            spring(ms, 2 * i + 1, 2 * i + 3, 3e4);
+        }
+    }
+    tvds_substructure *ss = m->subs[1] = sub_nodes("slider", 1, &x0, &y0);
+    addM(ss, 0, 0, SL_MS);
+    addM(ss, 1, 1, SL_MS);
+    m->gravity[1] = -SL_G;
+    /* Weight applied smoothly over 20 ms, so that the contact closes without an impact. */
+    m->gravity_fn = (tvds_fn){.kind = TVDS_FN_SMOOTH_RAMP, .amp = 1.0, .t0 = 0.0, .t1 = 0.02};
+    m->damping[0] = (tvds_damping){.kind = TVDS_DAMP_RAYLEIGH, .alpha = 20.0, .beta = 1e-6};
+    tvds_bilateral *b = add_bil(m, "drive", 1);
+    b->terms[0] = (tvds_term){1, 0, 1.0};
+    b->value = (tvds_fn){.kind = TVDS_FN_RAMP, .amp = SL_V * 10.0, .t0 = 0.0, .t1 = 10.0};
+    tvds_contact *c = add_contact(m, "slide", 1, 1);
+    c->master_kind = TVDS_MASTER_SURFACE;
+    c->master_sub = 0;
+    c->nmaster = NM;
+    c->master_nodes = tvds_calloc(NM, sizeof(long));
+    for (int i = 0; i < NM; i++)
+        c->master_nodes[i] = i + 1;
+    c->mu_s = c->mu_k = 0.3;
+    c->slave_kin[0] = b->value; /* subs-a: the prescribed sliding */
+    add_ic(m, 1, 0, 0.0, SL_V);
+    add_probe(m, "slider_x", TVDS_PROBE_U, 1, 0);
+    add_probe(m, "slider_y", TVDS_PROBE_U, 1, 1);
+    m->opt.method = method;
+    m->opt.modal = modal;
+    m->opt.t_end = T;
+    return m;
+}
+
+START_TEST(test_slide_methods)
+{
+    int method = _i;
+    tvds_model *m = slide_model(method, SL_T, 1);
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_data *d;
+    ck_assert_int_eq(tvds_data_create(m, &d, &ctx), TVDS_OK);
+    int igap = ch_index(d, TVDS_GROUP_CONTACTS, "slide.gap [m]");
+    int ipf = ch_index(d, TVDS_GROUP_CONTACTS, "slide.p_friction [W]");
+    int iln = ch_index(d, TVDS_GROUP_CONTACTS, "slide.lambda_n [N]");
+    int is = ch_index(d, TVDS_GROUP_CONTACTS, "slide.s [m]");
+    int ist = ch_index(d, TVDS_GROUP_CONTACTS, "slide.state [-]");
+    double lnmax = 0.0;
+    while (tvds_data_time(d) < m->opt.t_end) {
+        int rc = tvds_step(m, d, &ctx);
+        ck_assert_msg(rc == TVDS_OK, "%s: %s", tvds_method_name(method), ctx.msg);
+        double t = ch(d, TVDS_GROUP_CONTACTS, 0);
+        /* Non-penetration at t_{n+1}, friction dissipates. */
+        ck_assert_double_ge(ch(d, TVDS_GROUP_CONTACTS, igap), -1e-15);
+        ck_assert_double_ge(ch(d, TVDS_GROUP_CONTACTS, ipf), -1e-12);
+        double ln = ch(d, TVDS_GROUP_CONTACTS, iln);
+        ck_assert_double_ge(ln, 0.0);
+        if (ln > lnmax) lnmax = ln;
+        /* Master and slider fall together at first; then the slider slides. */
+        if (t > 0.03) ck_assert_int_eq((int)ch(d, TVDS_GROUP_CONTACTS, ist), TVDS_SLIP);
+        if (method == TVDS_METHOD_SUBS_A) {
+            /* 6: subs-a places the contact at the prescribed kinematic position exactly. The
+             * contact geometry is that of t_{n+1}, the channels' time t_n. */
+            ck_assert_double_eq_tol(ch(d, TVDS_GROUP_CONTACTS, is),
+                                    SL_X0 + SL_V * (t + tvds_data_dt(d)), 1e-15);
+        }
+    }
+    ck_assert_double_gt(lnmax, 0.5 * SL_MS * SL_G);
+    /* Energy balance: the only unbalanced term is the work of the normal constraint force on
+     * the linearised gap, sum F_N (g_{n+1} - g_{n-1}) / 2 with the geometry frozen over the
+     * step. With the surface slope changing by at most the deflection difference between
+     * nodes over a segment, its sum is bounded by F_N times the static deflection (1 N x
+     * 5e-5 m x 2 = 1e-4 J) against ~6e-3 J of imposed work: 2 %. */
+    double bal = summary(d, "energy balance error [-]");
+    ck_assert_msg(bal < 2e-2, "%s: balance error %g", tvds_method_name(method), bal);
+    double pf = summary(d, "slide.mean p_friction [W]");
+    /* Mean friction power ~ mu m g v = 0.03 W. */
+    ck_assert_double_eq_tol(pf, 0.3 * SL_MS * SL_G * SL_V, 0.1 * 0.03);
+    tvds_data_free(&d);
+    tvds_model_free(&m);
+}
+END_TEST
+
+START_TEST(test_subs_b_vs_film)
+{
+    tvds_model *mb = slide_model(TVDS_METHOD_SUBS_B, SL_T, 1);
+    tvds_model *mf = slide_model(TVDS_METHOD_FILM, SL_T, 1);
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_data *db, *df;
+    ck_assert_int_eq(tvds_data_create(mb, &db, &ctx), TVDS_OK);
+    ck_assert_int_eq(tvds_data_create(mf, &df, &ctx), TVDS_OK);
+    double ymax = 0.0, dmax = 0.0;
+    while (tvds_data_time(db) < SL_T) {
+        ck_assert_int_eq(tvds_step(mb, db, &ctx), TVDS_OK);
+        ck_assert_int_eq(tvds_step(mf, df, &ctx), TVDS_OK);
+        double a = ch(db, TVDS_GROUP_HISTORY, 2), b = ch(df, TVDS_GROUP_HISTORY, 2);
+        if (fabs(a) > ymax) ymax = fabs(a);
+        if (fabs(a - b) > dmax) dmax = fabs(a - b);
+    }
+    /* Same geometry, same constraint; FiLm's Gauss-Seidel stops at film_tol = 1e-10
+     * relative on the multipliers: agreement to 1e-8 of the deflection. */
+    ck_assert_double_lt(dmax, 1e-8 * ymax);
+    ck_assert_double_ge(summary(df, "film iterations mean [-]"), 1.0);
+    tvds_data_free(&db);
+    tvds_data_free(&df);
+    tvds_model_free(&mb);
+    tvds_model_free(&mf);
+}
+END_TEST
+
+/* ---- 7. Invalid situations ---------------------------------------------------------------- */
+
+START_TEST(test_contact_lost)
+{
+    tvds_model *m = slide_model(TVDS_METHOD_SUBS_B, 2.0, 1);
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_data *d;
+    ck_assert_int_eq(tvds_data_create(m, &d, &ctx), TVDS_OK);
+    int rc = TVDS_OK;
+    while (rc == TVDS_OK && tvds_data_time(d) < 2.0)
+        rc = tvds_step(m, d, &ctx);
+    ck_assert_int_eq(rc, TVDS_ERR_CONTACT_LOST);
+    ck_assert_ptr_nonnull(strstr(ctx.msg, "'slide'"));
+    ck_assert_ptr_nonnull(strstr(ctx.msg, "last node 11"));
+    ck_assert_ptr_nonnull(strstr(ctx.msg, "t = "));
+    ck_assert_ptr_nonnull(strstr(ctx.msg, "step "));
+    /* About 0.8 s to reach x = 0.1 m from 0.02 m at 0.1 m/s. */
+    ck_assert_double_eq_tol(tvds_data_time(d), 0.8, 0.01);
+    tvds_data_free(&d);
+    tvds_model_free(&m);
+}
+END_TEST
+
+START_TEST(test_singular_friction)
+{
+    /* A slave whose mass couples x and y: n M^-1 (n - chi mu t) < 0 for mu = 2 sliding in -x. */
+    double x0 = 0.0, y0 = 0.0;
+    tvds_model *m = model_new(1);
+    tvds_substructure *s = m->subs[0] = sub_nodes("block", 1, &x0, &y0);
+    addM(s, 0, 0, 1.0);
+    addM(s, 1, 1, 1.0);
+    addM(s, 0, 1, 0.9);
+    addM(s, 1, 0, 0.9);
+    spring(s, 0, -1, 100.0);
+    m->gravity[1] = -10.0;
+    tvds_contact *c = add_contact(m, "pad", 0, 1);
+    rigid_plane(c);
+    c->mu_s = c->mu_k = 2.0;
+    add_ic(m, 0, 0, 0.0, -1.0);
+    m->opt.dt_auto = 0;
+    m->opt.dt = 1e-4;
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_data *d = NULL;
+    int rc = tvds_data_create(m, &d, &ctx);
+    for (int k = 0; rc == TVDS_OK && k < 10; k++)
+        rc = tvds_step(m, d, &ctx);
+    ck_assert_int_eq(rc, TVDS_ERR_SINGULAR);
+    ck_assert_ptr_nonnull(strstr(ctx.msg, "'pad'"));
+    ck_assert_ptr_nonnull(strstr(ctx.msg, "t = "));
+    ck_assert_ptr_nonnull(strstr(ctx.msg, "step "));
+    tvds_data_free(&d);
+    /* With mu = 0.5 the same block slides. */
+    m->contacts[0].mu_s = m->contacts[0].mu_k = 0.5;
+    tvds_ctx_init(&ctx);
+    ck_assert_int_eq(tvds_data_create(m, &d, &ctx), TVDS_OK);
+    for (int k = 0; k < 10; k++)
+        ck_assert_int_eq(tvds_step(m, d, &ctx), TVDS_OK);
+    tvds_data_free(&d);
+    tvds_model_free(&m);
+}
+END_TEST
+
+START_TEST(test_divergence_and_unstable_dt)
+{
+    tvds_model *m = chain_model(0, 1);
+    double dtc;
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    ck_assert_int_eq(tvds_stable_dt(m, &dtc, &ctx), TVDS_OK);
+    m->opt.dt = 1.2 * dtc;
+    tvds_data *d = NULL;
+    ck_assert_int_eq(tvds_data_create(m, &d, &ctx), TVDS_ERR_UNSTABLE_DT);
+    ck_assert_ptr_null(d);
+    ck_assert_ptr_nonnull(strstr(ctx.msg, "stability limit"));
+    m->opt.allow_unstable_dt = 1;
+    tvds_ctx_init(&ctx);
+    ck_assert_int_eq(tvds_data_create(m, &d, &ctx), TVDS_OK);
+    int rc = TVDS_OK;
+    long k;
+    for (k = 0; rc == TVDS_OK && k < 100000; k++)
+        rc = tvds_step(m, d, &ctx);
+    ck_assert_int_eq(rc, TVDS_ERR_DIVERGED);
+    ck_assert_ptr_nonnull(strstr(ctx.msg, "step "));
+    /* d keeps the last valid state: the step count stopped before the failed step. */
+    ck_assert_int_eq(tvds_data_steps(d), k - 1);
+    tvds_data_free(&d);
+    /* A non-finite load is reported at once, naming the substructure. */
+    m->opt.allow_unstable_dt = 0;
+    m->opt.dt = 0.5 * dtc;
+    m->loads[0].fn.amp = NAN;
+    tvds_ctx_init(&ctx);
+    ck_assert_int_eq(tvds_data_create(m, &d, &ctx), TVDS_OK);
+    rc = TVDS_OK;
+    for (k = 0; rc == TVDS_OK && k < 10; k++)
+        rc = tvds_step(m, d, &ctx);
+    ck_assert_int_eq(rc, TVDS_ERR_DIVERGED);
+    ck_assert_ptr_nonnull(strstr(ctx.msg, "'chain'"));
+    tvds_data_free(&d);
+    tvds_model_free(&m);
+}
+END_TEST
+
+START_TEST(test_stable_dt_value)
+{
+    /* One mass-spring: 2 / w; with Rayleigh damping (2/w)(sqrt(1 + xi^2) - xi). */
+    double x0 = 0.0;
+    tvds_model *m = model_new(1);
+    tvds_substructure *s = m->subs[0] = sub_nodes("osc", 1, &x0, NULL);
+    addM(s, 0, 0, 4.0);
+    addM(s, 1, 1, 4.0);
+    spring(s, 0, -1, 400.0); /* w = 10 */
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    double dtc;
+    ck_assert_int_eq(tvds_stable_dt(m, &dtc, &ctx), TVDS_OK);
+    ck_assert_double_eq_tol(dtc, 0.2, 1e-12);
+    m->damping[0] = (tvds_damping){.kind = TVDS_DAMP_RAYLEIGH, .alpha = 0.0, .beta = 0.02};
+    ck_assert_int_eq(tvds_stable_dt(m, &dtc, &ctx), TVDS_OK);
+    double xi = 0.5 * 0.02 * 10.0;
+    ck_assert_double_eq_tol(dtc, 0.2 * (sqrt(1 + xi * xi) - xi), 1e-12);
+    tvds_model_free(&m);
+}
+END_TEST
+
+/* ---- 8. No allocation in tvds_step -------------------------------------------------------- */
+
+START_TEST(test_no_alloc)
+{
+    for (int method = 0; method < TVDS_METHOD_COUNT; method++) {
+        tvds_model *m = slide_model(method, SL_T, method % 2);
+        tvds_ctx ctx;
+        tvds_ctx_init(&ctx);
+        tvds_data *d;
+        ck_assert_int_eq(tvds_data_create(m, &d, &ctx), TVDS_OK);
+        long before = tvds_alloc_count();
+        for (int k = 0; k < 300; k++)
+            ck_assert_int_eq(tvds_step(m, d, &ctx), TVDS_OK);
+        ck_assert_int_eq(tvds_alloc_count(), before);
+        tvds_data_free(&d);
+        tvds_model_free(&m);
+    }
+}
+END_TEST
+
+START_TEST(test_create_alloc_failure)
+{
+    /* Every allocation of tvds_data_create may fail: no leak (ASan), an error, NULL. */
+    tvds_model *m = slide_model(TVDS_METHOD_FILM, SL_T, 1);
+    for (long n = 0; n < 400; n++) {
+        tvds_ctx ctx;
+        tvds_ctx_init(&ctx);
+        tvds_data *d = NULL;
+        tvds_alloc_fail_after(n);
+        int rc = tvds_data_create(m, &d, &ctx);
+        tvds_alloc_fail_after(-1);
+        if (rc == TVDS_OK) {
+            tvds_data_free(&d);
+            break;
+        }
+        ck_assert_int_eq(rc, TVDS_ERR_NOMEM);
+        ck_assert_ptr_null(d);
+    }
+    tvds_model_free(&m);
+}
+END_TEST
+
+Suite *engine_suite(void)
+{
+    Suite *s = suite_create("engine");
+    TCase *tc = tcase_create("constraints");
+    tcase_set_timeout(tc, 30);
+    tcase_add_loop_test(tc, test_mass_on_plane, 0, TVDS_METHOD_COUNT);
+    tcase_add_test(tc, test_dual_vs_merged);
+    tcase_add_loop_test(tc, test_two_slave_nodes, 0, TVDS_METHOD_COUNT);
+    tcase_add_test(tc, test_modal_vs_physical);
+    tcase_add_test(tc, test_damping_matrix_and_elements);
+    tcase_add_test(tc, test_stable_dt_value);
+    suite_add_tcase(s, tc);
+    TCase *tf = tcase_create("friction");
+    tcase_set_timeout(tf, 60);
+    tcase_add_loop_test(tf, test_coulomb_oscillator, 0, 2);
+    tcase_add_loop_test(tf, test_slide_methods, 0, TVDS_METHOD_COUNT);
+    tcase_add_loop_test(tf, test_anisotropic_shoe, 0, 2);
+    tcase_add_loop_test(tf, test_conveyor_belt, 0, TVDS_METHOD_COUNT);
+    tcase_add_loop_test(tf, test_wear_power_sdnd104, 0, 2);
+    tcase_add_test(tf, test_subs_b_vs_film);
+    suite_add_tcase(s, tf);
+    TCase *te = tcase_create("errors");
+    tcase_set_timeout(te, 30);
+    tcase_add_test(te, test_contact_lost);
+    tcase_add_test(te, test_singular_friction);
+    tcase_add_test(te, test_divergence_and_unstable_dt);
+    tcase_add_test(te, test_no_alloc);
+    tcase_add_test(te, test_create_alloc_failure);
+    suite_add_tcase(s, te);
+    return s;
+}

@@ -1,0 +1,561 @@
+/* check_reliability.c — allocation-failure injection end to end, fuzz reproducers, long runs
+ * and interrupted runs (docs/reliability.md). */
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tvds/tvds_case.h"
+#include "tvds/tvds_io.h"
+#include "tvds/tvds_run.h"
+#include "tvds/tvds_sim.h"
+
+#ifndef TVDS_BIN
+#define TVDS_BIN "build/bin/tvds"
+#endif
+
+/* Upper bound on the allocations of one operation: the loops stop at the first success, this
+ * only guards against an operation that never succeeds. */
+#define MAX_ALLOCS 20000
+
+static char tmpdir[64];
+
+static void tmp_setup(void)
+{
+    strcpy(tmpdir, "/tmp/tvds_rel_XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+}
+
+static void tmp_teardown(void)
+{
+    if (!tmpdir[0]) return;
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    ck_assert_int_eq(system(cmd), 0);
+    tmpdir[0] = '\0';
+}
+
+/* The error contract of a failed call under injection. */
+static void check_nomem(int rc, const tvds_ctx *ctx, long k, const char *what)
+{
+    ck_assert_msg(rc == TVDS_ERR_NOMEM, "%s, allocation %ld failing: status %s (%s)", what, k,
+                  tvds_status_name(rc), ctx->msg);
+    ck_assert_msg(ctx->status == TVDS_ERR_NOMEM, "%s, allocation %ld: ctx holds %s", what, k,
+                  tvds_status_name(ctx->status));
+    ck_assert_msg(ctx->msg[0] != '\0', "%s, allocation %ld: no message", what, k);
+}
+
+/* ---- Allocation failures: Matrix Market (sparse reader, CHOLMOD's allocations included) ---- */
+
+static const char *const mm_files[] = {"tests/data/mmio/good_general.mtx",
+                                       "tests/data/mmio/good_symmetric.mtx",
+                                       "tests/data/mmio/good_array_sym.mtx",
+                                       "tests/data/mmio/good_integer_crlf.mtx"};
+
+START_TEST(test_alloc_mm_read)
+{
+    const char *path = mm_files[_i];
+    cholmod_common cc;
+    ck_assert_int_eq(tvds_cholmod_start(&cc), TVDS_OK);
+    long k, in_cholmod = 0;
+    for (k = 0; k < MAX_ALLOCS; k++) {
+        tvds_ctx ctx;
+        tvds_ctx_init(&ctx);
+        tvds_cholmod_ctx(&ctx);
+        cholmod_sparse *A = NULL;
+        tvds_alloc_fail_after(k);
+        int rc = tvds_mm_read(path, &A, &cc, &ctx);
+        tvds_alloc_fail_after(-1);
+        tvds_cholmod_ctx(NULL);
+        if (rc == TVDS_OK) {
+            ck_assert_ptr_nonnull(A);
+            ck_assert(cholmod_check_sparse(A, &cc));
+            cholmod_free_sparse(&A, &cc);
+            break;
+        }
+        check_nomem(rc, &ctx, k, path);
+        ck_assert_ptr_null(A);
+        in_cholmod += strstr(ctx.msg, "CHOLMOD") != NULL;
+    }
+    ck_assert_msg(k > 0 && k < MAX_ALLOCS, "%s: %ld allocations", path, k);
+    /* The injection reached CHOLMOD's own allocations (SuiteSparse_config routed to
+     * tvds_malloc by tvds_cholmod_start): the triplet and the sparse matrix. */
+    ck_assert_msg(in_cholmod >= 2, "%s: only %ld failures inside CHOLMOD", path, in_cholmod);
+    ck_assert_int_eq(cholmod_finish(&cc), 1);
+}
+END_TEST
+
+/* CHOLMOD's allocations are counted: a CHOLMOD dense matrix is one tvds allocation or more,
+ * and a failing one is CHOLMOD_OUT_OF_MEMORY, routed to the context as NOMEM. */
+START_TEST(test_cholmod_alloc_routed)
+{
+    cholmod_common cc;
+    ck_assert_int_eq(tvds_cholmod_start(&cc), TVDS_OK);
+    long before = tvds_alloc_count();
+    cholmod_dense *X = cholmod_zeros(10, 10, CHOLMOD_REAL, &cc);
+    ck_assert_ptr_nonnull(X);
+    ck_assert_int_ge(tvds_alloc_count(), before + 1);
+    cholmod_free_dense(&X, &cc);
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_cholmod_ctx(&ctx);
+    tvds_alloc_fail_after(0);
+    X = cholmod_zeros(10, 10, CHOLMOD_REAL, &cc);
+    tvds_alloc_fail_after(-1);
+    tvds_cholmod_ctx(NULL);
+    ck_assert_ptr_null(X);
+    ck_assert_int_eq(cc.status, CHOLMOD_OUT_OF_MEMORY);
+    ck_assert_int_eq(ctx.status, TVDS_ERR_NOMEM);
+    ck_assert_int_eq(cholmod_finish(&cc), 1);
+}
+END_TEST
+
+/* ---- Allocation failures: substructure directories (M, K, C, tables, CHOLMOD checks) ------- */
+
+static const char *const sub_dirs[] = {"tests/data/substructure/full",
+                                       "tests/data/substructure/shoe", "tests/data/case/bar"};
+
+START_TEST(test_alloc_substructure_read)
+{
+    const char *dir = sub_dirs[_i];
+    long k, in_cholmod = 0;
+    for (k = 0; k < MAX_ALLOCS; k++) {
+        tvds_ctx ctx;
+        tvds_ctx_init(&ctx);
+        tvds_substructure *s = NULL;
+        tvds_alloc_fail_after(k);
+        int rc = tvds_substructure_read(dir, NULL, &s, &ctx);
+        tvds_alloc_fail_after(-1);
+        if (rc == TVDS_OK) {
+            ck_assert_ptr_nonnull(s);
+            ck_assert_int_eq(tvds_substructure_validate(s, &ctx), TVDS_OK);
+            tvds_substructure_free(&s);
+            ck_assert_ptr_null(s);
+            break;
+        }
+        check_nomem(rc, &ctx, k, dir);
+        ck_assert_ptr_null(s);
+        in_cholmod += strstr(ctx.msg, "CHOLMOD") != NULL;
+    }
+    ck_assert_msg(k > 0 && k < MAX_ALLOCS, "%s: %ld allocations", dir, k);
+    /* The positive-definiteness checks (CHOLMOD LL' of M and of K + sigma M) were reached. */
+    ck_assert_msg(in_cholmod >= 2, "%s: only %ld failures inside CHOLMOD", dir, in_cholmod);
+}
+END_TEST
+
+/* ---- Allocation failures: case file, model, engine data, a short run with outputs ---------- */
+
+/* A free oscillator; the SDND100 shoe with a Lagrange friction contact and constraints; the
+ * two-node SDND100 modeling B. (tests/data/case/valid.ini is read by the fuzz tests; its
+ * penalty contact does not run yet.) */
+static const char *const case_files[] = {"tests/data/case/oscillator.ini",
+                                         "models/shoe/sdnd100a_lagrange.ini",
+                                         "models/shoe/sdnd100b.ini"};
+
+/* Read the case, create the engine's data, take a few steps, then run it with outputs.
+ * Returns the first error. */
+static int case_to_run(const char *path, const char *outdir, tvds_ctx *ctx)
+{
+    const char *ov[] = {"run.t_end=2e-3", "run.out_dt=1e-4", "run.window=0 2e-3"};
+    tvds_model *m = NULL;
+    int rc = tvds_case_read(path, ov, 3, &m, ctx);
+    if (rc != TVDS_OK) {
+        ck_assert_ptr_null(m);
+        return rc;
+    }
+    tvds_data *d = NULL;
+    rc = tvds_data_create(m, &d, ctx);
+    if (rc != TVDS_OK) {
+        ck_assert_ptr_null(d);
+        tvds_model_free(&m);
+        return rc;
+    }
+    for (int k = 0; k < 20 && rc == TVDS_OK; k++)
+        rc = tvds_step(m, d, ctx);
+    tvds_data_free(&d);
+    ck_assert_ptr_null(d);
+    if (rc == TVDS_OK) {
+        tvds_run_opts o = tvds_run_opts_default();
+        rc = tvds_run(m, outdir, &o, ctx);
+    }
+    tvds_model_free(&m);
+    ck_assert_ptr_null(m);
+    return rc;
+}
+
+START_TEST(test_alloc_case_run)
+{
+    const char *path = case_files[_i];
+    tmp_setup();
+    char out[128];
+    snprintf(out, sizeof out, "%s/out", tmpdir);
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    ck_assert_msg(case_to_run(path, out, &ctx) == TVDS_OK, "%s: %s", path, ctx.msg);
+    long k;
+    for (k = 0; k < MAX_ALLOCS; k++) {
+        tvds_ctx_init(&ctx);
+        tvds_alloc_fail_after(k);
+        int rc = case_to_run(path, out, &ctx);
+        tvds_alloc_fail_after(-1);
+        if (rc == TVDS_OK) break;
+        check_nomem(rc, &ctx, k, path);
+    }
+    ck_assert_msg(k > 0 && k < MAX_ALLOCS, "%s: %ld allocations", path, k);
+    tmp_teardown();
+}
+END_TEST
+
+/* ---- Fuzz seeds and reproducers: every file obeys the readers' error contract --------------- */
+
+/* Calls fn on every regular file of dir (a missing directory has no files); returns the count. */
+static int for_each_file(const char *dir, void (*fn)(const char *path))
+{
+    DIR *d = opendir(dir);
+    if (!d) return 0;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.') continue;
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        struct stat st;
+        if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) continue;
+        fn(path);
+        n++;
+    }
+    closedir(d);
+    return n;
+}
+
+static void mm_contract(const char *path)
+{
+    cholmod_common cc;
+    ck_assert_int_eq(tvds_cholmod_start(&cc), TVDS_OK);
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    cholmod_sparse *A = NULL;
+    int rc = tvds_mm_read(path, &A, &cc, &ctx);
+    if (rc == TVDS_OK) {
+        ck_assert_ptr_nonnull(A);
+        ck_assert(cholmod_check_sparse(A, &cc));
+    } else {
+        ck_assert_msg(rc == TVDS_ERR_PARSE, "%s: %s (%s)", path, tvds_status_name(rc), ctx.msg);
+        ck_assert_ptr_null(A);
+        ck_assert_msg(strncmp(ctx.msg, path, strlen(path)) == 0 && ctx.msg[strlen(path)] == ':',
+                      "%s: message does not start with the path: %s", path, ctx.msg);
+    }
+    cholmod_free_sparse(&A, &cc);
+    cholmod_finish(&cc);
+}
+
+START_TEST(test_fuzz_mm_files)
+{
+    int n = for_each_file("tests/fuzz/corpus/mm", mm_contract);
+    ck_assert_int_ge(n, 40); /* the seeds include every file of tests/data/mmio */
+    for_each_file("tests/fuzz/regress/mm", mm_contract);
+}
+END_TEST
+
+static void case_contract(const char *path)
+{
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_model *m = NULL;
+    int rc = tvds_case_read(path, NULL, 0, &m, &ctx);
+    ck_assert_msg((rc == TVDS_OK) == (m != NULL), "%s: status %d, model %p", path, rc, (void *)m);
+    if (rc != TVDS_OK) {
+        ck_assert_msg(rc < 0 && ctx.status == rc && ctx.msg[0], "%s: status %d, ctx %d '%s'", path,
+                      rc, ctx.status, ctx.msg);
+        ck_assert_msg(strchr(ctx.msg, '\n') == NULL, "%s: message of several lines", path);
+    }
+    tvds_model_free(&m);
+}
+
+/* Case files of the fuzz corpus name substructures relative to the corpus directory, where
+ * there are none: each must fail cleanly (or succeed), never crash. */
+START_TEST(test_fuzz_case_files)
+{
+    ck_assert_int_ge(for_each_file("tests/fuzz/corpus/case", case_contract), 3);
+    for_each_file("tests/fuzz/regress/case", case_contract);
+}
+END_TEST
+
+/* ---- Long runs: constant memory over 10^6 steps ------------------------------------------- */
+
+typedef struct mem_probe {
+    long calls;
+    long count0; /* tvds_alloc_count at the first progress call */
+    long changed; /* progress calls that saw another count */
+    long rss0_kb, rss_max_kb;
+} mem_probe;
+
+static long rss_kb(void)
+{
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (!f) return -1;
+    long size = 0, resident = 0;
+    int ok = fscanf(f, "%ld %ld", &size, &resident) == 2;
+    fclose(f);
+    return ok ? resident * (sysconf(_SC_PAGESIZE) / 1024) : -1;
+}
+
+static void on_progress(void *user, const tvds_progress *p)
+{
+    mem_probe *mp = user;
+    long c = tvds_alloc_count(), r = rss_kb();
+    if (mp->calls++ == 0) {
+        mp->count0 = c;
+        mp->rss0_kb = mp->rss_max_kb = r;
+        return;
+    }
+    mp->changed += c != mp->count0;
+    if (r > mp->rss_max_kb) mp->rss_max_kb = r;
+    (void)p;
+}
+
+/* The oscillator case (one node, u = u0 cos(100 t)) for 10^6 steps of 1e-4 s: no allocation
+ * and no growth of the resident set while stepping and writing 10^4 output rows. */
+START_TEST(test_long_run_constant_memory)
+{
+    tmp_setup();
+    const char *ov[] = {"run.t_end=100", "run.out_dt=0.01"};
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_model *m = NULL;
+    ck_assert_msg(tvds_case_read("tests/data/case/oscillator.ini", ov, 2, &m, &ctx) == TVDS_OK,
+                  "%s", ctx.msg);
+    mem_probe mp = {0};
+    tvds_run_result res;
+    tvds_run_opts o = tvds_run_opts_default();
+    o.progress = on_progress;
+    o.user = &mp;
+    o.progress_interval = 0.02;
+    /* No summary.json refresh during the loop: each refresh allocates its temporary path
+     * (tvds_summary_write, docs/reliability.md "Findings"); the CSV rows are checked here. */
+    o.summary_interval = 1e9;
+    o.result = &res;
+    char out[128];
+    snprintf(out, sizeof out, "%s/long", tmpdir);
+    int rc = tvds_run(m, out, &o, &ctx);
+    ck_assert_msg(rc == TVDS_OK, "%s", ctx.msg);
+    ck_assert_int_ge(res.steps, 1000000);
+    ck_assert_double_eq_tol(res.t_reached, 100.0, 1e-4);
+    ck_assert_int_ge(mp.calls, 3);
+    ck_assert_msg(mp.changed == 0, "%ld of %ld progress calls saw allocations", mp.changed,
+                  mp.calls);
+    /* Resident set: CSV and JSON buffers are allocated before the first progress call; a leak
+     * of even one byte per step would add a megabyte. */
+    ck_assert_msg(mp.rss_max_kb - mp.rss0_kb < 1024, "resident set grew by %ld kB",
+                  mp.rss_max_kb - mp.rss0_kb);
+    /* Physics: undamped central differences conserve a modified energy exactly, so after
+     * 10^6 steps the amplitude of u = u0 cos(100 t) (u0 = 1e-3 m) is still u0 within the
+     * scheme's (omega h / 2)^2 / 2 = 1.25e-5: the peak of the last 10 s of samples (every
+     * 0.01 s, about 160 periods, so the samples come within 1 % of the crest) lies in
+     * [0.99 u0, (1 + 1e-4) u0]. */
+    char hist[192];
+    snprintf(hist, sizeof hist, "%s/history.csv", out);
+    FILE *f = fopen(hist, "r");
+    ck_assert_ptr_nonnull(f);
+    char line[256];
+    long rows = 0;
+    double peak = 0.0, t = 0.0, u = 0.0;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "%lf,%lf", &t, &u) == 2) {
+            rows++;
+            if (t >= 90.0 && fabs(u) > peak) peak = fabs(u);
+        }
+    fclose(f);
+    ck_assert_int_ge(rows, 10000);
+    ck_assert_double_ge(peak, 0.99e-3);
+    ck_assert_double_le(peak, 1e-3 * (1.0 + 1e-4));
+    tvds_model_free(&m);
+    tmp_teardown();
+}
+END_TEST
+
+/* The SDND100 shoe sliding on its plane with Coulomb friction (Lagrange contact, two
+ * constraints), 10^6 engine steps: no allocation at all in the time loop, and the motion
+ * stops where the analytic solution says (r = 0.05 mm after the 4th half cycle, t = 4 pi / 100
+ * s) and stays there for the remaining ten seconds: the long run does not drift. */
+START_TEST(test_long_steps_no_alloc)
+{
+    const char *ov[] = {"run.t_end=11"};
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_model *m = NULL;
+    ck_assert_msg(tvds_case_read("models/shoe/sdnd100a_lagrange.ini", ov, 1, &m, &ctx) == TVDS_OK,
+                  "%s", ctx.msg);
+    tvds_data *d = NULL;
+    ck_assert_msg(tvds_data_create(m, &d, &ctx) == TVDS_OK, "%s", ctx.msg);
+    long before = tvds_alloc_count();
+    for (long k = 0; k < 1000000; k++) {
+        int rc = tvds_step(m, d, &ctx);
+        ck_assert_msg(rc == TVDS_OK, "step %ld: %s", k, ctx.msg);
+    }
+    ck_assert_int_eq(tvds_alloc_count(), before);
+    ck_assert_int_ge(tvds_data_steps(d), 1000000);
+    /* SDND100 reference at rest: DY = r cos 45 = 0.05 mm * 0.70711 = 3.5355e-5 m; tolerance
+     * 5e-3 relative, the reference's own on its last extremum (docs/validation.md). */
+    int n = 0;
+    const char *const *names = NULL;
+    const double *vals = NULL;
+    ck_assert_int_eq(tvds_channels(d, TVDS_GROUP_HISTORY, &n, &names, &vals), TVDS_OK);
+    int col = -1;
+    for (int k = 0; k < n; k++)
+        if (strncmp(names[k], "dy", 2) == 0) col = k;
+    ck_assert_int_ge(col, 0);
+    ck_assert_double_eq_tol(vals[col], 0.05e-3 * sqrt(0.5), 5e-3 * 3.5355e-5);
+    tvds_data_free(&d);
+    tvds_model_free(&m);
+}
+END_TEST
+
+/* ---- SIGINT: `tvds run` stops cleanly, outputs valid, status "interrupted" ---------------- */
+
+static char *slurp_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    if (s && fread(s, 1, (size_t)n, f) != (size_t)n) {
+        free(s);
+        s = NULL;
+    }
+    if (s) s[n] = '\0';
+    fclose(f);
+    return s;
+}
+
+static int count_fields(const char *b, const char *e)
+{
+    int n = 1;
+    for (const char *p = b; p < e; p++)
+        n += *p == ',';
+    return n;
+}
+
+static void sleep_s(double s)
+{
+    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+    nanosleep(&ts, NULL);
+}
+
+START_TEST(test_sigint_interrupted)
+{
+    tmp_setup();
+    char out[128];
+    snprintf(out, sizeof out, "%s/run", tmpdir);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        char err[192];
+        snprintf(err, sizeof err, "%s/stderr.txt", tmpdir);
+        if (!freopen("/dev/null", "w", stdout) || !freopen(err, "w", stderr)) _exit(126);
+        /* 10^7 steps (tens of seconds): still running when the signal comes. */
+        execl(TVDS_BIN, TVDS_BIN, "run", "tests/data/case/oscillator.ini", "-o", out, "--set",
+              "run.t_end=1000", "--set", "run.out_dt=1e-3", (char *)NULL);
+        _exit(127);
+    }
+    /* Wait until the run has written its first rows, then interrupt it. */
+    char hist[192], summ[192];
+    snprintf(hist, sizeof hist, "%s/history.csv", out);
+    snprintf(summ, sizeof summ, "%s/summary.json", out);
+    struct stat st;
+    for (int k = 0; k < 200 && (stat(summ, &st) != 0 || stat(hist, &st) != 0); k++)
+        sleep_s(0.05);
+    sleep_s(0.5);
+    ck_assert_int_eq(kill(pid, SIGINT), 0);
+    int wst = 0;
+    ck_assert_int_eq(waitpid(pid, &wst, 0), pid);
+    ck_assert_msg(WIFEXITED(wst), "tvds run did not exit normally (signal %d)",
+                  WIFSIGNALED(wst) ? WTERMSIG(wst) : 0);
+    ck_assert_int_eq(WEXITSTATUS(wst), tvds_status_exit_code(TVDS_ERR_INTERRUPTED));
+
+    /* One line on stderr saying so. */
+    char errp[192];
+    snprintf(errp, sizeof errp, "%s/stderr.txt", tmpdir);
+    char *es = slurp_file(errp);
+    ck_assert_ptr_nonnull(es);
+    ck_assert_msg(strstr(es, "interrupted") != NULL, "stderr: %s", es);
+    free(es);
+
+    char *js = slurp_file(summ);
+    ck_assert_ptr_nonnull(js);
+    ck_assert_msg(strstr(js, "\"status\": \"interrupted\"") != NULL, "summary.json: %s", js);
+    ck_assert_ptr_nonnull(strstr(js, "TVDS_ERR_INTERRUPTED"));
+    /* A complete JSON object (ends with '}' and a newline). */
+    size_t n = strlen(js);
+    while (n > 0 && (js[n - 1] == '\n' || js[n - 1] == ' '))
+        n--;
+    ck_assert(n > 0 && js[n - 1] == '}');
+    free(js);
+
+    /* history.csv: a header and whole rows only, every row as many fields as the header, time
+     * strictly increasing; the run stopped well before t_end. */
+    char *h = slurp_file(hist);
+    ck_assert_ptr_nonnull(h);
+    size_t hn = strlen(h);
+    ck_assert(hn > 0 && h[hn - 1] == '\n');
+    const char *line = h, *nl = strchr(h, '\n');
+    int nf = count_fields(line, nl);
+    ck_assert_int_ge(nf, 2);
+    long rows = 0;
+    double tprev = -1.0;
+    for (line = nl + 1; *line; line = nl + 1) {
+        nl = strchr(line, '\n');
+        ck_assert_ptr_nonnull(nl);
+        ck_assert_int_eq(count_fields(line, nl), nf);
+        double t = strtod(line, NULL);
+        ck_assert(t > tprev);
+        tprev = t;
+        rows++;
+    }
+    ck_assert_int_ge(rows, 2);
+    ck_assert(tprev < 1000.0);
+    free(h);
+    tmp_teardown();
+}
+END_TEST
+
+Suite *reliability_suite(void)
+{
+    Suite *s = suite_create("reliability");
+
+    TCase *ta = tcase_create("alloc");
+    tcase_add_loop_test(ta, test_alloc_mm_read, 0, (int)(sizeof mm_files / sizeof mm_files[0]));
+    tcase_add_test(ta, test_cholmod_alloc_routed);
+    tcase_add_loop_test(ta, test_alloc_substructure_read, 0,
+                        (int)(sizeof sub_dirs / sizeof sub_dirs[0]));
+    tcase_add_loop_test(ta, test_alloc_case_run, 0,
+                        (int)(sizeof case_files / sizeof case_files[0]));
+    tcase_set_timeout(ta, 30);
+    suite_add_tcase(s, ta);
+
+    TCase *tf = tcase_create("fuzz_files");
+    tcase_add_test(tf, test_fuzz_mm_files);
+    tcase_add_test(tf, test_fuzz_case_files);
+    suite_add_tcase(s, tf);
+
+    /* Long and process-spawning tests: tagged "long", left out of the valgrind run. */
+    TCase *tl = tcase_create("long");
+    tcase_add_test(tl, test_long_run_constant_memory);
+    tcase_add_test(tl, test_long_steps_no_alloc);
+    tcase_add_test(tl, test_sigint_interrupted);
+    tcase_set_tags(tl, "long");
+    tcase_set_timeout(tl, 60);
+    suite_add_tcase(s, tl);
+    return s;
+}
