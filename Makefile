@@ -10,6 +10,14 @@ MPI     ?= 0
 DEB_PKGS := libsuitesparse-dev check liblapacke-dev libopenblas-dev libarpack2-dev \
             libfftw3-dev libinih-dev pkg-config gnuplot-nox
 
+# MPI=1: build with mpicc and -DTVDS_MPI (`tvds sweep` then spreads runs over MPI ranks);
+# the default build needs no MPI.
+ifeq ($(MPI),1)
+CC       := mpicc
+MPI_DEF  := -DTVDS_MPI
+DEB_PKGS += libopenmpi-dev openmpi-bin
+endif
+
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wno-unused-parameter
 ifeq ($(WERROR),1)
@@ -17,7 +25,7 @@ WARN    += -Werror
 endif
 STD     := -std=c11 -D_POSIX_C_SOURCE=200809L
 INCS    := -Iinclude -Isrc -I/usr/include/suitesparse $(shell pkg-config --cflags lapacke arpack fftw3 inih 2>/dev/null)
-ALL_CFLAGS = $(STD) $(CFLAGS) $(WARN) $(INCS) -fvisibility=hidden -fopenmp -MMD -MP $(SAN_FLAGS) $(EXTRA_CFLAGS)
+ALL_CFLAGS = $(STD) $(CFLAGS) $(WARN) $(INCS) -fvisibility=hidden -fopenmp -MMD -MP $(SAN_FLAGS) $(EXTRA_CFLAGS) $(MPI_DEF)
 LIBS    := -lcholmod -lsuitesparseconfig $(shell pkg-config --libs lapacke arpack fftw3 inih 2>/dev/null) \
            -llapack -lopenblas -lm
 ALL_LDFLAGS = -fopenmp $(SAN_FLAGS) $(LDFLAGS)
@@ -93,6 +101,12 @@ $(BIN): $(CLI_OBJ) $(LIB)
 	@[ "$(V)" = 1 ] || echo "  LD  $@"
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LIBS)
 
+# cmd_sweep.c is the only source that depends on MPI: rebuild it (and relink) when MPI changes.
+MPI_STAMP := $(BUILD)/obj/.mpi-$(MPI)
+$(MPI_STAMP):
+	@mkdir -p $(dir $@) && rm -f $(BUILD)/obj/.mpi-* && touch $@
+$(BUILD)/obj/src/cli/cmd_sweep.o: $(MPI_STAMP)
+
 # The runner's suite list comes from the suites' own definitions.
 $(SUITES_H): $(TEST_SRC)
 	@mkdir -p $(dir $@)
@@ -114,7 +128,7 @@ $(TEST_BIN): $(TEST_OBJ) $(LIB)
 test: deps
 	@$(MAKE) --no-print-directory all $(TEST_BIN)
 	$(TEST_ENV) $(TEST_BIN)
-	@# tvds validate joins here once the validation cases land (issue 4)
+	$(TEST_ENV) $(BIN) validate
 
 validate: all
 	@# tvds validate joins here once the validation cases land (issue 4)

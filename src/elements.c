@@ -1,38 +1,89 @@
-/* elements.c — discrete element forces (minimal: springs and dampers; ElasticFriction and the
- * penalty contact law plug in here through the hook of elements_impl.h). */
+/* elements.c — discrete element forces: springs, dampers and the ElasticFriction element
+ * (compliant form, through the hook of src/friction_laws_impl.h). */
+#include <math.h>
+
 #include "elements_impl.h"
+#include "friction_laws_impl.h"
+
+static size_t el_nstate(const tvds_element *el)
+{
+    return el->kind == TVDS_EL_ELASTIC_FRICTION ? TVDS_EF_NSTATE : 1;
+}
 
 size_t tvds_elements_state_size(const tvds_model *m)
 {
-    return m ? (size_t)m->nel : 0;
+    size_t n = 0;
+    if (!m) return 0;
+    for (int e = 0; e < m->nel; e++)
+        n += el_nstate(&m->elements[e]);
+    return n;
 }
 
 int tvds_elements_init(const tvds_model *m, double *state, tvds_ctx *ctx)
 {
+    size_t off = 0;
     for (int e = 0; e < m->nel; e++) {
         const tvds_element *el = &m->elements[e];
-        if (el->kind != TVDS_EL_SPRING && el->kind != TVDS_EL_DAMPER)
-            return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
-                              "element '%s': kind %d is not supported by this build "
-                              "(springs and dampers only)",
-                              el->name ? el->name : "?", el->kind);
-        if (state) state[e] = 0.0;
+        const char *nm = el->name ? el->name : "?";
+        if (el->kind == TVDS_EL_ELASTIC_FRICTION) {
+            int rc = tvds_ef_check(el, ctx);
+            if (rc) return rc;
+            if (el->rigid && el->kindF == TVDS_EF_STICK_SLIP)
+                return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                                  "element '%s': a rigid stick-slip ElasticFriction element needs "
+                                  "a stick constraint row, which this engine does not provide "
+                                  "yet: give it a contact stiffness k (rigid = false)",
+                                  nm);
+            if (state) tvds_ef_hook_init(el, NAN, state + off);
+        } else if (el->kind == TVDS_EL_SPRING || el->kind == TVDS_EL_DAMPER) {
+            if (state) state[off] = 0.0;
+        } else {
+            return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "element '%s': unknown kind %d", nm,
+                              el->kind);
+        }
+        off += el_nstate(el);
     }
     return TVDS_OK;
 }
 
 int tvds_elements_force(const tvds_model *m, double t, double h, const double *du, const double *dv,
-                        double *state, double *force, tvds_ctx *ctx)
+                        double *state, double *force, double *res, tvds_ctx *ctx)
 {
-    (void)t;
-    (void)h;
-    (void)state;
-    (void)ctx;
+    size_t off = 0;
     for (int e = 0; e < m->nel; e++) {
         const tvds_element *el = &m->elements[e];
-        /* Force on DoF a: a spring pulls a back toward b, a damper opposes the relative
-         * velocity. */
-        force[e] = el->kind == TVDS_EL_SPRING ? -el->k * du[e] : -el->b * dv[e];
+        double r[TVDS_EL_NRES] = {0};
+        r[TVDS_EL_DX] = du[e];
+        r[TVDS_EL_DV] = dv[e];
+        if (el->kind == TVDS_EL_ELASTIC_FRICTION) {
+            tvds_ef_out o;
+            if (!state) { /* keep the forces and results of the previous call */
+                off += el_nstate(el);
+                continue;
+            }
+            int rc = tvds_ef_hook_force(el, t, h, du[e], dv[e], state + off, &force[e], &o);
+            if (rc)
+                return TVDS_ERROR(ctx, rc, "t = %.9g s: element '%s': ElasticFriction step failed",
+                                  t, el->name ? el->name : "?");
+            r[TVDS_EL_FI] = o.Fi;
+            r[TVDS_EL_SF] = o.sf;
+            r[TVDS_EL_PP] = o.Pp;
+            r[TVDS_EL_PL] = o.Pl;
+        } else if (el->kind == TVDS_EL_SPRING) {
+            /* A spring pulls a back toward b; its power is k du dv. */
+            force[e] = -el->k * du[e];
+            r[TVDS_EL_FI] = -force[e];
+            r[TVDS_EL_PP] = el->k * du[e] * dv[e];
+        } else {
+            /* A damper opposes the relative velocity and dissipates b dv^2. */
+            force[e] = -el->b * dv[e];
+            r[TVDS_EL_FI] = -force[e];
+            r[TVDS_EL_PL] = el->b * dv[e] * dv[e];
+        }
+        if (res)
+            for (int k = 0; k < TVDS_EL_NRES; k++)
+                res[(size_t)e * TVDS_EL_NRES + k] = r[k];
+        off += el_nstate(el);
     }
     return TVDS_OK;
 }

@@ -459,17 +459,68 @@ static int too_many(mm_src *s, long want, tvds_ctx *ctx)
                       want);
 }
 
+/* Entry position and file order, for the sorted duplicate search. */
+typedef struct mm_pos {
+    int col, row;
+    long k; /* index in file order */
+} mm_pos;
+
+static int pos_cmp(const void *a, const void *b)
+{
+    const mm_pos *p = a, *q = b;
+    if (p->col != q->col) return p->col < q->col ? -1 : 1;
+    if (p->row != q->row) return p->row < q->row ? -1 : 1;
+    return p->k < q->k ? -1 : p->k > q->k;
+}
+
+/* The same search as check_duplicates in O(nnz) memory (sort by position, then file order):
+ * for a size line declaring far more rows and columns than there are entries, whose
+ * O(rows + columns) markers would otherwise make a three-line file allocate and touch
+ * gigabytes. Each run of equal positions pairs its first two entries; the pair reported is the
+ * one whose second entry comes first in the file, as in check_duplicates. */
+static int find_duplicates_sorted(const mm_parsed *m, const long *line, long *first, long *second,
+                                  tvds_ctx *ctx, const char *path)
+{
+    long nnz = m->nnz;
+    mm_pos *p = tvds_malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof *p);
+    if (!p) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "%s: out of memory", path);
+    for (long k = 0; k < nnz; k++) {
+        p[k].col = m->col[k];
+        p[k].row = m->row[k];
+        p[k].k = k;
+    }
+    qsort(p, (size_t)nnz, sizeof *p, pos_cmp);
+    *first = *second = -1;
+    for (long q = 1; q < nnz; q++)
+        if (p[q].col == p[q - 1].col && p[q].row == p[q - 1].row &&
+            (q < 2 || p[q - 2].col != p[q].col || p[q - 2].row != p[q].row) &&
+            (*second < 0 || line[p[q].k] < line[*second])) {
+            *first = p[q - 1].k;
+            *second = p[q].k;
+        }
+    tvds_free(p);
+    return TVDS_OK;
+}
+
 /* Duplicate positions (after symmetric normalisation), reported at the later line of the
- * earliest-detected pair in file order. O(nnz + n), no per-entry allocation. */
+ * earliest-detected pair in file order. O(nnz + n), no per-entry allocation; O(nnz) memory
+ * (find_duplicates_sorted) when the declared size is large against the entry count. */
 static int check_duplicates(mm_src *s, const mm_parsed *m, const long *line, const int *orig_upper,
                             tvds_ctx *ctx)
 {
     long nnz = m->nnz;
     int ncol = m->ncol, nrow = m->nrow;
-    long *colptr = tvds_calloc((size_t)ncol + 1, sizeof *colptr);
-    long *perm = tvds_malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof *perm);
-    long *seen = tvds_malloc((size_t)(nrow > 0 ? nrow : 1) * sizeof *seen);
+    long *colptr = NULL, *perm = NULL, *seen = NULL;
+    long best_first = -1, best_second = -1;
     int rc = TVDS_OK;
+    if ((double)nrow + (double)ncol > 4.0 * (double)nnz + 65536.0) {
+        rc = find_duplicates_sorted(m, line, &best_first, &best_second, ctx, s->path);
+        if (rc != TVDS_OK) return rc;
+        goto report;
+    }
+    colptr = tvds_calloc((size_t)ncol + 1, sizeof *colptr);
+    perm = tvds_malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof *perm);
+    seen = tvds_malloc((size_t)(nrow > 0 ? nrow : 1) * sizeof *seen);
     if (!colptr || !perm || !seen) {
         rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "%s: out of memory", s->path);
         goto done;
@@ -485,7 +536,6 @@ static int check_duplicates(mm_src *s, const mm_parsed *m, const long *line, con
     colptr[0] = 0;
     for (int i = 0; i < nrow; i++)
         seen[i] = -1;
-    long best_first = -1, best_second = -1;
     for (int j = 0; j < ncol; j++) {
         for (long p = colptr[j]; p < colptr[j + 1]; p++) {
             long k = perm[p];
@@ -501,6 +551,7 @@ static int check_duplicates(mm_src *s, const mm_parsed *m, const long *line, con
             }
         }
     }
+report:
     if (best_second >= 0) {
         long a = best_first, b = best_second;
         int i = m->row[b] + 1, j = m->col[b] + 1;

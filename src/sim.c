@@ -17,8 +17,15 @@ int tvds_step(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
     double t = d->t0 + (double)d->step * d->h;
     for (int i = 0; i < d->nsub; i++) {
         const sim_sub *s = &d->sub[i];
+        const double *restrict xn = s->x_new;
+        double chk = 0.0; /* NaN when any value is not finite */
+        int n = s->n;
+#pragma omp simd reduction(+ : chk)
+        for (int k = 0; k < n; k++)
+            chk += xn[k] * 0.0;
+        if (chk == 0.0) continue;
         for (int k = 0; k < s->n; k++)
-            if (!isfinite(s->x_new[k]))
+            if (!isfinite(xn[k]))
                 return TVDS_ERROR(ctx, TVDS_ERR_DIVERGED,
                                   "t = %.9g s, step %ld: non-finite state in substructure '%s' "
                                   "(coordinate %d) after the constraint correction",
@@ -27,13 +34,7 @@ int tvds_step(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
     rc = sim_record(m, d, ctx);
     if (rc) return rc;
     /* Commit: rotate the three state buffers. */
-    for (int i = 0; i < d->nsub; i++) {
-        sim_sub *s = &d->sub[i];
-        double *p = s->x_prev;
-        s->x_prev = s->x;
-        s->x = s->x_new;
-        s->x_new = p;
-    }
+    sim_rotate(d);
     for (int i = 0; i < d->ncp; i++)
         d->cp[i].state_prev = d->cp[i].state;
     d->step++;

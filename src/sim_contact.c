@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "friction_laws_impl.h"
 #include "sim_impl.h"
 
 static double dot3(const double a[3], const double b[3])
@@ -18,12 +19,12 @@ static void normalize3(double a[3])
             a[k] /= l;
 }
 
-/* Displacement of (sub, dof) from x_prev (which 2), x (0) or x_new (1); 0 for dof < 0. */
+/* Displacement of (sub, dof) from x_prev (which 2), x (0), x_new (1) or the velocities in tmp
+ * (3); 0 for dof < 0. */
 static double u_of(const tvds_data *d, int sub, int dof, int which)
 {
     if (dof < 0) return 0.0;
-    const sim_sub *s = &d->sub[sub];
-    return sim_phys(s, which == 0 ? s->x : which == 1 ? s->x_new : s->x_prev, dof);
+    return sim_u(d, sub, dof, which);
 }
 
 double sim_cp_rel(const tvds_data *d, const sim_cp *c, const double v[3], int which)
@@ -49,15 +50,37 @@ static void add_entry(sim_cp *c, int sub, int dof, int dir, double w)
     c->ne++;
 }
 
-/* Master node k position for the given geometry: undeformed (deformed = 0) or X + u*. */
+/* Master node k position for the given geometry: undeformed (deformed = 0), X + u*
+ * (deformed = 1) or X + u_n (deformed = 2, the penalty law at t_n). */
 static void master_pos(const tvds_model *m, const tvds_data *d, int ic, int k, int deformed,
                        double P[2])
 {
     const tvds_contact *C = &m->contacts[ic];
     const long *dd = d->mnodes_dofs[ic] + 3 * k;
     const double *X = d->mnodes_X[ic] + 3 * k;
+    int which = deformed == 2 ? 0 : 1;
     for (int a = 0; a < 2; a++)
-        P[a] = X[a] + (deformed ? u_of(d, C->master_sub, (int)dd[a], 1) : 0.0);
+        P[a] = X[a] + (deformed ? u_of(d, C->master_sub, (int)dd[a], which) : 0.0);
+}
+
+/* Unit normal and tangents of a rigid master (t1 made orthogonal to n, t2 = n x t1). */
+static void rigid_frame(const tvds_contact *C, double n[3], double t[2][3])
+{
+    double tt[3] = {0, 0, 0};
+    n[0] = n[1] = n[2] = 0.0;
+    for (int a = 0; a < C->dim; a++) {
+        n[a] = C->rigid_normal[a];
+        tt[a] = C->rigid_t1[a];
+    }
+    normalize3(n);
+    double tn = dot3(tt, n);
+    for (int a = 0; a < 3; a++)
+        tt[a] -= tn * n[a];
+    normalize3(tt);
+    memcpy(t[0], tt, sizeof tt);
+    t[1][0] = n[1] * tt[2] - n[2] * tt[1];
+    t[1][1] = n[2] * tt[0] - n[0] * tt[2];
+    t[1][2] = n[0] * tt[1] - n[1] * tt[0];
 }
 
 static double seg_alpha(const double P1[2], const double P2[2], const double Q[2])
@@ -147,21 +170,7 @@ static int cp_geometry(const tvds_model *m, tvds_data *d, sim_cp *c, int mode, d
     memset(c->dPc, 0, sizeof c->dPc);
     double Pc[3] = {0, 0, 0}; /* predicted master point */
     if (C->master_kind == TVDS_MASTER_RIGID) {
-        double n[3] = {0, 0, 0}, tt[3] = {0, 0, 0};
-        for (int a = 0; a < dim; a++) {
-            n[a] = C->rigid_normal[a];
-            tt[a] = C->rigid_t1[a];
-        }
-        normalize3(n);
-        double tn = dot3(tt, n);
-        for (int a = 0; a < 3; a++)
-            tt[a] -= tn * n[a];
-        normalize3(tt);
-        memcpy(c->n, n, sizeof n);
-        memcpy(c->t[0], tt, sizeof tt);
-        c->t[1][0] = n[1] * tt[2] - n[2] * tt[1];
-        c->t[1][1] = n[2] * tt[0] - n[0] * tt[2];
-        c->t[1][2] = n[0] * tt[1] - n[1] * tt[0];
+        rigid_frame(C, c->n, c->t);
         double tm1 = t1 - d->h;
         for (int a = 0; a < dim; a++) {
             double p1 = tvds_fn_eval(&C->rigid_motion[a], t1);
@@ -268,6 +277,7 @@ int sim_detect(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
     for (int i = 0; i < d->ncp; i++) {
         sim_cp *c = &d->cp[i];
         const tvds_contact *C = &m->contacts[c->contact];
+        if (c->pen) continue; /* explicit force at t_n (sim_penalty_forces) */
         int rc = cp_geometry(m, d, c, mode, t1, t0, ctx);
         if (rc) return rc;
         c->tstick[0] = c->tstick[1] = 0;
@@ -316,21 +326,29 @@ void sim_assemble(const tvds_model *m, tvds_data *d)
         R->ne = B->nterms;
         double v = d->init_mode ? -0.5 * d->h * d->h * tvds_fn_deriv(&B->value, d->t0, 2)
                                 : -tvds_fn_eval(&B->value, t1);
+        double mag = fabs(v);
         for (int k = 0; k < B->nterms; k++, np++) {
             const tvds_term *T = &B->terms[k];
             d->p_sub[np] = T->sub;
             d->p_dof[np] = T->dof;
             d->p_cand[np] = d->cand_base[T->sub] + d->sub[T->sub].cand[T->dof];
             d->p_bc[np] = d->p_be[np] = T->coef;
-            v += T->coef * sim_phys(&d->sub[T->sub], d->sub[T->sub].x_new, T->dof);
-            if (d->init_mode) v -= T->coef * sim_phys(&d->sub[T->sub], d->sub[T->sub].x, T->dof);
+            double up = T->coef * sim_u(d, T->sub, T->dof, 1);
+            v += up;
+            mag += fabs(up);
+            if (d->init_mode) {
+                double u0 = T->coef * sim_u(d, T->sub, T->dof, 0);
+                v -= u0;
+                mag += fabs(u0);
+            }
         }
         R->rhs = v;
+        R->rhs_mag = mag;
     }
     for (int i = 0; i < d->ncp; i++) {
         sim_cp *c = &d->cp[i];
         c->row_n = c->row_t[0] = c->row_t[1] = -1;
-        if (c->state == TVDS_OPEN) continue;
+        if (c->state == TVDS_OPEN || c->pen) continue;
         /* Normal row: B_C = n (relative), B_E = n - sum_k mu_k s_k t_k on slipping axes. */
         double be[3];
         for (int a = 0; a < 3; a++) {
@@ -358,11 +376,16 @@ void sim_assemble(const tvds_model *m, tvds_data *d)
             }
             if (r < 0) {
                 R->rhs = c->gap_pred;
+                /* The gap is a difference of positions X + u. */
+                R->rhs_mag = fabs(c->gap_pred) + sqrt(dot3(c->X, c->X)) +
+                             fabs(sim_cp_rel(d, c, c->n, 1)) + fabs(c->g0);
                 c->row_n = nr;
             } else {
                 /* Stick: no relative tangential motion from t_n to t_{n+1}. */
-                R->rhs = sim_cp_rel(d, c, c->t[r], 1) - sim_cp_rel(d, c, c->t[r], 0) -
-                         dot3(c->t[r], c->dP);
+                double r1 = sim_cp_rel(d, c, c->t[r], 1), r0 = sim_cp_rel(d, c, c->t[r], 0);
+                double dp = dot3(c->t[r], c->dP);
+                R->rhs = r1 - r0 - dp;
+                R->rhs_mag = fabs(r1) + fabs(r0) + fabs(dp);
                 c->row_t[r] = nr;
             }
             nr++;
@@ -370,4 +393,106 @@ void sim_assemble(const tvds_model *m, tvds_data *d)
     }
     d->nrow = nr;
     d->pool_n = np;
+}
+
+/* ---- Penalty law --------------------------------------------------------------------------- */
+
+int sim_penalty_forces(const tvds_model *m, tvds_data *d, double t, tvds_ctx *ctx)
+{
+    double h = d->h;
+    for (int i = 0; i < d->ncp; i++) {
+        sim_cp *c = &d->cp[i];
+        if (!c->pen || d->law_cached) continue;
+        const tvds_contact *C = &m->contacts[c->contact];
+        const sim_sub *ss = &d->sub[C->slave_sub];
+        int dim = C->dim;
+        double u[3] = {0, 0, 0}, v[3] = {0, 0, 0}, rel_u[3] = {0, 0, 0}, rel_v[3] = {0, 0, 0};
+        for (int a = 0; a < dim; a++)
+            if (c->sdof[a] >= 0) {
+                u[a] = sim_u(d, C->slave_sub, c->sdof[a], 0);
+                v[a] = sim_phys(ss, ss->tmp, c->sdof[a]);
+            }
+        tvds_pen_kin kin = {0.0, 0.0, {0.0, 0.0}, {0.0, 0.0}};
+        double g = 0.0;
+        c->ne = 0;
+        if (C->master_kind == TVDS_MASTER_RIGID) {
+            rigid_frame(C, c->n, c->t);
+            double P[3] = {0, 0, 0}, Pd[3] = {0, 0, 0};
+            for (int a = 0; a < dim; a++) {
+                double p = tvds_fn_eval(&C->rigid_motion[a], t);
+                P[a] = C->rigid_point[a] + p;
+                /* Master velocity consistent with the slave's: the exact derivative at t_0
+                 * (v_0), the backward difference afterwards. */
+                Pd[a] = d->law_init ? tvds_fn_deriv(&C->rigid_motion[a], t, 1)
+                                    : (p - tvds_fn_eval(&C->rigid_motion[a], t - h)) / h;
+                rel_u[a] = c->X[a] + u[a] - P[a];
+                rel_v[a] = v[a] - Pd[a];
+                add_entry(c, C->slave_sub, c->sdof[a], a, 1.0);
+            }
+            c->seg = 0;
+            c->alpha = 0.0;
+            c->s = dot3(c->t[0], rel_u);
+            for (int k = 0; k < c->ntan; k++)
+                kin.ut[k] = dot3(c->t[k], rel_u);
+        } else {
+            double Q[3] = {c->X[0] + u[0], c->X[1] + u[1], 0.0};
+            int rc = surface_search(m, d, c, 2, Q, t, ctx);
+            if (rc) return rc;
+            double P1[2], P2[2];
+            master_pos(m, d, c->contact, c->seg, 2, P1);
+            master_pos(m, d, c->contact, c->seg + 1, 2, P2);
+            double tx = P2[0] - P1[0], ty = P2[1] - P1[1], L = sqrt(tx * tx + ty * ty);
+            c->t[0][0] = tx / L, c->t[0][1] = ty / L, c->t[0][2] = 0.0;
+            c->n[0] = -c->t[0][1], c->n[1] = c->t[0][0], c->n[2] = 0.0;
+            memset(c->t[1], 0, sizeof c->t[1]);
+            double a = c->alpha;
+            const long *dd = d->mnodes_dofs[c->contact];
+            const sim_sub *ms = &d->sub[C->master_sub];
+            int k1 = c->seg, k2 = c->seg + 1;
+            for (int q = 0; q < 2; q++) {
+                int d1 = (int)dd[3 * k1 + q], d2 = (int)dd[3 * k2 + q];
+                double v1 = d1 >= 0 ? sim_phys(ms, ms->tmp, d1) : 0.0;
+                double v2 = d2 >= 0 ? sim_phys(ms, ms->tmp, d2) : 0.0;
+                rel_u[q] = Q[q] - ((1.0 - a) * P1[q] + a * P2[q]);
+                rel_v[q] = v[q] - (1.0 - a) * v1 - a * v2;
+                add_entry(c, C->slave_sub, c->sdof[q], q, 1.0);
+                add_entry(c, C->master_sub, d1, q, -(1.0 - a));
+                add_entry(c, C->master_sub, d2, q, -a);
+            }
+            const double *S = d->mnodes_s[c->contact];
+            /* Relative tangential displacement: the material position of the slave along the
+             * master (undeformed arc length). */
+            c->s = S[k1] + a * (S[k2] - S[k1]);
+            kin.ut[0] = c->s;
+        }
+        g = dot3(c->n, rel_u);
+        kin.dn = -g;
+        kin.vn = -dot3(c->n, rel_v);
+        for (int k = 0; k < c->ntan; k++)
+            kin.vt[k] = dot3(c->t[k], rel_v);
+        double *st = d->pen_state + (size_t)TVDS_PEN_NSTATE * i;
+        if (d->law_init) {
+            tvds_pen_state s0;
+            tvds_pen_init(C, kin.dn, kin.ut, &s0);
+            tvds_pen_state_pack(&s0, st);
+        }
+        tvds_pen_out o;
+        tvds_pen_step_packed(C, st, &kin, h, &o);
+        for (int a = 0; a < 3; a++) {
+            c->pen_F[a] = o.FN * c->n[a];
+            for (int k = 0; k < c->ntan; k++)
+                c->pen_F[a] += o.Ft[k] * c->t[k][a];
+        }
+        c->state = o.state;
+        c->lam_n = o.FN;
+        c->ft[0] = o.Ft[0];
+        c->ft[1] = o.Ft[1];
+        c->vt[0] = kin.vt[0];
+        c->vt[1] = kin.vt[1];
+        c->p_fric = o.p_fric;
+        c->p_wear = o.p_wear;
+        c->gap = -(C->pen0 + kin.dn);
+        c->gap_pred = c->gap;
+    }
+    return TVDS_OK;
 }

@@ -5,16 +5,68 @@
 #include <string.h>
 
 #include "elements_impl.h"
+#include "friction_laws_impl.h"
 #include "sim_impl.h"
 
 double sim_phys(const sim_sub *s, const double *x, int dof)
 {
     if (!s->modal) return x[dof];
     const double *y = s->Y + (size_t)dof * s->n;
+    /* SIMD reduction (OpenMP simd, the build's -fopenmp): partial sums in vector lanes. */
     double a = 0.0;
-    for (int i = 0; i < s->n; i++)
+    int n = s->n;
+#pragma omp simd reduction(+ : a)
+    for (int i = 0; i < n; i++)
         a += y[i] * x[i];
     return a;
+}
+
+double sim_u(const tvds_data *d, int sub, int dof, int which)
+{
+    const sim_sub *s = &d->sub[sub];
+    if (which == 3) return sim_phys(s, s->tmp, dof);
+    const double *x = which == 0 ? s->x : which == 1 ? s->x_new : s->x_prev;
+    int c = s->cand[dof];
+    if (c < 0 || !s->uc[which]) return sim_phys(s, x, dof);
+    if (s->ucv[which][c] == s->ver[which]) return s->uc[which][c];
+    double v = sim_phys(s, x, dof);
+    s->uc[which][c] = v;
+    s->ucv[which][c] = s->ver[which];
+    /* The cache is mutable state of the run data (allocated writable): record the x_new
+     * entries so that the corrector can update them (sim_correct). */
+    if (which == 1) {
+        sim_sub *ws = (sim_sub *)s;
+        ws->ucl1[ws->ucn1++] = c;
+    }
+    return v;
+}
+
+void sim_touch(tvds_data *d, int which)
+{
+    for (int i = 0; i < d->nsub; i++)
+        for (int w = 0; w < 3; w++)
+            if (which < 0 || which == w) {
+                d->sub[i].ver[w] = ++d->ver_counter;
+                if (w == 1) d->sub[i].ucn1 = 0;
+            }
+}
+
+void sim_rotate(tvds_data *d)
+{
+    for (int i = 0; i < d->nsub; i++) {
+        sim_sub *s = &d->sub[i];
+        double *p = s->x_prev;
+        s->x_prev = s->x;
+        s->x = s->x_new;
+        s->x_new = p;
+        double *u2 = s->uc[2];
+        long *c2 = s->ucv[2], v2 = s->ver[2];
+        s->uc[2] = s->uc[0], s->ucv[2] = s->ucv[0], s->ver[2] = s->ver[0];
+        s->uc[0] = s->uc[1], s->ucv[0] = s->ucv[1], s->ver[0] = s->ver[1];
+        s->uc[1] = u2, s->ucv[1] = c2, s->ver[1] = v2;
+        s->ucn1 = 0;
+        s->ver[1] = ++d->ver_counter; /* x_new is scratch until the next predictor */
+    }
 }
 
 int sim_node_dofs(const tvds_substructure *s, long node, int dofs[3], double X[3])
@@ -170,6 +222,11 @@ void tvds_data_free(tvds_data **pd)
             tvds_free(s->cand);
             tvds_free(s->cand_dof);
             tvds_free(s->G);
+            for (int w = 0; w < 3; w++) {
+                tvds_free(s->uc[w]);
+                tvds_free(s->ucv[w]);
+            }
+            tvds_free(s->ucl1);
         }
     }
     tvds_free(d->sub);
@@ -194,6 +251,9 @@ void tvds_data_free(tvds_data **pd)
     tvds_free(d->lam);
     tvds_free(d->rhs);
     tvds_free(d->ipiv);
+    tvds_free(d->jpvt);
+    tvds_free(d->ls_work);
+    tvds_free(d->ls_W);
     tvds_free(d->lam_bil);
     tvds_free(d->du_c);
     tvds_free(d->cand_base);
@@ -201,6 +261,8 @@ void tvds_data_free(tvds_data **pd)
     tvds_free(d->el_du);
     tvds_free(d->el_dv);
     tvds_free(d->el_f);
+    tvds_free(d->el_res);
+    tvds_free(d->pen_state);
     sim_channels_free(d);
     tvds_free(d);
     *pd = NULL;
@@ -288,6 +350,71 @@ done:
     return rc;
 }
 
+/* Stable step with the penalty springs (docs/theory.md, "Penalty contact"): a contact point
+ * adds the stiffness kn d_n d_n^T + kt sum_k d_k d_k^T, d the relative-displacement operator
+ * along the normal or a tangent. lambda_max(K + dK, M) <= lambda_max(K, M) + sum over the
+ * springs of k d^T M^-1 d, and d^T M^-1 d is bounded by (sqrt(q_slave) + sqrt(q_master))^2 with
+ * q the quadratic form of the slave's (master nodes') block of G = M^-1. The dampers cn, ct
+ * enter the damped bound of the top mode with the same factors. Returns INFINITY without
+ * penalty contacts. */
+static double penalty_stable_dt(const tvds_model *m, const tvds_data *d)
+{
+    double w2 = 0.0, cw = 0.0, w2s = 0.0;
+    int any = 0;
+    for (int i = 0; i < d->ncp; i++) {
+        const sim_cp *c = &d->cp[i];
+        if (!c->pen) continue;
+        const tvds_contact *C = &m->contacts[c->contact];
+        const sim_sub *ss = &d->sub[C->slave_sub];
+        double n[3] = {0, 0, 0}, gm = 0.0;
+        if (C->master_kind == TVDS_MASTER_RIGID) {
+            for (int a = 0; a < C->dim; a++)
+                n[a] = C->rigid_normal[a];
+            double l = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+            for (int a = 0; a < 3; a++)
+                n[a] /= l;
+            /* Tangents: any orthonormal completion spans the same plane; the bound below
+             * uses q(t1) + q(t2) = trace of G on the plane = tr(G_block) - q(n). */
+        } else {
+            const sim_sub *ms = &d->sub[C->master_sub];
+            const long *dd = d->mnodes_dofs[c->contact];
+            for (int k = 0; k < 2 * C->nmaster; k++) {
+                int df = (int)dd[3 * (k / 2) + k % 2];
+                if (df < 0) continue;
+                int ci = ms->cand[df];
+                double g = ms->G[ci + (size_t)ci * ms->ncand];
+                if (g > gm) gm = g;
+            }
+            gm *= 2.0; /* a unit 2D direction on one node: at most the trace of its block */
+        }
+        /* Slave block of G along a unit direction, and its trace. */
+        double tr = 0.0, qn = 0.0;
+        for (int a = 0; a < C->dim; a++) {
+            if (c->sdof[a] < 0) continue;
+            int ia = ss->cand[c->sdof[a]];
+            tr += ss->G[ia + (size_t)ia * ss->ncand];
+            for (int b = 0; b < C->dim; b++) {
+                if (c->sdof[b] < 0) continue;
+                int ib = ss->cand[c->sdof[b]];
+                qn += n[a] * ss->G[ia + (size_t)ib * ss->ncand] * n[b];
+            }
+        }
+        if (C->master_kind != TVDS_MASTER_RIGID) qn = tr; /* normal unknown in advance */
+        double qt = C->master_kind == TVDS_MASTER_RIGID ? tr - qn : tr;
+        double fn = sqrt(qn) + sqrt(gm), ft = sqrt(qt > 0.0 ? qt : 0.0) + sqrt(gm);
+        w2 += C->kn * fn * fn + C->kt * ft * ft;
+        cw += C->cn * fn * fn + C->ct * ft * ft;
+        any = 1;
+    }
+    if (!any) return INFINITY;
+    for (int i = 0; i < d->nsub; i++)
+        if (d->sub[i].w2max > w2s) w2s = d->sub[i].w2max;
+    double w = sqrt(w2s + w2);
+    if (!(w > 0.0)) return INFINITY;
+    double xi = cw / (2.0 * w);
+    return (2.0 / w) * (sqrt(1.0 + xi * xi) - xi);
+}
+
 static void mark_cand(sim_sub *s, int dof)
 {
     if (dof >= 0 && dof < s->n && s->cand[dof] < 0) s->cand[dof] = s->ncand++;
@@ -301,10 +428,10 @@ int tvds_data_create(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
     rc = check_model(m, ctx);
     if (rc) return rc;
     for (int c = 0; c < m->ncontact; c++)
-        if (m->contacts[c].law == TVDS_LAW_PENALTY)
-            return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
-                              "contact '%s': the penalty law is not supported by this build",
-                              m->contacts[c].name ? m->contacts[c].name : "?");
+        if (m->contacts[c].law == TVDS_LAW_PENALTY) {
+            rc = tvds_pen_check(&m->contacts[c], ctx);
+            if (rc) return rc;
+        }
     if (m->opt.method < 0 || m->opt.method >= TVDS_METHOD_COUNT)
         return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "unknown contact method %d", m->opt.method);
 
@@ -337,34 +464,6 @@ int tvds_data_create(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
             s->cand[k] = -1;
         rc = sub_setup(m, i, s, ctx);
         if (rc) goto fail;
-    }
-
-    /* Step size. */
-    {
-        double dtc;
-        rc = tvds_stable_dt(m, &dtc, ctx);
-        if (rc) goto fail;
-        if (m->opt.dt_auto) {
-            if (!isfinite(dtc)) {
-                rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
-                                "no finite stable step (no stiffness): set an explicit dt");
-                goto fail;
-            }
-            d->h = m->opt.dt_safety * dtc;
-        } else {
-            d->h = m->opt.dt;
-            if (!(d->h > 0.0)) {
-                rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID, "time step dt = %g must be > 0", d->h);
-                goto fail;
-            }
-            if (d->h > dtc && !m->opt.allow_unstable_dt) {
-                rc = TVDS_ERROR(ctx, TVDS_ERR_UNSTABLE_DT,
-                                "time step dt = %.6g s is above the stability limit %.6g s of "
-                                "central differences (set allow_unstable_dt to force it)",
-                                d->h, dtc);
-                goto fail;
-            }
-        }
     }
 
     /* Contact points and candidates. */
@@ -443,7 +542,8 @@ int tvds_data_create(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
             }
             for (int a = 0; a < C->dim; a++)
                 mark_cand(&d->sub[C->slave_sub], p->sdof[a]);
-            p->state = p->state_prev = C->initially_stuck ? TVDS_STICK : TVDS_OPEN;
+            p->pen = C->law == TVDS_LAW_PENALTY;
+            p->state = p->state_prev = C->initially_stuck && !p->pen ? TVDS_STICK : TVDS_OPEN;
             p->row_n = p->row_t[0] = p->row_t[1] = -1;
             rmax += 1 + p->ntan;
             pool += (1 + p->ntan) * SIM_ROW_MAX_CP;
@@ -469,6 +569,19 @@ int tvds_data_create(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
     ALLOC(d->lam, rmax);
     ALLOC(d->rhs, rmax);
     ALLOC(d->ipiv, rmax);
+    ALLOC(d->jpvt, rmax);
+    ALLOC(d->ls_W, (size_t)rmax * rmax);
+    {
+        /* Workspace of the rank-revealing solve for rmax rows (queried once). */
+        double q = 0.0;
+        lapack_int rank = 0;
+        lapack_int rr = rmax > 0 ? rmax : 1;
+        LAPACKE_dgelsy_work(LAPACK_COL_MAJOR, rr, rr, 1, d->ls_W, rr, d->lam, rr, d->jpvt, 0.1,
+                            &rank, &q, -1);
+        d->ls_lwork = (int)q + 1;
+        if (d->ls_lwork < 4 * rr + 1) d->ls_lwork = 4 * rr + 1;
+        ALLOC(d->ls_work, d->ls_lwork);
+    }
     ALLOC(d->lam_bil, m->nbil);
     ALLOC(d->cand_base, m->nsub);
 
@@ -480,6 +593,11 @@ int tvds_data_create(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
         d->ncand_tot += nc;
         ALLOC(s->cand_dof, nc);
         ALLOC(s->G, (size_t)nc * nc);
+        for (int w = 0; w < 3; w++) {
+            ALLOC(s->uc[w], nc);
+            ALLOC(s->ucv[w], nc);
+        }
+        ALLOC(s->ucl1, nc);
         for (int k = 0; k < n; k++)
             if (s->cand[k] >= 0) s->cand_dof[s->cand[k]] = k;
         for (int b = 0; b < nc; b++)
@@ -499,6 +617,37 @@ int tvds_data_create(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
     }
     ALLOC(d->du_c, d->ncand_tot);
 
+    /* Step size. */
+    {
+        double dtc;
+        rc = tvds_stable_dt(m, &dtc, ctx);
+        if (rc) goto fail;
+        double dtp = penalty_stable_dt(m, d);
+        if (dtp < dtc) dtc = dtp;
+        if (m->opt.dt_auto) {
+            if (!isfinite(dtc)) {
+                rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                                "no finite stable step (no stiffness): set an explicit dt");
+                goto fail;
+            }
+            d->h = m->opt.dt_safety * dtc;
+        } else {
+            d->h = m->opt.dt;
+            if (!(d->h > 0.0)) {
+                rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID, "time step dt = %g must be > 0", d->h);
+                goto fail;
+            }
+            if (d->h > dtc && !m->opt.allow_unstable_dt) {
+                rc = TVDS_ERROR(ctx, TVDS_ERR_UNSTABLE_DT,
+                                "time step dt = %.6g s is above the stability limit %.6g s of "
+                                "central differences (set allow_unstable_dt to force it)",
+                                d->h, dtc);
+                goto fail;
+            }
+        }
+    }
+
+
     /* Elements. */
     for (int e = 0; e < m->nel; e++) {
         const tvds_element *E = &m->elements[e];
@@ -517,6 +666,9 @@ int tvds_data_create(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
     ALLOC(d->el_du, m->nel);
     ALLOC(d->el_dv, m->nel);
     ALLOC(d->el_f, m->nel);
+    ALLOC(d->el_res, (size_t)m->nel * TVDS_EL_NRES);
+    ALLOC(d->pen_state, (size_t)d->ncp * TVDS_PEN_NSTATE);
+    d->law_init = 1;
     rc = tvds_elements_init(m, d->el_state, ctx);
     if (rc) goto fail;
 

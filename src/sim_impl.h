@@ -30,6 +30,15 @@ typedef struct sim_sub {
     int ncand;
     int *cand_dof; /* ncand: physical DoF of each candidate */
     double *G;     /* ncand x ncand column-major: M^-1 restricted to the candidates */
+    /* Cache of the physical displacements of the candidate DoFs, per state buffer (0: x,
+     * 1: x_new, 2: x_prev): uc[w][c] is valid while ucv[w][c] == ver[w]. A buffer's version
+     * changes whenever it is rewritten (sim_touch); the caches rotate with the buffers. The
+     * contact phases thus evaluate u = Y(:,j).x only for the DoFs they use, once per state. */
+    double *uc[3];
+    long *ucv[3];
+    long ver[3];
+    int *ucl1; /* ncand: the candidates cached for x_new since its last rewrite */
+    int ucn1;
 } sim_sub;
 
 /* Maximal entries in one contact row: 3 nodes x 3 directions. */
@@ -74,6 +83,10 @@ typedef struct sim_cp {
     double p_fric, p_wear;     /* [W] */
     double sum_pf, sum_pw;
     long nwin;
+    /* Penalty law (TVDS_LAW_PENALTY): an explicit force at t_n, no constraint row. */
+    int pen;         /* 1: penalty contact point (skipped by detect, assemble and solve) */
+    double pen_F[3]; /* force on the slave at t_n [N] (global axes); the master nodes get
+                        -e_w times it through the entries e_* */
 } sim_cp;
 
 /* One constraint row: W lambda = rhs with W = h^2 B_C M^-1 B_E^T. */
@@ -82,6 +95,7 @@ typedef struct sim_row {
     int cp, k;   /* contact point and tangent index (kind 1, 2); bilateral index (kind 0) */
     int off, ne; /* entries in the pool */
     double rhs;
+    double rhs_mag; /* magnitude of the terms summed into rhs: its round-off is eps * rhs_mag */
 } sim_row;
 
 struct tvds_data {
@@ -108,6 +122,11 @@ struct tvds_data {
     double *p_bc, *p_be;          /* pool_cap */
     double *W, *W_lu, *lam, *rhs; /* rmax x rmax, rmax x rmax, rmax, rmax */
     int *ipiv;                    /* rmax */
+    int *jpvt;                    /* rmax: column pivots of the rank-revealing solve */
+    double *ls_work;              /* ls_lwork: workspace of dgelsy (redundant constraints) */
+    int ls_lwork;
+    double *ls_W;                 /* rmax x rmax copy of W for the rank-revealing solve */
+    long n_redundant;             /* steps solved with a rank-deficient (redundant) W */
     double *lam_bil;              /* nbil: multipliers of the bilateral rows */
     double *du_c;                 /* candidate displacement correction scratch: total cand */
     int ncand_tot;
@@ -116,6 +135,13 @@ struct tvds_data {
     double *el_state;
     size_t el_nstate;
     double *el_du, *el_dv, *el_f; /* nel */
+    double *el_res;               /* nel x TVDS_EL_NRES: element result channels at t_n */
+    double *pen_state;            /* ncp x TVDS_PEN_NSTATE: penalty law state per point */
+    int law_init;   /* 1 until the first force evaluation (t_0): initialise the law states */
+    int law_cached; /* 1: the laws were stepped at t_0 by sim_initial; step 0 reuses them */
+    int el_ch0;     /* first element channel in the history group */
+    double w_eldiss; /* element dissipation [J]: sum of Pl h (elements) and p_fric h (penalty) */
+    long ver_counter; /* source of the state-buffer versions of the displacement caches */
     /* Energy bookkeeping [J]. */
     double e_kin, e_strain, w_damp, w_fric, w_ext, w_imp, w_el, w_norm, e0, e_max, bal_err,
         bal_err_max, inputs_abs;
@@ -132,11 +158,20 @@ struct tvds_data {
     double t_pub; /* time of the published channels */
     int nprobe;
     double **prow; /* nprobe: coordinate row of each probe (u_probe = prow . x), n of its sub */
+    double *pdot;  /* nprobe x 3: cached prow . x of recent state buffers, keyed by version */
+    long *pdotv;   /* nprobe x 3: their buffer versions (sim_sub.ver) */
 };
 
 /* ---- sim_data.c ---- */
 /* Physical displacement of DoF dof of substructure s from coordinates x. */
 double sim_phys(const sim_sub *s, const double *x, int dof);
+/* Physical displacement of DoF dof of substructure sub in state buffer which (0: x, 1: x_new,
+ * 2: x_prev, 3: the coordinate velocities in tmp), through the candidate cache. */
+double sim_u(const tvds_data *d, int sub, int dof, int which);
+/* State buffer which (0, 1, 2; -1: all) of every substructure was rewritten: new version. */
+void sim_touch(tvds_data *d, int which);
+/* Rotate the state buffers after a step (x_prev <- x <- x_new) with their caches. */
+void sim_rotate(tvds_data *d);
 /* Undeformed coordinates of (sub, node) and its DoF indices per direction (x, y, z). */
 int sim_node_dofs(const tvds_substructure *s, long node, int dofs[3], double X[3]);
 
@@ -155,7 +190,10 @@ int sim_detect(const tvds_model *m, tvds_data *d, tvds_ctx *ctx);
 void sim_assemble(const tvds_model *m, tvds_data *d);
 /* Relative displacement of a contact point along direction v: sum w * u (x_which). */
 double sim_cp_rel(const tvds_data *d, const sim_cp *c, const double v[3], int which);
-/* Contact point displacement of the master/slave DoF from the candidate correction. */
+/* Penalty contact points at t_n: geometry from x, kinematics from the coordinate velocities
+ * in each sub's tmp, one law step each (or the cached t_0 result, d->law_cached); fills
+ * pen_F, the entries e_* and the published outputs. */
+int sim_penalty_forces(const tvds_model *m, tvds_data *d, double t, tvds_ctx *ctx);
 
 /* ---- sim_solve.c ---- */
 /* Direct active-set solution (subs-a, subs-b, subs-c). */

@@ -19,8 +19,8 @@ static void add_force(const sim_sub *s, int dof, double F, double *v)
 }
 
 /* fext and fel at time t from coordinates x and coordinate velocities vel (vel stored in
- * each sub's tmp), fdamp = C vel. Element forces are asked once per call (once per step;
- * tvds_data_create asks once more for the initial acceleration at t_0). */
+ * each sub's tmp), fdamp = C vel. Element and penalty laws are stepped once per call, except
+ * that step 0 reuses the evaluation at t_0 made for the initial acceleration. */
 static int forces(const tvds_model *m, tvds_data *d, double t, tvds_ctx *ctx)
 {
     double gs = tvds_fn_eval(&m->gravity_fn, t);
@@ -29,20 +29,25 @@ static int forces(const tvds_model *m, tvds_data *d, double t, tvds_ctx *ctx)
         sim_sub *s = &d->sub[i];
         const tvds_substructure *S = m->subs[i];
         int n = s->n;
+        /* Local restrict pointers: the stores cannot alias the inputs (vectorisable). */
+        double *restrict fe = s->fext, *restrict fl = s->fel, *restrict fd = s->fdamp;
+        const double *restrict fg = s->fgrav, *restrict fb = s->fbase, *restrict w2 = s->w2;
+#pragma omp simd
         for (int k = 0; k < n; k++) {
-            s->fext[k] = gs * s->fgrav[k] + ba * s->fbase[k];
-            s->fel[k] = 0.0;
+            fe[k] = gs * fg[k] + ba * fb[k];
+            fl[k] = 0.0;
         }
         /* Damping force C v in coordinates. */
-        const double *v = s->tmp;
+        const double *restrict v = s->tmp;
         if (s->damp_kind == TVDS_DAMP_NONE) {
             for (int k = 0; k < n; k++)
-                s->fdamp[k] = 0.0;
+                fd[k] = 0.0;
         } else if (s->modal) {
             double a, b;
             tvds_damping_at(&m->damping[i], t, &a, &b);
+#pragma omp simd
             for (int k = 0; k < n; k++)
-                s->fdamp[k] = (a + b * s->w2[k]) * v[k];
+                fd[k] = (a + b * w2[k]) * v[k];
         } else {
             double a = 0.0, b = 0.0;
             int mat = s->damp_kind == TVDS_DAMP_MATRIX;
@@ -63,6 +68,9 @@ static int forces(const tvds_model *m, tvds_data *d, double t, tvds_ctx *ctx)
         add_force(&d->sub[L->sub], L->dof, tvds_fn_eval(&L->fn, t), d->sub[L->sub].fext);
     }
     if (m->nel > 0) {
+        /* The laws advance their state once per force evaluation: the ElasticFriction
+         * forces at t_0 computed by sim_initial are reused by step 0 (d->law_cached: state
+         * NULL), so t_0 is stepped once; springs and dampers are re-evaluated. */
         for (int e = 0; e < m->nel; e++) {
             const tvds_element *E = &m->elements[e];
             const sim_sub *a = &d->sub[E->sub[0]];
@@ -75,7 +83,8 @@ static int forces(const tvds_model *m, tvds_data *d, double t, tvds_ctx *ctx)
             d->el_du[e] = du;
             d->el_dv[e] = dv;
         }
-        int rc = tvds_elements_force(m, t, d->h, d->el_du, d->el_dv, d->el_state, d->el_f, ctx);
+        int rc = tvds_elements_force(m, t, d->h, d->el_du, d->el_dv,
+                                     d->law_cached ? NULL : d->el_state, d->el_f, d->el_res, ctx);
         if (rc) return rc;
         for (int e = 0; e < m->nel; e++) {
             const tvds_element *E = &m->elements[e];
@@ -84,6 +93,19 @@ static int forces(const tvds_model *m, tvds_data *d, double t, tvds_ctx *ctx)
                 add_force(&d->sub[E->sub[1]], E->dof[1], -d->el_f[e], d->sub[E->sub[1]].fel);
         }
     }
+    /* Penalty contacts: explicit forces at t_n on the slave and the master nodes. */
+    int rc = sim_penalty_forces(m, d, t, ctx);
+    if (rc) return rc;
+    for (int i = 0; i < d->ncp; i++) {
+        const sim_cp *c = &d->cp[i];
+        if (!c->pen) continue;
+        for (int e = 0; e < c->ne; e++) {
+            double F = c->e_w[e] * c->pen_F[c->e_dir[e]];
+            if (F != 0.0) add_force(&d->sub[c->e_sub[e]], c->e_dof[e], F, d->sub[c->e_sub[e]].fel);
+        }
+    }
+    d->law_init = 0;
+    d->law_cached = 0;
     return TVDS_OK;
 }
 
@@ -92,8 +114,12 @@ static void accel(const tvds_model *m, const sim_sub *s, int i, double *acc)
 {
     int n = s->n;
     if (s->modal) {
+        const double *restrict fe = s->fext, *restrict fl = s->fel, *restrict fd = s->fdamp,
+                               *restrict w2 = s->w2, *restrict x = s->x;
+        double *restrict ac = acc;
+#pragma omp simd
         for (int k = 0; k < n; k++)
-            acc[k] = s->fext[k] + s->fel[k] - s->fdamp[k] - s->w2[k] * s->x[k];
+            ac[k] = fe[k] + fl[k] - fd[k] - w2[k] * x[k];
         return;
     }
     const double *K = m->subs[i]->K;
@@ -107,26 +133,42 @@ static void accel(const tvds_model *m, const sim_sub *s, int i, double *acc)
 int sim_predict(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
 {
     double h = d->h, t = d->t0 + (double)d->step * h;
+    double rh = 1.0 / h, h2 = h * h;
     for (int i = 0; i < d->nsub; i++) {
         sim_sub *s = &d->sub[i];
-        for (int k = 0; k < s->n; k++)
-            s->tmp[k] = (s->x[k] - s->x_prev[k]) / h;
+        const double *restrict x = s->x, *restrict xp = s->x_prev;
+        double *restrict v = s->tmp;
+        int n = s->n;
+#pragma omp simd
+        for (int k = 0; k < n; k++)
+            v[k] = (x[k] - xp[k]) * rh;
     }
     int rc = forces(m, d, t, ctx);
     if (rc) return rc;
     for (int i = 0; i < d->nsub; i++) {
         sim_sub *s = &d->sub[i];
         accel(m, s, i, s->x_new);
-        for (int k = 0; k < s->n; k++) {
-            double xn = 2.0 * s->x[k] - s->x_prev[k] + h * h * s->x_new[k];
-            if (!isfinite(xn))
-                return TVDS_ERROR(ctx, TVDS_ERR_DIVERGED,
-                                  "t = %.9g s, step %ld: non-finite predicted state in "
-                                  "substructure '%s' (coordinate %d)",
-                                  t, d->step, m->subs[i]->name ? m->subs[i]->name : "?", k);
-            s->x_new[k] = xn;
+        const double *restrict x = s->x, *restrict xp = s->x_prev;
+        double *restrict xn = s->x_new;
+        /* A non-finite value makes the sum of value * 0 a NaN: one test per substructure. */
+        double chk = 0.0;
+        int n = s->n;
+#pragma omp simd reduction(+ : chk)
+        for (int k = 0; k < n; k++) {
+            xn[k] = 2.0 * x[k] - xp[k] + h2 * xn[k];
+            chk += xn[k] * 0.0;
+        }
+        if (chk != 0.0 || isnan(chk)) {
+            int k = 0;
+            while (k < s->n && isfinite(xn[k]))
+                k++;
+            return TVDS_ERROR(ctx, TVDS_ERR_DIVERGED,
+                              "t = %.9g s, step %ld: non-finite predicted state in "
+                              "substructure '%s' (coordinate %d)",
+                              t, d->step, m->subs[i]->name ? m->subs[i]->name : "?", k);
         }
     }
+    sim_touch(d, 1);
     return TVDS_OK;
 }
 
@@ -142,16 +184,35 @@ void sim_correct(const tvds_model *m, tvds_data *d)
             double c = h2 * d->p_be[e] * l;
             if (c == 0.0) continue;
             sim_sub *s = &d->sub[d->p_sub[e]];
-            const double *y = s->Y + (size_t)d->p_dof[e] * s->n;
-            for (int k = 0; k < s->n; k++)
-                s->x_new[k] -= c * y[k];
+            const double *restrict y = s->Y + (size_t)d->p_dof[e] * s->n;
+            double *restrict xn = s->x_new;
+            int n = s->n;
+#pragma omp simd
+            for (int k = 0; k < n; k++)
+                xn[k] -= c * y[k];
+            /* Cached candidate displacements of x_new follow through G = M^-1 restricted to
+             * the candidates: du_a = -c G(a, b). O(cached entries), not O(n). */
+            int cb = s->cand[d->p_dof[e]];
+            const double *g = s->G + (size_t)cb * s->ncand;
+            for (int q = 0; q < s->ucn1; q++) {
+                int a = s->ucl1[q];
+                s->uc[1][a] -= c * g[a];
+            }
         }
+    }
+    /* x_new changed: new version, with the updated cache entries carried over. */
+    for (int i = 0; i < d->nsub; i++) {
+        sim_sub *s = &d->sub[i];
+        s->ver[1] = ++d->ver_counter;
+        for (int q = 0; q < s->ucn1; q++)
+            s->ucv[1][s->ucl1[q]] = s->ver[1];
     }
 }
 
 int sim_initial(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
 {
     double h = d->h;
+    sim_touch(d, -1);
     /* x = Y (M u0): the modal projection (Phi^T M u0) or u0 itself (M^-1 M u0). Velocities
      * likewise; x_new and cpush are scratch here. */
     for (int pass = 0; pass < 2; pass++) {
@@ -187,6 +248,7 @@ int sim_initial(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
     }
     int rc = forces(m, d, d->t0, ctx);
     if (rc) return rc;
+    d->law_cached = 1; /* step 0 reuses the element and penalty forces at t_0 */
     for (int i = 0; i < d->nsub; i++) {
         sim_sub *s = &d->sub[i];
         accel(m, s, i, s->x_new);
@@ -197,6 +259,7 @@ int sim_initial(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
             s->cpush[k] = s->x_new[k];
         }
     }
+    sim_touch(d, -1); /* x_prev and x_new rewritten */
     if (d->nrow == 0 && m->nbil == 0 && d->ncp == 0) return TVDS_OK;
     /* Constraint forces at t_0, at acceleration level: x_new = x_0 + h^2/2 a_0 is corrected
      * by the rows (initially active contacts, bilaterals with their second derivative), and
@@ -213,10 +276,12 @@ int sim_initial(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
         for (int k = 0; k < s->n; k++)
             s->x_prev[k] += s->x_new[k] - s->cpush[k];
     }
+    sim_touch(d, -1);
     d->film_iter_sum = d->film_iter_max = d->film_steps = 0;
     d->as_iter_max = d->as_nonconv = 0;
     for (int i = 0; i < d->ncp; i++) {
         sim_cp *c = &d->cp[i];
+        if (c->pen) continue; /* keeps the law's state and forces at t_0 */
         c->state = c->state_prev;
         c->lam_n = c->ft[0] = c->ft[1] = 0.0;
     }

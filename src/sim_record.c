@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "elements_impl.h"
 #include "sim_impl.h"
 
 /* Per contact point channels. */
@@ -13,10 +14,35 @@ static const char *const cc_names[CC_N] = {
     "lambda_n [N]", "lambda_t [N]", "state [-]",     "gap [m]",        "alpha [-]",
     "segment [-]",  "s [m]",        "v_slide [m/s]", "p_friction [W]", "p_wear [W]"};
 
-enum { EN_KIN, EN_STRAIN, EN_DAMP, EN_FRIC, EN_EXT, EN_EL, EN_NORM, EN_BAL, EN_N };
+enum { EN_KIN, EN_STRAIN, EN_DAMP, EN_FRIC, EN_EXT, EN_EL, EN_NORM, EN_BAL, EN_ELDISS, EN_N };
 static const char *const en_names[EN_N] = {
     "kinetic [J]",       "strain [J]",       "damping dissipation [J]", "friction dissipation [J]",
-    "external work [J]", "element work [J]", "constraint work [J]",     "balance error [J]"};
+    "external work [J]", "element work [J]", "constraint work [J]",     "balance error [J]",
+    "element dissipation [J]"};
+
+/* Element result channels (ElasticFriction elements only), TVDS_EL_NRES per element. */
+static const char *const el_names[TVDS_EL_NRES] = {".Fi [N]",     ".sf [-]",  ".dx [m]",
+                                                   ".dv [m/s]",   ".Pp [W]",  ".Pl [W]"};
+
+static int n_ef(const tvds_model *m)
+{
+    int k = 0;
+    for (int e = 0; e < m->nel; e++)
+        k += m->elements[e].kind == TVDS_EL_ELASTIC_FRICTION;
+    return k;
+}
+
+/* Element channels from d->el_res (history group, after the probes). */
+static void publish_elements(const tvds_model *m, tvds_data *d)
+{
+    double *hv = d->chval[TVDS_GROUP_HISTORY] + d->el_ch0;
+    for (int e = 0, j = 0; e < m->nel; e++) {
+        if (m->elements[e].kind != TVDS_EL_ELASTIC_FRICTION) continue;
+        for (int k = 0; k < TVDS_EL_NRES; k++)
+            hv[TVDS_EL_NRES * j + k] = d->el_res[(size_t)e * TVDS_EL_NRES + k];
+        j++;
+    }
+}
 
 enum {
     SM_STEPS,
@@ -28,6 +54,7 @@ enum {
     SM_FILM_MAX,
     SM_AS_MAX,
     SM_AS_NC,
+    SM_REDUNDANT,
     SM_N
 };
 static const char *const sm_names[SM_N] = {"steps [-]",
@@ -38,7 +65,8 @@ static const char *const sm_names[SM_N] = {"steps [-]",
                                            "film iterations mean [-]",
                                            "film iterations max [-]",
                                            "active set iterations max [-]",
-                                           "active set non-converged steps [-]"};
+                                           "active set non-converged steps [-]",
+                                           "redundant constraint solves [-]"};
 
 static char *dupf(const char *a, const char *b, const char *c)
 {
@@ -61,7 +89,8 @@ static const char *cp_prefix(const tvds_model *m, const sim_cp *c, char *buf, si
 int sim_channels_create(const tvds_model *m, tvds_data *d)
 {
     int cnt[TVDS_GROUP_COUNT];
-    cnt[TVDS_GROUP_HISTORY] = 1 + m->nprobe;
+    cnt[TVDS_GROUP_HISTORY] = 1 + m->nprobe + TVDS_EL_NRES * n_ef(m);
+    d->el_ch0 = 1 + m->nprobe;
     cnt[TVDS_GROUP_CONTACTS] = 1 + CC_N * d->ncp;
     cnt[TVDS_GROUP_ENERGY] = 1 + EN_N;
     for (int g = 0; g < TVDS_GROUP_COUNT; g++) {
@@ -74,7 +103,9 @@ int sim_channels_create(const tvds_model *m, tvds_data *d)
     }
     d->nprobe = m->nprobe;
     d->prow = tvds_calloc((size_t)(m->nprobe > 0 ? m->nprobe : 1), sizeof(double *));
-    if (!d->prow) return TVDS_ERR_NOMEM;
+    d->pdot = tvds_calloc((size_t)(m->nprobe > 0 ? 3 * m->nprobe : 1), sizeof(double));
+    d->pdotv = tvds_calloc((size_t)(m->nprobe > 0 ? 3 * m->nprobe : 1), sizeof(long));
+    if (!d->prow || !d->pdot || !d->pdotv) return TVDS_ERR_NOMEM;
     for (int p = 0; p < m->nprobe; p++) {
         const tvds_probe *P = &m->probes[p];
         static const char *const units[3] = {" [m]", " [m/s]", " [m/s^2]"};
@@ -106,6 +137,16 @@ int sim_channels_create(const tvds_model *m, tvds_data *d)
         } else {
             return TVDS_ERR_INVALID;
         }
+    }
+    for (int e = 0, j = 0; e < m->nel; e++) {
+        const tvds_element *E = &m->elements[e];
+        if (E->kind != TVDS_EL_ELASTIC_FRICTION) continue;
+        for (int k = 0; k < TVDS_EL_NRES; k++) {
+            char **slot = &d->chname[TVDS_GROUP_HISTORY][d->el_ch0 + TVDS_EL_NRES * j + k];
+            *slot = dupf(E->name ? E->name : "element", el_names[k], NULL);
+            if (!*slot) return TVDS_ERR_NOMEM;
+        }
+        j++;
     }
     for (int i = 0; i < d->ncp; i++) {
         char pre[256];
@@ -158,14 +199,38 @@ void sim_channels_free(tvds_data *d)
             tvds_free(d->prow[p]);
     tvds_free(d->prow);
     d->prow = NULL;
+    tvds_free(d->pdot);
+    tvds_free(d->pdotv);
+    d->pdot = NULL;
+    d->pdotv = NULL;
 }
 
 static double dotn(const double *a, const double *b, int n)
 {
     double s = 0.0;
+#pragma omp simd reduction(+ : s)
     for (int k = 0; k < n; k++)
         s += a[k] * b[k];
     return s;
+}
+
+/* prow[p] . x of state buffer which (0 x, 1 x_new, 2 x_prev), cached by buffer version: a
+ * value computed for x_new is reused as x and x_prev by the next two steps. */
+static double probe_dot(tvds_data *d, int p, int sub, int which)
+{
+    const sim_sub *s = &d->sub[sub];
+    long v = s->ver[which];
+    double *pd = d->pdot + 3 * p;
+    long *pv = d->pdotv + 3 * p;
+    int old = 0;
+    for (int q = 0; q < 3; q++) {
+        if (pv[q] == v) return pd[q];
+        if (pv[q] < pv[old]) old = q;
+    }
+    const double *x = which == 0 ? s->x : which == 1 ? s->x_new : s->x_prev;
+    pd[old] = dotn(d->prow[p], x, s->n);
+    pv[old] = v;
+    return pd[old];
 }
 
 /* v^T M v (modal: |v|^2) and a^T K b (modal: sum w2 a b) in coordinates. */
@@ -197,11 +262,26 @@ static void cd_energy(const tvds_model *m, tvds_data *d, int next, double *ek, d
     double k = 0.0, st = 0.0;
     for (int i = 0; i < d->nsub; i++) {
         sim_sub *s = &d->sub[i];
-        const double *xa[1] = {next ? s->x : s->x_prev}, *xb[1] = {next ? s->x_new : s->x};
+        const double *restrict xa = next ? s->x : s->x_prev, *restrict xb = next ? s->x_new : s->x;
+        if (s->modal) {
+            /* Fused: |v|^2 and sum w2 xa xb in one pass (two partial sums each). */
+            const double *restrict w2 = s->w2;
+            double rh = 1.0 / d->h, k0 = 0.0, s0 = 0.0;
+            int n = s->n;
+#pragma omp simd reduction(+ : k0, s0)
+            for (int j = 0; j < n; j++) {
+                double v0 = (xb[j] - xa[j]) * rh;
+                k0 += v0 * v0;
+                s0 += w2[j] * xa[j] * xb[j];
+            }
+            k += 0.5 * k0;
+            st += 0.5 * s0;
+            continue;
+        }
         for (int j = 0; j < s->n; j++)
-            s->cpush[j] = (xb[0][j] - xa[0][j]) / d->h;
+            s->cpush[j] = (xb[j] - xa[j]) / d->h;
         k += 0.5 * mass_norm(m, s, i, s->cpush);
-        st += 0.5 * stiff_prod(m, s, i, xa[0], xb[0]);
+        st += 0.5 * stiff_prod(m, s, i, xa, xb);
     }
     *ek = k;
     *es = st;
@@ -219,6 +299,7 @@ static void publish_summary(const tvds_model *m, tvds_data *d)
     v[SM_FILM_MAX] = (double)d->film_iter_max;
     v[SM_AS_MAX] = (double)d->as_iter_max;
     v[SM_AS_NC] = (double)d->as_nonconv;
+    v[SM_REDUNDANT] = (double)d->n_redundant;
     for (int c = 0; c < m->ncontact; c++) {
         double pf = 0.0, pw = 0.0;
         for (int i = 0; i < d->ncp; i++) {
@@ -238,16 +319,15 @@ static void publish_probes(tvds_data *d, const tvds_model *m, double t)
     hv[0] = t;
     for (int p = 0; p < m->nprobe; p++) {
         const tvds_probe *P = &m->probes[p];
-        const sim_sub *s = &d->sub[P->sub];
-        const double *r = d->prow[p];
+        int sb = P->sub;
         double val;
         if (P->kind == TVDS_PROBE_V)
-            val = (dotn(r, s->x_new, s->n) - dotn(r, s->x_prev, s->n)) / (2.0 * d->h);
+            val = (probe_dot(d, p, sb, 1) - probe_dot(d, p, sb, 2)) / (2.0 * d->h);
         else if (P->kind == TVDS_PROBE_A)
-            val = (dotn(r, s->x_new, s->n) - 2.0 * dotn(r, s->x, s->n) + dotn(r, s->x_prev, s->n)) /
+            val = (probe_dot(d, p, sb, 1) - 2.0 * probe_dot(d, p, sb, 0) + probe_dot(d, p, sb, 2)) /
                   (d->h * d->h);
         else
-            val = dotn(r, s->x, s->n);
+            val = probe_dot(d, p, sb, 0);
         hv[1 + p] = val;
     }
 }
@@ -277,13 +357,25 @@ void sim_record_initial(const tvds_model *m, tvds_data *d)
         else
             hv[1 + p] = 0.0;
     }
+    publish_elements(m, d);
     d->chval[TVDS_GROUP_CONTACTS][0] = d->t0;
     d->chval[TVDS_GROUP_ENERGY][0] = d->t0;
     d->chval[TVDS_GROUP_ENERGY][1 + EN_KIN] = ek;
     d->chval[TVDS_GROUP_ENERGY][1 + EN_STRAIN] = es;
     for (int i = 0; i < d->ncp; i++) {
-        d->chval[TVDS_GROUP_CONTACTS][1 + CC_N * i + CC_STATE] = d->cp[i].state;
-        d->chval[TVDS_GROUP_CONTACTS][1 + CC_N * i + CC_SEG] = -1.0;
+        const sim_cp *c = &d->cp[i];
+        double *o = d->chval[TVDS_GROUP_CONTACTS] + 1 + CC_N * i;
+        o[CC_STATE] = c->state;
+        o[CC_SEG] = -1.0;
+        if (c->pen) {
+            /* The penalty law was evaluated at t_0 (its forces act on step 0). */
+            o[CC_LAMN] = c->lam_n;
+            o[CC_LAMT] = c->ft[0];
+            o[CC_GAP] = c->gap;
+            o[CC_SEG] = c->seg;
+            o[CC_S] = c->s;
+            o[CC_VSLIDE] = c->vt[0];
+        }
     }
     publish_summary(m, d);
 }
@@ -294,13 +386,21 @@ int sim_record(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
     /* Work of the forces at t_n over the central increment dx = (x_{n+1} - x_{n-1}) / 2. */
     double dWext = 0.0, dWel = 0.0, dDamp = 0.0, dWimp = 0.0, dDf = 0.0, dWn = 0.0;
     for (int i = 0; i < d->nsub; i++) {
-        sim_sub *s = &d->sub[i];
-        for (int k = 0; k < s->n; k++) {
-            double dx = 0.5 * (s->x_new[k] - s->x_prev[k]);
-            dWext += s->fext[k] * dx;
-            dWel += s->fel[k] * dx;
-            dDamp += s->fdamp[k] * dx;
+        const sim_sub *s = &d->sub[i];
+        const double *restrict xn = s->x_new, *restrict xp = s->x_prev, *restrict fe = s->fext,
+                               *restrict fl = s->fel, *restrict fd = s->fdamp;
+        double we = 0.0, wl = 0.0, wd = 0.0;
+        int n = s->n;
+#pragma omp simd reduction(+ : we, wl, wd)
+        for (int k = 0; k < n; k++) {
+            double dx = 0.5 * (xn[k] - xp[k]);
+            we += fe[k] * dx;
+            wl += fl[k] * dx;
+            wd += fd[k] * dx;
         }
+        dWext += we;
+        dWel += wl;
+        dDamp += wd;
     }
     /* Bilateral constraints: work of imposed motions. */
     for (int r = 0; r < d->nrow; r++) {
@@ -308,9 +408,8 @@ int sim_record(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
         if (R->kind != 0) continue;
         double du = 0.0;
         for (int e = R->off; e < R->off + R->ne; e++) {
-            const sim_sub *s = &d->sub[d->p_sub[e]];
             du += d->p_be[e] * 0.5 *
-                  (sim_phys(s, s->x_new, d->p_dof[e]) - sim_phys(s, s->x_prev, d->p_dof[e]));
+                  (sim_u(d, d->p_sub[e], d->p_dof[e], 1) - sim_u(d, d->p_sub[e], d->p_dof[e], 2));
         }
         dWimp += -d->lam[r] * du;
     }
@@ -318,8 +417,17 @@ int sim_record(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
     int inwin = m->opt.win_t1 > m->opt.win_t0
                     ? (tn >= m->opt.win_t0 - 1e-12 * h && tn <= m->opt.win_t1 + 1e-12 * h)
                     : 1;
+    double dEl = 0.0; /* dissipation in the laws over this step */
+    for (int e = 0; e < m->nel; e++)
+        dEl += d->el_res[(size_t)e * TVDS_EL_NRES + TVDS_EL_PL] * h;
     for (int i = 0; i < d->ncp; i++) {
         sim_cp *c = &d->cp[i];
+        if (c->pen) {
+            /* Penalty: the force at t_n is an explicit force whose work is in the element
+             * work (fel); the law gives the friction and wear powers. */
+            dEl += c->p_fric * h;
+            continue;
+        }
         /* Work of the contact force F on the slave (reactions on the master included) over
          * the central increment, relative to the (rigid) master's own motion; the motion of a
          * rigid master does the work F . dPc (imposed). */
@@ -377,6 +485,7 @@ int sim_record(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
     d->w_damp = w_damp;
     d->w_fric = w_fric;
     d->w_norm += dWn;
+    d->w_eldiss += dEl;
     d->inputs_abs = inputs;
     d->e_kin = ek;
     d->e_strain = es;
@@ -420,7 +529,9 @@ int sim_record(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
     ev[1 + EN_EL] = w_el;
     ev[1 + EN_NORM] = d->w_norm;
     ev[1 + EN_BAL] = d->bal_err;
+    ev[1 + EN_ELDISS] = d->w_eldiss;
     publish_probes(d, m, tn);
+    publish_elements(m, d);
     d->t_pub = tn;
     publish_summary(m, d);
     return TVDS_OK;

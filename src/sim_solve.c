@@ -1,6 +1,7 @@
 /* sim_solve.c — the contact-space system W lambda = B_C u* + g0, W = h^2 B_C M^-1 B_E^T:
  * direct LU with an active-set / stick-slip loop (subs-a, subs-b, subs-c) and projected
  * Gauss-Seidel (FiLm). */
+#include <float.h>
 #include <lapacke.h>
 #include <math.h>
 #include <stdio.h>
@@ -71,6 +72,61 @@ static int check_diag(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
     return TVDS_OK;
 }
 
+/* Rank-deficient W (docs/theory.md, "Redundant constraints"): a redundant but consistent
+ * set of rows (a bilateral relation that the stick rows already impose, say) has a singular W
+ * and infinitely many multiplier sets giving the same constraint force. The minimum-norm one
+ * comes from a complete orthogonal factorisation with column pivoting (dgelsy, preallocated
+ * workspace): the rank is the number of diagonal entries of R above rcond times the largest,
+ * rcond = 64 nr eps. The set is consistent when every row is satisfied to round-off:
+ * |W lambda - rhs|_i <= 1e-8 (|rhs_i| + sum_j |W_ij lambda_j|) + 64 eps rhs_mag_i (rhs_mag:
+ * the magnitude of the terms summed into rhs_i). Otherwise the rows contradict each other
+ * (TVDS_ERR_SINGULAR). */
+static int redundant_solve(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
+{
+    int nr = d->nrow;
+    for (size_t k = 0; k < (size_t)nr * nr; k++)
+        d->ls_W[k] = d->W[k];
+    for (int i = 0; i < nr; i++) {
+        d->lam[i] = d->row[i].rhs;
+        d->jpvt[i] = 0;
+    }
+    lapack_int rank = 0;
+    double rcond = 64.0 * nr * DBL_EPSILON;
+    lapack_int info = LAPACKE_dgelsy_work(LAPACK_COL_MAJOR, nr, nr, 1, d->ls_W, nr, d->lam, nr,
+                                          d->jpvt, rcond, &rank, d->ls_work, d->ls_lwork);
+    double t = d->t0 + (double)d->step * d->h;
+    if (info != 0)
+        return TVDS_ERROR(ctx, TVDS_ERR_SOLVER,
+                          "t = %.9g s, step %ld: rank-revealing solve of W failed (info %d)", t,
+                          d->step, (int)info);
+    int worst = -1;
+    double worst_r = 0.0;
+    for (int i = 0; i < nr; i++) {
+        double res = -d->row[i].rhs, sc = fabs(d->row[i].rhs);
+        for (int j = 0; j < nr; j++) {
+            double w = d->W[i + (size_t)j * nr] * d->lam[j];
+            res += w;
+            sc += fabs(w);
+        }
+        double tol = 1e-8 * sc + 64.0 * DBL_EPSILON * d->row[i].rhs_mag;
+        if (!(fabs(res) <= tol) && fabs(res) / (tol + 1e-300) > worst_r) {
+            worst_r = fabs(res) / (tol + 1e-300);
+            worst = i;
+        }
+    }
+    if (worst >= 0) {
+        char buf[256];
+        return TVDS_ERROR(ctx, TVDS_ERR_SINGULAR,
+                          "t = %.9g s, step %ld: constraint operator W (%d rows, rank %d) is "
+                          "singular and the constraints are inconsistent (redundant rows that "
+                          "contradict each other; worst at %s)",
+                          t, d->step, nr, (int)rank,
+                          row_where(m, d, &d->row[worst], buf, sizeof buf));
+    }
+    d->n_redundant++;
+    return TVDS_OK;
+}
+
 /* LU solve of W lambda = rhs. */
 static int lu_solve(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
 {
@@ -89,16 +145,12 @@ static int lu_solve(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
         if (u < umin) umin = u, imin = i;
     }
     if (info != 0 || !(umin > 1e-13 * umax)) {
-        char buf[256];
-        double t = d->t0 + (double)d->step * d->h;
-        int r = imin >= 0 ? imin : 0;
-        /* The pivot row is permuted; name the row of the smallest diagonal of W instead. */
-        return TVDS_ERROR(ctx, TVDS_ERR_SINGULAR,
-                          "t = %.9g s, step %ld: constraint operator W (%d rows) is singular "
-                          "(redundant or conflicting constraints; near %s)",
-                          t, d->step, nr, row_where(m, d, &d->row[r], buf, sizeof buf));
+        int rc = redundant_solve(m, d, ctx);
+        if (rc) return rc;
+    } else {
+        LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', nr, 1, d->W_lu, nr, d->ipiv, d->lam, nr);
     }
-    LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', nr, 1, d->W_lu, nr, d->ipiv, d->lam, nr);
+    (void)imin;
     for (int i = 0; i < nr; i++)
         if (!isfinite(d->lam[i])) {
             char buf[256];
@@ -159,6 +211,7 @@ static void cp_forces(const tvds_model *m, tvds_data *d)
 {
     for (int i = 0; i < d->ncp; i++) {
         sim_cp *c = &d->cp[i];
+        if (c->pen) continue;
         c->lam_n = 0.0;
         c->ft[0] = c->ft[1] = 0.0;
         if (c->row_n < 0) continue;
@@ -197,6 +250,7 @@ int sim_solve_direct(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
         for (int i = 0; i < d->ncp; i++) {
             sim_cp *c = &d->cp[i];
             const tvds_contact *C = &m->contacts[c->contact];
+            if (c->pen) continue;
             if (c->state == TVDS_OPEN) {
                 /* Corrected gap of an open point: penetration brought by the others. */
                 double g = c->gap_pred + cp_rel_corr(d, c, c->n);
@@ -393,7 +447,7 @@ int sim_solve_film(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
         /* States from the converged multipliers. */
         for (int i = 0; i < d->ncp; i++) {
             sim_cp *c = &d->cp[i];
-            if (c->row_n < 0) continue;
+            if (c->row_n < 0 || c->pen) continue;
             if (d->lam[c->row_n] >= 0.0) {
                 c->state = TVDS_OPEN;
                 continue;
@@ -414,6 +468,7 @@ int sim_solve_film(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
     /* FiLm keeps B_E = B_C (tangential rows carry the sliding force): publish from rows. */
     for (int i = 0; i < d->ncp; i++) {
         sim_cp *c = &d->cp[i];
+        if (c->pen) continue;
         c->lam_n = 0.0;
         c->ft[0] = c->ft[1] = 0.0;
         if (c->row_n < 0) continue;

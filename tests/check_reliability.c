@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,23 @@ static void tmp_teardown(void)
     tmpdir[0] = '\0';
 }
 
+static char *slurp_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    if (s && fread(s, 1, (size_t)n, f) != (size_t)n) {
+        free(s);
+        s = NULL;
+    }
+    if (s) s[n] = '\0';
+    fclose(f);
+    return s;
+}
+
 /* The error contract of a failed call under injection. */
 static void check_nomem(int rc, const tvds_ctx *ctx, long k, const char *what)
 {
@@ -56,10 +74,9 @@ static void check_nomem(int rc, const tvds_ctx *ctx, long k, const char *what)
 
 /* ---- Allocation failures: Matrix Market (sparse reader, CHOLMOD's allocations included) ---- */
 
-static const char *const mm_files[] = {"tests/data/mmio/good_general.mtx",
-                                       "tests/data/mmio/good_symmetric.mtx",
-                                       "tests/data/mmio/good_array_sym.mtx",
-                                       "tests/data/mmio/good_integer_crlf.mtx"};
+static const char *const mm_files[] = {
+    "tests/data/mmio/good_general.mtx", "tests/data/mmio/good_symmetric.mtx",
+    "tests/data/mmio/good_array_sym.mtx", "tests/data/mmio/good_integer_crlf.mtx"};
 
 START_TEST(test_alloc_mm_read)
 {
@@ -215,6 +232,99 @@ START_TEST(test_alloc_case_run)
 }
 END_TEST
 
+/* ---- Matrix Market: declared size far above the entries (fuzz finding, fixed) -------------- */
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+/* A three-line file declaring 2^31 - 1 rows and columns: the duplicate check used markers of
+ * one long per row and per column (2 x 17 GB, touched), which got the process killed by the
+ * kernel's OOM killer after minutes. Now the search is O(entries) when the size is out of
+ * proportion; the answer arrives at once, and the dense reader refuses the size cleanly. The
+ * first file is tests/fuzz/regress/mm/huge_size_duplicate.mtx. */
+START_TEST(test_mm_huge_declared_size)
+{
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    int r = 0, c = 0;
+    double *A = NULL;
+    const char *dup = "tests/fuzz/regress/mm/huge_size_duplicate.mtx";
+    ck_assert_int_eq(tvds_mm_read_dense(dup, &r, &c, &A, NULL, &ctx), TVDS_ERR_PARSE);
+    char want[256];
+    snprintf(want, sizeof want, "%s:4: duplicate entry (1,1), first given on line 3", dup);
+    ck_assert_str_eq(ctx.msg, want);
+    ck_assert_ptr_null(A);
+
+    tmp_setup();
+    char path[128];
+    snprintf(path, sizeof path, "%s/huge.mtx", tmpdir);
+    write_text(path, "%%MatrixMarket matrix coordinate real general\n"
+                     "2147483647 2147483647 2\n1 1 1\n2147483647 2147483647 2\n");
+    tvds_ctx_init(&ctx);
+    ck_assert_int_eq(tvds_mm_read_dense(path, &r, &c, &A, NULL, &ctx), TVDS_ERR_NOMEM);
+    snprintf(want, sizeof want, "%s: 2147483647 x 2147483647 is too large for a dense matrix",
+             path);
+    ck_assert_str_eq(ctx.msg, want);
+    ck_assert_ptr_null(A);
+    tmp_teardown();
+}
+END_TEST
+
+/* Differential test of the two duplicate searches: random coordinate files with duplicates and
+ * mirrored symmetric entries, read once with their true size (bucket search) and once with a
+ * size line of 70000 (sorted search); the messages after the path agree. */
+START_TEST(test_mm_duplicate_searches_agree)
+{
+    tmp_setup();
+    uint64_t st = 0x2545F4914F6CDD1Dull;
+    int ndup = 0;
+    for (int trial = 0; trial < 300; trial++) {
+        int sym = trial % 2, n = 2 + trial % 5;
+        int npos = sym ? n * (n + 1) / 2 : n * n; /* more is refused by the size check */
+        int nnz = 1 + trial % (npos < 7 ? npos : 7);
+        char body[2048];
+        int len = 0;
+        for (int e = 0; e < nnz; e++) {
+            st ^= st >> 12;
+            st ^= st << 25;
+            st ^= st >> 27;
+            uint64_t v = st * 0x2545F4914F6CDD1Dull;
+            int i = 1 + (int)(v % (uint64_t)n), j = 1 + (int)((v >> 20) % (uint64_t)n);
+            len += snprintf(body + len, sizeof body - (size_t)len, "%d %d %d\n", i, j, e + 1);
+        }
+        char msg[2][1024];
+        for (int big = 0; big < 2; big++) {
+            char path[128], text[2300];
+            snprintf(path, sizeof path, "%s/d%d.mtx", tmpdir, big);
+            int dim = big ? 70000 : n; /* 2 x 70000 > 4 nnz + 65536: sorted search */
+            snprintf(text, sizeof text, "%%%%MatrixMarket matrix coordinate real %s\n%d %d %d\n%s",
+                     sym ? "symmetric" : "general", dim, dim, nnz, body);
+            write_text(path, text);
+            cholmod_common cc;
+            ck_assert_int_eq(tvds_cholmod_start(&cc), TVDS_OK);
+            tvds_ctx ctx;
+            tvds_ctx_init(&ctx);
+            cholmod_sparse *S = NULL;
+            int rc = tvds_mm_read(path, &S, &cc, &ctx);
+            cholmod_free_sparse(&S, &cc);
+            cholmod_finish(&cc);
+            snprintf(msg[big], sizeof msg[big], "%s",
+                     rc == TVDS_ERR_PARSE ? ctx.msg + strlen(path) : "no duplicate");
+        }
+        ndup += strcmp(msg[0], "no duplicate") != 0;
+        ck_assert_msg(strcmp(msg[0], msg[1]) == 0, "trial %d:\n%s\n  bucket: %s\n  sorted: %s",
+                      trial, body, msg[0], msg[1]);
+    }
+    ck_assert_int_ge(ndup, 100); /* most trials do have a duplicate or a mirrored pair */
+    tmp_teardown();
+}
+END_TEST
+
 /* ---- Fuzz seeds and reproducers: every file obeys the readers' error contract --------------- */
 
 /* Calls fn on every regular file of dir (a missing directory has no files); returns the count. */
@@ -290,11 +400,140 @@ START_TEST(test_fuzz_case_files)
 }
 END_TEST
 
+/* ---- Bad-input catalogue through the CLI (docs/reliability.md) ---------------------------- */
+
+/* Run `tvds ARGS... -o tmpdir/out` with stdout discarded and stderr captured; returns the exit
+ * status (-1 when killed) and the stderr text in err (malloc'ed, caller frees). */
+static int run_cli(const char *const *args, int nargs, char **err)
+{
+    char errp[192], out[192];
+    snprintf(errp, sizeof errp, "%s/stderr.txt", tmpdir);
+    snprintf(out, sizeof out, "%s/out", tmpdir);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        const char *argv[32];
+        int n = 0;
+        argv[n++] = TVDS_BIN;
+        for (int k = 0; k < nargs && n < 28; k++)
+            argv[n++] = args[k];
+        argv[n++] = "-o";
+        argv[n++] = out;
+        argv[n] = NULL;
+        if (!freopen("/dev/null", "w", stdout) || !freopen(errp, "w", stderr)) _exit(126);
+        execv(TVDS_BIN, (char *const *)argv);
+        _exit(127);
+    }
+    int wst = 0;
+    ck_assert_int_eq(waitpid(pid, &wst, 0), pid);
+    FILE *f = fopen(errp, "r");
+    ck_assert_ptr_nonnull(f);
+    char buf[2048];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    *err = strdup(buf);
+    return WIFEXITED(wst) ? WEXITSTATUS(wst) : -1;
+}
+
+typedef struct cli_case {
+    const char *args[8];
+    int exit_code;
+    const char *msg; /* stderr is exactly "tvds: " msg "\n" (prefix: only its start) */
+    int prefix;
+    const char *status; /* summary.json "status" of a run that started, or NULL */
+} cli_case;
+
+#define OSC "tests/data/case/oscillator.ini"
+static const cli_case cli_cases[] = {
+    {{"run", OSC, "--set", "run.dt=0.03"},
+     2,
+     OSC ": time step dt = 0.03 s is above the stability limit 0.02 s of central differences "
+         "(set allow_unstable_dt to force it)",
+     0,
+     NULL},
+    {{"run", OSC, "--set", "run.dt=0.0201", "--set", "run.allow_unstable_dt=yes", "--set",
+      "run.t_end=100"},
+     3,
+     "t = 2.0301 s, step 101: runaway energy",
+     1,
+     "diverged"},
+    {{"run", "tests/data/reliability/contact_lost.ini"},
+     3,
+     "t = 0.5001 s, step 5000: contact 'slide': slave node 1 left the master surface past its "
+     "last node 30 (alpha = 1.0002)",
+     0,
+     "contact_lost"},
+    {{"run", "tests/data/reliability/bad_mass.ini"},
+     2,
+     "tests/data/reliability/../substructure/bad_m_indefinite/M.mtx: substructure 'bad': M is "
+     "not positive definite: its Cholesky factorization (LL', natural order) breaks down at DoF "
+     "2 (node 1 uy)",
+     0,
+     NULL},
+    {{"run", "tests/data/case/bad_key.ini"},
+     2,
+     "tests/data/case/bad_key.ini:5: unknown key 'speed' in [run]",
+     0,
+     NULL},
+    {{"run", OSC, "--set", "run.nosuch=1"},
+     2,
+     "--set run.nosuch=1: unknown key 'nosuch' in [run]",
+     0,
+     NULL},
+    {{"run", OSC, "--set", "run.dt"}, 2, "--set run.dt: expected section.key=value", 0, NULL},
+    {{"run", OSC, "--set", "contact.tip.mu=0.2"},
+     2,
+     "--set contact.tip.mu=0.2: no section [contact tip] in the case file",
+     0,
+     NULL},
+    {{"run", OSC, "--set", "run.dt=-1"}, 2, "--set run.dt=-1: dt = -1 must be > 0", 0, NULL},
+    {{"run", OSC, "--set", "substructure.shoe.dir=nowhere"},
+     2,
+     "tests/data/case/nowhere: not a substructure directory: No such file or directory",
+     0,
+     NULL},
+};
+
+START_TEST(test_cli_catalogue)
+{
+    const cli_case *c = &cli_cases[_i];
+    tmp_setup();
+    int nargs = 0;
+    while (nargs < 8 && c->args[nargs])
+        nargs++;
+    char *err = NULL;
+    int code = run_cli(c->args, nargs, &err);
+    ck_assert_msg(code == c->exit_code, "exit %d, expected %d; stderr: %s", code, c->exit_code,
+                  err);
+    char want[1024];
+    snprintf(want, sizeof want, "tvds: %s%s", c->msg, c->prefix ? "" : "\n");
+    if (c->prefix) {
+        ck_assert_msg(strncmp(err, want, strlen(want)) == 0, "stderr '%s' does not start with '%s'",
+                      err, want);
+        ck_assert_msg(strchr(err, '\n') == err + strlen(err) - 1, "not one line: %s", err);
+    } else {
+        ck_assert_str_eq(err, want);
+    }
+    free(err);
+    if (c->status) {
+        char summ[192], word[96];
+        snprintf(summ, sizeof summ, "%s/out/summary.json", tmpdir);
+        snprintf(word, sizeof word, "\"status\": \"%s\"", c->status);
+        char *js = slurp_file(summ);
+        ck_assert_ptr_nonnull(js);
+        ck_assert_msg(strstr(js, word) != NULL, "summary.json lacks %s: %s", word, js);
+        free(js);
+    }
+    tmp_teardown();
+}
+END_TEST
+
 /* ---- Long runs: constant memory over 10^6 steps ------------------------------------------- */
 
 typedef struct mem_probe {
     long calls;
-    long count0; /* tvds_alloc_count at the first progress call */
+    long count0;  /* tvds_alloc_count at the first progress call */
     long changed; /* progress calls that saw another count */
     long rss0_kb, rss_max_kb;
 } mem_probe;
@@ -422,23 +661,6 @@ END_TEST
 
 /* ---- SIGINT: `tvds run` stops cleanly, outputs valid, status "interrupted" ---------------- */
 
-static char *slurp_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    if (s && fread(s, 1, (size_t)n, f) != (size_t)n) {
-        free(s);
-        s = NULL;
-    }
-    if (s) s[n] = '\0';
-    fclose(f);
-    return s;
-}
-
 static int count_fields(const char *b, const char *e)
 {
     int n = 1;
@@ -544,9 +766,16 @@ Suite *reliability_suite(void)
     tcase_set_timeout(ta, 30);
     suite_add_tcase(s, ta);
 
+    TCase *tc = tcase_create("catalogue");
+    tcase_add_loop_test(tc, test_cli_catalogue, 0, (int)(sizeof cli_cases / sizeof cli_cases[0]));
+    tcase_set_timeout(tc, 20);
+    suite_add_tcase(s, tc);
+
     TCase *tf = tcase_create("fuzz_files");
     tcase_add_test(tf, test_fuzz_mm_files);
     tcase_add_test(tf, test_fuzz_case_files);
+    tcase_add_test(tf, test_mm_huge_declared_size);
+    tcase_add_test(tf, test_mm_duplicate_searches_agree);
     suite_add_tcase(s, tf);
 
     /* Long and process-spawning tests: tagged "long", left out of the valgrind run. */

@@ -26,14 +26,19 @@ TVDS_API double tvds_peak_abs(const double *x, long n);
 /* Burst peak ratio: max |x| / max |ref| over n samples each. NaN when ref is identically 0. */
 TVDS_API double tvds_burst_peak_ratio(const double *x, long nx, const double *ref, long nref);
 
+/* Envelope growth: x[0..n-1] cut into nframes equal frames (the tail dropped); the largest frame
+ * RMS divided by the first frame's. About 1 for a steady or decaying signal, large when a burst
+ * grows out of a quiet start. NaN when n < nframes or the first frame is zero. */
+TVDS_API double tvds_envelope_growth(const double *x, long n, int nframes);
+
 /* Dominant frequency [Hz] of x[0..n-1] sampled every dt seconds: the mean is removed, a Hann
  * window applied, the signal zero-padded to at least 8 n points (a power of two) and the largest
  * amplitude bin in [fmin, fmax] (fmax <= 0: Nyquist) refined by a parabola through the log
  * amplitudes of the three bins around it. *amp receives the window-corrected amplitude of that
  * peak (units of x; may be NULL). Returns TVDS_ERR_INVALID (n < 8, dt <= 0, empty band),
  * TVDS_ERR_NOMEM, TVDS_ERR_SOLVER (FFTW planning failed). */
-TVDS_API int tvds_dominant_frequency(const double *x, long n, double dt, double fmin,
-                                     double fmax, double *f, double *amp, tvds_ctx *ctx);
+TVDS_API int tvds_dominant_frequency(const double *x, long n, double dt, double fmin, double fmax,
+                                     double *f, double *amp, tvds_ctx *ctx);
 
 /* ---- Comparison run ----------------------------------------------------------------------- */
 
@@ -43,18 +48,18 @@ typedef void (*tvds_compare_stage_fn)(void *user, int method, int index, int cou
 typedef struct tvds_compare_opts {
     int nmethods;                   /* methods to run, in this order; 0 = all four */
     int methods[TVDS_METHOD_COUNT]; /* enum tvds_method */
-    const char *accel;   /* history channel compared (name without unit); NULL = the first
-                            acceleration probe of the model */
-    const char *deflect; /* optional displacement probe shown with the normal force; NULL = the
-                            first displacement probe (none if the model has none) */
-    int contact;         /* contact whose normal force and sliding speed are reported; 0 */
-    double t0, t1;       /* metric window [s]; t1 <= t0 (default): from the end of the damping
-                            schedule (largest t_hold + t_ramp) to t_end */
-    double f_cea;        /* unstable frequency from a CEA [Hz] (report and band); 0 = none */
+    const char *accel;     /* history channel compared (name without unit); NULL = the first
+                              acceleration probe of the model */
+    const char *deflect;   /* optional displacement probe shown with the normal force; NULL = the
+                              first displacement probe (none if the model has none) */
+    int contact;           /* contact whose normal force and sliding speed are reported; 0 */
+    double t0, t1;         /* metric window [s]; t1 <= t0 (default): from the end of the damping
+                              schedule (largest t_hold + t_ramp) to t_end */
+    double f_cea;          /* unstable frequency from a CEA [Hz] (report and band); 0 = none */
     double s_cea0, s_cea1; /* unstable positions from the CEA [m] (report only); s1 < s0: none */
-    int nwin;            /* spectrogram window [samples]; 0 = about 10 ms of samples (>= 64) */
-    double fmax_plot;    /* upper frequency of the spectrograms [Hz]; 0 = 2 f_cea or Nyquist */
-    int plots;           /* 1 (default): draw the PNGs with gnuplot */
+    int nwin;              /* spectrogram window [samples]; 0 = about 10 ms of samples (>= 64) */
+    double fmax_plot;      /* upper frequency of the spectrograms [Hz]; 0 = 2 f_cea or Nyquist */
+    int plots;             /* 1 (default): draw the PNGs with gnuplot */
     /* Progress: passed to every tvds_run (progress, user, stop) and the stage callback. */
     tvds_progress_fn progress;
     tvds_compare_stage_fn stage;
@@ -74,25 +79,25 @@ typedef struct tvds_compare_entry {
     double cpu_ratio;    /* cpu_seconds / FiLm's (NaN without FiLm) */
     double rms;          /* RMS of the acceleration over the window [m/s^2] */
     double peak;         /* max |acceleration| over the window [m/s^2] */
-    double growth;       /* peak / RMS of the first 10 % of the window: > ~5 means a burst grew
-                            out of the settled state */
+    double growth;       /* tvds_envelope_growth over 20 frames of the window: > 5 means a burst
+                            grew out of the settled state */
     double rms_diff;     /* RMS(a - a_FiLm) over the window [m/s^2] (NaN without FiLm) */
     double rms_rel;      /* rms_diff / RMS(a_FiLm) */
     double peak_ratio;   /* burst peak ratio against FiLm */
     double f_dom;        /* dominant frequency of the acceleration over the window [Hz] */
-    double ln_first, ln_last; /* mean normal force over the first and last 10 % of the window
-                                 [N] */
-    double ln_min, ln_max;    /* over the window [N] */
+    double ln_first, ln_last;     /* mean normal force over the first and last 10 % of the window
+                                     [N] */
+    double ln_min, ln_max;        /* over the window [N] */
     double defl_first, defl_last; /* mean deflection probe over the same spans [m] (NaN without) */
-    double vs_mean;           /* mean sliding speed over the window [m/s] */
+    double vs_mean;               /* mean sliding speed over the window [m/s] */
 } tvds_compare_entry;
 
 typedef struct tvds_compare_result {
-    int n;                                  /* entries */
-    tvds_compare_entry e[TVDS_METHOD_COUNT]; /* in run order */
-    int ref;                                /* index of FiLm in e[], or -1 */
-    double t0, t1;                          /* metric window used [s] */
-    double f_cea, s_cea0, s_cea1;           /* as given */
+    int n;                                    /* entries */
+    tvds_compare_entry e[TVDS_METHOD_COUNT];  /* in run order */
+    int ref;                                  /* index of FiLm in e[], or -1 */
+    double t0, t1;                            /* metric window used [s] */
+    double f_cea, s_cea0, s_cea1;             /* as given */
     char accel[64], deflect[64], contact[64]; /* channel and contact names used */
 } tvds_compare_result;
 
@@ -109,10 +114,12 @@ typedef struct tvds_compare_result {
 TVDS_API int tvds_compare_run(const tvds_model *m, const char *outdir, const tvds_compare_opts *o,
                               tvds_compare_result *res, tvds_ctx *ctx);
 
-/* Metrics of already written method outputs (outdir/M/history.csv, contacts.csv,
- * summary.json's absence is tolerated: CPU figures then come from res->e[i].run as given).
- * Used by tvds_compare_run after the runs; exposed for tests and re-analysis. res->n, e[i].method,
- * e[i].status and e[i].run must be set; the rest is filled. */
+/* Metrics of method outputs already written in outdir/<method>/ (history.csv, contacts.csv),
+ * and the spectrogram files outdir/<method>/spectrogram.csv. res->n and, for each entry,
+ * method, status and run (CPU figures, as returned by tvds_run or read back from summary.json)
+ * must be set; every other field is filled. A method whose run failed and left no history keeps
+ * NaN metrics. Returns TVDS_ERR_INVALID (no acceleration probe, bad contact or window), the
+ * reader's errors for a successful run whose history cannot be read, TVDS_ERR_NOMEM. */
 TVDS_API int tvds_compare_analyse(const tvds_model *m, const char *outdir,
                                   const tvds_compare_opts *o, tvds_compare_result *res,
                                   tvds_ctx *ctx);

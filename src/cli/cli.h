@@ -12,6 +12,7 @@ typedef int (*tvds_cli_fn)(int argc, char **argv);
 
 int tvds_cmd_run(int argc, char **argv);
 int tvds_cmd_check(int argc, char **argv);
+int tvds_cmd_validate(int argc, char **argv);
 int tvds_cmd_cea(int argc, char **argv);
 int tvds_cmd_spectrogram(int argc, char **argv);
 int tvds_cmd_reduce(int argc, char **argv);

@@ -9,6 +9,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <dirent.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -125,6 +126,27 @@ static int write_outputs(const btab *t, const char *dir, const char *machine)
 }
 
 /* ---- Helpers -------------------------------------------------------------------------------- */
+
+/* Remove a directory tree that bench wrote (regular files and directories only). */
+static void rm_tree(const char *path)
+{
+    DIR *d = opendir(path);
+    if (!d) {
+        unlink(path);
+        return;
+    }
+    struct dirent *e;
+    char sub[4400];
+    while ((e = readdir(d)) != NULL) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
+        struct stat st;
+        if (lstat(sub, &st) == 0 && S_ISDIR(st.st_mode)) rm_tree(sub);
+        else unlink(sub);
+    }
+    closedir(d);
+    rmdir(path);
+}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -350,9 +372,9 @@ static int bench_reduce(btab *t, const char *dir, int R, int quick)
     p.beam2.ny = quick ? 5 : 25;
     tvds_fe_model *fe = NULL;
     char full[4200], red[4200], logp[4200], setsp[4300];
-    snprintf(full, sizeof full, "%s/work/strip_full", dir);
-    snprintf(red, sizeof red, "%s/work/strip_reduced", dir);
-    snprintf(logp, sizeof logp, "%s/work/reduce.log", dir);
+    snprintf(full, sizeof full, "%s/strip_full", dir);
+    snprintf(red, sizeof red, "%s/strip_reduced", dir);
+    snprintf(logp, sizeof logp, "%s/reduce.log", dir);
     int rc = tvds_beam2_build(&p.beam2, &fe, &cc, &ctx);
     if (!rc) rc = tvds_fe_model_write(fe, full, &ctx);
     int n = fe ? fe->n : 0;
@@ -383,8 +405,13 @@ static int bench_reduce(btab *t, const char *dir, int R, int quick)
     ssize_t ls = readlink("/proc/self/exe", self, sizeof self - 1);
     if (ls <= 0) return fail("reduce", TVDS_ERR_IO, &ctx);
     self[ls] = '\0';
-    double sec[16];
+    double sec[16], cpu[16];
     long rss = 0;
+    struct rusage ru;
+    memset(&ru, 0, sizeof ru);
+    getrusage(RUSAGE_CHILDREN, &ru);
+    double cprev = ru.ru_utime.tv_sec + 1e-6 * ru.ru_utime.tv_usec + ru.ru_stime.tv_sec +
+                   1e-6 * ru.ru_stime.tv_usec;
     for (int r = 0; r < R && r < 16; r++) {
         double t0 = tvds_bench_now();
         pid_t pid = fork();
@@ -397,8 +424,6 @@ static int bench_reduce(btab *t, const char *dir, int R, int quick)
             _exit(127);
         }
         int st = 0;
-        struct rusage ru;
-        memset(&ru, 0, sizeof ru);
         if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
             fprintf(stderr, "tvds bench: 'tvds reduce' failed (log %s)\n", logp);
             return TVDS_ERR_SOLVER;
@@ -406,10 +431,16 @@ static int bench_reduce(btab *t, const char *dir, int R, int quick)
         sec[r] = tvds_bench_now() - t0;
         getrusage(RUSAGE_CHILDREN, &ru);
         rss = ru.ru_maxrss;
+        double cnow = ru.ru_utime.tv_sec + 1e-6 * ru.ru_utime.tv_usec + ru.ru_stime.tv_sec +
+                      1e-6 * ru.ru_stime.tv_usec;
+        cpu[r] = cnow - cprev;
+        cprev = cnow;
     }
     add(t, "reduce", "tvds reduce wall time", median(sec, R < 16 ? R : 16), "s",
-        "%d DoFs (strip %dx%d Q9), 200 boundary DoFs + 20 modes, incl. reading", n, p.beam2.nx,
-        p.beam2.ny);
+        "%d DoFs (strip %dx%d Q9), 200 boundary DoFs + 20 modes, incl. reading; %d run(s)", n, p.beam2.nx,
+        p.beam2.ny, R);
+    add(t, "reduce", "tvds reduce CPU time", median(cpu, R < 16 ? R : 16), "s",
+        "user + system of the child process");
     add(t, "reduce", "tvds reduce peak memory", rss / 1024.0, "MiB", "max RSS of the process");
     return TVDS_OK;
 }
@@ -425,7 +456,7 @@ static int bench_size(btab *t, const char *dir, int R, int quick)
         tvds_ctx ctx;
         tvds_ctx_init(&ctx);
         char sub[4200], cpath[4300];
-        snprintf(sub, sizeof sub, "%s/work/synthetic_%d", dir, sizes[i]);
+        snprintf(sub, sizeof sub, "%s/synthetic_%d", dir, sizes[i]);
         if ((rc = tvds_bench_synthetic_write(sub, sizes[i], cpath, sizeof cpath, &ctx)))
             return fail("synthetic model", rc, &ctx);
         tvds_model *m = NULL;
@@ -512,10 +543,15 @@ int tvds_cmd_bench(int argc, char **argv)
                                         a);
         }
     }
-    char work[4200];
-    snprintf(work, sizeof work, "%s/work", outdir);
-    if (mkdir_p(work) != 0)
-        return tvds_cli_usage_error("bench: cannot create %s: %s", work, strerror(errno));
+    if (mkdir_p(outdir) != 0)
+        return tvds_cli_usage_error("bench: cannot create %s: %s", outdir, strerror(errno));
+    /* Generated models (the ~1e5-DoF strip is ~100 MB) go to a temporary directory. */
+    const char *tmp = getenv("TMPDIR");
+    char work[1024];
+    snprintf(work, sizeof work, "%s/tvds_bench_XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(work))
+        return tvds_cli_usage_error("bench: cannot create a directory in %s: %s",
+                                    tmp && *tmp ? tmp : "/tmp", strerror(errno));
     char machine[512];
     machine_string(machine, sizeof machine);
     printf("tvds bench on %s%s\n", machine, quick ? " (--quick: smoke run)" : "");
@@ -524,8 +560,9 @@ int tvds_cmd_bench(int argc, char **argv)
     if (!t) return 1;
     double t0 = tvds_bench_now();
     int rc = bench_methods(t, case_path, R, quick);
-    if (!rc) rc = bench_reduce(t, outdir, quick ? 1 : R, quick);
-    if (!rc) rc = bench_size(t, outdir, R, quick);
+    if (!rc) rc = bench_reduce(t, work, 1, quick);
+    if (!rc) rc = bench_size(t, work, R, quick);
+    rm_tree(work);
     add(t, "bench", "total wall time", tvds_bench_now() - t0, "s", NULL);
     int wr = write_outputs(t, outdir, machine);
     free(t);

@@ -1,11 +1,291 @@
-/* cmd_sweep.c — `tvds sweep`: a grid of runs over case parameters (OpenMP threads, MPI ranks). */
+/* cmd_sweep.c — `tvds sweep`: a grid of runs over case parameters (OpenMP threads over runs;
+ * MPI ranks when built with `make MPI=1`), one CSV row per run and a squeal-propensity map. */
+#include <errno.h>
+#include <omp.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "tvds/tvds_bench.h"
+#include "tvds/tvds_sweep.h"
+
+#ifdef TVDS_MPI
+#include <mpi.h>
+#endif
+
+static void sweep_help(FILE *out)
+{
+    fprintf(out,
+            "usage: tvds sweep CASE --grid SECTION.KEY=A:B:N [--grid ...] -o DIR [options]\n"
+            "\n"
+            "Runs CASE once per point of the grid (each --grid key takes N values evenly spaced\n"
+            "from A to B; the last --grid varies fastest) and writes DIR/sweep.csv, one row per\n"
+            "run: index, the parameters, status, unstable (1/0), RMS and peak of the channel,\n"
+            "dominant frequency [Hz], growth rate [1/s] (CEA: largest real part), CPU seconds;\n"
+            "and DIR/squeal_map.png over the first two parameters (docs/performance.md).\n"
+            "Runs are spread over OpenMP threads; with an MPI build (make MPI=1) and mpirun,\n"
+            "over ranks too: rank r runs r, r + size, ...; rank 0 gathers one CSV. The rows do\n"
+            "not depend on threads or ranks (cpu_s aside).\n"
+            "\n"
+            "options:\n"
+            "  --grid K=A:B:N  a grid axis (a case key as for --set; at most 8 axes)\n"
+            "  --mode M        transient (default: time integration to t_end) or cea (complex\n"
+            "                  eigenvalues along the master surface)\n"
+            "  --channel NAME  history channel for RMS, peak and frequency (default: the first)\n"
+            "  --positions N   CEA positions along the surface (default 21)\n"
+            "  --set K=V       fixed override applied to every run (repeatable)\n"
+            "  --threads N     OpenMP threads (default: OpenMP's default)\n"
+            "  -o, --output D  output directory (created)\n"
+            "  -h, --help      this help\n"
+            "\n"
+            "Transient runs are unstable when the RMS of the channel's fluctuation grows by more\n"
+            "than 5 %% from the second to the last quarter of the run, or when the run diverges.\n"
+            "\n"
+            "example:\n"
+            "  tvds sweep bench/cases/beam_on_beam.ini --grid contact.tip.mu=0.1:0.5:5 \\\n"
+            "      --grid substructure.beam2.beta=1e-8:8e-8:4 --set run.t_end=0.01 -o out/sweep\n");
+}
+
+static int mkdir_p(const char *dir)
+{
+    char buf[4096];
+    size_t n = strlen(dir);
+    if (n == 0 || n >= sizeof buf) return -1;
+    memcpy(buf, dir, n + 1);
+    for (size_t i = 1; i <= n; i++) {
+        if (buf[i] == '/' || buf[i] == '\0') {
+            char c = buf[i];
+            buf[i] = '\0';
+            if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
+            buf[i] = c;
+        }
+    }
+    return 0;
+}
+
+/* Parse the arguments; 0 to go on, otherwise the exit code (-1: --help printed, exit 0). */
+typedef struct sweep_args {
+    const char *case_path, *outdir;
+    tvds_sweep_axis ax[TVDS_SWEEP_MAX_AXES];
+    int nax;
+    tvds_sweep_opts o;
+    tvds_cli_sets sets;
+} sweep_args;
+
+static int parse_args(int argc, char **argv, sweep_args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->o = tvds_sweep_opts_default();
+    const char *val;
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i];
+        int r;
+        if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
+            sweep_help(stdout);
+            return -1;
+        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--grid", NULL, &val)) != 0) {
+            if (r < 0) return 2;
+            if (a->nax >= TVDS_SWEEP_MAX_AXES)
+                return tvds_cli_usage_error("sweep: at most %d --grid axes", TVDS_SWEEP_MAX_AXES);
+            tvds_ctx ctx;
+            tvds_ctx_init(&ctx);
+            int rc = tvds_sweep_axis_parse(val, &a->ax[a->nax], &ctx);
+            if (rc) return tvds_cli_report(rc, &ctx);
+            a->nax++;
+        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--mode", NULL, &val)) != 0) {
+            if (r < 0) return 2;
+            if (!strcmp(val, "transient")) a->o.mode = TVDS_SWEEP_TRANSIENT;
+            else if (!strcmp(val, "cea")) a->o.mode = TVDS_SWEEP_CEA;
+            else return tvds_cli_usage_error("sweep: --mode %s: transient or cea", val);
+        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--channel", NULL, &val)) != 0) {
+            if (r < 0) return 2;
+            a->o.channel = val;
+        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--positions", NULL, &val)) != 0) {
+            if (r < 0) return 2;
+            char *e;
+            long v = strtol(val, &e, 10);
+            if (*e || v < 2 || v > 100000)
+                return tvds_cli_usage_error("sweep: --positions %s: need an integer >= 2", val);
+            a->o.cea_npos = (int)v;
+        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--threads", NULL, &val)) != 0) {
+            if (r < 0) return 2;
+            char *e;
+            long v = strtol(val, &e, 10);
+            if (*e || v < 1 || v > 1024)
+                return tvds_cli_usage_error("sweep: --threads %s: need an integer >= 1", val);
+            a->o.nthreads = (int)v;
+        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--set", NULL, &val)) != 0) {
+            if (r < 0) return 2;
+            if (tvds_cli_sets_add(&a->sets, val)) return 1;
+        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--output", "-o", &val)) != 0) {
+            if (r < 0) return 2;
+            a->outdir = val;
+        } else if (s[0] == '-' && s[1]) {
+            return tvds_cli_usage_error("sweep: unknown option '%s' (see 'tvds sweep --help')",
+                                        s);
+        } else if (!a->case_path) {
+            a->case_path = s;
+        } else {
+            return tvds_cli_usage_error("sweep: unexpected argument '%s'", s);
+        }
+    }
+    if (!a->case_path) return tvds_cli_usage_error("sweep: missing CASE (see 'tvds sweep --help')");
+    if (!a->nax) return tvds_cli_usage_error("sweep: give at least one --grid SECTION.KEY=A:B:N");
+    if (!a->outdir) return tvds_cli_usage_error("sweep: missing -o DIR");
+    if (tvds_sweep_count(a->ax, a->nax) < 0)
+        return tvds_cli_usage_error("sweep: the grid is too large");
+    a->o.sets = a->sets.v;
+    a->o.nsets = a->sets.n;
+    return 0;
+}
+
+/* Rows as flat doubles for MPI: index, params, status, unstable, rms, peak, f, growth, cpu. */
+#define ROW_FIELDS (9 + TVDS_SWEEP_MAX_AXES)
+
+#ifdef TVDS_MPI
+static void pack(const tvds_sweep_row *r, double *v)
+{
+    v[0] = (double)r->index;
+    for (int i = 0; i < TVDS_SWEEP_MAX_AXES; i++) v[1 + i] = r->param[i];
+    double *w = v + 1 + TVDS_SWEEP_MAX_AXES;
+    w[0] = r->status;
+    w[1] = r->unstable;
+    w[2] = r->rms;
+    w[3] = r->peak;
+    w[4] = r->f_dom;
+    w[5] = r->growth;
+    w[6] = r->cpu_seconds;
+}
+
+static void unpack(const double *v, tvds_sweep_row *r)
+{
+    r->index = (long)v[0];
+    for (int i = 0; i < TVDS_SWEEP_MAX_AXES; i++) r->param[i] = v[1 + i];
+    const double *w = v + 1 + TVDS_SWEEP_MAX_AXES;
+    r->status = (int)w[0];
+    r->unstable = (int)w[1];
+    r->rms = w[2];
+    r->peak = w[3];
+    r->f_dom = w[4];
+    r->growth = w[5];
+    r->cpu_seconds = w[6];
+}
+#endif
 
 int tvds_cmd_sweep(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    return tvds_cli_usage_error("sweep: not implemented yet");
+    int rank = 0, size = 1;
+#ifdef TVDS_MPI
+    int mpi_inited = 0;
+    MPI_Initialized(&mpi_inited);
+    if (!mpi_inited) MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+#define SWEEP_RETURN(code)                                                                         \
+    do {                                                                                           \
+        int code_ = (code);                                                                        \
+        MPI_Finalize();                                                                            \
+        return code_;                                                                              \
+    } while (0)
+#else
+#define SWEEP_RETURN(code) return (code)
+#endif
+    sweep_args a;
+    int pr = parse_args(argc, argv, &a);
+    if (pr) {
+        tvds_cli_sets_free(&a.sets);
+        SWEEP_RETURN(pr < 0 ? 0 : pr);
+    }
+    if (rank == 0 && mkdir_p(a.outdir) != 0) {
+        tvds_cli_sets_free(&a.sets);
+        int ec = tvds_cli_usage_error("sweep: cannot create %s: %s", a.outdir, strerror(errno));
+#ifdef TVDS_MPI
+        MPI_Abort(MPI_COMM_WORLD, ec);
+#endif
+        return ec;
+    }
+    long total = tvds_sweep_count(a.ax, a.nax);
+    long share = (total + size - 1) / size;
+    tvds_sweep_row *rows = calloc((size_t)(share > 0 ? share : 1), sizeof *rows);
+    if (!rows) {
+        tvds_cli_sets_free(&a.sets);
+        SWEEP_RETURN(1);
+    }
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    long nrows = 0;
+    double w0 = tvds_bench_now();
+    int rc = tvds_sweep_run(a.case_path, a.ax, a.nax, &a.o, rank, size, rows, &nrows, &ctx);
+    double wall = tvds_bench_now() - w0;
+    int exit_code = 0;
+    if (rc) exit_code = tvds_cli_report(rc, &ctx);
+    tvds_sweep_row *all = rows;
+    long nall = nrows;
+#ifdef TVDS_MPI
+    int worst = exit_code;
+    MPI_Allreduce(&exit_code, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (worst) {
+        free(rows);
+        tvds_cli_sets_free(&a.sets);
+        SWEEP_RETURN(worst);
+    }
+    double *buf = malloc((size_t)(nrows > 0 ? nrows : 1) * ROW_FIELDS * sizeof *buf);
+    int cnt = (int)(nrows * ROW_FIELDS), *cnts = NULL, *displ = NULL;
+    double *recv = NULL;
+    for (long i = 0; buf && i < nrows; i++) pack(&rows[i], buf + i * ROW_FIELDS);
+    if (rank == 0) {
+        cnts = calloc((size_t)size, sizeof *cnts);
+        displ = calloc((size_t)size, sizeof *displ);
+        recv = malloc((size_t)(total > 0 ? total : 1) * ROW_FIELDS * sizeof *recv);
+    }
+    MPI_Gather(&cnt, 1, MPI_INT, cnts, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (rank == 0)
+        for (int r = 1; r < size; r++) displ[r] = displ[r - 1] + cnts[r - 1];
+    MPI_Gatherv(buf, cnt, MPI_DOUBLE, recv, cnts, displ, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    double wall_max = wall;
+    MPI_Reduce(&wall, &wall_max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    wall = tvds_bench_now() - w0;
+    free(buf);
+    if (rank == 0) {
+        all = calloc((size_t)(total > 0 ? total : 1), sizeof *all);
+        nall = 0;
+        for (int r = 0; all && r < size; r++) nall += cnts[r] / ROW_FIELDS;
+        for (long i = 0; all && i < nall; i++) unpack(recv + i * ROW_FIELDS, &all[i]);
+        free(rows);
+        rows = NULL;
+    }
+    free(cnts);
+    free(displ);
+    free(recv);
+#endif
+    if (rank == 0 && !exit_code) {
+        tvds_ctx_init(&ctx);
+        rc = all ? tvds_sweep_write_csv(a.outdir, a.ax, a.nax, all, nall, &ctx) : TVDS_ERR_NOMEM;
+        if (rc) exit_code = tvds_cli_report(rc, &ctx);
+        if (!rc) {
+            tvds_ctx_init(&ctx);
+            int pr2 = tvds_sweep_plot(a.outdir, a.ax, a.nax, all, nall, a.o.mode, &ctx);
+            if (pr2 > 0)
+                fprintf(stderr, "tvds: warning: %s\n", ctx.msg[0] ? ctx.msg : tvds_strerror(pr2));
+            else if (pr2 < 0)
+                exit_code = tvds_cli_report(pr2, &ctx);
+        }
+        long nun = 0;
+        double cpu = 0.0;
+        for (long i = 0; i < nall; i++) {
+            nun += all[i].unstable;
+            cpu += all[i].cpu_seconds;
+        }
+        int nt = a.o.nthreads > 0 ? a.o.nthreads : omp_get_max_threads();
+        printf("sweep: %ld runs (%ld unstable) in %.3f s wall, %.3f runs/s, %.3f CPU s; %d "
+               "thread(s) x %d rank(s); wrote %s/sweep.csv and %s/squeal_map.png\n",
+               nall, nun, wall, wall > 0 ? nall / wall : 0.0, cpu, nt, size, a.outdir,
+               a.outdir);
+    }
+    if (all != rows) free(all);
+    free(rows);
+    tvds_cli_sets_free(&a.sets);
+    SWEEP_RETURN(exit_code);
 }

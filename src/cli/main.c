@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/cmd_compare_impl.h"
 
 /* One row per subcommand; later commands (validate, reduce, model, cea, spectrogram, compare,
  * sweep, bench, study) join here, each implemented in src/cli/cmd_<name>.c. */
@@ -15,10 +16,13 @@ static const struct {
 } commands[] = {
     {"run", tvds_cmd_run, "run a case: time integration, CSV histories and summary.json"},
     {"check", tvds_cmd_check, "read and validate a case and its substructures, print a summary"},
+    {"validate", tvds_cmd_validate, "run every shipped validation case against its reference"},
     {"cea", tvds_cmd_cea, "complex eigenvalue locus along the sliding path, unstable windows"},
     {"spectrogram", tvds_cmd_spectrogram, "STFT spectrogram of a history channel (CSV + PNG)"},
     {"reduce", tvds_cmd_reduce, "Craig-Bampton reduction of a full Matrix Market model"},
     {"model", tvds_cmd_model, "generate shipped FE models (beam-on-beam), full and reduced"},
+    {"compare", tvds_cmd_compare, "run several contact methods, compare them with FiLm (report)"},
+    {"study", tvds_cmd_study, "beam-on-beam squeal study: model, CEA, transients, report"},
     {"sweep", tvds_cmd_sweep, "parameter grid of runs (OpenMP, MPI): CSV and squeal map"},
     {"bench", tvds_cmd_bench, "benchmarks: per-step cost, paths, CEA, reduction, scaling"},
 };

@@ -41,11 +41,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_check_status(rc, &ctx);
     FUZZ_ASSERT((rc == TVDS_OK) == (A != NULL), "rc %d but A %p", rc, (void *)A);
     if (rc != TVDS_OK) {
-        FUZZ_ASSERT(rc == TVDS_ERR_PARSE || rc == TVDS_ERR_NOMEM, "status %d for bad text: %s",
-                    rc, ctx.msg);
-        /* The message names the file. */
-        FUZZ_ASSERT(strncmp(ctx.msg, path, strlen(path)) == 0, "message without path: %s",
+        FUZZ_ASSERT(rc == TVDS_ERR_PARSE || rc == TVDS_ERR_NOMEM, "status %d for bad text: %s", rc,
                     ctx.msg);
+        /* The message names the file. */
+        FUZZ_ASSERT(strncmp(ctx.msg, path, strlen(path)) == 0, "message without path: %s", ctx.msg);
         return 0;
     }
     FUZZ_ASSERT(cholmod_check_sparse(A, &cc), "CHOLMOD rejects the matrix read");
@@ -64,7 +63,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         const int *Ap = A->p, *Ai = A->i;
         const double *Ax = A->x;
         size_t nzd = 0;
-        for (size_t k = 0; k < nr * nc; k++) nzd += D[k] != 0.0;
+        for (size_t k = 0; k < nr * nc; k++)
+            nzd += D[k] != 0.0;
         size_t nzs = 0;
         for (size_t j = 0; j < nc; j++)
             for (int q = Ap[j]; q < Ap[j + 1]; q++) {

@@ -110,11 +110,11 @@ static void fuzz_check_status(int rc, const tvds_ctx *ctx)
     FUZZ_ASSERT(strcmp(tvds_status_name(rc), "TVDS_UNKNOWN") != 0, "unknown status %d", rc);
 }
 
-/* Matrix Market readers allocate O(rows + columns) (CSC column pointers, CHOLMOD's conversion
- * workspace, the duplicate check's row marker) and the dense reader rows x columns, whatever the
- * number of entries: a valid 60-byte file can declare a 10^9 x 10^9 empty matrix. That is by
- * design (docs/reliability.md), so inputs whose size line declares a dimension above `limit`
- * are skipped. The size line is the first line after the banner that is neither blank nor a
+/* The sparse Matrix Market reader allocates O(rows + columns) (CSC column pointers, CHOLMOD's
+ * conversion workspace) and the dense reader rows x columns, whatever the number of entries: a
+ * valid 60-byte file can declare a 10^9 x 10^9 empty matrix. That is by design
+ * (docs/reliability.md), so inputs whose size line declares a dimension above `limit` are
+ * skipped. The size line is the first line after the banner that is neither blank nor a
  * comment. */
 static int fuzz_mm_too_big(const uint8_t *data, size_t size, long long limit)
 {

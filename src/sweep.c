@@ -1,0 +1,499 @@
+/* sweep.c — parameter sweeps: a grid of runs of one case, parallel over runs with OpenMP,
+ * one result row per run, CSV and squeal-propensity map. */
+#include "tvds/tvds_sweep.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tvds/tvds_bench.h"
+#include "tvds/tvds_case.h"
+#include "tvds/tvds_cea.h"
+#include "tvds/tvds_plot.h"
+#include "tvds/tvds_run.h"
+#include "tvds/tvds_sim.h"
+#include "tvds/tvds_spectrum.h"
+
+tvds_sweep_opts tvds_sweep_opts_default(void)
+{
+    tvds_sweep_opts o;
+    memset(&o, 0, sizeof o);
+    o.mode = TVDS_SWEEP_TRANSIENT;
+    o.cea_npos = 21;
+    o.cea_t_eval = -1.0;
+    o.growth_tol = 2.0 * log(1.05);
+    return o;
+}
+
+long tvds_sweep_count(const tvds_sweep_axis *ax, int nax)
+{
+    if (!ax || nax < 1 || nax > TVDS_SWEEP_MAX_AXES) return -1;
+    long n = 1;
+    for (int i = 0; i < nax; i++) {
+        if (ax[i].n < 1 || ax[i].n > 100000) return -1;
+        n *= ax[i].n;
+        if (n > 100000000L) return -1;
+    }
+    return n;
+}
+
+static int parse_double(const char *s, const char *end, double *v)
+{
+    char buf[64];
+    size_t n = (size_t)(end - s);
+    if (n == 0 || n >= sizeof buf) return -1;
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    char *e;
+    errno = 0;
+    *v = strtod(buf, &e);
+    return (*e || errno || !isfinite(*v)) ? -1 : 0;
+}
+
+int tvds_sweep_axis_parse(const char *text, tvds_sweep_axis *ax, tvds_ctx *ctx)
+{
+    if (!text || !ax) return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "tvds_sweep_axis_parse: NULL");
+    const char *eq = strchr(text, '=');
+    const char *dot = strchr(text, '.');
+    if (!eq || eq == text || (size_t)(eq - text) >= sizeof ax->key || !dot || dot > eq ||
+        dot == text || dot + 1 == eq)
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                          "--grid %s: expected section.key=a:b:n (e.g. contact.tip.mu=0.1:0.5:5)",
+                          text);
+    memcpy(ax->key, text, (size_t)(eq - text));
+    ax->key[eq - text] = '\0';
+    const char *v = eq + 1, *c1 = strchr(v, ':');
+    if (!c1) {
+        ax->n = 1;
+        if (parse_double(v, v + strlen(v), &ax->a))
+            return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "--grid %s: '%s' is not a finite number",
+                              text, v);
+        ax->b = ax->a;
+        return TVDS_OK;
+    }
+    const char *c2 = strchr(c1 + 1, ':');
+    char *e;
+    long n = c2 ? strtol(c2 + 1, &e, 10) : 0;
+    if (!c2 || parse_double(v, c1, &ax->a) || parse_double(c1 + 1, c2, &ax->b) || *e ||
+        c2[1] == '\0' || n < 1 || n > 100000)
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                          "--grid %s: expected a:b:n with finite a, b and an integer n in "
+                          "1..100000",
+                          text);
+    ax->n = (int)n;
+    return TVDS_OK;
+}
+
+static double axis_value(const tvds_sweep_axis *a, int i)
+{
+    return a->n == 1 ? a->a : a->a + (a->b - a->a) * (double)i / (double)(a->n - 1);
+}
+
+/* Axis values of run idx (last axis fastest). */
+static void grid_point(const tvds_sweep_axis *ax, int nax, long idx, double *p)
+{
+    for (int k = nax - 1; k >= 0; k--) {
+        p[k] = axis_value(&ax[k], (int)(idx % ax[k].n));
+        idx /= ax[k].n;
+    }
+}
+
+static int find_channel(const char *const *names, int n, const char *want)
+{
+    if (!want) return n > 1 ? 1 : -1;
+    size_t lw = strlen(want);
+    for (int i = 0; i < n; i++) {
+        if (!strcmp(names[i], want)) return i;
+        if (!strncmp(names[i], want, lw) && !strncmp(names[i] + lw, " [", 2)) return i;
+    }
+    return -1;
+}
+
+static double rms_about_mean(const double *x, long n)
+{
+    if (n < 1) return 0.0;
+    double s = 0.0, q = 0.0;
+    for (long i = 0; i < n; i++) s += x[i];
+    double mean = s / (double)n;
+    for (long i = 0; i < n; i++) q += (x[i] - mean) * (x[i] - mean);
+    return sqrt(q / (double)n);
+}
+
+/* Dominant frequency of x (uniform, step dt): peak of the amplitude spectrum of the
+ * detrended, Hann-windowed signal zero-padded to at least 4 n samples (bin df = 1 / (4 n dt)),
+ * refined by a parabola through the peak bin and its neighbours; DC excluded. NaN when too
+ * short (n < 8) or flat. */
+static double dominant_freq(const double *x, long n, double dt, tvds_ctx *ctx)
+{
+    if (n < 8) return NAN;
+    long N = 8;
+    while (N < 4 * n && N < (1L << 23)) N *= 2;
+    if (N < n) n = N;
+    double *y = tvds_calloc((size_t)N, sizeof *y);
+    if (!y) return NAN;
+    double mean = 0.0;
+    for (long i = 0; i < n; i++) mean += x[i];
+    mean /= (double)n;
+    for (long i = 0; i < n; i++)
+        y[i] = (x[i] - mean) * tvds_window_value(TVDS_WINDOW_HANN, (int)i, (int)n);
+    tvds_stft_options so = tvds_stft_options_default();
+    so.window = TVDS_WINDOW_RECT;
+    so.nwin = (int)N;
+    so.overlap = 0.0;
+    so.detrend = 0;
+    so.scaling = TVDS_SPEC_AMPLITUDE;
+    tvds_stft *st = NULL;
+    int rc = tvds_stft_compute(y, N, dt, 0.0, &so, &st, ctx);
+    tvds_free(y);
+    if (rc != TVDS_OK) return NAN;
+    int jb = -1;
+    double best = 0.0;
+    for (int j = 1; j < st->nfreq; j++)
+        if (st->S[j] > best) {
+            best = st->S[j];
+            jb = j;
+        }
+    double f = NAN;
+    if (jb > 0) {
+        f = st->f[jb];
+        if (jb + 1 < st->nfreq) {
+            double a = st->S[jb - 1], b = st->S[jb], c = st->S[jb + 1];
+            double den = a - 2.0 * b + c;
+            if (den < 0.0) f += 0.5 * (a - c) / den * st->df;
+        }
+    }
+    tvds_stft_free(&st);
+    return f;
+}
+
+/* One transient run of model m into row (the model is read by the caller). */
+static int run_transient(const tvds_model *m, const tvds_sweep_opts *o, tvds_sweep_row *row,
+                         tvds_ctx *ctx)
+{
+    tvds_data *d = NULL;
+    double *xs = NULL;
+    int rc = tvds_data_create(m, &d, ctx);
+    if (rc) goto done;
+    int nch = 0;
+    const char *const *names = NULL;
+    const double *val = NULL;
+    tvds_channels(d, TVDS_GROUP_HISTORY, &nch, &names, &val);
+    int ch = find_channel(names, nch, o->channel);
+    if (ch < 0) {
+        rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID, "sweep: no history channel '%s' in the case",
+                        o->channel ? o->channel : "(first)");
+        goto done;
+    }
+    const double h = tvds_data_dt(d), t_end = m->opt.t_end;
+    long nsteps = (long)ceil(t_end / h) + 1;
+    long ds = m->opt.out_dt > h ? (long)floor(m->opt.out_dt / h + 0.5) : 1;
+    if (nsteps / ds > (1L << 21)) ds = nsteps / (1L << 21) + 1;
+    long cap = nsteps / ds + 2, ns = 0, k = 0;
+    xs = tvds_malloc((size_t)cap * sizeof *xs);
+    if (!xs) {
+        rc = TVDS_ERR_NOMEM;
+        goto done;
+    }
+    double sumsq = 0.0, peak = 0.0;
+    while (tvds_data_time(d) < t_end && k < nsteps + 1) {
+        if ((rc = tvds_step(m, d, ctx)) != TVDS_OK) break;
+        double x = val[ch];
+        sumsq += x * x;
+        if (fabs(x) > peak) peak = fabs(x);
+        if (k % ds == 0 && ns < cap) xs[ns++] = x;
+        k++;
+    }
+    row->rms = k > 0 ? sqrt(sumsq / (double)k) : 0.0;
+    row->peak = peak;
+    if (rc == TVDS_OK && ns >= 8) {
+        double r2 = rms_about_mean(xs + ns / 4, ns / 2 - ns / 4);
+        double r4 = rms_about_mean(xs + 3 * ns / 4, ns - 3 * ns / 4);
+        row->growth = (r2 > 0.0 && r4 > 0.0) ? log(r4 / r2) / (0.5 * t_end)
+                                              : (r4 > 0.0 ? INFINITY : 0.0);
+        tvds_ctx fctx;
+        tvds_ctx_init(&fctx);
+        row->f_dom = dominant_freq(xs + ns / 2, ns - ns / 2, (double)ds * h, &fctx);
+        row->unstable = row->growth > o->growth_tol / t_end;
+    }
+done:
+    if (rc) row->unstable = 1;
+    row->status = rc;
+    tvds_free(xs);
+    tvds_data_free(&d);
+    return rc;
+}
+
+static int run_cea(const tvds_model *m, const tvds_sweep_opts *o, tvds_sweep_row *row,
+                   tvds_ctx *ctx)
+{
+    row->rms = row->peak = NAN;
+    double L = 0.0;
+    int npos = o->cea_npos > 1 ? o->cea_npos : 2;
+    double *s = tvds_malloc((size_t)npos * sizeof *s);
+    tvds_cea_result *r = NULL;
+    int rc = s ? tvds_cea_surface_length(m, 0, &L, ctx) : TVDS_ERR_NOMEM;
+    if (!rc) {
+        for (int i = 0; i < npos; i++) s[i] = L * (0.05 + 0.9 * i / (npos - 1));
+        tvds_cea_options co = tvds_cea_options_default();
+        co.nthreads = 1;
+        co.t_eval = o->cea_t_eval >= 0.0 ? o->cea_t_eval : 0.5 * m->opt.t_end;
+        rc = tvds_cea_run(m, 0, s, npos, &co, &r, ctx);
+    }
+    if (!rc) {
+        double best = -INFINITY, f = NAN;
+        for (long k = 0; k < (long)r->npos * r->nbranch; k++)
+            if (isfinite(r->re[k]) && r->re[k] > best) {
+                best = r->re[k];
+                f = r->freq[k];
+            }
+        row->growth = best;
+        row->f_dom = f;
+        row->unstable = r->nwin > 0;
+    }
+    row->status = rc;
+    tvds_cea_result_free(&r);
+    tvds_free(s);
+    return rc;
+}
+
+/* Errors of a run that belong to its row (the physics of that grid point) rather than to the
+ * sweep's input. */
+static int run_error(int rc)
+{
+    return rc == TVDS_ERR_DIVERGED || rc == TVDS_ERR_SINGULAR || rc == TVDS_ERR_CONTACT_LOST ||
+           rc == TVDS_ERR_SOLVER || rc == TVDS_ERR_NOT_POSDEF;
+}
+
+int tvds_sweep_run(const char *case_path, const tvds_sweep_axis *ax, int nax,
+                   const tvds_sweep_opts *o, long first, long stride, tvds_sweep_row *rows,
+                   long *nrows, tvds_ctx *ctx)
+{
+    tvds_sweep_opts def = tvds_sweep_opts_default();
+    if (!o) o = &def;
+    long total = tvds_sweep_count(ax, nax);
+    if (nrows) *nrows = 0;
+    if (!case_path || total < 0 || first < 0 || stride < 1 || !rows || !nrows ||
+        (o->nsets > 0 && !o->sets) || o->nsets < 0)
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "tvds_sweep_run: bad argument");
+    long cnt = first < total ? (total - first + stride - 1) / stride : 0;
+    int nt = o->nthreads > 0 ? o->nthreads : omp_get_max_threads();
+    int err_rc = TVDS_OK;
+    long err_idx = LONG_MAX;
+    tvds_ctx err_ctx;
+    tvds_ctx_init(&err_ctx);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
+    for (long k = 0; k < cnt; k++) {
+        long idx = first + k * stride;
+        tvds_sweep_row *row = &rows[k];
+        memset(row, 0, sizeof *row);
+        row->index = idx;
+        row->rms = row->peak = row->f_dom = row->growth = NAN;
+        grid_point(ax, nax, idx, row->param);
+        double c0 = tvds_bench_thread_cpu();
+        /* Overrides: the fixed ones, then this grid point's. */
+        char buf[TVDS_SWEEP_MAX_AXES][192];
+        const char *ov[64 + TVDS_SWEEP_MAX_AXES];
+        int nov = 0;
+        for (int i = 0; i < o->nsets && nov < 64; i++) ov[nov++] = o->sets[i];
+        for (int i = 0; i < nax; i++) {
+            snprintf(buf[i], sizeof buf[i], "%s=%.17g", ax[i].key, row->param[i]);
+            ov[nov++] = buf[i];
+        }
+        tvds_ctx c;
+        tvds_ctx_init(&c);
+        tvds_model *m = NULL;
+        int rc = tvds_case_read(case_path, ov, nov, &m, &c);
+        if (!rc) rc = o->mode == TVDS_SWEEP_CEA ? run_cea(m, o, row, &c)
+                                                : run_transient(m, o, row, &c);
+        if (rc && !run_error(rc)) {
+            row->status = rc;
+#pragma omp critical(tvds_sweep_err)
+            {
+                if (idx < err_idx) {
+                    err_idx = idx;
+                    err_rc = rc;
+                    err_ctx = c;
+                }
+            }
+        }
+        tvds_model_free(&m);
+        row->cpu_seconds = tvds_bench_thread_cpu() - c0;
+    }
+    if (err_rc) {
+        if (ctx && ctx->status == TVDS_OK) *ctx = err_ctx;
+        return err_rc;
+    }
+    *nrows = cnt;
+    return TVDS_OK;
+}
+
+static int cmp_row(const void *a, const void *b)
+{
+    long x = ((const tvds_sweep_row *)a)->index, y = ((const tvds_sweep_row *)b)->index;
+    return (x > y) - (x < y);
+}
+
+static void put_num(FILE *f, double v)
+{
+    if (isnan(v)) fputs("nan", f);
+    else if (isinf(v)) fputs(v > 0 ? "inf" : "-inf", f);
+    else fprintf(f, "%.17g", v);
+}
+
+int tvds_sweep_write_csv(const char *dir, const tvds_sweep_axis *ax, int nax,
+                         const tvds_sweep_row *rows, long nrows, tvds_ctx *ctx)
+{
+    if (!dir || !ax || nax < 1 || nax > TVDS_SWEEP_MAX_AXES || (!rows && nrows > 0))
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "tvds_sweep_write_csv: bad argument");
+    tvds_sweep_row *s = tvds_malloc((size_t)(nrows > 0 ? nrows : 1) * sizeof *s);
+    if (!s) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "sweep: out of memory");
+    if (nrows > 0) memcpy(s, rows, (size_t)nrows * sizeof *s);
+    qsort(s, (size_t)nrows, sizeof *s, cmp_row);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/sweep.csv", dir);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        tvds_free(s);
+        return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot create: %s", path, strerror(errno));
+    }
+    fputs("index", f);
+    for (int i = 0; i < nax; i++) fprintf(f, ",%s", ax[i].key);
+    fputs(",status,unstable,rms,peak,f_dom_hz,growth_1_s,cpu_s\n", f);
+    for (long r = 0; r < nrows; r++) {
+        fprintf(f, "%ld", s[r].index);
+        for (int i = 0; i < nax; i++) {
+            fputc(',', f);
+            put_num(f, s[r].param[i]);
+        }
+        fprintf(f, ",%s,%d,", tvds_run_status_word(s[r].status), s[r].unstable);
+        put_num(f, s[r].rms);
+        fputc(',', f);
+        put_num(f, s[r].peak);
+        fputc(',', f);
+        put_num(f, s[r].f_dom);
+        fputc(',', f);
+        put_num(f, s[r].growth);
+        fprintf(f, ",%.6g\n", s[r].cpu_seconds);
+    }
+    tvds_free(s);
+    if (ferror(f) | fclose(f))
+        return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: write failed", path);
+    return TVDS_OK;
+}
+
+int tvds_sweep_plot(const char *dir, const tvds_sweep_axis *ax, int nax,
+                    const tvds_sweep_row *rows, long nrows, int mode, tvds_ctx *ctx)
+{
+    if (!dir || !ax || nax < 1 || !rows || nrows < 1)
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "tvds_sweep_plot: bad argument");
+    const int two = nax >= 2 && ax[1].n > 1 && ax[0].n > 1;
+    const int n1 = ax[0].n, n2 = two ? ax[1].n : 1;
+    /* Worst case (largest growth) over the remaining axes at each (p1, p2). */
+    double *z = tvds_malloc((size_t)n1 * n2 * sizeof *z);
+    int *u = tvds_calloc((size_t)n1 * n2, sizeof *u);
+    if (!z || !u) {
+        tvds_free(z);
+        tvds_free(u);
+        return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "sweep plot: out of memory");
+    }
+    for (long i = 0; i < (long)n1 * n2; i++) z[i] = NAN;
+    long inner = 1;
+    for (int k = 1; k < nax; k++) inner *= ax[k].n;
+    long inner2 = inner / (nax >= 2 ? ax[1].n : 1);
+    for (long r = 0; r < nrows; r++) {
+        long idx = rows[r].index;
+        long i1 = idx / inner, i2 = two ? (idx % inner) / inner2 : 0;
+        long c = i1 * n2 + i2;
+        double g = rows[r].growth;
+        if (!isfinite(g)) g = rows[r].status ? NAN : g;
+        if (isfinite(g) && (isnan(z[c]) || g > z[c])) z[c] = g;
+        if (rows[r].unstable) u[c] = 1;
+    }
+    char dat[4200], udat[4200], png[4200];
+    snprintf(dat, sizeof dat, "%s/squeal_map.dat", dir);
+    snprintf(udat, sizeof udat, "%s/squeal_unstable.dat", dir);
+    snprintf(png, sizeof png, "%s/squeal_map.png", dir);
+    FILE *f = fopen(dat, "w"), *g = fopen(udat, "w");
+    if (!f || !g) {
+        if (f) fclose(f);
+        if (g) fclose(g);
+        tvds_free(z);
+        tvds_free(u);
+        return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot create", dat);
+    }
+    fprintf(g, "# unstable grid points: p1,p2 (or p1,value)\n");
+    int nun = 0;
+    for (int i = 0; i < n1; i++) {
+        double p1 = axis_value(&ax[0], i);
+        for (int j = 0; j < n2; j++) {
+            double p2 = two ? axis_value(&ax[1], j) : 0.0;
+            double v = z[(long)i * n2 + j];
+            if (two) {
+                fprintf(f, "%.17g,%.17g,", p1, p2);
+                put_num(f, v);
+                fputc('\n', f);
+            } else {
+                fprintf(f, "%.17g,", p1);
+                put_num(f, v);
+                fputc('\n', f);
+            }
+            if (u[(long)i * n2 + j]) {
+                fprintf(g, "%.17g,%.17g\n", p1, two ? p2 : (isfinite(v) ? v : 0.0));
+                nun++;
+            }
+        }
+        if (two) fputc('\n', f);
+    }
+    if (!nun) fprintf(g, "nan,nan\n");
+    int bad = ferror(f) | fclose(f);
+    bad |= ferror(g) | fclose(g);
+    tvds_free(z);
+    tvds_free(u);
+    if (bad) return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: write failed", dat);
+
+    const char *zlabel = mode == TVDS_SWEEP_CEA ? "largest Re(lambda) [1/s]"
+                                                : "growth rate of the fluctuation [1/s]";
+    tvds_plot_series se[2];
+    memset(se, 0, sizeof se);
+    se[0].file = dat;
+    se[1].file = udat;
+    se[1].header_lines = 1;
+    se[1].style = TVDS_PLOT_POINTS;
+    se[1].title = "unstable";
+    se[1].color = "red";
+    se[1].point_type = 6;
+    se[1].point_size = 1.5;
+    se[1].xcol = 1;
+    se[1].ycol = 2;
+    tvds_plot_panel p = tvds_plot_panel_default();
+    p.xlabel = ax[0].key;
+    p.grid = 1;
+    if (two) {
+        se[0].style = TVDS_PLOT_HEATMAP;
+        se[0].xcol = 1;
+        se[0].ycol = 2;
+        se[0].ccol = 3;
+        p.ylabel = ax[1].key;
+        p.cblabel = zlabel;
+        p.title = "squeal propensity";
+    } else {
+        se[0].style = TVDS_PLOT_LINESPOINTS;
+        se[0].xcol = 1;
+        se[0].ycol = 2;
+        se[0].title = zlabel;
+        p.ylabel = zlabel;
+        p.title = "squeal propensity";
+    }
+    p.nseries = 2;
+    p.series = se;
+    tvds_plot_figure fig;
+    memset(&fig, 0, sizeof fig);
+    fig.output = png;
+    fig.npanels = 1;
+    fig.panels = &p;
+    return tvds_plot_render(&fig, ctx);
+}

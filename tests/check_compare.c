@@ -1,0 +1,257 @@
+/* check_compare.c — agreement metrics on synthetic signals and a small two-method comparison. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tvds/tvds_case.h"
+#include "tvds/tvds_compare.h"
+
+#define PI 3.14159265358979323846
+
+START_TEST(test_rms_diff_identical_is_zero)
+{
+    const long n = 1000;
+    double *a = malloc((size_t)n * sizeof *a), *b = malloc((size_t)n * sizeof *b);
+    for (long i = 0; i < n; i++)
+        a[i] = b[i] = sin(0.01 * (double)i) * exp(0.002 * (double)i);
+    ck_assert(tvds_rms_diff(a, b, n) == 0.0);
+    /* A constant offset c gives exactly |c| up to round-off of the sum. */
+    for (long i = 0; i < n; i++)
+        b[i] = a[i] + 0.25;
+    ck_assert_double_eq_tol(tvds_rms_diff(a, b, n), 0.25, 1e-14);
+    /* RMS of a sine over whole periods is amplitude / sqrt 2. */
+    for (long i = 0; i < n; i++)
+        a[i] = 3.0 * sin(2.0 * PI * 10.0 * (double)i / (double)n);
+    ck_assert_double_eq_tol(tvds_rms(a, n), 3.0 / sqrt(2.0), 1e-12);
+    ck_assert(tvds_rms(a, 0) == 0.0);
+    free(a);
+    free(b);
+}
+END_TEST
+
+START_TEST(test_peak_ratio_of_scaled_signal)
+{
+    const long n = 4096;
+    double *a = malloc((size_t)n * sizeof *a), *b = malloc((size_t)n * sizeof *b);
+    /* A burst: growing then decaying sine, and the same scaled by 2.7 (and by -0.4: the peak is
+     * of |x|, so a sign flip keeps the ratio). */
+    for (long i = 0; i < n; i++) {
+        double t = (double)i / (double)n;
+        a[i] = exp(-40.0 * (t - 0.6) * (t - 0.6)) * sin(2.0 * PI * 150.0 * t);
+    }
+    const double scales[3] = {2.7, -0.4, 1.0};
+    for (int k = 0; k < 3; k++) {
+        for (long i = 0; i < n; i++)
+            b[i] = scales[k] * a[i];
+        ck_assert_double_eq_tol(tvds_burst_peak_ratio(b, n, a, n), fabs(scales[k]),
+                                4e-16 * fabs(scales[k]));
+    }
+    for (long i = 0; i < n; i++)
+        b[i] = 0.0;
+    ck_assert(isnan(tvds_burst_peak_ratio(a, n, b, n)));
+    free(a);
+    free(b);
+}
+END_TEST
+
+/* A sine burst (Gaussian envelope) of 10.5 kHz sampled at 50 kHz over 20 ms: the dominant
+ * frequency comes back within a small part of the padded bin, and a weaker second tone does not
+ * take over. The bound: without interpolation the error is at most half a padded bin
+ * 1 / (2 * 8 n dt) = 3.1 Hz; the log-parabola on the Hann main lobe brings it well below. */
+START_TEST(test_dominant_frequency_of_sine_burst)
+{
+    const double fs = 50000.0, dt = 1.0 / fs, f0 = 10537.3;
+    const long n = 1000;
+    double *x = malloc((size_t)n * sizeof *x);
+    for (long i = 0; i < n; i++) {
+        double t = (double)i * dt, tc = 0.01;
+        double env = exp(-0.5 * pow((t - tc) / 0.003, 2.0));
+        x[i] = 4.0 * env * sin(2.0 * PI * f0 * t + 0.7) + 0.3 * sin(2.0 * PI * 3000.0 * t) + 1.5;
+    }
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    double f = 0.0, amp = 0.0;
+    ck_assert_int_eq(tvds_dominant_frequency(x, n, dt, 0.0, 0.0, &f, &amp, &ctx), TVDS_OK);
+    double half_bin = 0.5 / (8.0 * (double)n * dt);
+    ck_assert_msg(fabs(f - f0) < 0.1 * half_bin, "f = %.4f Hz, expected %.4f", f, f0);
+    /* Band restricted below the burst: the 3 kHz tone is found instead. */
+    ck_assert_int_eq(tvds_dominant_frequency(x, n, dt, 1000.0, 5000.0, &f, NULL, &ctx), TVDS_OK);
+    ck_assert_msg(fabs(f - 3000.0) < 0.1 * half_bin, "f = %.4f Hz", f);
+    /* Errors: too short, empty band. */
+    ck_assert_int_eq(tvds_dominant_frequency(x, 4, dt, 0, 0, &f, NULL, &ctx), TVDS_ERR_INVALID);
+    tvds_ctx_init(&ctx);
+    ck_assert_int_eq(tvds_dominant_frequency(x, n, dt, 3000.0, 2000.0, &f, NULL, &ctx),
+                     TVDS_ERR_INVALID);
+    free(x);
+}
+END_TEST
+
+/* Envelope growth: a steady sine gives 1 (whole periods per frame), an exponentially growing
+ * one exp(sigma t) gives the frame-RMS ratio of the last frame to the first, exp(sigma T 19/20)
+ * for 20 frames of length T/20 (both RMS carry the same within-frame factor). */
+START_TEST(test_envelope_growth)
+{
+    const long n = 20000;
+    const double T = 1.0, sigma = 3.0;
+    double *x = malloc((size_t)n * sizeof *x);
+    for (long i = 0; i < n; i++)
+        x[i] = sin(2.0 * PI * 200.0 * (double)i / (double)n);
+    ck_assert_double_eq_tol(tvds_envelope_growth(x, n, 20), 1.0, 1e-9);
+    for (long i = 0; i < n; i++) {
+        double t = T * (double)i / (double)n;
+        x[i] = exp(sigma * t) * sin(2.0 * PI * 200.0 * t);
+    }
+    ck_assert_double_eq_tol(tvds_envelope_growth(x, n, 20), exp(sigma * T * 19.0 / 20.0),
+                            1e-3 * exp(sigma * T));
+    ck_assert(isnan(tvds_envelope_growth(x, 10, 20)));
+    free(x);
+}
+END_TEST
+
+/* SDND100 modeling B with an acceleration probe: the shoe released on a plane substructure. */
+static const char *shoe_case = "[run]\n"
+                               "name = cmp_shoe\n"
+                               "dt = 1e-5\n"
+                               "t_end = 0.13\n"
+                               "out_dt = 1e-4\n"
+                               "[substructure shoe]\n"
+                               "dir = shoe2d\n"
+                               "[substructure plane]\n"
+                               "dir = plane\n"
+                               "[gravity]\n"
+                               "g = 7.0710678118654752 -7.0710678118654752 0\n"
+                               "[contact base]\n"
+                               "slave = shoe:shoe\n"
+                               "master = plane:surface\n"
+                               "mu = 0.1\n"
+                               "[constraint fix11x]\n"
+                               "terms = plane:11:ux\n"
+                               "[constraint fix11y]\n"
+                               "terms = plane:11:uy\n"
+                               "[constraint fix12x]\n"
+                               "terms = plane:12:ux\n"
+                               "[constraint fix12y]\n"
+                               "terms = plane:12:uy\n"
+                               "[initial rx]\n"
+                               "dof = shoe:1:ux\n"
+                               "u0 = 6.0104076400856538e-4\n"
+                               "[initial ry]\n"
+                               "dof = shoe:1:uy\n"
+                               "u0 = 6.0104076400856538e-4\n"
+                               "[probe ay]\n"
+                               "quantity = a\n"
+                               "dof = shoe:1:uy\n"
+                               "[probe dy]\n"
+                               "dof = shoe:1:uy\n";
+
+static int file_exists(const char *dir, const char *name)
+{
+    char p[1024];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    struct stat st;
+    return stat(p, &st) == 0 && st.st_size > 0;
+}
+
+/* Two methods on the same small model: both runs complete, FiLm is its own reference (ratio 1,
+ * difference 0), Subs-b follows it (both enforce exact constraints on the same flat segment;
+ * they differ only in when, to one step, the stick and slip events happen), the files of the report
+ * exist, and the window follows the options. */
+START_TEST(test_two_method_compare)
+{
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_model *m = NULL;
+    ck_assert_msg(tvds_case_read_string(shoe_case, "cmp_shoe.ini", "models/shoe", NULL, 0, &m,
+                                        &ctx) == TVDS_OK,
+                  "%s", ctx.msg);
+    char dir[] = "/tmp/tvds_check_compare_XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    tvds_compare_opts o = tvds_compare_opts_default();
+    o.nmethods = 2;
+    o.methods[0] = TVDS_METHOD_SUBS_B;
+    o.methods[1] = TVDS_METHOD_FILM;
+    o.t0 = 0.005;
+    o.t1 = 0.12;
+    o.f_cea = 15.9;
+    o.plots = 0;
+    /* The displacement is compared: FiLm's normal multiplier on this rigid-plane contact
+     * alternates from step to step (its mean is m g), so the accelerations differ sample by
+     * sample while the trajectories agree. */
+    o.accel = "dy";
+    tvds_compare_result res;
+    ck_assert_msg(tvds_compare_run(m, dir, &o, &res, &ctx) == TVDS_OK, "%s", ctx.msg);
+    ck_assert_int_eq(res.n, 2);
+    ck_assert_int_eq(res.ref, 1);
+    ck_assert_str_eq(res.accel, "dy");
+    ck_assert_str_eq(res.deflect, "dy");
+    ck_assert_str_eq(res.contact, "base");
+    ck_assert_double_eq(res.t0, 0.005);
+    const tvds_compare_entry *b = &res.e[0], *f = &res.e[1];
+    ck_assert_int_eq(b->status, TVDS_OK);
+    ck_assert_int_eq(f->status, TVDS_OK);
+    ck_assert_int_eq(b->run.steps, f->run.steps);
+    ck_assert(f->cpu_ratio == 1.0);
+    ck_assert(f->rms_diff == 0.0);
+    ck_assert(f->peak_ratio == 1.0);
+    /* Stick and slip events are resolved to one step dt, so the two trajectories may be shifted
+     * by up to dt around them: the relative RMS difference is bounded by omega0 dt sqrt(2). */
+    const double omega0 = 100.0, dt = 1e-5;
+    ck_assert_msg(b->rms_rel < omega0 * dt * sqrt(2.0), "subs-b vs film: relative RMS %g",
+                  b->rms_rel);
+    /* Both peaks are sampled every out_dt = 1e-4 s near the same extremum: each is within
+     * (omega0 out_dt)^2 / 2 = 5e-5 of the true one. */
+    ck_assert_double_eq_tol(b->peak_ratio, 1.0, 1e-4);
+    /* The shoe oscillates at omega0 = 100 rad/s (15.92 Hz) between the stick events. The
+     * window holds about 1.8 periods, so the spectral peak is broad: it must fall within one
+     * unpadded bin 1 / (0.115 s) = 8.7 Hz of 15.92 Hz. */
+    ck_assert_msg(fabs(f->f_dom - 100.0 / (2.0 * PI)) < 8.7, "f_dom %g", f->f_dom);
+    /* Normal force = m g = 10 N while in contact. */
+    ck_assert_double_eq_tol(b->ln_first, 10.0, 1e-6);
+    ck_assert(file_exists(dir, "report.md"));
+    /* The report states the verdict on "Subs-b matches FiLm" with its numbers, and says that
+     * the burst findings cannot be tested (the shoe's motion decays: no burst in FiLm). */
+    {
+        char p[1100], text[16384];
+        snprintf(p, sizeof p, "%s/report.md", dir);
+        FILE *fp = fopen(p, "r");
+        ck_assert_ptr_nonnull(fp);
+        size_t n = fread(text, 1, sizeof text - 1, fp);
+        fclose(fp);
+        text[n] = '\0';
+        ck_assert_ptr_nonnull(strstr(text, "| Subs-b matches FiLm | **agrees** |"));
+        ck_assert_ptr_nonnull(strstr(text, "FiLm shows **no** burst"));
+        ck_assert_ptr_nonnull(strstr(text, "| subs-b | ok | 13001 |"));
+    }
+    ck_assert(file_exists(dir, "metrics.csv"));
+    ck_assert(file_exists(dir, "subs-b/history.csv"));
+    ck_assert(file_exists(dir, "film/contacts.csv"));
+    /* Bad option: a method twice. */
+    o.methods[1] = TVDS_METHOD_SUBS_B;
+    tvds_ctx_init(&ctx);
+    ck_assert_int_eq(tvds_compare_run(m, dir, &o, &res, &ctx), TVDS_ERR_INVALID);
+    tvds_model_free(&m);
+    char cmd[1100];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+Suite *compare_suite(void)
+{
+    Suite *s = suite_create("compare");
+    TCase *tc = tcase_create("metrics");
+    tcase_add_test(tc, test_rms_diff_identical_is_zero);
+    tcase_add_test(tc, test_peak_ratio_of_scaled_signal);
+    tcase_add_test(tc, test_dominant_frequency_of_sine_burst);
+    tcase_add_test(tc, test_envelope_growth);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("run");
+    tcase_set_timeout(tc, 5);
+    tcase_add_test(tc, test_two_method_compare);
+    suite_add_tcase(s, tc);
+    return s;
+}

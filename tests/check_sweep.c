@@ -1,0 +1,228 @@
+/* check_sweep.c — parameter sweeps: grid parsing, determinism over threads and shares (the
+ * MPI split), CSV output, and the stability verdict on the SDND100 friction shoe. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tvds/tvds_sweep.h"
+
+#define SHOE_CASE "models/shoe/sdnd100a_lagrange.ini"
+#ifndef TVDS_BIN
+#define TVDS_BIN "build/bin/tvds"
+#endif
+
+START_TEST(test_axis_parse)
+{
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_sweep_axis a;
+    ck_assert_int_eq(tvds_sweep_axis_parse("contact.tip.mu=0.1:0.5:5", &a, &ctx), TVDS_OK);
+    ck_assert_str_eq(a.key, "contact.tip.mu");
+    ck_assert_double_eq(a.a, 0.1);
+    ck_assert_double_eq(a.b, 0.5);
+    ck_assert_int_eq(a.n, 5);
+    ck_assert_int_eq(tvds_sweep_axis_parse("run.dt=1e-5", &a, &ctx), TVDS_OK);
+    ck_assert_int_eq(a.n, 1);
+    ck_assert_double_eq(a.a, 1e-5);
+    static const char *const bad[] = {"mu=0.1:0.5:5", "run.t_end", "run.t_end=0.1:0.2",
+                                      "run.t_end=0.1:0.2:0", "run.t_end=a:0.2:3",
+                                      "run.t_end=0.1:0.2:3x", "=1:2:3"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        tvds_ctx_init(&ctx);
+        ck_assert_msg(tvds_sweep_axis_parse(bad[i], &a, &ctx) == TVDS_ERR_INVALID, "%s", bad[i]);
+        ck_assert(strstr(ctx.msg, "--grid") != NULL);
+    }
+    tvds_sweep_axis g[2] = {a, a};
+    g[0].n = 3;
+    g[1].n = 4;
+    ck_assert_int_eq(tvds_sweep_count(g, 2), 12);
+    g[1].n = 0;
+    ck_assert_int_eq(tvds_sweep_count(g, 2), -1);
+}
+END_TEST
+
+static void shoe_grid(tvds_sweep_axis ax[2])
+{
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    ck_assert_int_eq(tvds_sweep_axis_parse("contact.base.mu=0.05:0.15:3", &ax[0], &ctx), TVDS_OK);
+    ck_assert_int_eq(tvds_sweep_axis_parse("run.dt=1e-5:2e-5:2", &ax[1], &ctx), TVDS_OK);
+}
+
+static int same_row(const tvds_sweep_row *a, const tvds_sweep_row *b)
+{
+    /* Bitwise equal results (NaN equal to NaN); cpu_seconds is a measurement, not a result. */
+    const double x[] = {a->param[0], a->param[1], a->rms, a->peak, a->f_dom, a->growth};
+    const double y[] = {b->param[0], b->param[1], b->rms, b->peak, b->f_dom, b->growth};
+    if (a->index != b->index || a->status != b->status || a->unstable != b->unstable) return 0;
+    for (int i = 0; i < 6; i++)
+        if (!(x[i] == y[i] || (isnan(x[i]) && isnan(y[i])))) return 0;
+    return 1;
+}
+
+/* 1 thread, 2 threads, and two shares of stride 2 (what two MPI ranks run) give the same rows;
+ * the CSV files of 1 and 2 threads are identical but for the cpu_s column. */
+START_TEST(test_threads_and_shares_agree)
+{
+    tvds_sweep_axis ax[2];
+    shoe_grid(ax);
+    const char *sets[] = {"run.t_end=0.05"};
+    tvds_sweep_opts o = tvds_sweep_opts_default();
+    o.sets = sets;
+    o.nsets = 1;
+    tvds_sweep_row r1[6], r2[6], s0[3], s1[3];
+    long n1 = 0, n2 = 0, m0 = 0, m1 = 0;
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    o.nthreads = 1;
+    ck_assert_msg(tvds_sweep_run(SHOE_CASE, ax, 2, &o, 0, 1, r1, &n1, &ctx) == TVDS_OK, "%s",
+                  ctx.msg);
+    o.nthreads = 2;
+    ck_assert_int_eq(tvds_sweep_run(SHOE_CASE, ax, 2, &o, 0, 1, r2, &n2, &ctx), TVDS_OK);
+    o.nthreads = 1;
+    ck_assert_int_eq(tvds_sweep_run(SHOE_CASE, ax, 2, &o, 0, 2, s0, &m0, &ctx), TVDS_OK);
+    ck_assert_int_eq(tvds_sweep_run(SHOE_CASE, ax, 2, &o, 1, 2, s1, &m1, &ctx), TVDS_OK);
+    ck_assert_int_eq(n1, 6);
+    ck_assert_int_eq(n2, 6);
+    ck_assert_int_eq(m0, 3);
+    ck_assert_int_eq(m1, 3);
+    for (int i = 0; i < 6; i++) {
+        ck_assert_int_eq(r1[i].index, i);
+        ck_assert_msg(same_row(&r1[i], &r2[i]), "run %d differs between 1 and 2 threads", i);
+        ck_assert_msg(same_row(&r1[i], i % 2 ? &s1[i / 2] : &s0[i / 2]),
+                      "run %d differs between the serial run and its share", i);
+        /* Last axis fastest: run i has mu = 0.05 + 0.05 (i / 2), dt = 1e-5 (1 + i % 2). */
+        ck_assert_double_eq_tol(r1[i].param[0], 0.05 + 0.05 * (i / 2), 1e-15);
+        ck_assert_double_eq_tol(r1[i].param[1], 1e-5 * (1 + i % 2), 1e-20);
+        ck_assert_int_eq(r1[i].status, TVDS_OK);
+        ck_assert(r1[i].cpu_seconds >= 0.0);
+    }
+    /* Rows handed in any order come out sorted: write the 2-thread rows reversed. */
+    char d1[] = "/tmp/tvds_sweep1_XXXXXX", d2[] = "/tmp/tvds_sweep2_XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(d1));
+    ck_assert_ptr_nonnull(mkdtemp(d2));
+    tvds_sweep_row rev[6];
+    for (int i = 0; i < 6; i++) rev[i] = r2[5 - i];
+    ck_assert_int_eq(tvds_sweep_write_csv(d1, ax, 2, r1, 6, &ctx), TVDS_OK);
+    ck_assert_int_eq(tvds_sweep_write_csv(d2, ax, 2, rev, 6, &ctx), TVDS_OK);
+    char p1[128], p2[128], l1[1024], l2[1024];
+    snprintf(p1, sizeof p1, "%s/sweep.csv", d1);
+    snprintf(p2, sizeof p2, "%s/sweep.csv", d2);
+    FILE *f1 = fopen(p1, "r"), *f2 = fopen(p2, "r");
+    ck_assert_ptr_nonnull(f1);
+    ck_assert_ptr_nonnull(f2);
+    int lines = 0;
+    while (fgets(l1, sizeof l1, f1)) {
+        ck_assert_ptr_nonnull(fgets(l2, sizeof l2, f2));
+        *strrchr(l1, ',') = '\0'; /* drop cpu_s */
+        *strrchr(l2, ',') = '\0';
+        ck_assert_str_eq(l1, l2);
+        lines++;
+    }
+    ck_assert_ptr_null(fgets(l2, sizeof l2, f2));
+    fclose(f1);
+    fclose(f2);
+    ck_assert_int_eq(lines, 7);
+    unlink(p1);
+    unlink(p2);
+    rmdir(d1);
+    rmdir(d2);
+}
+END_TEST
+
+/* SDND100 with Coulomb friction: the released shoe's oscillation decays (by 4 mu m g / k per
+ * cycle), so every run is stable with a negative growth rate, and a larger mu decays faster.
+ * Its peak is the release amplitude DY = 0.85 mm cos 45 deg. */
+START_TEST(test_shoe_is_stable)
+{
+    tvds_sweep_axis ax;
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    ck_assert_int_eq(tvds_sweep_axis_parse("contact.base.mu=0.05:0.1:2", &ax, &ctx), TVDS_OK);
+    tvds_sweep_row r[2];
+    long n = 0;
+    tvds_sweep_opts o = tvds_sweep_opts_default();
+    o.channel = "dy";
+    ck_assert_msg(tvds_sweep_run(SHOE_CASE, &ax, 1, &o, 0, 1, r, &n, &ctx) == TVDS_OK, "%s",
+                  ctx.msg);
+    ck_assert_int_eq(n, 2);
+    for (int i = 0; i < 2; i++) {
+        ck_assert_int_eq(r[i].unstable, 0);
+        ck_assert(r[i].growth < 0.0);
+        ck_assert_double_eq_tol(r[i].peak, 0.85e-3 * sqrt(0.5), 1e-3 * 0.85e-3);
+    }
+    ck_assert(r[1].growth < r[0].growth);
+    /* An unknown channel or key is an input error of the sweep, not a row. */
+    o.channel = "nope";
+    tvds_ctx_init(&ctx);
+    ck_assert_int_eq(tvds_sweep_run(SHOE_CASE, &ax, 1, &o, 0, 1, r, &n, &ctx), TVDS_ERR_INVALID);
+    ck_assert(strstr(ctx.msg, "nope") != NULL);
+    o.channel = NULL;
+    snprintf(ax.key, sizeof ax.key, "contact.base.nosuchkey");
+    tvds_ctx_init(&ctx);
+    ck_assert(tvds_sweep_run(SHOE_CASE, &ax, 1, &o, 0, 1, r, &n, &ctx) < 0);
+    ck_assert(strstr(ctx.msg, "nosuchkey") != NULL);
+}
+END_TEST
+
+/* Read a CSV file without its last column into buf; returns the number of lines. */
+static int csv_without_last(const char *path, char *buf, size_t size)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    char line[1024];
+    int n = 0;
+    buf[0] = '\0';
+    while (fgets(line, sizeof line, f)) {
+        char *c = strrchr(line, ',');
+        if (c) *c = '\0';
+        strncat(buf, line, size - strlen(buf) - 2);
+        strcat(buf, "\n");
+        n++;
+    }
+    fclose(f);
+    return n;
+}
+
+/* The `tvds sweep` command with --threads 1 and --threads 2, in a child whose OpenMP thread
+ * limit is lifted (the test runner itself runs with OMP_THREAD_LIMIT=1): same CSV but cpu_s. */
+START_TEST(test_cli_two_threads)
+{
+    char dir[] = "/tmp/tvds_sweepcli_XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char cmd[1024], p1[128], p2[128];
+    static char a[8192], b[8192];
+    for (int t = 1; t <= 2; t++) {
+        snprintf(cmd, sizeof cmd,
+                 "env -u OMP_THREAD_LIMIT OMP_NUM_THREADS=2 %s sweep %s --grid "
+                 "contact.base.mu=0.05:0.15:3 --grid run.dt=1e-5:2e-5:2 --set run.t_end=0.05 "
+                 "--threads %d -o %s/t%d >%s/t%d.out 2>&1",
+                 TVDS_BIN, SHOE_CASE, t, dir, t, dir, t);
+        ck_assert_msg(system(cmd) == 0, "%s", cmd);
+    }
+    snprintf(p1, sizeof p1, "%s/t1/sweep.csv", dir);
+    snprintf(p2, sizeof p2, "%s/t2/sweep.csv", dir);
+    ck_assert_int_eq(csv_without_last(p1, a, sizeof a), 7);
+    ck_assert_int_eq(csv_without_last(p2, b, sizeof b), 7);
+    ck_assert_str_eq(a, b);
+    ck_assert(strstr(a, "index,contact.base.mu,run.dt,status,unstable") == a);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+Suite *sweep_suite(void)
+{
+    Suite *s = suite_create("sweep");
+    TCase *tc = tcase_create("grid");
+    tcase_set_timeout(tc, 30);
+    tcase_add_test(tc, test_axis_parse);
+    tcase_add_test(tc, test_threads_and_shares_agree);
+    tcase_add_test(tc, test_shoe_is_stable);
+    tcase_add_test(tc, test_cli_two_threads);
+    suite_add_tcase(s, tc);
+    return s;
+}
