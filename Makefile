@@ -131,7 +131,7 @@ test: deps
 	$(TEST_ENV) $(BIN) validate
 
 validate: all
-	@# tvds validate joins here once the validation cases land (issue 4)
+	$(TEST_ENV) $(BIN) validate
 
 run: deps
 	@$(MAKE) --no-print-directory all

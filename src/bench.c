@@ -2,6 +2,7 @@
 #include "tvds/tvds_bench.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -59,7 +60,8 @@ int tvds_bench_steps(const tvds_model *m, long nsteps, double *hist, int nhist,
     for (; k < nsteps; k++) {
         if ((rc = tvds_step(m, d, ctx)) != TVDS_OK) break;
         if (nh)
-            for (int c = 0; c < nh; c++) hist[k * nhist + c] = val[c];
+            for (int c = 0; c < nh; c++)
+                hist[k * nhist + c] = val[c];
     }
     t->loop_seconds = tvds_bench_now() - t0;
     t->loop_cpu_seconds = tvds_bench_thread_cpu() - c0;
@@ -71,14 +73,54 @@ int tvds_bench_steps(const tvds_model *m, long nsteps, double *hist, int nhist,
     return rc;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int tvds_bench_segments(const tvds_model *m, long nsteps, int nseg, double *us,
+                        tvds_bench_timing *t, tvds_ctx *ctx)
+{
+    if (!m || !t || !us || nsteps < 1 || nseg < 1 || nseg > 64)
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "tvds_bench_segments: bad argument");
+    memset(t, 0, sizeof *t);
+    tvds_data *d = NULL;
+    double t0 = tvds_bench_now();
+    int rc = tvds_data_create(m, &d, ctx);
+    t->setup_seconds = tvds_bench_now() - t0;
+    if (rc) return rc;
+    t->dt = tvds_data_dt(d);
+    long a0 = tvds_alloc_count();
+    double w0 = tvds_bench_now(), cpu0 = tvds_bench_thread_cpu();
+    for (int s = 0; s < nseg && rc == TVDS_OK; s++) {
+        double c0 = tvds_bench_thread_cpu();
+        long k = 0;
+        for (; k < nsteps; k++)
+            if ((rc = tvds_step(m, d, ctx)) != TVDS_OK) break;
+        us[s] = k > 0 ? 1e6 * (tvds_bench_thread_cpu() - c0) / (double)k : 0.0;
+        t->steps += k;
+    }
+    t->loop_seconds = tvds_bench_now() - w0;
+    t->loop_cpu_seconds = tvds_bench_thread_cpu() - cpu0;
+    t->allocs = tvds_alloc_count() - a0;
+    double sorted[64];
+    memcpy(sorted, us, (size_t)nseg * sizeof *us);
+    qsort(sorted, (size_t)nseg, sizeof *sorted, cmp_double);
+    t->us_per_step = nseg % 2 ? sorted[nseg / 2] : 0.5 * (sorted[nseg / 2 - 1] + sorted[nseg / 2]);
+    t->film_iter_mean = summary_value(d, "film iterations mean");
+    tvds_data_free(&d);
+    return rc;
+}
+
 /* ---- Synthetic sliding model ---------------------------------------------------------------- */
 
 enum {
     SYN_NODE_DX = 1 /* mm, see the header */
 };
 
-static int write_sub(const char *dir, const char *name, int n, double *M, double *K,
-                     tvds_dof *dofs, int nsets, tvds_nodeset *sets, tvds_ctx *ctx)
+static int write_sub(const char *dir, const char *name, int n, double *M, double *K, tvds_dof *dofs,
+                     int nsets, tvds_nodeset *sets, tvds_ctx *ctx)
 {
     tvds_substructure s;
     memset(&s, 0, sizeof s);
@@ -103,8 +145,7 @@ static void spring(double *K, int n, int i, int j, double k)
     K[j + i * N] -= k;
 }
 
-int tvds_bench_synthetic_write(const char *dir, int n, char *case_path, size_t size,
-                               tvds_ctx *ctx)
+int tvds_bench_synthetic_write(const char *dir, int n, char *case_path, size_t size, tvds_ctx *ctx)
 {
     if (!dir || !case_path || size < 2 || n < 4 || n % 2 || n > 200000)
         return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
@@ -112,12 +153,12 @@ int tvds_bench_synthetic_write(const char *dir, int n, char *case_path, size_t s
     if (mkdir(dir, 0777) != 0 && errno != EEXIST)
         return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot create directory: %s", dir,
                           strerror(errno));
-    const int nn = n / 2;            /* track nodes */
-    const double dx = 1e-3;          /* node spacing [m] */
-    const double m_node = 1e-3;      /* lumped mass per node [kg] */
-    const double k_chain = 1e5;      /* neighbour springs, x and y [N/m] */
-    const double k_found = 1e4;      /* foundation springs [N/m] */
-    const double L = dx * (nn - 1);  /* track length [m] */
+    const int nn = n / 2;           /* track nodes */
+    const double dx = 1e-3;         /* node spacing [m] */
+    const double m_node = 1e-3;     /* lumped mass per node [kg] */
+    const double k_chain = 1e5;     /* neighbour springs, x and y [N/m] */
+    const double k_found = 1e4;     /* foundation springs [N/m] */
+    const double L = dx * (nn - 1); /* track length [m] */
     int rc = TVDS_OK;
     size_t N = (size_t)n;
     double *M = tvds_calloc(N * N, sizeof *M), *K = tvds_calloc(N * N, sizeof *K);
@@ -175,17 +216,16 @@ int tvds_bench_synthetic_write(const char *dir, int n, char *case_path, size_t s
     }
     fprintf(f,
             "# Synthetic sliding model of %d + 4 DoFs written by tvds_bench_synthetic_write.\n"
-            "[run]\nname = synthetic_%d\nmethod = subs-b\ndt = auto\nt_end = 2\n\n"
+            "[run]\nname = synthetic_%d\nmethod = subs-b\ndt = auto\nt_end = 10\n\n"
             "[substructure track]\ndir = track\ndamping = rayleigh\nalpha = 1\nbeta = 1e-7\n\n"
             "[substructure slider]\ndir = slider\ndamping = rayleigh\nalpha = 1\nbeta = 1e-7\n\n"
             "[contact tip]\nslave = slider:tip\nmaster = track:top\nmu = 0.3\n\n"
             "[load press]\ndof = slider:1:uy\nf = smooth -0.2 0 0.1\n\n"
-            "[constraint drive]\nterms = slider:1:ux\nvalue = table 0 0  2 %.17g\n\n"
+            "[constraint drive]\nterms = slider:1:ux\nvalue = table 0 0  10 %.17g\n\n"
             "[probe mid_uy]\ndof = track:%d:uy\n\n"
             "[probe tip_uy]\ndof = slider:2:uy\n",
             n, n, 0.5 * L, nn / 2 + 1);
-    if (ferror(f) | fclose(f))
-        rc = TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: write failed", case_path);
+    if (ferror(f) | fclose(f)) rc = TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: write failed", case_path);
 done:
     tvds_free(M);
     tvds_free(K);

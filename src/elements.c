@@ -38,8 +38,7 @@ int tvds_elements_init(const tvds_model *m, double *state, tvds_ctx *ctx)
         } else if (el->kind == TVDS_EL_SPRING || el->kind == TVDS_EL_DAMPER) {
             if (state) state[off] = 0.0;
         } else {
-            return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "element '%s': unknown kind %d", nm,
-                              el->kind);
+            return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "element '%s': unknown kind %d", nm, el->kind);
         }
         off += el_nstate(el);
     }

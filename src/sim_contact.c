@@ -193,6 +193,7 @@ static int cp_geometry(const tvds_model *m, tvds_data *d, sim_cp *c, int mode, d
         int stuck = c->state_prev == TVDS_STICK && c->seg >= 0;
         int deformed = mode != 0;
         if (!stuck) {
+            if (d->search_global) c->seg = -1;
             int rc = surface_search(m, d, c, deformed, Q, t1, ctx);
             if (rc) return rc;
         }

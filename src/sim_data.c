@@ -21,26 +21,6 @@ double sim_phys(const sim_sub *s, const double *x, int dof)
     return a;
 }
 
-double sim_u(const tvds_data *d, int sub, int dof, int which)
-{
-    const sim_sub *s = &d->sub[sub];
-    if (which == 3) return sim_phys(s, s->tmp, dof);
-    const double *x = which == 0 ? s->x : which == 1 ? s->x_new : s->x_prev;
-    int c = s->cand[dof];
-    if (c < 0 || !s->uc[which]) return sim_phys(s, x, dof);
-    if (s->ucv[which][c] == s->ver[which]) return s->uc[which][c];
-    double v = sim_phys(s, x, dof);
-    s->uc[which][c] = v;
-    s->ucv[which][c] = s->ver[which];
-    /* The cache is mutable state of the run data (allocated writable): record the x_new
-     * entries so that the corrector can update them (sim_correct). */
-    if (which == 1) {
-        sim_sub *ws = (sim_sub *)s;
-        ws->ucl1[ws->ucn1++] = c;
-    }
-    return v;
-}
-
 void sim_touch(tvds_data *d, int which)
 {
     for (int i = 0; i < d->nsub; i++)
@@ -227,6 +207,7 @@ void tvds_data_free(tvds_data **pd)
                 tvds_free(s->ucv[w]);
             }
             tvds_free(s->ucl1);
+            tvds_free(s->ysingle);
         }
     }
     tvds_free(d->sub);
@@ -598,6 +579,17 @@ int tvds_data_create(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
             ALLOC(s->ucv[w], nc);
         }
         ALLOC(s->ucl1, nc);
+        ALLOC(s->ysingle, nc);
+        for (int a = 0; a < nc; a++) {
+            int j = s->cand_dof[a], k1 = -1, nz = 0;
+            if (!s->modal) {
+                k1 = j, nz = 1;
+            } else {
+                for (int k = 0; k < n; k++)
+                    if (s->Y[k + (size_t)j * n] != 0.0) k1 = k, nz++;
+            }
+            s->ysingle[a] = nz == 1 ? k1 : -1;
+        }
         for (int k = 0; k < n; k++)
             if (s->cand[k] >= 0) s->cand_dof[s->cand[k]] = k;
         for (int b = 0; b < nc; b++)
@@ -616,37 +608,6 @@ int tvds_data_create(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
             }
     }
     ALLOC(d->du_c, d->ncand_tot);
-
-    /* Step size. */
-    {
-        double dtc;
-        rc = tvds_stable_dt(m, &dtc, ctx);
-        if (rc) goto fail;
-        double dtp = penalty_stable_dt(m, d);
-        if (dtp < dtc) dtc = dtp;
-        if (m->opt.dt_auto) {
-            if (!isfinite(dtc)) {
-                rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
-                                "no finite stable step (no stiffness): set an explicit dt");
-                goto fail;
-            }
-            d->h = m->opt.dt_safety * dtc;
-        } else {
-            d->h = m->opt.dt;
-            if (!(d->h > 0.0)) {
-                rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID, "time step dt = %g must be > 0", d->h);
-                goto fail;
-            }
-            if (d->h > dtc && !m->opt.allow_unstable_dt) {
-                rc = TVDS_ERROR(ctx, TVDS_ERR_UNSTABLE_DT,
-                                "time step dt = %.6g s is above the stability limit %.6g s of "
-                                "central differences (set allow_unstable_dt to force it)",
-                                d->h, dtc);
-                goto fail;
-            }
-        }
-    }
-
 
     /* Elements. */
     for (int e = 0; e < m->nel; e++) {
@@ -697,6 +658,36 @@ int tvds_data_create(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
                         C->name ? C->name : "?", C->master_nodes[k - 1], C->master_nodes[k]);
                     goto fail;
                 }
+            }
+        }
+    }
+
+    /* Step size. */
+    {
+        double dtc;
+        rc = tvds_stable_dt(m, &dtc, ctx);
+        if (rc) goto fail;
+        double dtp = penalty_stable_dt(m, d);
+        if (dtp < dtc) dtc = dtp;
+        if (m->opt.dt_auto) {
+            if (!isfinite(dtc)) {
+                rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                                "no finite stable step (no stiffness): set an explicit dt");
+                goto fail;
+            }
+            d->h = m->opt.dt_safety * dtc;
+        } else {
+            d->h = m->opt.dt;
+            if (!(d->h > 0.0)) {
+                rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID, "time step dt = %g must be > 0", d->h);
+                goto fail;
+            }
+            if (d->h > dtc && !m->opt.allow_unstable_dt) {
+                rc = TVDS_ERROR(ctx, TVDS_ERR_UNSTABLE_DT,
+                                "time step dt = %.6g s is above the stability limit %.6g s of "
+                                "central differences (set allow_unstable_dt to force it)",
+                                d->h, dtc);
+                goto fail;
             }
         }
     }

@@ -37,7 +37,9 @@ typedef struct sim_sub {
     double *uc[3];
     long *ucv[3];
     long ver[3];
-    int *ucl1; /* ncand: the candidates cached for x_new since its last rewrite */
+    int *ucl1;    /* ncand: the candidates cached for x_new since its last rewrite */
+    int *ysingle; /* ncand: the coordinate k with u_j = Y(k,j) x[k] exactly (modal: Y(:,j) has
+                     one nonzero; physical: k = j), or -1 */
     int ucn1;
 } sim_sub;
 
@@ -125,10 +127,10 @@ struct tvds_data {
     int *jpvt;                    /* rmax: column pivots of the rank-revealing solve */
     double *ls_work;              /* ls_lwork: workspace of dgelsy (redundant constraints) */
     int ls_lwork;
-    double *ls_W;                 /* rmax x rmax copy of W for the rank-revealing solve */
-    long n_redundant;             /* steps solved with a rank-deficient (redundant) W */
-    double *lam_bil;              /* nbil: multipliers of the bilateral rows */
-    double *du_c;                 /* candidate displacement correction scratch: total cand */
+    double *ls_W;     /* rmax x rmax copy of W for the rank-revealing solve */
+    long n_redundant; /* steps solved with a rank-deficient (redundant) W */
+    double *lam_bil;  /* nbil: multipliers of the bilateral rows */
+    double *du_c;     /* candidate displacement correction scratch: total cand */
     int ncand_tot;
     int *cand_base; /* nsub: offset of each sub's candidates in du_c */
     /* Elements. */
@@ -137,11 +139,13 @@ struct tvds_data {
     double *el_du, *el_dv, *el_f; /* nel */
     double *el_res;               /* nel x TVDS_EL_NRES: element result channels at t_n */
     double *pen_state;            /* ncp x TVDS_PEN_NSTATE: penalty law state per point */
-    int law_init;   /* 1 until the first force evaluation (t_0): initialise the law states */
-    int law_cached; /* 1: the laws were stepped at t_0 by sim_initial; step 0 reuses them */
-    int el_ch0;     /* first element channel in the history group */
-    double w_eldiss; /* element dissipation [J]: sum of Pl h (elements) and p_fric h (penalty) */
-    long ver_counter; /* source of the state-buffer versions of the displacement caches */
+    int law_init;      /* 1 until the first force evaluation (t_0): initialise the law states */
+    int law_cached;    /* 1: the laws were stepped at t_0 by sim_initial; step 0 reuses them */
+    int el_ch0;        /* first element channel in the history group */
+    double w_eldiss;   /* element dissipation [J]: sum of Pl h (elements) and p_fric h (penalty) */
+    long ver_counter;  /* source of the state-buffer versions of the displacement caches */
+    int search_global; /* test hook (tests/check_engine.c): 1 = find the segment by a full scan
+                          of the master surface every step instead of walking from the last one */
     /* Energy bookkeeping [J]. */
     double e_kin, e_strain, w_damp, w_fric, w_ext, w_imp, w_el, w_norm, e0, e_max, bal_err,
         bal_err_max, inputs_abs;
@@ -165,15 +169,35 @@ struct tvds_data {
 /* ---- sim_data.c ---- */
 /* Physical displacement of DoF dof of substructure s from coordinates x. */
 double sim_phys(const sim_sub *s, const double *x, int dof);
-/* Physical displacement of DoF dof of substructure sub in state buffer which (0: x, 1: x_new,
- * 2: x_prev, 3: the coordinate velocities in tmp), through the candidate cache. */
-double sim_u(const tvds_data *d, int sub, int dof, int which);
 /* State buffer which (0, 1, 2; -1: all) of every substructure was rewritten: new version. */
 void sim_touch(tvds_data *d, int which);
 /* Rotate the state buffers after a step (x_prev <- x <- x_new) with their caches. */
 void sim_rotate(tvds_data *d);
 /* Undeformed coordinates of (sub, node) and its DoF indices per direction (x, y, z). */
 int sim_node_dofs(const tvds_substructure *s, long node, int dofs[3], double X[3]);
+
+/* Physical displacement of DoF dof of substructure sub in state buffer which (0: x, 1: x_new,
+ * 2: x_prev, 3: the coordinate velocities in tmp), through the candidate cache (inline: it is
+ * called a few hundred times per step, mostly hits). */
+static inline double sim_u(const tvds_data *d, int sub, int dof, int which)
+{
+    const sim_sub *s = &d->sub[sub];
+    if (which == 3) return sim_phys(s, s->tmp, dof);
+    const double *x = which == 0 ? s->x : which == 1 ? s->x_new : s->x_prev;
+    int c = s->cand[dof];
+    if (c < 0 || !s->uc[which]) return sim_phys(s, x, dof);
+    if (s->ucv[which][c] == s->ver[which]) return s->uc[which][c];
+    double v = sim_phys(s, x, dof);
+    s->uc[which][c] = v;
+    s->ucv[which][c] = s->ver[which];
+    /* The cache is mutable state of the run data (allocated writable): record the x_new
+     * entries so that the corrector can update them (sim_correct). */
+    if (which == 1) {
+        sim_sub *ws = (sim_sub *)s;
+        ws->ucl1[ws->ucn1++] = c;
+    }
+    return v;
+}
 
 /* ---- sim_predict.c ---- */
 /* Forces at t_n and predictor x_new = x* for every substructure. */

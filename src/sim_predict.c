@@ -174,7 +174,6 @@ int sim_predict(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
 
 void sim_correct(const tvds_model *m, tvds_data *d)
 {
-    (void)m;
     double h2 = d->h * d->h;
     for (int r = 0; r < d->nrow; r++) {
         const sim_row *R = &d->row[r];
@@ -200,6 +199,33 @@ void sim_correct(const tvds_model *m, tvds_data *d)
             }
         }
     }
+    /* Exact stick against a rigid master (docs/theory.md, "Exact zero velocity"): a stuck
+     * tangential row with one entry, on a DoF whose displacement is one coordinate
+     * (u_j = Y(k,j) x[k]), holds bc (u_{n+1} - u_n) = t . dP exactly: the coordinate is set to
+     * that value, so a point stuck on a fixed master keeps its displacement bit for bit. The
+     * corrector above reached it to round-off. */
+    if (!d->init_mode)
+        for (int r = 0; r < d->nrow; r++) {
+            const sim_row *R = &d->row[r];
+            if (R->kind != 2 || R->ne < 1) continue;
+            const sim_cp *c = &d->cp[R->cp];
+            /* Stuck along this axis (FiLm also has tangential rows for sliding points). */
+            if (c->state != TVDS_STICK || c->mu_t[R->k] != 0.0) continue;
+            if (m->contacts[c->contact].master_kind != TVDS_MASTER_RIGID) continue;
+            int e1 = -1, nz = 0;
+            for (int e = R->off; e < R->off + R->ne; e++)
+                if (d->p_bc[e] != 0.0) e1 = e, nz++;
+            if (nz != 1) continue;
+            sim_sub *s = &d->sub[d->p_sub[e1]];
+            int j = d->p_dof[e1], cj = s->cand[j], k = s->ysingle[cj];
+            if (k < 0) continue;
+            double dpt = 0.0;
+            for (int a = 0; a < 3; a++)
+                dpt += c->t[R->k][a] * c->dP[a];
+            double yk = s->modal ? s->Y[k + (size_t)j * s->n] : 1.0;
+            s->x_new[k] = dpt == 0.0 ? s->x[k] : s->x[k] + dpt / (d->p_bc[e1] * yk);
+            s->uc[1][cj] = sim_phys(s, s->x_new, j);
+        }
     /* x_new changed: new version, with the updated cache entries carried over. */
     for (int i = 0; i < d->nsub; i++) {
         sim_sub *s = &d->sub[i];

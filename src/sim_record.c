@@ -15,14 +15,19 @@ static const char *const cc_names[CC_N] = {
     "segment [-]",  "s [m]",        "v_slide [m/s]", "p_friction [W]", "p_wear [W]"};
 
 enum { EN_KIN, EN_STRAIN, EN_DAMP, EN_FRIC, EN_EXT, EN_EL, EN_NORM, EN_BAL, EN_ELDISS, EN_N };
-static const char *const en_names[EN_N] = {
-    "kinetic [J]",       "strain [J]",       "damping dissipation [J]", "friction dissipation [J]",
-    "external work [J]", "element work [J]", "constraint work [J]",     "balance error [J]",
-    "element dissipation [J]"};
+static const char *const en_names[EN_N] = {"kinetic [J]",
+                                           "strain [J]",
+                                           "damping dissipation [J]",
+                                           "friction dissipation [J]",
+                                           "external work [J]",
+                                           "element work [J]",
+                                           "constraint work [J]",
+                                           "balance error [J]",
+                                           "element dissipation [J]"};
 
 /* Element result channels (ElasticFriction elements only), TVDS_EL_NRES per element. */
-static const char *const el_names[TVDS_EL_NRES] = {".Fi [N]",     ".sf [-]",  ".dx [m]",
-                                                   ".dv [m/s]",   ".Pp [W]",  ".Pl [W]"};
+static const char *const el_names[TVDS_EL_NRES] = {".Fi [N]",   ".sf [-]", ".dx [m]",
+                                                   ".dv [m/s]", ".Pp [W]", ".Pl [W]"};
 
 static int n_ef(const tvds_model *m)
 {

@@ -127,6 +127,63 @@ static int redundant_solve(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
     return TVDS_OK;
 }
 
+/* Up to this many rows, W is factored in place by the unblocked partial-pivoting LU below
+ * (the algorithm of LAPACK's dgetf2, same ipiv convention, 1-based): for the 1-4 rows of a
+ * typical step the LAPACK call overhead exceeds the arithmetic. */
+#define SMALL_LU 8
+
+static int small_lu(int n, double *A, int *ipiv)
+{
+    int info = 0;
+    for (int j = 0; j < n; j++) {
+        int p = j;
+        double amax = fabs(A[j + (size_t)j * n]);
+        for (int i = j + 1; i < n; i++)
+            if (fabs(A[i + (size_t)j * n]) > amax) amax = fabs(A[i + (size_t)j * n]), p = i;
+        ipiv[j] = p + 1;
+        if (A[p + (size_t)j * n] == 0.0) {
+            if (!info) info = j + 1;
+            continue;
+        }
+        if (p != j)
+            for (int k = 0; k < n; k++) {
+                double t = A[j + (size_t)k * n];
+                A[j + (size_t)k * n] = A[p + (size_t)k * n];
+                A[p + (size_t)k * n] = t;
+            }
+        double r = 1.0 / A[j + (size_t)j * n];
+        for (int i = j + 1; i < n; i++)
+            A[i + (size_t)j * n] *= r;
+        for (int k = j + 1; k < n; k++) {
+            double a = A[j + (size_t)k * n];
+            if (a == 0.0) continue;
+            for (int i = j + 1; i < n; i++)
+                A[i + (size_t)k * n] -= A[i + (size_t)j * n] * a;
+        }
+    }
+    return info;
+}
+
+static void small_lu_solve(int n, const double *A, const int *ipiv, double *b)
+{
+    for (int j = 0; j < n; j++) {
+        int p = ipiv[j] - 1;
+        if (p != j) {
+            double t = b[j];
+            b[j] = b[p];
+            b[p] = t;
+        }
+    }
+    for (int j = 0; j < n; j++)
+        for (int i = j + 1; i < n; i++)
+            b[i] -= A[i + (size_t)j * n] * b[j];
+    for (int j = n - 1; j >= 0; j--) {
+        b[j] /= A[j + (size_t)j * n];
+        for (int i = 0; i < j; i++)
+            b[i] -= A[i + (size_t)j * n] * b[j];
+    }
+}
+
 /* LU solve of W lambda = rhs. */
 static int lu_solve(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
 {
@@ -135,7 +192,9 @@ static int lu_solve(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
         d->W_lu[k] = d->W[k];
     for (int i = 0; i < nr; i++)
         d->lam[i] = d->row[i].rhs;
-    lapack_int info = LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, nr, nr, d->W_lu, nr, d->ipiv);
+    lapack_int info = nr <= SMALL_LU ? small_lu(nr, d->W_lu, d->ipiv)
+                                     : LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, nr, nr, d->W_lu, nr,
+                                                           d->ipiv);
     double umax = 0.0;
     int imin = -1;
     double umin = INFINITY;
@@ -148,7 +207,10 @@ static int lu_solve(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
         int rc = redundant_solve(m, d, ctx);
         if (rc) return rc;
     } else {
-        LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', nr, 1, d->W_lu, nr, d->ipiv, d->lam, nr);
+        if (nr <= SMALL_LU)
+            small_lu_solve(nr, d->W_lu, d->ipiv, d->lam);
+        else
+            LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', nr, 1, d->W_lu, nr, d->ipiv, d->lam, nr);
     }
     (void)imin;
     for (int i = 0; i < nr; i++)

@@ -70,8 +70,8 @@ int tvds_sweep_axis_parse(const char *text, tvds_sweep_axis *ax, tvds_ctx *ctx)
     if (!c1) {
         ax->n = 1;
         if (parse_double(v, v + strlen(v), &ax->a))
-            return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "--grid %s: '%s' is not a finite number",
-                              text, v);
+            return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "--grid %s: '%s' is not a finite number", text,
+                              v);
         ax->b = ax->a;
         return TVDS_OK;
     }
@@ -117,9 +117,11 @@ static double rms_about_mean(const double *x, long n)
 {
     if (n < 1) return 0.0;
     double s = 0.0, q = 0.0;
-    for (long i = 0; i < n; i++) s += x[i];
+    for (long i = 0; i < n; i++)
+        s += x[i];
     double mean = s / (double)n;
-    for (long i = 0; i < n; i++) q += (x[i] - mean) * (x[i] - mean);
+    for (long i = 0; i < n; i++)
+        q += (x[i] - mean) * (x[i] - mean);
     return sqrt(q / (double)n);
 }
 
@@ -131,12 +133,14 @@ static double dominant_freq(const double *x, long n, double dt, tvds_ctx *ctx)
 {
     if (n < 8) return NAN;
     long N = 8;
-    while (N < 4 * n && N < (1L << 23)) N *= 2;
+    while (N < 4 * n && N < (1L << 23))
+        N *= 2;
     if (N < n) n = N;
     double *y = tvds_calloc((size_t)N, sizeof *y);
     if (!y) return NAN;
     double mean = 0.0;
-    for (long i = 0; i < n; i++) mean += x[i];
+    for (long i = 0; i < n; i++)
+        mean += x[i];
     mean /= (double)n;
     for (long i = 0; i < n; i++)
         y[i] = (x[i] - mean) * tvds_window_value(TVDS_WINDOW_HANN, (int)i, (int)n);
@@ -212,8 +216,8 @@ static int run_transient(const tvds_model *m, const tvds_sweep_opts *o, tvds_swe
     if (rc == TVDS_OK && ns >= 8) {
         double r2 = rms_about_mean(xs + ns / 4, ns / 2 - ns / 4);
         double r4 = rms_about_mean(xs + 3 * ns / 4, ns - 3 * ns / 4);
-        row->growth = (r2 > 0.0 && r4 > 0.0) ? log(r4 / r2) / (0.5 * t_end)
-                                              : (r4 > 0.0 ? INFINITY : 0.0);
+        row->growth =
+            (r2 > 0.0 && r4 > 0.0) ? log(r4 / r2) / (0.5 * t_end) : (r4 > 0.0 ? INFINITY : 0.0);
         tvds_ctx fctx;
         tvds_ctx_init(&fctx);
         row->f_dom = dominant_freq(xs + ns / 2, ns - ns / 2, (double)ds * h, &fctx);
@@ -237,7 +241,8 @@ static int run_cea(const tvds_model *m, const tvds_sweep_opts *o, tvds_sweep_row
     tvds_cea_result *r = NULL;
     int rc = s ? tvds_cea_surface_length(m, 0, &L, ctx) : TVDS_ERR_NOMEM;
     if (!rc) {
-        for (int i = 0; i < npos; i++) s[i] = L * (0.05 + 0.9 * i / (npos - 1));
+        for (int i = 0; i < npos; i++)
+            s[i] = L * (0.05 + 0.9 * i / (npos - 1));
         tvds_cea_options co = tvds_cea_options_default();
         co.nthreads = 1;
         co.t_eval = o->cea_t_eval >= 0.0 ? o->cea_t_eval : 0.5 * m->opt.t_end;
@@ -298,7 +303,8 @@ int tvds_sweep_run(const char *case_path, const tvds_sweep_axis *ax, int nax,
         char buf[TVDS_SWEEP_MAX_AXES][192];
         const char *ov[64 + TVDS_SWEEP_MAX_AXES];
         int nov = 0;
-        for (int i = 0; i < o->nsets && nov < 64; i++) ov[nov++] = o->sets[i];
+        for (int i = 0; i < o->nsets && nov < 64; i++)
+            ov[nov++] = o->sets[i];
         for (int i = 0; i < nax; i++) {
             snprintf(buf[i], sizeof buf[i], "%s=%.17g", ax[i].key, row->param[i]);
             ov[nov++] = buf[i];
@@ -307,8 +313,8 @@ int tvds_sweep_run(const char *case_path, const tvds_sweep_axis *ax, int nax,
         tvds_ctx_init(&c);
         tvds_model *m = NULL;
         int rc = tvds_case_read(case_path, ov, nov, &m, &c);
-        if (!rc) rc = o->mode == TVDS_SWEEP_CEA ? run_cea(m, o, row, &c)
-                                                : run_transient(m, o, row, &c);
+        if (!rc)
+            rc = o->mode == TVDS_SWEEP_CEA ? run_cea(m, o, row, &c) : run_transient(m, o, row, &c);
         if (rc && !run_error(rc)) {
             row->status = rc;
 #pragma omp critical(tvds_sweep_err)
@@ -339,9 +345,12 @@ static int cmp_row(const void *a, const void *b)
 
 static void put_num(FILE *f, double v)
 {
-    if (isnan(v)) fputs("nan", f);
-    else if (isinf(v)) fputs(v > 0 ? "inf" : "-inf", f);
-    else fprintf(f, "%.17g", v);
+    if (isnan(v))
+        fputs("nan", f);
+    else if (isinf(v))
+        fputs(v > 0 ? "inf" : "-inf", f);
+    else
+        fprintf(f, "%.17g", v);
 }
 
 int tvds_sweep_write_csv(const char *dir, const tvds_sweep_axis *ax, int nax,
@@ -361,7 +370,8 @@ int tvds_sweep_write_csv(const char *dir, const tvds_sweep_axis *ax, int nax,
         return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot create: %s", path, strerror(errno));
     }
     fputs("index", f);
-    for (int i = 0; i < nax; i++) fprintf(f, ",%s", ax[i].key);
+    for (int i = 0; i < nax; i++)
+        fprintf(f, ",%s", ax[i].key);
     fputs(",status,unstable,rms,peak,f_dom_hz,growth_1_s,cpu_s\n", f);
     for (long r = 0; r < nrows; r++) {
         fprintf(f, "%ld", s[r].index);
@@ -380,13 +390,12 @@ int tvds_sweep_write_csv(const char *dir, const tvds_sweep_axis *ax, int nax,
         fprintf(f, ",%.6g\n", s[r].cpu_seconds);
     }
     tvds_free(s);
-    if (ferror(f) | fclose(f))
-        return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: write failed", path);
+    if (ferror(f) | fclose(f)) return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: write failed", path);
     return TVDS_OK;
 }
 
-int tvds_sweep_plot(const char *dir, const tvds_sweep_axis *ax, int nax,
-                    const tvds_sweep_row *rows, long nrows, int mode, tvds_ctx *ctx)
+int tvds_sweep_plot(const char *dir, const tvds_sweep_axis *ax, int nax, const tvds_sweep_row *rows,
+                    long nrows, int mode, tvds_ctx *ctx)
 {
     if (!dir || !ax || nax < 1 || !rows || nrows < 1)
         return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "tvds_sweep_plot: bad argument");
@@ -400,9 +409,11 @@ int tvds_sweep_plot(const char *dir, const tvds_sweep_axis *ax, int nax,
         tvds_free(u);
         return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "sweep plot: out of memory");
     }
-    for (long i = 0; i < (long)n1 * n2; i++) z[i] = NAN;
+    for (long i = 0; i < (long)n1 * n2; i++)
+        z[i] = NAN;
     long inner = 1;
-    for (int k = 1; k < nax; k++) inner *= ax[k].n;
+    for (int k = 1; k < nax; k++)
+        inner *= ax[k].n;
     long inner2 = inner / (nax >= 2 ? ax[1].n : 1);
     for (long r = 0; r < nrows; r++) {
         long idx = rows[r].index;

@@ -32,7 +32,8 @@ START_TEST(test_no_alloc_in_loop)
     ck_assert_msg(rc == TVDS_OK, "%s", ctx.msg);
     const double h = tvds_data_dt(d);
     long before = tvds_alloc_count();
-    for (int k = 0; k < 1000 && rc == TVDS_OK; k++) rc = tvds_step(m, d, &ctx);
+    for (int k = 0; k < 1000 && rc == TVDS_OK; k++)
+        rc = tvds_step(m, d, &ctx);
     long after = tvds_alloc_count();
     ck_assert_msg(rc == TVDS_OK, "%s: %s", tvds_method_name(method), ctx.msg);
     ck_assert_msg(after == before, "%s (%s path): %ld allocations in 1000 steps",
@@ -42,7 +43,8 @@ START_TEST(test_no_alloc_in_loop)
     int n = 0;
     const double *v = NULL;
     tvds_channels(d, TVDS_GROUP_HISTORY, &n, NULL, &v);
-    for (int c = 0; c < n; c++) ck_assert(isfinite(v[c]));
+    for (int c = 0; c < n; c++)
+        ck_assert(isfinite(v[c]));
     tvds_data_free(&d);
     tvds_model_free(&m);
 }
@@ -50,8 +52,8 @@ END_TEST
 
 static void rm_sub(const char *dir)
 {
-    static const char *const files[] = {"M.mtx", "K.mtx", "C.mtx", "dofs.txt", "sets.txt",
-                                        "recovery.mtx", "recovery.txt"};
+    static const char *const files[] = {"M.mtx",    "K.mtx",        "C.mtx",       "dofs.txt",
+                                        "sets.txt", "recovery.mtx", "recovery.txt"};
     char p[700];
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         snprintf(p, sizeof p, "%s/%s", dir, files[i]);

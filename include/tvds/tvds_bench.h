@@ -13,15 +13,15 @@ extern "C" {
 
 /* What one timed stepping loop measured. */
 typedef struct tvds_bench_timing {
-    long steps;            /* steps taken */
-    double dt;             /* step used [s] */
-    double setup_seconds;  /* tvds_data_create (eigenbases, flexibilities) [s], wall */
-    double loop_seconds;   /* the stepping loop alone [s], wall */
+    long steps;              /* steps taken */
+    double dt;               /* step used [s] */
+    double setup_seconds;    /* tvds_data_create (eigenbases, flexibilities) [s], wall */
+    double loop_seconds;     /* the stepping loop alone [s], wall */
     double loop_cpu_seconds; /* the stepping loop alone [s], CPU time of the calling thread
                                 (robust to other processes sharing the cores) */
-    double us_per_step;    /* loop_cpu_seconds / steps [us] */
-    double film_iter_mean; /* FiLm Gauss-Seidel iterations per step (summary), 0 otherwise */
-    long allocs;           /* tvds_malloc/calloc/realloc calls inside the loop (must be 0) */
+    double us_per_step;      /* loop_cpu_seconds / steps [us] */
+    double film_iter_mean;   /* FiLm Gauss-Seidel iterations per step (summary), 0 otherwise */
+    long allocs;             /* tvds_malloc/calloc/realloc calls inside the loop (must be 0) */
 } tvds_bench_timing;
 
 /* Monotonic wall clock [s] (CLOCK_MONOTONIC). */
@@ -36,13 +36,19 @@ TVDS_API double tvds_bench_thread_cpu(void);
 TVDS_API int tvds_bench_steps(const tvds_model *m, long nsteps, double *hist, int nhist,
                               tvds_bench_timing *t, tvds_ctx *ctx);
 
+/* Like tvds_bench_steps but the run data are created once and nseg consecutive segments of
+ * nsteps steps are timed: us[k] (nseg) receives the CPU us per step of segment k; t describes
+ * the whole (t->us_per_step: the median segment). For models whose setup dominates. */
+TVDS_API int tvds_bench_segments(const tvds_model *m, long nsteps, int nseg, double *us,
+                                 tvds_bench_timing *t, tvds_ctx *ctx);
+
 /* Write a synthetic sliding model of reduced size n into dir (created if missing):
  * dir/track: n/2 nodes on the line y = 0 with ux, uy each (n even, n >= 4): lumped masses,
  *   chain springs between neighbours and a spring foundation; its node set "top" is the master
  *   surface, spacing 1 mm;
  * dir/slider: a carriage node 1 and a tip node 2 (4 DoFs) joined by springs;
  * dir/case.ini: the tip slides on the track (mu 0.3) under a smooth 0.2 N load on the carriage
- *   while the carriage is driven along x over half the track in t_end = 2 s; Rayleigh damping.
+ *   while the carriage is driven along x over half the track in t_end = 10 s; Rayleigh damping.
  * The path of the case file is written to case_path[size]. Returns TVDS_OK, TVDS_ERR_INVALID
  * (bad n), TVDS_ERR_IO. */
 TVDS_API int tvds_bench_synthetic_write(const char *dir, int n, char *case_path, size_t size,

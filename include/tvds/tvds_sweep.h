@@ -26,38 +26,38 @@ enum tvds_sweep_mode {
 };
 
 typedef struct tvds_sweep_opts {
-    int mode;                 /* enum tvds_sweep_mode; default transient */
-    const char *channel;      /* history channel (name, or name before " ["); NULL (default):
-                                 the first channel after time */
-    const char *const *sets;  /* fixed overrides applied to every run before the grid's */
+    int mode;                /* enum tvds_sweep_mode; default transient */
+    const char *channel;     /* history channel (name, or name before " ["); NULL (default):
+                                the first channel after time */
+    const char *const *sets; /* fixed overrides applied to every run before the grid's */
     int nsets;
-    int nthreads;             /* OpenMP threads over runs; 0 (default): OpenMP's default */
-    int cea_npos;             /* CEA positions along the surface (5 % .. 95 %); default 21 */
-    double cea_t_eval;        /* CEA: time of the steady sliding state [s]; < 0 (default):
-                                 t_end / 2 (the case's drive is still moving there) */
-    double growth_tol;        /* transient: unstable when the growth rate of the fluctuation
-                                 (see tvds_sweep_row) exceeds growth_tol / t_end; default
-                                 2 ln(1.05) (RMS up 5 % from the second to the last quarter) */
+    int nthreads;      /* OpenMP threads over runs; 0 (default): OpenMP's default */
+    int cea_npos;      /* CEA positions along the surface (5 % .. 95 %); default 21 */
+    double cea_t_eval; /* CEA: time of the steady sliding state [s]; < 0 (default):
+                          t_end / 2 (the case's drive is still moving there) */
+    double growth_tol; /* transient: unstable when the growth rate of the fluctuation
+                          (see tvds_sweep_row) exceeds growth_tol / t_end; default
+                          2 ln(1.05) (RMS up 5 % from the second to the last quarter) */
 } tvds_sweep_opts;
 
 TVDS_API tvds_sweep_opts tvds_sweep_opts_default(void);
 
 /* The result of one run. */
 typedef struct tvds_sweep_row {
-    long index;                          /* run index: last axis fastest */
-    double param[TVDS_SWEEP_MAX_AXES];   /* the axis values of this run */
-    int status;                          /* TVDS_OK or the run's error code */
-    int unstable;                        /* 1 unstable (squeal), 0 stable */
-    double rms, peak;                    /* transient: RMS and peak |x| of the channel over the
-                                            run [channel unit]; CEA: NaN */
-    double f_dom;                        /* transient: dominant frequency of the channel over
-                                            the second half [Hz]; CEA: frequency of the most
-                                            unstable eigenvalue [Hz] */
-    double growth;                       /* transient: ln(RMS'_q4 / RMS'_q2) / (t_end / 2) with
-                                            RMS' the RMS about the mean over the 2nd and 4th
-                                            quarter of the run [1/s]; CEA: largest real part
-                                            of the locus [1/s] */
-    double cpu_seconds;                  /* CPU time of the run (read, setup, steps) [s] */
+    long index;                        /* run index: last axis fastest */
+    double param[TVDS_SWEEP_MAX_AXES]; /* the axis values of this run */
+    int status;                        /* TVDS_OK or the run's error code */
+    int unstable;                      /* 1 unstable (squeal), 0 stable */
+    double rms, peak;                  /* transient: RMS and peak |x| of the channel over the
+                                          run [channel unit]; CEA: NaN */
+    double f_dom;                      /* transient: dominant frequency of the channel over
+                                          the second half [Hz]; CEA: frequency of the most
+                                          unstable eigenvalue [Hz] */
+    double growth;                     /* transient: ln(RMS'_q4 / RMS'_q2) / (t_end / 2) with
+                                          RMS' the RMS about the mean over the 2nd and 4th
+                                          quarter of the run [1/s]; CEA: largest real part
+                                          of the locus [1/s] */
+    double cpu_seconds;                /* CPU time of the run (read, setup, steps) [s] */
 } tvds_sweep_row;
 
 /* Number of runs of the grid (product of the axis sizes), or -1 when an axis is invalid
@@ -76,8 +76,8 @@ TVDS_API int tvds_sweep_axis_parse(const char *text, tvds_sweep_axis *ax, tvds_c
  * in its row (status, unstable = 1); an input error (bad key or value) stops the sweep with
  * that error. o may be NULL (defaults). */
 TVDS_API int tvds_sweep_run(const char *case_path, const tvds_sweep_axis *ax, int nax,
-                            const tvds_sweep_opts *o, long first, long stride,
-                            tvds_sweep_row *rows, long *nrows, tvds_ctx *ctx);
+                            const tvds_sweep_opts *o, long first, long stride, tvds_sweep_row *rows,
+                            long *nrows, tvds_ctx *ctx);
 
 /* Write dir/sweep.csv: header "index,<keys>,status,unstable,rms,peak,f_dom_hz,growth_1_s,
  * cpu_s", one row per run (rows in any order; written sorted by index). */

@@ -125,6 +125,24 @@ TVDS_API int tvds_validate_run(const tvds_validate_opts *o, tvds_vresult **res, 
  * markdown = 1: a Markdown table (docs/validation.md). Returns the number of non-PASS rows. */
 TVDS_API int tvds_validate_print(FILE *out, const tvds_vresult *res, int nres, int markdown);
 
+/* ---- Figures (`tvds validate --plots DIR`, docs/validation.md) ----------------------------- */
+
+/* Run the Lagrange SDND100 cases A and D, SDND104 (a0 = 15, 1.5, 1.01, 0.99) and the
+ * ElasticFriction belt through the engine (case files relative to o->root, o->sets applied
+ * after each case's own; o may be NULL) and draw, into dir (created if missing):
+ * sdnd100a.png, sdnd100d.png (DY, VY and the DY error against the analytic piecewise
+ * solution, reference extrema at n pi/100 s), sdnd104_velocity.png, sdnd104_wear.png (relative
+ * velocity and cumulative mean wear power against the exact solution), ef_belt.png (x(t) against
+ * the closed form; from the one-DoF hook-form integrator when the engine cannot run the case).
+ * The plotted data go to DIR/<figure>.csv (decimated) and the gnuplot scripts to DIR/<figure>.gp.
+ * Returns TVDS_OK, TVDS_WARN_NO_GNUPLOT (positive: data and scripts written, no PNG),
+ * or an error code (engine failure of an SDND case, TVDS_ERR_IO) with ctx->msg. */
+TVDS_API int tvds_validate_plots(const char *dir, const tvds_validate_opts *o, tvds_ctx *ctx);
+
+/* Print the Markdown image links and captions of those figures, the images referenced as
+ * reldir/<figure>.png (reldir relative to the Markdown file). */
+TVDS_API void tvds_validate_print_figures(FILE *out, const char *reldir);
+
 #ifdef __cplusplus
 }
 #endif

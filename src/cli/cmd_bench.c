@@ -30,6 +30,7 @@ static void bench_help(FILE *out)
             "of R runs (default 3). Prints one table and writes DIR/bench.csv and DIR/bench.md\n"
             "(default DIR bench/results):\n"
             "  - per contact method on the beam-on-beam case (default\n"
+            "    models/beam_on_beam/beam_on_beam.ini, the study's case, or when it is missing\n"
             "    bench/cases/beam_on_beam.ini): us per step, steps per second, wall time of the\n"
             "    full transient (extrapolated from a measured segment), FiLm iterations per step,\n"
             "    ratio to FiLm;\n"
@@ -41,7 +42,7 @@ static void bench_help(FILE *out)
             "\n"
             "options:\n"
             "  --case CASE     beam-on-beam case to time\n"
-            "  --repeats R     runs per figure (median), default 3\n"
+            "  --repeats R     runs per figure (median), default 3 (methods: at least 5)\n"
             "  --quick         short segments, small models (a smoke run, not a benchmark)\n"
             "  -o, --output D  output directory (created)\n"
             "  -h, --help      this help\n");
@@ -92,7 +93,7 @@ static void csv_field(FILE *f, const char *s)
     fputc('"', f);
 }
 
-static int write_outputs(const btab *t, const char *dir, const char *machine)
+static int write_outputs(const btab *t, const char *dir, const char *machine, const char *case_path)
 {
     char path[4200];
     snprintf(path, sizeof path, "%s/bench.csv", dir);
@@ -114,8 +115,10 @@ static int write_outputs(const btab *t, const char *dir, const char *machine)
     snprintf(path, sizeof path, "%s/bench.md", dir);
     f = fopen(path, "w");
     if (!f) return -1;
-    fprintf(f, "Machine: %s\n\n| section | item | value | unit | note |\n|---|---|---|---|---|\n",
-            machine);
+    fprintf(f,
+            "Machine: %s\n\nCase: %s\n\n| section | item | value | unit | note |\n"
+            "|---|---|---|---|---|\n",
+            machine, case_path);
     for (int i = 0; i < t->n; i++) {
         const brow *r = &t->r[i];
         fprintf(f, "| %s | %s | %.4g | %s | %s |\n", r->section, r->item, r->value, r->unit,
@@ -141,8 +144,10 @@ static void rm_tree(const char *path)
         if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
         snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
         struct stat st;
-        if (lstat(sub, &st) == 0 && S_ISDIR(st.st_mode)) rm_tree(sub);
-        else unlink(sub);
+        if (lstat(sub, &st) == 0 && S_ISDIR(st.st_mode))
+            rm_tree(sub);
+        else
+            unlink(sub);
     }
     closedir(d);
     rmdir(path);
@@ -188,7 +193,8 @@ static void machine_string(char *buf, size_t size)
                 char *p = strchr(line, ':');
                 if (p) {
                     p++;
-                    while (*p == ' ' || *p == '\t') p++;
+                    while (*p == ' ' || *p == '\t')
+                        p++;
                     p[strcspn(p, "\n")] = '\0';
                     snprintf(model, sizeof model, "%s", p);
                 }
@@ -204,22 +210,6 @@ static void machine_string(char *buf, size_t size)
     char date[32];
     strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", &tmv);
     snprintf(buf, size, "%s, %ld logical cores, tvds %s, %s", model, ncpu, TVDS_VERSION, date);
-}
-
-/* Median timing of R loops of nsteps steps (method and path set in m->opt). */
-static int time_steps(tvds_model *m, long nsteps, int R, tvds_bench_timing *out, tvds_ctx *ctx)
-{
-    double us[16], it[16];
-    if (R > 16) R = 16;
-    for (int r = 0; r < R; r++) {
-        int rc = tvds_bench_steps(m, nsteps, NULL, 0, out, ctx);
-        if (rc) return rc;
-        us[r] = out->us_per_step;
-        it[r] = out->film_iter_mean;
-    }
-    out->us_per_step = median(us, R);
-    out->film_iter_mean = median(it, R);
-    return TVDS_OK;
 }
 
 static int fail(const char *what, int rc, const tvds_ctx *ctx)
@@ -239,13 +229,24 @@ static int bench_methods(btab *t, const char *case_path, int R, int quick)
     if (rc) return fail(case_path, rc, &ctx);
     const long nseg = quick ? 4000 : 40000;
     tvds_bench_timing tm[TVDS_METHOD_COUNT];
-    for (int k = 0; k < TVDS_METHOD_COUNT; k++) {
-        m->opt.method = k;
-        m->opt.modal = 1;
-        if ((rc = time_steps(m, nseg, R, &tm[k], &ctx))) {
-            fail(tvds_method_name(k), rc, &ctx);
-            goto done;
+    /* Methods interleaved run by run (a change of machine load then affects all of them
+     * alike), at least 5 runs each: the ratios to FiLm are the point of this section. */
+    const int Rm = R < 5 ? 5 : R;
+    double us[TVDS_METHOD_COUNT][16], it[TVDS_METHOD_COUNT][16];
+    for (int r = 0; r < Rm; r++)
+        for (int k = 0; k < TVDS_METHOD_COUNT; k++) {
+            m->opt.method = k;
+            m->opt.modal = 1;
+            if ((rc = tvds_bench_steps(m, nseg, NULL, 0, &tm[k], &ctx))) {
+                fail(tvds_method_name(k), rc, &ctx);
+                goto done;
+            }
+            us[k][r] = tm[k].us_per_step;
+            it[k][r] = tm[k].film_iter_mean;
         }
+    for (int k = 0; k < TVDS_METHOD_COUNT; k++) {
+        tm[k].us_per_step = median(us[k], Rm);
+        tm[k].film_iter_mean = median(it[k], Rm);
     }
     double nfull = m->opt.t_end / tm[0].dt;
     double film = tm[TVDS_METHOD_FILM].us_per_step;
@@ -253,8 +254,8 @@ static int bench_methods(btab *t, const char *case_path, int R, int quick)
         const char *nm = tvds_method_name(k);
         char item[64];
         snprintf(item, sizeof item, "%s us/step", nm);
-        add(t, "method", item, tm[k].us_per_step, "us", "median of %d x %ld steps, dt %.4g s", R,
-            nseg, tm[k].dt);
+        add(t, "method", item, tm[k].us_per_step, "us",
+            "median of %d x %ld steps (methods interleaved), dt %.4g s", Rm, nseg, tm[k].dt);
         snprintf(item, sizeof item, "%s steps/s", nm);
         add(t, "method", item, 1e6 / tm[k].us_per_step, "1/s", NULL);
         snprintf(item, sizeof item, "%s full transient", nm);
@@ -268,6 +269,14 @@ static int bench_methods(btab *t, const char *case_path, int R, int quick)
         }
     }
     add(t, "method", "setup (tvds_data_create)", tm[0].setup_seconds, "s", "eigenbases etc.");
+    {
+        double b = tm[TVDS_METHOD_SUBS_B].us_per_step;
+        add(t, "target", "subs-b <= 2 us/step", b, "us", "%s", b <= 2.0 ? "met" : "missed");
+        add(t, "target", "full transient < 60 s (subs-b)", nfull * b * 1e-6, "s", "%s",
+            nfull * b * 1e-6 < 60.0 ? "met (extrapolated)" : "missed (extrapolated)");
+        add(t, "target", "subs-b no slower than film", b / film, "-", "%s",
+            b <= film ? "met" : "missed");
+    }
 
     /* Modal vs dense physical path: subs-b, same segment, histories compared. */
     {
@@ -321,7 +330,7 @@ static int bench_methods(btab *t, const char *case_path, int R, int quick)
         add(t, "path", "subs-b physical us/step", pu, "us", "dense M^-1, same steps");
         add(t, "path", "physical / modal", pu / mu, "-", NULL);
         add(t, "path", "max rel. history difference", worst, "-",
-            "max |modal - physical| / peak over %d history channels", nch - 1);
+            "max abs(modal - physical) / peak over %d history channels", nch - 1);
         tvds_free(ha);
         tvds_free(hb);
     }
@@ -336,7 +345,8 @@ static int bench_methods(btab *t, const char *case_path, int R, int quick)
         }
         const int npos = quick ? 4 : 20;
         double s[32], sec[16];
-        for (int i = 0; i < npos; i++) s[i] = L * (0.1 + 0.8 * i / (npos - 1));
+        for (int i = 0; i < npos; i++)
+            s[i] = L * (0.1 + 0.8 * i / (npos - 1));
         tvds_cea_options o = tvds_cea_options_default();
         o.nthreads = 1;
         o.t_eval = 0.5 * m->opt.t_end; /* steady sliding, before the drive table ends */
@@ -385,7 +395,8 @@ static int bench_reduce(btab *t, const char *dir, int R, int quick)
     if (!rc && top >= 0) {
         snprintf(setsp, sizeof setsp, "%s/sets.txt", full);
         FILE *f = fopen(setsp, "a");
-        if (!f) rc = TVDS_ERR_IO;
+        if (!f)
+            rc = TVDS_ERR_IO;
         else {
             const tvds_nodeset *s = &fe->sets[top];
             fprintf(f, "set edge100");
@@ -437,8 +448,8 @@ static int bench_reduce(btab *t, const char *dir, int R, int quick)
         cprev = cnow;
     }
     add(t, "reduce", "tvds reduce wall time", median(sec, R < 16 ? R : 16), "s",
-        "%d DoFs (strip %dx%d Q9), 200 boundary DoFs + 20 modes, incl. reading; %d run(s)", n, p.beam2.nx,
-        p.beam2.ny, R);
+        "%d DoFs (strip %dx%d Q9), 200 boundary DoFs + 20 modes, incl. reading; %d run(s)", n,
+        p.beam2.nx, p.beam2.ny, R);
     add(t, "reduce", "tvds reduce CPU time", median(cpu, R < 16 ? R : 16), "s",
         "user + system of the child process");
     add(t, "reduce", "tvds reduce peak memory", rss / 1024.0, "MiB", "max RSS of the process");
@@ -462,12 +473,14 @@ static int bench_size(btab *t, const char *dir, int R, int quick)
         tvds_model *m = NULL;
         if ((rc = tvds_case_read(cpath, NULL, 0, &m, &ctx))) return fail(cpath, rc, &ctx);
         int n = 0;
-        for (int s = 0; s < m->nsub; s++) n += m->subs[s]->n;
+        for (int s = 0; s < m->nsub; s++)
+            n += m->subs[s]->n;
         tvds_bench_timing tm;
         long nst = quick ? 2000 : 20000;
         m->opt.method = TVDS_METHOD_SUBS_B;
         m->opt.modal = 1;
-        if ((rc = time_steps(m, nst, R, &tm, &ctx))) {
+        double useg[16];
+        if ((rc = tvds_bench_segments(m, nst, R, useg, &tm, &ctx))) {
             tvds_model_free(&m);
             return fail(cpath, rc, &ctx);
         }
@@ -475,18 +488,19 @@ static int bench_size(btab *t, const char *dir, int R, int quick)
         ys[i] = tm.us_per_step;
         char item[64];
         snprintf(item, sizeof item, "n = %d modal us/step", n);
-        add(t, "size", item, tm.us_per_step, "us", "subs-b, median of %d x %ld steps, setup %.3g s",
-            R, nst, tm.setup_seconds);
+        add(t, "size", item, tm.us_per_step, "us",
+            "subs-b, median of %d consecutive segments of %ld steps, setup %.3g s", R, nst,
+            tm.setup_seconds);
         if (sizes[i] <= 500) {
             m->opt.modal = 0;
             long np = nst / 4;
-            if ((rc = time_steps(m, np, R, &tm, &ctx))) {
+            if ((rc = tvds_bench_segments(m, np, R, useg, &tm, &ctx))) {
                 tvds_model_free(&m);
                 return fail(cpath, rc, &ctx);
             }
             snprintf(item, sizeof item, "n = %d physical us/step", n);
-            add(t, "size", item, tm.us_per_step, "us", "dense path, median of %d x %ld steps", R,
-                np);
+            add(t, "size", item, tm.us_per_step, "us",
+                "dense path, median of %d segments of %ld steps", R, np);
         }
         tvds_model_free(&m);
     }
@@ -514,7 +528,11 @@ static int bench_size(btab *t, const char *dir, int R, int quick)
 
 int tvds_cmd_bench(int argc, char **argv)
 {
-    const char *outdir = "bench/results", *case_path = "bench/cases/beam_on_beam.ini", *val;
+    /* The study's case when it is there, else the bench's own copy of the same model. */
+    const char *outdir = "bench/results", *val;
+    const char *case_path = access("models/beam_on_beam/beam_on_beam.ini", R_OK) == 0
+                                ? "models/beam_on_beam/beam_on_beam.ini"
+                                : "bench/cases/beam_on_beam.ini";
     int R = 3, quick = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -554,7 +572,8 @@ int tvds_cmd_bench(int argc, char **argv)
                                     tmp && *tmp ? tmp : "/tmp", strerror(errno));
     char machine[512];
     machine_string(machine, sizeof machine);
-    printf("tvds bench on %s%s\n", machine, quick ? " (--quick: smoke run)" : "");
+    printf("tvds bench on %s%s\ncase %s\n", machine, quick ? " (--quick: smoke run)" : "",
+           case_path);
     printf("%-10s %-34s %14s %-10s %s\n", "section", "item", "value", "unit", "note");
     btab *t = calloc(1, sizeof *t);
     if (!t) return 1;
@@ -564,7 +583,7 @@ int tvds_cmd_bench(int argc, char **argv)
     if (!rc) rc = bench_size(t, work, R, quick);
     rm_tree(work);
     add(t, "bench", "total wall time", tvds_bench_now() - t0, "s", NULL);
-    int wr = write_outputs(t, outdir, machine);
+    int wr = write_outputs(t, outdir, machine, case_path);
     free(t);
     if (wr) return tvds_cli_usage_error("bench: cannot write %s/bench.csv or bench.md", outdir);
     printf("wrote %s/bench.csv and %s/bench.md\n", outdir, outdir);

@@ -23,7 +23,7 @@ static void check_help(FILE *out)
             "exit codes: 0 valid, 2 bad input (one line on stderr: file:line: message).\n"
             "\n"
             "example:\n"
-            "  tvds check models/shoe/sdnd100.ini --set contact.shoe.mu=0.2\n");
+            "  tvds check models/shoe/sdnd100a_lagrange.ini --set contact.base.mu=0.2\n");
 }
 
 int tvds_cmd_check(int argc, char **argv)

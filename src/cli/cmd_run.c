@@ -35,7 +35,8 @@ static void run_help(FILE *out)
         "(outputs so far kept), 1 internal error.\n"
         "\n"
         "example:\n"
-        "  tvds run models/shoe/sdnd100.ini -o out/sdnd100 --method film --set run.t_end=0.2\n");
+        "  tvds run models/shoe/sdnd100a_lagrange.ini -o out/shoe --method film "
+        "--set run.t_end=0.2\n");
 }
 
 static volatile sig_atomic_t stop_flag = 0;

@@ -37,7 +37,9 @@ static void spectrogram_help(FILE *out)
             "exit codes: 0 success (a missing gnuplot is a warning), 2 bad input.\n"
             "\n"
             "example:\n"
-            "  tvds spectrogram out/beam/history.csv --channel tip_ay --fmax 15000 \\\n"
+            "  tvds run models/beam_on_beam/beam_on_beam.ini -o out/beam\n"
+            "  tvds cea models/beam_on_beam/beam_on_beam.ini -o out/beam/cea\n"
+            "  tvds spectrogram out/beam/history.csv --channel T_ay --fmax 15000 \\\n"
             "       --locus out/beam/cea/unstable.csv -o out/beam\n");
 }
 

@@ -96,9 +96,12 @@ static int parse_args(int argc, char **argv, sweep_args *a)
             a->nax++;
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--mode", NULL, &val)) != 0) {
             if (r < 0) return 2;
-            if (!strcmp(val, "transient")) a->o.mode = TVDS_SWEEP_TRANSIENT;
-            else if (!strcmp(val, "cea")) a->o.mode = TVDS_SWEEP_CEA;
-            else return tvds_cli_usage_error("sweep: --mode %s: transient or cea", val);
+            if (!strcmp(val, "transient"))
+                a->o.mode = TVDS_SWEEP_TRANSIENT;
+            else if (!strcmp(val, "cea"))
+                a->o.mode = TVDS_SWEEP_CEA;
+            else
+                return tvds_cli_usage_error("sweep: --mode %s: transient or cea", val);
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--channel", NULL, &val)) != 0) {
             if (r < 0) return 2;
             a->o.channel = val;
@@ -123,8 +126,7 @@ static int parse_args(int argc, char **argv, sweep_args *a)
             if (r < 0) return 2;
             a->outdir = val;
         } else if (s[0] == '-' && s[1]) {
-            return tvds_cli_usage_error("sweep: unknown option '%s' (see 'tvds sweep --help')",
-                                        s);
+            return tvds_cli_usage_error("sweep: unknown option '%s' (see 'tvds sweep --help')", s);
         } else if (!a->case_path) {
             a->case_path = s;
         } else {
@@ -148,7 +150,8 @@ static int parse_args(int argc, char **argv, sweep_args *a)
 static void pack(const tvds_sweep_row *r, double *v)
 {
     v[0] = (double)r->index;
-    for (int i = 0; i < TVDS_SWEEP_MAX_AXES; i++) v[1 + i] = r->param[i];
+    for (int i = 0; i < TVDS_SWEEP_MAX_AXES; i++)
+        v[1 + i] = r->param[i];
     double *w = v + 1 + TVDS_SWEEP_MAX_AXES;
     w[0] = r->status;
     w[1] = r->unstable;
@@ -162,7 +165,8 @@ static void pack(const tvds_sweep_row *r, double *v)
 static void unpack(const double *v, tvds_sweep_row *r)
 {
     r->index = (long)v[0];
-    for (int i = 0; i < TVDS_SWEEP_MAX_AXES; i++) r->param[i] = v[1 + i];
+    for (int i = 0; i < TVDS_SWEEP_MAX_AXES; i++)
+        r->param[i] = v[1 + i];
     const double *w = v + 1 + TVDS_SWEEP_MAX_AXES;
     r->status = (int)w[0];
     r->unstable = (int)w[1];
@@ -234,7 +238,8 @@ int tvds_cmd_sweep(int argc, char **argv)
     double *buf = malloc((size_t)(nrows > 0 ? nrows : 1) * ROW_FIELDS * sizeof *buf);
     int cnt = (int)(nrows * ROW_FIELDS), *cnts = NULL, *displ = NULL;
     double *recv = NULL;
-    for (long i = 0; buf && i < nrows; i++) pack(&rows[i], buf + i * ROW_FIELDS);
+    for (long i = 0; buf && i < nrows; i++)
+        pack(&rows[i], buf + i * ROW_FIELDS);
     if (rank == 0) {
         cnts = calloc((size_t)size, sizeof *cnts);
         displ = calloc((size_t)size, sizeof *displ);
@@ -242,7 +247,8 @@ int tvds_cmd_sweep(int argc, char **argv)
     }
     MPI_Gather(&cnt, 1, MPI_INT, cnts, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (rank == 0)
-        for (int r = 1; r < size; r++) displ[r] = displ[r - 1] + cnts[r - 1];
+        for (int r = 1; r < size; r++)
+            displ[r] = displ[r - 1] + cnts[r - 1];
     MPI_Gatherv(buf, cnt, MPI_DOUBLE, recv, cnts, displ, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     double wall_max = wall;
     MPI_Reduce(&wall, &wall_max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
@@ -251,8 +257,10 @@ int tvds_cmd_sweep(int argc, char **argv)
     if (rank == 0) {
         all = calloc((size_t)(total > 0 ? total : 1), sizeof *all);
         nall = 0;
-        for (int r = 0; all && r < size; r++) nall += cnts[r] / ROW_FIELDS;
-        for (long i = 0; all && i < nall; i++) unpack(recv + i * ROW_FIELDS, &all[i]);
+        for (int r = 0; all && r < size; r++)
+            nall += cnts[r] / ROW_FIELDS;
+        for (long i = 0; all && i < nall; i++)
+            unpack(recv + i * ROW_FIELDS, &all[i]);
         free(rows);
         rows = NULL;
     }
@@ -281,8 +289,7 @@ int tvds_cmd_sweep(int argc, char **argv)
         int nt = a.o.nthreads > 0 ? a.o.nthreads : omp_get_max_threads();
         printf("sweep: %ld runs (%ld unstable) in %.3f s wall, %.3f runs/s, %.3f CPU s; %d "
                "thread(s) x %d rank(s); wrote %s/sweep.csv and %s/squeal_map.png\n",
-               nall, nun, wall, wall > 0 ? nall / wall : 0.0, cpu, nt, size, a.outdir,
-               a.outdir);
+               nall, nun, wall, wall > 0 ? nall / wall : 0.0, cpu, nt, size, a.outdir, a.outdir);
     }
     if (all != rows) free(all);
     free(rows);
