@@ -156,6 +156,7 @@ static int cp_geometry(const tvds_model *m, tvds_data *d, sim_cp *c, int mode, d
     c->has_kin = 0;
     for (int a = 0; a < dim; a++) {
         us[a] = u_of(d, ss, c->sdof[a], 1);
+        if (mode != 0) continue; /* the prescribed kinematics serve subs-a only */
         kin1[a] = tvds_fn_eval(&C->slave_kin[a], t1);
         kin0[a] = tvds_fn_eval(&C->slave_kin[a], t0);
         if (kin_defined(&C->slave_kin[a])) c->has_kin = 1;

@@ -262,34 +262,61 @@ static double stiff_prod(const tvds_model *m, sim_sub *s, int i, const double *a
 
 /* Central-difference energy between t_n and t_{n+1}: 1/2 v_{n+1/2}^T M v_{n+1/2} (kinetic)
  * and 1/2 u_n^T K u_{n+1} (strain) — exactly conserved by the scheme in free vibration. */
-static void cd_energy(const tvds_model *m, tvds_data *d, int next, double *ek, double *es)
+/* Central-difference energy of substructure i between (xa, xb) = (x_{n-1}, x_n) (next = 0) or
+ * (x_n, x_{n+1}) (next = 1), added to *ek, *es. With w (may be NULL, modal path only) the same
+ * pass adds the work of fext, fel, fdamp over the central increment (x_{n+1} - x_{n-1})/2 to
+ * w[0..2]. */
+static void sub_energy(const tvds_model *m, tvds_data *d, int i, int next, double *ek, double *es,
+                       double *w)
 {
-    double k = 0.0, st = 0.0;
-    for (int i = 0; i < d->nsub; i++) {
-        sim_sub *s = &d->sub[i];
-        const double *restrict xa = next ? s->x : s->x_prev, *restrict xb = next ? s->x_new : s->x;
-        if (s->modal) {
-            /* Fused: |v|^2 and sum w2 xa xb in one pass (two partial sums each). */
-            const double *restrict w2 = s->w2;
-            double rh = 1.0 / d->h, k0 = 0.0, s0 = 0.0;
-            int n = s->n;
+    sim_sub *s = &d->sub[i];
+    const double *restrict xa = next ? s->x : s->x_prev, *restrict xb = next ? s->x_new : s->x;
+    int n = s->n;
+    if (s->modal) {
+        /* Fused: |v|^2 and sum w2 xa xb in one pass. */
+        const double *restrict w2 = s->w2;
+        double rh = 1.0 / d->h, k0 = 0.0, s0 = 0.0;
+        if (w) {
+            const double *restrict xp = s->x_prev, *restrict fe = s->fext, *restrict fl = s->fel,
+                                   *restrict fd = s->fdamp;
+            double we = 0.0, wl = 0.0, wd = 0.0;
+#pragma omp simd reduction(+ : k0, s0, we, wl, wd)
+            for (int j = 0; j < n; j++) {
+                double v0 = (xb[j] - xa[j]) * rh, dx = 0.5 * (xb[j] - xp[j]);
+                k0 += v0 * v0;
+                s0 += w2[j] * xa[j] * xb[j];
+                we += fe[j] * dx;
+                wl += fl[j] * dx;
+                wd += fd[j] * dx;
+            }
+            w[0] += we;
+            w[1] += wl;
+            w[2] += wd;
+        } else {
 #pragma omp simd reduction(+ : k0, s0)
             for (int j = 0; j < n; j++) {
                 double v0 = (xb[j] - xa[j]) * rh;
                 k0 += v0 * v0;
                 s0 += w2[j] * xa[j] * xb[j];
             }
-            k += 0.5 * k0;
-            st += 0.5 * s0;
-            continue;
         }
-        for (int j = 0; j < s->n; j++)
-            s->cpush[j] = (xb[j] - xa[j]) / d->h;
-        k += 0.5 * mass_norm(m, s, i, s->cpush);
-        st += 0.5 * stiff_prod(m, s, i, xa, xb);
+        *ek += 0.5 * k0;
+        *es += 0.5 * s0;
+        return;
     }
-    *ek = k;
-    *es = st;
+    for (int j = 0; j < n; j++)
+        s->cpush[j] = (xb[j] - xa[j]) / d->h;
+    *ek += 0.5 * mass_norm(m, s, i, s->cpush);
+    *es += 0.5 * stiff_prod(m, s, i, xa, xb);
+}
+
+/* Central-difference energy between t_n and t_{n+1}: 1/2 v_{n+1/2}^T M v_{n+1/2} (kinetic)
+ * and 1/2 u_n^T K u_{n+1} (strain) — exactly conserved by the scheme in free vibration. */
+static void cd_energy(const tvds_model *m, tvds_data *d, int next, double *ek, double *es)
+{
+    *ek = *es = 0.0;
+    for (int i = 0; i < d->nsub; i++)
+        sub_energy(m, d, i, next, ek, es, NULL);
 }
 
 static void publish_summary(const tvds_model *m, tvds_data *d)
@@ -390,8 +417,18 @@ int sim_record(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
     double h = d->h, tn = d->t0 + (double)d->step * h;
     /* Work of the forces at t_n over the central increment dx = (x_{n+1} - x_{n-1}) / 2. */
     double dWext = 0.0, dWel = 0.0, dDamp = 0.0, dWimp = 0.0, dDf = 0.0, dWn = 0.0;
+    /* Energies at t_{n+1/2}, fused with the work loop on the modal path. */
+    double ek = 0.0, es = 0.0;
     for (int i = 0; i < d->nsub; i++) {
         const sim_sub *s = &d->sub[i];
+        if (s->modal) {
+            double w[3] = {0.0, 0.0, 0.0};
+            sub_energy(m, d, i, 1, &ek, &es, w);
+            dWext += w[0];
+            dWel += w[1];
+            dDamp += w[2];
+            continue;
+        }
         const double *restrict xn = s->x_new, *restrict xp = s->x_prev, *restrict fe = s->fext,
                                *restrict fl = s->fel, *restrict fd = s->fdamp;
         double we = 0.0, wl = 0.0, wd = 0.0;
@@ -406,6 +443,7 @@ int sim_record(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
         dWext += we;
         dWel += wl;
         dDamp += wd;
+        sub_energy(m, d, i, 1, &ek, &es, NULL);
     }
     /* Bilateral constraints: work of imposed motions. */
     for (int r = 0; r < d->nrow; r++) {
@@ -471,9 +509,6 @@ int sim_record(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
         c->p_wear = stuck ? 0.0 : c->lam_n * sqrt(vt2);
         c->gap = c->g0 + sim_cp_rel(d, c, c->n, 1);
     }
-    /* Energies at t_{n+1/2}. */
-    double ek = 0.0, es = 0.0;
-    cd_energy(m, d, 1, &ek, &es);
     double w_ext = d->w_ext + dWext, w_el = d->w_el + dWel, w_imp = d->w_imp + dWimp;
     double w_damp = d->w_damp + dDamp, w_fric = d->w_fric + dDf;
     double inputs = d->inputs_abs + fabs(dWext) + fabs(dWel) + fabs(dWimp);

@@ -192,9 +192,9 @@ static int lu_solve(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
         d->W_lu[k] = d->W[k];
     for (int i = 0; i < nr; i++)
         d->lam[i] = d->row[i].rhs;
-    lapack_int info = nr <= SMALL_LU ? small_lu(nr, d->W_lu, d->ipiv)
-                                     : LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, nr, nr, d->W_lu, nr,
-                                                           d->ipiv);
+    lapack_int info = nr <= SMALL_LU
+                          ? small_lu(nr, d->W_lu, d->ipiv)
+                          : LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, nr, nr, d->W_lu, nr, d->ipiv);
     double umax = 0.0;
     int imin = -1;
     double umin = INFINITY;

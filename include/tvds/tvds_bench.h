@@ -31,7 +31,8 @@ TVDS_API double tvds_bench_thread_cpu(void);
 
 /* Create the run data of m and take nsteps steps (no output files; nothing but tvds_step in
  * the timed loop). hist (nsteps x nhist, row-major, may be NULL) receives the first nhist
- * channels of the history group after every step (column 0 is the time). Returns TVDS_OK or
+ * channels of the history group after every step (column 0 is the time; columns past the
+ * group's channel count are left untouched). Returns TVDS_OK or
  * the engine's error (t is filled with what was measured up to the failure). */
 TVDS_API int tvds_bench_steps(const tvds_model *m, long nsteps, double *hist, int nhist,
                               tvds_bench_timing *t, tvds_ctx *ctx);
