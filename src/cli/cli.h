@@ -2,9 +2,12 @@
 #ifndef TVDS_CLI_H
 #define TVDS_CLI_H
 
+#include <signal.h>
 #include <stdio.h>
 
 #include "tvds/tvds.h"
+#include "tvds/tvds_model.h"
+#include "tvds/tvds_run.h"
 
 /* A subcommand: argv[0] is the command name. Returns the process exit code
  * (0 success, 1 internal error, 2 bad input, 3 divergence or solver failure). */
@@ -39,5 +42,64 @@ void tvds_cli_sets_free(tvds_cli_sets *s);
  * missing (after printing the error), 0 when argv[*i] is another option. */
 int tvds_cli_opt_value(int argc, char **argv, int *i, const char *lng, const char *shrt,
                        const char **value);
+
+/* A row of an option table (ended by a row with lng NULL): with str, "--lng VALUE",
+ * "--lng=VALUE" or "shrt VALUE" stores VALUE (a pointer into argv) in *str; without, the flag
+ * "--lng" or "shrt" sets *flag = set_to. */
+typedef struct tvds_cli_opt {
+    const char *lng, *shrt;
+    const char **str;
+    int *flag;
+    int set_to;
+} tvds_cli_opt;
+/* Match argv[*i] against the table t (advancing *i past a value): 1 taken, 0 none of them,
+ * -1 value missing (error printed). */
+int tvds_cli_opt_table(int argc, char **argv, int *i, const tvds_cli_opt *t);
+/* Whether a is "-h" or "--help". */
+int tvds_cli_is_help(const char *a);
+
+/* "--set S.K=V" (or "--set=S.K=V") at argv[*i]: adds the value to sets and advances *i.
+ * Returns 1 when taken, 0 when argv[*i] is another option, or minus the exit code after
+ * printing the error (-2 missing value, -1 out of memory). */
+int tvds_cli_opt_set(int argc, char **argv, int *i, tvds_cli_sets *sets);
+
+/* A non-option argument a of command cmd taken as the case file: an unknown option ("-x") or a
+ * second case file is an error (printed, returns 2); otherwise sets *case_path, returns 0. */
+int tvds_cli_case_arg(const char *cmd, const char *a, const char **case_path);
+
+/* The last branch of the option loop of a command taking CASE and --set: argv[*i] is a --set
+ * (tvds_cli_opt_set) or else the case file (tvds_cli_case_arg). Returns 0 when taken, otherwise
+ * the exit code after printing the error. */
+int tvds_cli_case_or_set(int argc, char **argv, int *i, const char *cmd, tvds_cli_sets *sets,
+                         const char **case_path);
+
+/* Strict numbers of an option value: the whole string, no overflow; a double must be finite.
+ * Return 0 and set *v, or -1 (*v untouched). */
+int tvds_cli_parse_double(const char *s, double *v);
+int tvds_cli_parse_int(const char *s, int *v);
+
+/* Read the case file path with the --set overrides (sets is freed either way) into *m;
+ * ctx is initialised here and holds the message. Returns 0, or the exit code after printing
+ * the error as one line "tvds: ..." on stderr. */
+int tvds_cli_read_case(const char *path, tvds_cli_sets *sets, tvds_model **m, tvds_ctx *ctx);
+
+/* Progress line of runs on stderr: percent, simulated time, steps/s, time left, refreshed in
+ * place at most 4 times a second once a run has taken 2 s; nothing unless stderr is a terminal
+ * and not --quiet. quiet also silences a command's own stage lines (prefix: "compare", ...). */
+typedef struct tvds_cli_progress {
+    int quiet, tty, shown;
+    double last; /* monotonic time of the last update [s] */
+    const char *prefix;
+} tvds_cli_progress;
+void tvds_cli_progress_init(tvds_cli_progress *p, int quiet, const char *prefix);
+/* A tvds_progress_fn; user is a tvds_cli_progress. */
+void tvds_cli_progress_show(void *user, const tvds_progress *pr);
+/* Erase the progress line if one is shown. */
+void tvds_cli_progress_clear(tvds_cli_progress *p);
+
+/* Ctrl-C: install (1) or restore (0) a handler that sets the stop flag (a tvds_run_opts.stop);
+ * the handler resets itself, so a second Ctrl-C kills at once. */
+void tvds_cli_sigint(int install);
+volatile sig_atomic_t *tvds_cli_stop_flag(void);
 
 #endif

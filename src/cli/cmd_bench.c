@@ -19,6 +19,7 @@
 #include "tvds/tvds_case.h"
 #include "tvds/tvds_cea.h"
 #include "tvds/tvds_io.h"
+#include "tvds/tvds_output.h"
 #include "tvds/tvds_sim.h"
 
 static void bench_help(FILE *out)
@@ -165,23 +166,6 @@ static double median(double *v, int n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-static int mkdir_p(const char *dir)
-{
-    char buf[4096];
-    size_t n = strlen(dir);
-    if (n == 0 || n >= sizeof buf) return -1;
-    memcpy(buf, dir, n + 1);
-    for (size_t i = 1; i <= n; i++) {
-        if (buf[i] == '/' || buf[i] == '\0') {
-            char c = buf[i];
-            buf[i] = '\0';
-            if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
-            buf[i] = c;
-        }
-    }
-    return 0;
-}
-
 static void machine_string(char *buf, size_t size)
 {
     char model[256] = "unknown CPU";
@@ -214,7 +198,7 @@ static void machine_string(char *buf, size_t size)
 
 static int fail(const char *what, int rc, const tvds_ctx *ctx)
 {
-    fprintf(stderr, "tvds bench: %s: %s\n", what, ctx->msg[0] ? ctx->msg : tvds_strerror(rc));
+    fprintf(stderr, "tvds: bench: %s: %s\n", what, ctx->msg[0] ? ctx->msg : tvds_strerror(rc));
     return rc;
 }
 
@@ -436,7 +420,7 @@ static int bench_reduce(btab *t, const char *dir, int R, int quick)
         }
         int st = 0;
         if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-            fprintf(stderr, "tvds bench: 'tvds reduce' failed (log %s)\n", logp);
+            fprintf(stderr, "tvds: bench: 'tvds reduce' failed (log %s)\n", logp);
             return TVDS_ERR_SOLVER;
         }
         sec[r] = tvds_bench_now() - t0;
@@ -534,35 +518,36 @@ int tvds_cmd_bench(int argc, char **argv)
                                 ? "models/beam_on_beam/beam_on_beam.ini"
                                 : "bench/cases/beam_on_beam.ini";
     int R = 3, quick = 0;
+    const tvds_cli_opt opts[] = {{"--quick", NULL, NULL, &quick, 1},
+                                 {"--output", "-o", &outdir, NULL, 0},
+                                 {"--case", NULL, &case_path, NULL, 0},
+                                 {NULL, NULL, NULL, NULL, 0}};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int r;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+        if (tvds_cli_is_help(a)) {
             bench_help(stdout);
             return 0;
-        } else if (!strcmp(a, "--quick")) {
-            quick = 1;
-        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--output", "-o", &val)) != 0) {
+        } else if ((r = tvds_cli_opt_table(argc, argv, &i, opts)) != 0) {
             if (r < 0) return 2;
-            outdir = val;
-        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--case", NULL, &val)) != 0) {
-            if (r < 0) return 2;
-            case_path = val;
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--repeats", NULL, &val)) != 0) {
             if (r < 0) return 2;
-            char *end;
-            long v = strtol(val, &end, 10);
-            if (*end || v < 1 || v > 15)
+            if (tvds_cli_parse_int(val, &R) || R < 1 || R > 15)
                 return tvds_cli_usage_error("bench: --repeats %s: need an integer in 1..15", val);
-            R = (int)v;
         } else {
             return tvds_cli_usage_error("bench: unexpected argument '%s' (see 'tvds bench "
                                         "--help')",
                                         a);
         }
     }
-    if (mkdir_p(outdir) != 0)
-        return tvds_cli_usage_error("bench: cannot create %s: %s", outdir, strerror(errno));
+    /* A case that cannot be read is one error line before anything runs. */
+    tvds_ctx ctx;
+    tvds_model *m = NULL;
+    tvds_cli_sets none = {0};
+    int code = tvds_cli_read_case(case_path, &none, &m, &ctx);
+    tvds_model_free(&m);
+    if (code) return code;
+    if ((code = tvds_mkdir_p(outdir, &ctx)) != 0) return tvds_cli_report(code, &ctx);
     /* Generated models (the ~1e5-DoF strip is ~100 MB) go to a temporary directory. */
     const char *tmp = getenv("TMPDIR");
     char work[1024];

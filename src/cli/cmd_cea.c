@@ -1,15 +1,14 @@
 /* cmd_cea.c — `tvds cea`: complex eigenvalue locus along the sliding path of a case. */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include "cli/cli.h"
 #include "tvds/tvds_case.h"
 #include "tvds/tvds_cea.h"
+#include "tvds/tvds_output.h"
 
 static void cea_help(FILE *out)
 {
@@ -44,108 +43,76 @@ static void cea_help(FILE *out)
             "  tvds cea models/beam_on_beam/beam_on_beam.ini --positions 201 -o out/beam/cea\n");
 }
 
-static int mkdir_p(const char *dir)
-{
-    char buf[4096];
-    size_t n = strlen(dir);
-    if (n == 0 || n >= sizeof buf) return -1;
-    memcpy(buf, dir, n + 1);
-    for (size_t i = 1; i <= n; i++) {
-        if (buf[i] == '/' || buf[i] == '\0') {
-            char c = buf[i];
-            buf[i] = '\0';
-            if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
-            buf[i] = c;
-        }
-    }
-    return 0;
-}
-
-static int parse_double(const char *s, double *v)
-{
-    char *end;
-    errno = 0;
-    *v = strtod(s, &end);
-    return end != s && *end == '\0' && errno == 0 && isfinite(*v) ? 0 : -1;
-}
-
 int tvds_cmd_cea(int argc, char **argv)
 {
     const char *case_path = NULL, *outdir = NULL, *cname = NULL, *val;
     tvds_cli_sets sets = {0};
     tvds_cea_options o = tvds_cea_options_default();
-    int npos = 101, have_s0 = 0, have_s1 = 0, r;
+    int npos = 101, have_s0 = 0, have_s1 = 0, rc = 2, r;
     double s0 = 0.0, s1 = 0.0, v;
+    const tvds_cli_opt opts[] = {{"--output", "-o", &outdir, NULL, 0},
+                                 {"--contact", NULL, &cname, NULL, 0},
+                                 {NULL, NULL, NULL, NULL, 0}};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+        if (tvds_cli_is_help(a)) {
             cea_help(stdout);
             tvds_cli_sets_free(&sets);
             return 0;
-        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--set", NULL, &val)) != 0) {
+        } else if ((r = tvds_cli_opt_table(argc, argv, &i, opts)) != 0) {
             if (r < 0) goto usage_fail;
-            if (tvds_cli_sets_add(&sets, val)) {
-                tvds_cli_sets_free(&sets);
-                return tvds_cli_report(TVDS_ERR_NOMEM, NULL);
-            }
-        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--output", "-o", &val)) != 0) {
-            if (r < 0) goto usage_fail;
-            outdir = val;
-        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--contact", NULL, &val)) != 0) {
-            if (r < 0) goto usage_fail;
-            cname = val;
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--positions", NULL, &val)) != 0) {
             if (r < 0) goto usage_fail;
-            if (parse_double(val, &v) || v < 1 || v > 1e6 || v != floor(v)) {
+            if (tvds_cli_parse_double(val, &v) || v < 1 || v > 1e6 || v != floor(v)) {
                 tvds_cli_usage_error("cea: --positions %s: expected an integer >= 1", val);
                 goto usage_fail;
             }
             npos = (int)v;
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--s0", NULL, &val)) != 0) {
             if (r < 0) goto usage_fail;
-            if (parse_double(val, &s0)) {
+            if (tvds_cli_parse_double(val, &s0)) {
                 tvds_cli_usage_error("cea: --s0 %s: expected a position [m]", val);
                 goto usage_fail;
             }
             have_s0 = 1;
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--s1", NULL, &val)) != 0) {
             if (r < 0) goto usage_fail;
-            if (parse_double(val, &s1)) {
+            if (tvds_cli_parse_double(val, &s1)) {
                 tvds_cli_usage_error("cea: --s1 %s: expected a position [m]", val);
                 goto usage_fail;
             }
             have_s1 = 1;
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--modes", NULL, &val)) != 0) {
             if (r < 0) goto usage_fail;
-            if (parse_double(val, &v) || v < 1 || v > 10000 || v != floor(v)) {
+            if (tvds_cli_parse_double(val, &v) || v < 1 || v > 10000 || v != floor(v)) {
                 tvds_cli_usage_error("cea: --modes %s: expected an integer >= 1", val);
                 goto usage_fail;
             }
             o.nmodes = (int)v;
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--chi", NULL, &val)) != 0) {
             if (r < 0) goto usage_fail;
-            if (parse_double(val, &v) || (v != 1.0 && v != -1.0)) {
+            if (tvds_cli_parse_double(val, &v) || (v != 1.0 && v != -1.0)) {
                 tvds_cli_usage_error("cea: --chi %s: expected +1 or -1", val);
                 goto usage_fail;
             }
             o.chi = v;
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--slave", NULL, &val)) != 0) {
             if (r < 0) goto usage_fail;
-            if (parse_double(val, &v) || v < 0 || v > 1e6 || v != floor(v)) {
+            if (tvds_cli_parse_double(val, &v) || v < 0 || v > 1e6 || v != floor(v)) {
                 tvds_cli_usage_error("cea: --slave %s: expected an index >= 0", val);
                 goto usage_fail;
             }
             o.slave = (int)v;
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--t-eval", NULL, &val)) != 0) {
             if (r < 0) goto usage_fail;
-            if (parse_double(val, &v) || v < 0) {
+            if (tvds_cli_parse_double(val, &v) || v < 0) {
                 tvds_cli_usage_error("cea: --t-eval %s: expected a time >= 0 [s]", val);
                 goto usage_fail;
             }
             o.t_eval = v;
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--threads", NULL, &val)) != 0) {
             if (r < 0) goto usage_fail;
-            if (parse_double(val, &v) || v < 1 || v > 1024 || v != floor(v)) {
+            if (tvds_cli_parse_double(val, &v) || v < 1 || v > 1024 || v != floor(v)) {
                 tvds_cli_usage_error("cea: --threads %s: expected an integer >= 1", val);
                 goto usage_fail;
             }
@@ -162,13 +129,8 @@ int tvds_cmd_cea(int argc, char **argv)
                 tvds_cli_usage_error("cea: --solver %s: expected auto, qz or standard", val);
                 goto usage_fail;
             }
-        } else if (a[0] == '-' && a[1] != '\0' && !(a[1] >= '0' && a[1] <= '9')) {
-            tvds_cli_usage_error("cea: unknown option '%s' (see 'tvds cea --help')", a);
-            goto usage_fail;
-        } else if (!case_path) {
-            case_path = a;
-        } else {
-            tvds_cli_usage_error("cea: more than one case file ('%s', '%s')", case_path, a);
+        } else if ((r = tvds_cli_case_or_set(argc, argv, &i, "cea", &sets, &case_path)) != 0) {
+            rc = r;
             goto usage_fail;
         }
     }
@@ -178,14 +140,11 @@ int tvds_cmd_cea(int argc, char **argv)
     }
 
     tvds_ctx ctx;
-    tvds_ctx_init(&ctx);
     tvds_model *m = NULL;
     tvds_cea_result *res = NULL;
     double *s = NULL;
     char *dir = NULL;
-    int rc = tvds_case_read(case_path, sets.v, sets.n, &m, &ctx);
-    tvds_cli_sets_free(&sets);
-    if (rc) return tvds_cli_report(rc, &ctx);
+    if ((rc = tvds_cli_read_case(case_path, &sets, &m, &ctx)) != 0) return rc;
     int contact = 0;
     if (m->ncontact < 1) {
         fprintf(stderr, "tvds: %s: the case has no contact to analyse\n", case_path);
@@ -238,12 +197,8 @@ int tvds_cmd_cea(int argc, char **argv)
         rc = tvds_cli_report(rc, &ctx);
         goto out;
     }
-    if (mkdir_p(outdir) != 0) {
-        fprintf(stderr, "tvds: %s: cannot create directory: %s\n", outdir, strerror(errno));
-        rc = 2;
-        goto out;
-    }
-    rc = tvds_cea_write_csv(res, outdir, &ctx);
+    rc = tvds_mkdir_p(outdir, &ctx);
+    if (!rc) rc = tvds_cea_write_csv(res, outdir, &ctx);
     if (rc) {
         rc = tvds_cli_report(rc, &ctx);
         goto out;
@@ -283,5 +238,5 @@ out:
 
 usage_fail:
     tvds_cli_sets_free(&sets);
-    return 2;
+    return rc;
 }

@@ -28,28 +28,17 @@ static void check_help(FILE *out)
 
 int tvds_cmd_check(int argc, char **argv)
 {
-    const char *case_path = NULL, *val;
+    const char *case_path = NULL;
     tvds_cli_sets sets = {0};
-    int r;
+    int code = 2, r;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+        if (tvds_cli_is_help(a)) {
             check_help(stdout);
             tvds_cli_sets_free(&sets);
             return 0;
-        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--set", NULL, &val)) != 0) {
-            if (r < 0) goto usage_fail;
-            if (tvds_cli_sets_add(&sets, val)) {
-                tvds_cli_sets_free(&sets);
-                return tvds_cli_report(TVDS_ERR_NOMEM, NULL);
-            }
-        } else if (a[0] == '-' && a[1] != '\0') {
-            tvds_cli_usage_error("check: unknown option '%s' (see 'tvds check --help')", a);
-            goto usage_fail;
-        } else if (!case_path) {
-            case_path = a;
-        } else {
-            tvds_cli_usage_error("check: more than one case file ('%s', '%s')", case_path, a);
+        } else if ((r = tvds_cli_case_or_set(argc, argv, &i, "check", &sets, &case_path)) != 0) {
+            code = r;
             goto usage_fail;
         }
     }
@@ -58,12 +47,9 @@ int tvds_cmd_check(int argc, char **argv)
         goto usage_fail;
     }
     tvds_ctx ctx;
-    tvds_ctx_init(&ctx);
     tvds_model *m = NULL;
-    int rc = tvds_case_read(case_path, sets.v, sets.n, &m, &ctx);
-    tvds_cli_sets_free(&sets);
-    if (rc) return tvds_cli_report(rc, &ctx);
-    rc = tvds_model_print(m, stdout, &ctx);
+    if ((code = tvds_cli_read_case(case_path, &sets, &m, &ctx)) != 0) return code;
+    int rc = tvds_model_print(m, stdout, &ctx);
     fflush(stdout);
     tvds_model_free(&m);
     if (rc) return tvds_cli_report(rc, &ctx);
@@ -71,5 +57,5 @@ int tvds_cmd_check(int argc, char **argv)
 
 usage_fail:
     tvds_cli_sets_free(&sets);
-    return 2;
+    return code;
 }

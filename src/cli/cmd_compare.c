@@ -1,13 +1,9 @@
 /* cmd_compare.c — `tvds compare`: run several contact methods on one case and report how they
- * agree with FiLm (tvds_compare.h); shared progress display for `tvds study`. */
-#include <errno.h>
+ * agree with FiLm (tvds_compare.h); stage lines and method lists shared with `tvds study`. */
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/cmd_compare_impl.h"
@@ -51,77 +47,13 @@ static void compare_help(FILE *out)
             "      --set run.t_end=0.3 -o out/cmp\n");
 }
 
-static volatile sig_atomic_t stop_flag = 0;
-
-static void on_sigint(int sig)
-{
-    (void)sig;
-    stop_flag = 1;
-}
-
-volatile sig_atomic_t *tvds_cli_compare_stop_flag(void)
-{
-    return &stop_flag;
-}
-
-void tvds_cli_compare_sigint(int install)
-{
-    static struct sigaction old;
-    if (install) {
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_sigint;
-        sigemptyset(&sa.sa_mask);
-        sa.sa_flags = SA_RESETHAND;
-        sigaction(SIGINT, &sa, &old);
-    } else {
-        sigaction(SIGINT, &old, NULL);
-    }
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 void tvds_cli_compare_stage(void *user, int method, int index, int count)
 {
     tvds_cli_progress *p = user;
-    if (!p->enabled) return;
-    if (p->inline_shown) fprintf(stderr, "\r%78s\r", "");
-    p->inline_shown = 0;
-    p->last_line = now_s();
+    if (p->quiet) return;
+    tvds_cli_progress_clear(p);
     fprintf(stderr, "%s: [%d/%d] %s ...\n", p->prefix, index + 1, count, tvds_method_name(method));
     fflush(stderr);
-}
-
-void tvds_cli_compare_progress(void *user, const tvds_progress *pr)
-{
-    tvds_cli_progress *p = user;
-    if (!p->enabled) return;
-    double frac = pr->t_end > 0 ? pr->t / pr->t_end : 0.0;
-    double left = frac > 0 ? pr->wall_s * (1.0 - frac) / frac : 0.0;
-    if (p->tty) {
-        fprintf(stderr, "\r  %5.1f%%  t = %-10.5g s  %9.0f steps/s  %5.0f s left   ", 100.0 * frac,
-                pr->t, pr->steps_per_s, left);
-        p->inline_shown = 1;
-    } else {
-        /* Not a terminal (make run into a log): one line every 10 s. */
-        double t = now_s();
-        if (t - p->last_line < 10.0) return;
-        p->last_line = t;
-        fprintf(stderr, "  %5.1f%%  t = %.5g s  %.0f steps/s  %.0f s left\n", 100.0 * frac, pr->t,
-                pr->steps_per_s, left);
-    }
-    fflush(stderr);
-}
-
-void tvds_cli_compare_progress_end(tvds_cli_progress *p)
-{
-    if (p->inline_shown) fprintf(stderr, "\r%78s\r", "");
-    p->inline_shown = 0;
 }
 
 int tvds_cli_parse_methods(const char *list, tvds_compare_opts *o)
@@ -219,36 +151,28 @@ static int read_summaries(const char *outdir, const tvds_compare_opts *o, tvds_c
     return 0;
 }
 
-static int parse_num(const char *s, double *v)
-{
-    char *end;
-    errno = 0;
-    *v = strtod(s, &end);
-    return end != s && *end == '\0' && errno == 0 && isfinite(*v) ? 0 : -1;
-}
-
 int tvds_cmd_compare(int argc, char **argv)
 {
     const char *case_path = NULL, *outdir = NULL, *cea_dir = NULL, *val;
-    int quiet = 0, analyse_only = 0, r;
+    int quiet = 0, analyse_only = 0, code = 2, r;
     tvds_cli_sets sets = {0};
     tvds_compare_opts o = tvds_compare_opts_default();
+    const tvds_cli_opt opts[] = {{"--quiet", "-q", NULL, &quiet, 1},
+                                 {"--no-plots", NULL, NULL, &o.plots, 0},
+                                 {"--analyse-only", NULL, NULL, &analyse_only, 1},
+                                 {"--out", "-o", &outdir, NULL, 0},
+                                 {"--cea", NULL, &cea_dir, NULL, 0},
+                                 {"--accel", NULL, &o.accel, NULL, 0},
+                                 {NULL, NULL, NULL, NULL, 0}};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         double v;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+        if (tvds_cli_is_help(a)) {
             compare_help(stdout);
             tvds_cli_sets_free(&sets);
             return 0;
-        } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-            quiet = 1;
-        } else if (!strcmp(a, "--no-plots")) {
-            o.plots = 0;
-        } else if (!strcmp(a, "--analyse-only")) {
-            analyse_only = 1;
-        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--out", "-o", &val)) != 0) {
+        } else if ((r = tvds_cli_opt_table(argc, argv, &i, opts)) != 0) {
             if (r < 0) goto usage_fail;
-            outdir = val;
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--methods", NULL, &val)) != 0) {
             if (r < 0) goto usage_fail;
             if (tvds_cli_parse_methods(val, &o)) {
@@ -257,48 +181,31 @@ int tvds_cmd_compare(int argc, char **argv)
                                      val);
                 goto usage_fail;
             }
-        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--cea", NULL, &val)) != 0) {
-            if (r < 0) goto usage_fail;
-            cea_dir = val;
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--f-cea", NULL, &val)) != 0) {
             if (r < 0) goto usage_fail;
-            if (parse_num(val, &v) || v <= 0) {
+            if (tvds_cli_parse_double(val, &v) || v <= 0) {
                 tvds_cli_usage_error("compare: --f-cea '%s' is not a positive number", val);
                 goto usage_fail;
             }
             o.f_cea = v;
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--t0", NULL, &val)) != 0) {
-            if (r < 0 || parse_num(val, &o.t0)) {
+            if (r < 0 || tvds_cli_parse_double(val, &o.t0)) {
                 if (r > 0) tvds_cli_usage_error("compare: --t0 '%s' is not a number", val);
                 goto usage_fail;
             }
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--t1", NULL, &val)) != 0) {
-            if (r < 0 || parse_num(val, &o.t1)) {
+            if (r < 0 || tvds_cli_parse_double(val, &o.t1)) {
                 if (r > 0) tvds_cli_usage_error("compare: --t1 '%s' is not a number", val);
                 goto usage_fail;
             }
-        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--accel", NULL, &val)) != 0) {
-            if (r < 0) goto usage_fail;
-            o.accel = val;
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--contact", NULL, &val)) != 0) {
-            if (r < 0 || parse_num(val, &v) || v < 0 || v != floor(v)) {
+            if (r < 0 || tvds_cli_parse_double(val, &v) || v < 0 || v != floor(v)) {
                 if (r > 0) tvds_cli_usage_error("compare: --contact '%s' is not an index", val);
                 goto usage_fail;
             }
             o.contact = (int)v;
-        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--set", NULL, &val)) != 0) {
-            if (r < 0) goto usage_fail;
-            if (tvds_cli_sets_add(&sets, val)) {
-                tvds_cli_sets_free(&sets);
-                return tvds_cli_report(TVDS_ERR_NOMEM, NULL);
-            }
-        } else if (a[0] == '-' && a[1] != '\0') {
-            tvds_cli_usage_error("compare: unknown option '%s' (see 'tvds compare --help')", a);
-            goto usage_fail;
-        } else if (!case_path) {
-            case_path = a;
-        } else {
-            tvds_cli_usage_error("compare: more than one case file ('%s', '%s')", case_path, a);
+        } else if ((r = tvds_cli_case_or_set(argc, argv, &i, "compare", &sets, &case_path)) != 0) {
+            code = r;
             goto usage_fail;
         }
     }
@@ -317,22 +224,21 @@ int tvds_cmd_compare(int argc, char **argv)
     }
 
     tvds_ctx ctx;
-    tvds_ctx_init(&ctx);
     tvds_model *m = NULL;
-    int rc = tvds_case_read(case_path, sets.v, sets.n, &m, &ctx);
-    tvds_cli_sets_free(&sets);
-    if (rc) return tvds_cli_report(rc, &ctx);
+    if ((code = tvds_cli_read_case(case_path, &sets, &m, &ctx)) != 0) return code;
     char defdir[512];
     if (!outdir) {
         snprintf(defdir, sizeof defdir, "out/%s/compare", m->name);
         outdir = defdir;
     }
-    tvds_cli_progress pg = {!quiet, isatty(STDERR_FILENO), 0, 0.0, "compare"};
-    o.progress = tvds_cli_compare_progress;
+    tvds_cli_progress pg;
+    tvds_cli_progress_init(&pg, quiet, "compare");
+    o.progress = tvds_cli_progress_show;
     o.stage = tvds_cli_compare_stage;
     o.user = &pg;
-    o.stop = tvds_cli_compare_stop_flag();
+    o.stop = tvds_cli_stop_flag();
     tvds_compare_result res;
+    int rc;
     if (analyse_only) {
         if (o.nmethods == 0) tvds_cli_parse_methods("subs-a,subs-b,subs-c,film", &o);
         if (read_summaries(outdir, &o, &res)) {
@@ -342,12 +248,11 @@ int tvds_cmd_compare(int argc, char **argv)
         rc = tvds_compare_analyse(m, outdir, &o, &res, &ctx);
         if (rc == TVDS_OK) rc = tvds_compare_report(m, outdir, &o, &res, &ctx);
     } else {
-        tvds_cli_compare_sigint(1);
+        tvds_cli_sigint(1);
         rc = tvds_compare_run(m, outdir, &o, &res, &ctx);
-        tvds_cli_compare_sigint(0);
+        tvds_cli_sigint(0);
     }
-    tvds_cli_compare_progress_end(&pg);
-    int code = 0;
+    tvds_cli_progress_clear(&pg);
     if (rc < 0)
         code = tvds_cli_report(rc, &ctx);
     else if (!quiet)
@@ -357,5 +262,5 @@ int tvds_cmd_compare(int argc, char **argv)
 
 usage_fail:
     tvds_cli_sets_free(&sets);
-    return 2;
+    return code;
 }

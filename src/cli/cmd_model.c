@@ -40,16 +40,16 @@ int tvds_cmd_model(int argc, char **argv)
     tvds_bob_params p = tvds_bob_default();
     tvds_ctx ctx;
     tvds_ctx_init(&ctx);
+    const tvds_cli_opt opts[] = {{"--verbose", "-v", NULL, &verbose, 1},
+                                 {"--output", "-o", &outdir, NULL, 0},
+                                 {NULL, NULL, NULL, NULL, 0}};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+        if (tvds_cli_is_help(a)) {
             model_help(stdout);
             return 0;
-        } else if (!strcmp(a, "--verbose") || !strcmp(a, "-v")) {
-            verbose = 1;
-        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--output", "-o", &val)) != 0) {
+        } else if ((r = tvds_cli_opt_table(argc, argv, &i, opts)) != 0) {
             if (r < 0) return 2;
-            outdir = val;
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--set", NULL, &val)) != 0) {
             if (r < 0) return 2;
             int rc = tvds_bob_set(&p, val, &ctx);

@@ -75,64 +75,42 @@ int tvds_cmd_reduce(int argc, char **argv)
     const char *bspec = NULL, *rspec = NULL, *outdir = NULL, *val;
     tvds_reduce_opts opt = tvds_reduce_opts_default();
     int verbose = 0, modes_given = 0, r;
+    const tvds_cli_opt opts[] = {
+        {"--verbose", "-v", NULL, &verbose, 1}, {"--model", NULL, &model, NULL, 0},
+        {"--mass", NULL, &mpath, NULL, 0},      {"--stiffness", NULL, &kpath, NULL, 0},
+        {"--dofs", NULL, &dpath, NULL, 0},      {"--sets", NULL, &spath, NULL, 0},
+        {"--boundary", NULL, &bspec, NULL, 0},  {"--recover", NULL, &rspec, NULL, 0},
+        {"--output", "-o", &outdir, NULL, 0},   {NULL, NULL, NULL, NULL, 0}};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+        if (tvds_cli_is_help(a)) {
             reduce_help(stdout);
             return 0;
-        } else if (!strcmp(a, "--verbose") || !strcmp(a, "-v")) {
-            verbose = 1;
-        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--model", NULL, &val)) != 0) {
+        } else if ((r = tvds_cli_opt_table(argc, argv, &i, opts)) != 0) {
             if (r < 0) return 2;
-            model = val;
-        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--mass", NULL, &val)) != 0) {
-            if (r < 0) return 2;
-            mpath = val;
-        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--stiffness", NULL, &val)) != 0) {
-            if (r < 0) return 2;
-            kpath = val;
-        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--dofs", NULL, &val)) != 0) {
-            if (r < 0) return 2;
-            dpath = val;
-        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--sets", NULL, &val)) != 0) {
-            if (r < 0) return 2;
-            spath = val;
-        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--boundary", NULL, &val)) != 0) {
-            if (r < 0) return 2;
-            bspec = val;
-        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--recover", NULL, &val)) != 0) {
-            if (r < 0) return 2;
-            rspec = val;
-        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--output", "-o", &val)) != 0) {
-            if (r < 0) return 2;
-            outdir = val;
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--modes", NULL, &val)) != 0) {
-            char *end;
+            int v;
             if (r < 0) return 2;
-            long v = strtol(val, &end, 10);
-            if (*end || end == val || v < 1 || v > 100000)
+            if (tvds_cli_parse_int(val, &v) || v < 1 || v > 100000)
                 return tvds_cli_usage_error("reduce: --modes %s: need an integer >= 1", val);
-            opt.nmodes = (int)v;
+            opt.nmodes = v;
             modes_given = 1;
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--fcut", NULL, &val)) != 0) {
-            char *end;
+            double v;
             if (r < 0) return 2;
-            double v = strtod(val, &end);
-            if (*end || end == val || !(v > 0) || v > 1e300)
+            if (tvds_cli_parse_double(val, &v) || v <= 0)
                 return tvds_cli_usage_error("reduce: --fcut %s: need a frequency > 0 [Hz]", val);
             opt.f_cut_hz = v;
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--sigma", NULL, &val)) != 0) {
-            char *end;
+            double v;
             if (r < 0) return 2;
-            double v = strtod(val, &end);
-            if (*end || end == val || !(v <= 0) || v < -1e300)
+            if (tvds_cli_parse_double(val, &v) || v > 0)
                 return tvds_cli_usage_error("reduce: --sigma %s: need a shift <= 0", val);
             opt.sigma = v;
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--tol", NULL, &val)) != 0) {
-            char *end;
+            double v;
             if (r < 0) return 2;
-            double v = strtod(val, &end);
-            if (*end || end == val || !(v > 0) || !(v < 1))
+            if (tvds_cli_parse_double(val, &v) || v <= 0 || v >= 1)
                 return tvds_cli_usage_error("reduce: --tol %s: need 0 < tol < 1", val);
             opt.tol = v;
         } else {

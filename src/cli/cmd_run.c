@@ -1,8 +1,6 @@
 /* cmd_run.c — `tvds run`: read a case, run it, write the outputs, show progress. */
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli/cli.h"
 #include "tvds/tvds_case.h"
@@ -39,64 +37,26 @@ static void run_help(FILE *out)
         "--set run.t_end=0.2\n");
 }
 
-static volatile sig_atomic_t stop_flag = 0;
-
-static void on_sigint(int sig)
-{
-    (void)sig;
-    stop_flag = 1;
-}
-
-typedef struct progress_state {
-    int enabled;
-    int shown;
-} progress_state;
-
-static void show_progress(void *user, const tvds_progress *p)
-{
-    progress_state *ps = user;
-    if (!ps->enabled || p->wall_s < 2.0) return;
-    double frac = p->t_end > 0 ? p->t / p->t_end : 0.0;
-    double left = frac > 0 ? p->wall_s * (1.0 - frac) / frac : 0.0;
-    fprintf(stderr, "\r  %5.1f%%  t = %-11.6g s  %10.0f steps/s  %6.0f s left   ", 100.0 * frac,
-            p->t, p->steps_per_s, left);
-    fflush(stderr);
-    ps->shown = 1;
-}
-
 int tvds_cmd_run(int argc, char **argv)
 {
-    const char *case_path = NULL, *outdir = NULL, *method = NULL, *val;
+    const char *case_path = NULL, *outdir = NULL, *method = NULL;
     int quiet = 0;
     tvds_cli_sets sets = {0};
-    int code = 0, r;
+    int code = 2, r;
+    const tvds_cli_opt opts[] = {{"--quiet", "-q", NULL, &quiet, 1},
+                                 {"--out", "-o", &outdir, NULL, 0},
+                                 {"--method", NULL, &method, NULL, 0},
+                                 {NULL, NULL, NULL, NULL, 0}};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+        if (tvds_cli_is_help(a)) {
             run_help(stdout);
             tvds_cli_sets_free(&sets);
             return 0;
-        } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-            quiet = 1;
-        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--out", "-o", &val)) != 0) {
+        } else if ((r = tvds_cli_opt_table(argc, argv, &i, opts)) != 0) {
             if (r < 0) goto usage_fail;
-            outdir = val;
-        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--method", NULL, &val)) != 0) {
-            if (r < 0) goto usage_fail;
-            method = val;
-        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--set", NULL, &val)) != 0) {
-            if (r < 0) goto usage_fail;
-            if (tvds_cli_sets_add(&sets, val)) {
-                tvds_cli_sets_free(&sets);
-                return tvds_cli_report(TVDS_ERR_NOMEM, NULL);
-            }
-        } else if (a[0] == '-' && a[1] != '\0') {
-            tvds_cli_usage_error("run: unknown option '%s' (see 'tvds run --help')", a);
-            goto usage_fail;
-        } else if (!case_path) {
-            case_path = a;
-        } else {
-            tvds_cli_usage_error("run: more than one case file ('%s', '%s')", case_path, a);
+        } else if ((r = tvds_cli_case_or_set(argc, argv, &i, "run", &sets, &case_path)) != 0) {
+            code = r;
             goto usage_fail;
         }
     }
@@ -112,35 +72,27 @@ int tvds_cmd_run(int argc, char **argv)
     }
 
     tvds_ctx ctx;
-    tvds_ctx_init(&ctx);
     tvds_model *m = NULL;
-    int rc = tvds_case_read(case_path, sets.v, sets.n, &m, &ctx);
-    tvds_cli_sets_free(&sets);
-    if (rc) return tvds_cli_report(rc, &ctx);
+    if ((code = tvds_cli_read_case(case_path, &sets, &m, &ctx)) != 0) return code;
     if (meth >= 0) m->opt.method = meth;
 
-    struct sigaction sa, old;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_sigint;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_RESETHAND; /* a second Ctrl-C kills at once */
-    sigaction(SIGINT, &sa, &old);
-
-    progress_state ps = {!quiet && isatty(STDERR_FILENO), 0};
+    tvds_cli_sigint(1);
+    tvds_cli_progress ps;
+    tvds_cli_progress_init(&ps, quiet, "run");
     tvds_run_result res;
     tvds_run_opts o = tvds_run_opts_default();
-    o.progress = show_progress;
+    o.progress = tvds_cli_progress_show;
     o.user = &ps;
-    o.stop = &stop_flag;
+    o.stop = tvds_cli_stop_flag();
     o.result = &res;
     char defdir[512];
     if (!outdir) {
         snprintf(defdir, sizeof defdir, "out/%s", m->name);
         outdir = defdir;
     }
-    rc = tvds_run(m, outdir, &o, &ctx);
-    sigaction(SIGINT, &old, NULL);
-    if (ps.shown) fprintf(stderr, "\r%72s\r", "");
+    int rc = tvds_run(m, outdir, &o, &ctx);
+    tvds_cli_sigint(0);
+    tvds_cli_progress_clear(&ps);
     if (rc) {
         code = tvds_cli_report(rc, &ctx);
     } else if (!quiet) {
@@ -154,5 +106,5 @@ int tvds_cmd_run(int argc, char **argv)
 
 usage_fail:
     tvds_cli_sets_free(&sets);
-    return 2;
+    return code;
 }

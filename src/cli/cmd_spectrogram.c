@@ -4,9 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "tvds/tvds_output.h"
 #include "tvds/tvds_plot.h"
 #include "tvds/tvds_spectrum.h"
 
@@ -41,31 +41,6 @@ static void spectrogram_help(FILE *out)
             "  tvds cea models/beam_on_beam/beam_on_beam.ini -o out/beam/cea\n"
             "  tvds spectrogram out/beam/history.csv --channel T_ay --fmax 15000 \\\n"
             "       --locus out/beam/cea/unstable.csv -o out/beam\n");
-}
-
-static int mkdir_p(const char *dir)
-{
-    char buf[4096];
-    size_t n = strlen(dir);
-    if (n == 0 || n >= sizeof buf) return -1;
-    memcpy(buf, dir, n + 1);
-    for (size_t i = 1; i <= n; i++) {
-        if (buf[i] == '/' || buf[i] == '\0') {
-            char c = buf[i];
-            buf[i] = '\0';
-            if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
-            buf[i] = c;
-        }
-    }
-    return 0;
-}
-
-static int parse_double(const char *s, double *v)
-{
-    char *end;
-    errno = 0;
-    *v = strtod(s, &end);
-    return end != s && *end == '\0' && errno == 0 && isfinite(*v) ? 0 : -1;
 }
 
 /* Unstable windows of a locus file: branch, s_start, s_end, f_min, f_max, re_max. */
@@ -120,41 +95,39 @@ int tvds_cmd_spectrogram(int argc, char **argv)
     tvds_stft_options so = tvds_stft_options_default();
     double fmax = 0.0, range_db = 80.0;
     int r;
+    const tvds_cli_opt opts[] = {{"--channel", NULL, &channel, NULL, 0},
+                                 {"--output", "-o", &outdir, NULL, 0},
+                                 {"--locus", NULL, &locus, NULL, 0},
+                                 {"--detrend", NULL, NULL, &so.detrend, 1},
+                                 {NULL, NULL, NULL, NULL, 0}};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         double v;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+        if (tvds_cli_is_help(a)) {
             spectrogram_help(stdout);
             return 0;
-        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--channel", NULL, &val)) != 0) {
+        } else if ((r = tvds_cli_opt_table(argc, argv, &i, opts)) != 0) {
             if (r < 0) return 2;
-            channel = val;
-        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--output", "-o", &val)) != 0) {
-            if (r < 0) return 2;
-            outdir = val;
-        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--locus", NULL, &val)) != 0) {
-            if (r < 0) return 2;
-            locus = val;
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--window", NULL, &val)) != 0) {
             if (r < 0) return 2;
-            if (parse_double(val, &v) || v < 2 || v > (1 << 26) || v != floor(v))
+            if (tvds_cli_parse_double(val, &v) || v < 2 || v > (1 << 26) || v != floor(v))
                 return tvds_cli_usage_error("spectrogram: --window %s: expected an integer >= 2",
                                             val);
             so.nwin = (int)v;
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--overlap", NULL, &val)) != 0) {
             if (r < 0) return 2;
-            if (parse_double(val, &v) || v < 0 || v >= 1)
+            if (tvds_cli_parse_double(val, &v) || v < 0 || v >= 1)
                 return tvds_cli_usage_error("spectrogram: --overlap %s: expected 0 <= R < 1", val);
             so.overlap = v;
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--fmax", NULL, &val)) != 0) {
             if (r < 0) return 2;
-            if (parse_double(val, &v) || v <= 0)
+            if (tvds_cli_parse_double(val, &v) || v <= 0)
                 return tvds_cli_usage_error("spectrogram: --fmax %s: expected a frequency > 0",
                                             val);
             fmax = v;
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--range", NULL, &val)) != 0) {
             if (r < 0) return 2;
-            if (parse_double(val, &v) || v <= 0)
+            if (tvds_cli_parse_double(val, &v) || v <= 0)
                 return tvds_cli_usage_error("spectrogram: --range %s: expected dB > 0", val);
             range_db = v;
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--window-type", NULL, &val)) != 0) {
@@ -177,8 +150,6 @@ int tvds_cmd_spectrogram(int argc, char **argv)
             else
                 return tvds_cli_usage_error("spectrogram: --scaling %s: expected amplitude or psd",
                                             val);
-        } else if (!strcmp(a, "--detrend")) {
-            so.detrend = 1;
         } else if (a[0] == '-' && a[1] != '\0') {
             return tvds_cli_usage_error(
                 "spectrogram: unknown option '%s' (see 'tvds spectrogram --help')", a);
@@ -227,11 +198,7 @@ int tvds_cmd_spectrogram(int argc, char **argv)
     rc = tvds_stft_compute(x, n, dt, t[0], &so, &st, &ctx);
     if (rc) goto report;
     if (locus && (rc = read_unstable(locus, &fmin_u, &fmax_u, &br_u, &nu)) != 0) goto out;
-    if (mkdir_p(outdir) != 0) {
-        fprintf(stderr, "tvds: %s: cannot create directory: %s\n", outdir, strerror(errno));
-        rc = 2;
-        goto out;
-    }
+    if ((rc = tvds_mkdir_p(outdir, &ctx)) != 0) goto report;
     size_t ld = strlen(outdir);
     csv = tvds_malloc(ld + 32);
     png = tvds_malloc(ld + 32);

@@ -64,14 +64,6 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static int parse_num(const char *s, double *v)
-{
-    char *end;
-    errno = 0;
-    *v = strtod(s, &end);
-    return end != s && *end == '\0' && errno == 0 && isfinite(*v) ? 0 : -1;
-}
-
 /* Absolute path of dir (relative to the working directory). */
 static int abs_path(const char *dir, char *out, size_t n)
 {
@@ -115,43 +107,42 @@ int tvds_cmd_study(int argc, char **argv)
 {
     const char *case_path = NULL, *outdir = NULL, *val;
     double s0 = STUDY_S0, t_end = STUDY_T_END, ds = STUDY_DS, v;
-    int quiet = 0, threads = 0, plots = 1, r;
+    int quiet = 0, threads = 0, plots = 1, code = 2, r;
     tvds_cli_sets sets = {0};
     tvds_compare_opts o = tvds_compare_opts_default();
     o.nmethods = 2;
     o.methods[0] = TVDS_METHOD_SUBS_B;
     o.methods[1] = TVDS_METHOD_FILM;
+    const tvds_cli_opt opts[] = {{"--quiet", "-q", NULL, &quiet, 1},
+                                 {"--no-plots", NULL, NULL, &plots, 0},
+                                 {"--out", "-o", &outdir, NULL, 0},
+                                 {NULL, NULL, NULL, NULL, 0}};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+        if (tvds_cli_is_help(a)) {
             study_help(stdout);
             tvds_cli_sets_free(&sets);
             return 0;
-        } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-            quiet = 1;
-        } else if (!strcmp(a, "--no-plots")) {
-            plots = 0;
-        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--out", "-o", &val)) != 0) {
+        } else if ((r = tvds_cli_opt_table(argc, argv, &i, opts)) != 0) {
             if (r < 0) goto usage_fail;
-            outdir = val;
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--s0", NULL, &val)) != 0) {
-            if (r < 0 || parse_num(val, &s0) || s0 <= 0) {
+            if (r < 0 || tvds_cli_parse_double(val, &s0) || s0 <= 0) {
                 if (r > 0) tvds_cli_usage_error("study: --s0 '%s' is not a positive number", val);
                 goto usage_fail;
             }
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--t-end", NULL, &val)) != 0) {
-            if (r < 0 || parse_num(val, &t_end) || t_end <= 0) {
+            if (r < 0 || tvds_cli_parse_double(val, &t_end) || t_end <= 0) {
                 if (r > 0)
                     tvds_cli_usage_error("study: --t-end '%s' is not a positive number", val);
                 goto usage_fail;
             }
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--ds", NULL, &val)) != 0) {
-            if (r < 0 || parse_num(val, &ds) || ds <= 0) {
+            if (r < 0 || tvds_cli_parse_double(val, &ds) || ds <= 0) {
                 if (r > 0) tvds_cli_usage_error("study: --ds '%s' is not a positive number", val);
                 goto usage_fail;
             }
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--threads", NULL, &val)) != 0) {
-            if (r < 0 || parse_num(val, &v) || v < 0 || v != floor(v)) {
+            if (r < 0 || tvds_cli_parse_double(val, &v) || v < 0 || v != floor(v)) {
                 if (r > 0) tvds_cli_usage_error("study: --threads '%s' is not a count", val);
                 goto usage_fail;
             }
@@ -162,19 +153,8 @@ int tvds_cmd_study(int argc, char **argv)
                 tvds_cli_usage_error("study: bad --methods '%s'", val);
                 goto usage_fail;
             }
-        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--set", NULL, &val)) != 0) {
-            if (r < 0) goto usage_fail;
-            if (tvds_cli_sets_add(&sets, val)) {
-                tvds_cli_sets_free(&sets);
-                return tvds_cli_report(TVDS_ERR_NOMEM, NULL);
-            }
-        } else if (a[0] == '-' && a[1] != '\0') {
-            tvds_cli_usage_error("study: unknown option '%s' (see 'tvds study --help')", a);
-            goto usage_fail;
-        } else if (!case_path) {
-            case_path = a;
-        } else {
-            tvds_cli_usage_error("study: more than one case file ('%s', '%s')", case_path, a);
+        } else if ((r = tvds_cli_case_or_set(argc, argv, &i, "study", &sets, &case_path)) != 0) {
+            code = r;
             goto usage_fail;
         }
     }
@@ -182,39 +162,42 @@ int tvds_cmd_study(int argc, char **argv)
         tvds_cli_usage_error("study: need CASE and -o DIR (see 'tvds study --help')");
         goto usage_fail;
     }
+    /* The case is read once its model is generated: a missing file is reported before. */
+    FILE *cf = fopen(case_path, "r");
+    if (!cf) {
+        tvds_cli_usage_error("%s: cannot open: %s", case_path, strerror(errno));
+        goto usage_fail;
+    }
+    fclose(cf);
 
     double t_start = now_s(), t_model = 0, t_cea = 0, t_runs = 0;
     tvds_ctx ctx;
     tvds_ctx_init(&ctx);
-    int rc, code = 0;
+    int rc;
+    code = 0;
     tvds_model *m = NULL;
     tvds_cea_result *cea = NULL;
     double *pos = NULL;
     char mdir[2048], d1[2100], d2[2100], ovr[3][2200], cdir[2048];
-    tvds_cli_progress pg = {!quiet, isatty(STDERR_FILENO), 0, 0.0, "study"};
+    tvds_cli_progress pg;
+    tvds_cli_progress_init(&pg, quiet, "study");
 
     /* 1. Model: always regenerated (well under a second) so that the study runs from the FE
      *    generator and the reduction, at the chosen s0. */
     if ((rc = tvds_mkdir_p(outdir, &ctx))) goto fail;
     snprintf(mdir, sizeof mdir, "%s/model", outdir);
-    if (!quiet)
-        fprintf(stderr, "study: [1/4] beam-on-beam FE models (s0 = %g m), Craig-Bampton -> %s\n",
-                s0, mdir);
+    tvds_reduce_stats st[2];
     {
         tvds_bob_params p = tvds_bob_default();
         p.s0 = s0;
         cholmod_common cc;
         if ((rc = tvds_cholmod_start(&cc))) goto fail;
         tvds_cholmod_ctx(&ctx);
-        tvds_reduce_stats st[2];
         rc = tvds_bob_write(&p, mdir, st, &cc, &ctx);
         tvds_cholmod_ctx(NULL);
         cholmod_finish(&cc);
         if (rc) goto fail;
         t_model = now_s() - t_start;
-        if (!quiet)
-            fprintf(stderr, "study:       beam1 %d -> %d DoFs, beam2 %d -> %d DoFs (%.2f s)\n",
-                    st[0].n, st[0].nb + st[0].nm, st[1].n, st[1].nb + st[1].nm, t_model);
     }
 
     /* 2. The case on that model. */
@@ -242,6 +225,14 @@ int tvds_cmd_study(int argc, char **argv)
         rc = tvds_case_read(case_path, all, sets.n + 3, &m, &ctx);
         free(all);
         if (rc) goto fail;
+    }
+    /* Stage 1 is reported once the case has been read on its model (an error in the case is
+     * then the only line on stderr). */
+    if (!quiet) {
+        fprintf(stderr, "study: [1/4] beam-on-beam FE models (s0 = %g m), Craig-Bampton -> %s\n",
+                s0, mdir);
+        fprintf(stderr, "study:       beam1 %d -> %d DoFs, beam2 %d -> %d DoFs (%.2f s)\n", st[0].n,
+                st[0].nb + st[0].nm, st[1].n, st[1].nb + st[1].nm, t_model);
     }
     if (m->ncontact < 1) {
         rc = TVDS_ERROR(&ctx, TVDS_ERR_INVALID, "study: %s has no contact", case_path);
@@ -325,16 +316,16 @@ int tvds_cmd_study(int argc, char **argv)
         fprintf(stderr, "study: [3/4] transients to t = %g s (dt = auto), methods run in turn\n",
                 t_end);
     o.plots = plots;
-    o.progress = tvds_cli_compare_progress;
+    o.progress = tvds_cli_progress_show;
     o.stage = tvds_cli_compare_stage;
     o.user = &pg;
-    o.stop = tvds_cli_compare_stop_flag();
+    o.stop = tvds_cli_stop_flag();
     double tr = now_s();
     tvds_compare_result res;
-    tvds_cli_compare_sigint(1);
+    tvds_cli_sigint(1);
     rc = tvds_compare_run(m, outdir, &o, &res, &ctx);
-    tvds_cli_compare_sigint(0);
-    tvds_cli_compare_progress_end(&pg);
+    tvds_cli_sigint(0);
+    tvds_cli_progress_clear(&pg);
     t_runs = now_s() - tr;
     if (rc < 0) goto fail;
     if (!quiet) fprintf(stderr, "study: [4/4] report %s/report.md\n", outdir);
@@ -398,5 +389,5 @@ done:
 
 usage_fail:
     tvds_cli_sets_free(&sets);
-    return 2;
+    return code;
 }

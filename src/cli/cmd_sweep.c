@@ -1,14 +1,13 @@
 /* cmd_sweep.c — `tvds sweep`: a grid of runs over case parameters (OpenMP threads over runs;
  * MPI ranks when built with `make MPI=1`), one CSV row per run and a squeal-propensity map. */
-#include <errno.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli/cli.h"
 #include "tvds/tvds_bench.h"
+#include "tvds/tvds_output.h"
 #include "tvds/tvds_sweep.h"
 
 #ifdef TVDS_MPI
@@ -48,23 +47,6 @@ static void sweep_help(FILE *out)
             "      --grid substructure.beam2.beta=1e-8:8e-8:4 --set run.t_end=0.01 -o out/sweep\n");
 }
 
-static int mkdir_p(const char *dir)
-{
-    char buf[4096];
-    size_t n = strlen(dir);
-    if (n == 0 || n >= sizeof buf) return -1;
-    memcpy(buf, dir, n + 1);
-    for (size_t i = 1; i <= n; i++) {
-        if (buf[i] == '/' || buf[i] == '\0') {
-            char c = buf[i];
-            buf[i] = '\0';
-            if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
-            buf[i] = c;
-        }
-    }
-    return 0;
-}
-
 /* Parse the arguments; 0 to go on, otherwise the exit code (-1: --help printed, exit 0). */
 typedef struct sweep_args {
     const char *case_path, *outdir;
@@ -79,10 +61,13 @@ static int parse_args(int argc, char **argv, sweep_args *a)
     memset(a, 0, sizeof *a);
     a->o = tvds_sweep_opts_default();
     const char *val;
+    const tvds_cli_opt opts[] = {{"--channel", NULL, &a->o.channel, NULL, 0},
+                                 {"--output", "-o", &a->outdir, NULL, 0},
+                                 {NULL, NULL, NULL, NULL, 0}};
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
         int r;
-        if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
+        if (tvds_cli_is_help(s)) {
             sweep_help(stdout);
             return -1;
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--grid", NULL, &val)) != 0) {
@@ -102,29 +87,22 @@ static int parse_args(int argc, char **argv, sweep_args *a)
                 a->o.mode = TVDS_SWEEP_CEA;
             else
                 return tvds_cli_usage_error("sweep: --mode %s: transient or cea", val);
-        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--channel", NULL, &val)) != 0) {
-            if (r < 0) return 2;
-            a->o.channel = val;
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--positions", NULL, &val)) != 0) {
             if (r < 0) return 2;
-            char *e;
-            long v = strtol(val, &e, 10);
-            if (*e || v < 2 || v > 100000)
+            int v;
+            if (tvds_cli_parse_int(val, &v) || v < 2 || v > 100000)
                 return tvds_cli_usage_error("sweep: --positions %s: need an integer >= 2", val);
-            a->o.cea_npos = (int)v;
+            a->o.cea_npos = v;
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--threads", NULL, &val)) != 0) {
             if (r < 0) return 2;
-            char *e;
-            long v = strtol(val, &e, 10);
-            if (*e || v < 1 || v > 1024)
+            int v;
+            if (tvds_cli_parse_int(val, &v) || v < 1 || v > 1024)
                 return tvds_cli_usage_error("sweep: --threads %s: need an integer >= 1", val);
-            a->o.nthreads = (int)v;
-        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--set", NULL, &val)) != 0) {
+            a->o.nthreads = v;
+        } else if ((r = tvds_cli_opt_set(argc, argv, &i, &a->sets)) != 0) {
+            if (r < 0) return -r;
+        } else if ((r = tvds_cli_opt_table(argc, argv, &i, opts)) != 0) {
             if (r < 0) return 2;
-            if (tvds_cli_sets_add(&a->sets, val)) return 1;
-        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--output", "-o", &val)) != 0) {
-            if (r < 0) return 2;
-            a->outdir = val;
         } else if (s[0] == '-' && s[1]) {
             return tvds_cli_usage_error("sweep: unknown option '%s' (see 'tvds sweep --help')", s);
         } else if (!a->case_path) {
@@ -202,9 +180,12 @@ int tvds_cmd_sweep(int argc, char **argv)
         tvds_cli_sets_free(&a.sets);
         SWEEP_RETURN(pr < 0 ? 0 : pr);
     }
-    if (rank == 0 && mkdir_p(a.outdir) != 0) {
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    int rc = rank == 0 ? tvds_mkdir_p(a.outdir, &ctx) : TVDS_OK;
+    if (rc) {
         tvds_cli_sets_free(&a.sets);
-        int ec = tvds_cli_usage_error("sweep: cannot create %s: %s", a.outdir, strerror(errno));
+        int ec = tvds_cli_report(rc, &ctx);
 #ifdef TVDS_MPI
         MPI_Abort(MPI_COMM_WORLD, ec);
 #endif
@@ -217,11 +198,9 @@ int tvds_cmd_sweep(int argc, char **argv)
         tvds_cli_sets_free(&a.sets);
         SWEEP_RETURN(1);
     }
-    tvds_ctx ctx;
-    tvds_ctx_init(&ctx);
     long nrows = 0;
     double w0 = tvds_bench_now();
-    int rc = tvds_sweep_run(a.case_path, a.ax, a.nax, &a.o, rank, size, rows, &nrows, &ctx);
+    rc = tvds_sweep_run(a.case_path, a.ax, a.nax, &a.o, rank, size, rows, &nrows, &ctx);
     double wall = tvds_bench_now() - w0;
     int exit_code = 0;
     if (rc) exit_code = tvds_cli_report(rc, &ctx);

@@ -126,40 +126,33 @@ int tvds_cmd_validate(int argc, char **argv)
     tvds_validate_opts o = {NULL, NULL, NULL, NULL, 0};
     const char *sets[8];
     int markdown = 0, list = 0;
+    const tvds_cli_opt opts[] = {
+        {"--markdown", NULL, NULL, &markdown, 1}, {"--list", NULL, NULL, &list, 1},
+        {"--filter", NULL, &o.filter, NULL, 0},   {"--plots", NULL, &plots, NULL, 0},
+        {"--root", NULL, &o.root, NULL, 0},       {NULL, NULL, NULL, NULL, 0}};
     for (int i = 1; i < argc; i++) {
         const char *v = NULL;
         int r;
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+        if (tvds_cli_is_help(argv[i])) {
             validate_usage(stdout);
             return 0;
-        } else if (!strcmp(argv[i], "--markdown")) {
-            markdown = 1;
-        } else if (!strcmp(argv[i], "--list")) {
-            list = 1;
+        } else if ((r = tvds_cli_opt_table(argc, argv, &i, opts)) != 0) {
+            if (r < 0) return 2;
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--only", NULL, &v)) != 0) {
             if (r < 0) return 2;
             if (strcmp(v, "engine") && strcmp(v, "law"))
                 return tvds_cli_usage_error("validate: --only takes 'engine' or 'law', not '%s'",
                                             v);
             o.group = v;
-        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--filter", NULL, &v)) != 0) {
-            if (r < 0) return 2;
-            o.filter = v;
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--set", NULL, &v)) != 0) {
             if (r < 0) return 2;
             if (o.nsets == 8) return tvds_cli_usage_error("validate: at most 8 --set options");
             sets[o.nsets++] = v;
             o.sets = sets;
-        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--plots", NULL, &v)) != 0) {
-            if (r < 0) return 2;
-            plots = v;
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--doc", NULL, &v)) != 0) {
             if (r < 0) return 2;
             doc = v;
             markdown = 1;
-        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--root", NULL, &v)) != 0) {
-            if (r < 0) return 2;
-            o.root = v;
         } else {
             return tvds_cli_usage_error("validate: unknown argument '%s' (see 'tvds validate "
                                         "--help')",

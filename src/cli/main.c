@@ -1,7 +1,5 @@
 /* main.c — the `tvds` command: the table of subcommands and dispatch. */
-#include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
@@ -46,64 +44,6 @@ static void usage(FILE *out)
                  "exit codes: 0 success, 1 internal error, 2 bad input (one line on stderr naming\n"
                  "file and line), 3 divergence or solver failure (outputs so far are kept).\n"
                  "Case files: docs/case-file.md. Outputs: docs/outputs.md.\n");
-}
-
-int tvds_cli_usage_error(const char *fmt, ...)
-{
-    char buf[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "tvds: %s\n", buf);
-    return 2;
-}
-
-int tvds_cli_report(int status, const tvds_ctx *ctx)
-{
-    const char *msg = ctx && ctx->msg[0] ? ctx->msg : tvds_strerror(status);
-    /* One line: cut at the first newline should a message ever contain one. */
-    int n = (int)strcspn(msg, "\n");
-    fprintf(stderr, "tvds: %.*s\n", n, msg);
-    return tvds_status_exit_code(status);
-}
-
-int tvds_cli_sets_add(tvds_cli_sets *s, const char *item)
-{
-    if (s->n == s->cap) {
-        int nc = s->cap ? 2 * s->cap : 8;
-        const char **nv = realloc(s->v, (size_t)nc * sizeof *nv);
-        if (!nv) return -1;
-        s->v = nv;
-        s->cap = nc;
-    }
-    s->v[s->n++] = item;
-    return 0;
-}
-
-void tvds_cli_sets_free(tvds_cli_sets *s)
-{
-    free(s->v);
-    s->v = NULL;
-    s->n = s->cap = 0;
-}
-
-int tvds_cli_opt_value(int argc, char **argv, int *i, const char *lng, const char *shrt,
-                       const char **value)
-{
-    const char *a = argv[*i];
-    size_t nl = strlen(lng);
-    if (strncmp(a, lng, nl) == 0 && a[nl] == '=') {
-        *value = a + nl + 1;
-        return 1;
-    }
-    if (strcmp(a, lng) != 0 && !(shrt && strcmp(a, shrt) == 0)) return 0;
-    if (*i + 1 >= argc) {
-        tvds_cli_usage_error("%s: option %s needs a value", argv[0], a);
-        return -1;
-    }
-    *value = argv[++*i];
-    return 1;
 }
 
 int main(int argc, char **argv)
