@@ -647,7 +647,8 @@ static char *case_reader(char *str, int num, void *stream)
     p->indented = line[0] == ' ' || line[0] == '\t';
     /* Line end normalised to "\n" (CRLF files); libinih's buffer holds num - 1 characters. */
     size_t vis = (size_t)len;
-    while (vis > 0 && (line[vis - 1] == '\n' || line[vis - 1] == '\r')) vis--;
+    while (vis > 0 && (line[vis - 1] == '\n' || line[vis - 1] == '\r'))
+        vis--;
     line[vis] = '\0';
     if (vis + 2 > (size_t)num) {
         err_line(p, TVDS_ERR_PARSE, p->lineno,

@@ -252,7 +252,8 @@ void tvds_model_free(tvds_model **pm)
     tvds_fn_clear(&m->gravity_fn);
     tvds_fn_clear(&m->base_acc);
     tvds_free(m->ics);
-    for (int i = 0; i < m->nprobe; i++) tvds_free(m->probes[i].name);
+    for (int i = 0; i < m->nprobe; i++)
+        tvds_free(m->probes[i].name);
     tvds_free(m->probes);
     tvds_free(m);
     *pm = NULL;

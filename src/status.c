@@ -61,8 +61,7 @@ void tvds_ctx_init(tvds_ctx *ctx)
     ctx->src_line = 0;
 }
 
-int tvds_error_at(tvds_ctx *ctx, int code, const char *src_file, int src_line, const char *fmt,
-                  ...)
+int tvds_error_at(tvds_ctx *ctx, int code, const char *src_file, int src_line, const char *fmt, ...)
 {
     if (!ctx || ctx->status != TVDS_OK) return code;
     ctx->status = code;

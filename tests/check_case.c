@@ -268,8 +268,8 @@ START_TEST(test_long_line)
             char text[512];
             int n = snprintf(text, sizeof text, "[run]\nt_end = 1\n[substructure shoe]\n; ");
             memset(text + n, 'x', (size_t)len - 2);
-            snprintf(text + n + len - 2, sizeof text - (size_t)(n + len - 2),
-                     "%s\ndir = shoe\n", crlf ? "\r" : "");
+            snprintf(text + n + len - 2, sizeof text - (size_t)(n + len - 2), "%s\ndir = shoe\n",
+                     crlf ? "\r" : "");
             tvds_ctx ctx;
             tvds_model *m = NULL;
             int rc = read_text(text, NULL, 0, &m, &ctx);

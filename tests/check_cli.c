@@ -131,7 +131,8 @@ START_TEST(test_bad_case_file)
     /* the engine refuses a step above the stable one: one line naming the case */
     char args[512];
     snprintf(args, sizeof args,
-             "run tests/data/case/oscillator.ini -o '%s/o' --set run.dt=0.05 --set run.t_end=1", dir);
+             "run tests/data/case/oscillator.ini -o '%s/o' --set run.dt=0.05 --set run.t_end=1",
+             dir);
     ck_assert_int_eq(tvds(args), 2);
     assert_one_error_line("tvds: tests/data/case/oscillator.ini: ");
     ck_assert_int_eq(tvds("check tests/data/case/missing.ini"), 2);
@@ -225,7 +226,8 @@ START_TEST(test_sigint)
     char sp[420];
     snprintf(sp, sizeof sp, "%s/summary.json", outd);
     struct timespec ts = {0, 10000000};
-    for (int k = 0; k < 1000 && access(sp, F_OK) != 0; k++) nanosleep(&ts, NULL);
+    for (int k = 0; k < 1000 && access(sp, F_OK) != 0; k++)
+        nanosleep(&ts, NULL);
     ts.tv_nsec = 200000000;
     nanosleep(&ts, NULL);
     kill(pid, SIGINT);

@@ -59,8 +59,8 @@ START_TEST(test_fn_smooth_ramp)
     /* Derivatives against central differences of the value. */
     double t = 0.0237, h = 1e-6;
     double d1 = (tvds_fn_eval(&f, t + h) - tvds_fn_eval(&f, t - h)) / (2 * h);
-    double d2 = (tvds_fn_eval(&f, t + h) - 2 * tvds_fn_eval(&f, t) + tvds_fn_eval(&f, t - h)) /
-                (h * h);
+    double d2 =
+        (tvds_fn_eval(&f, t + h) - 2 * tvds_fn_eval(&f, t) + tvds_fn_eval(&f, t - h)) / (h * h);
     ck_assert_double_eq_tol(tvds_fn_deriv(&f, t, 1), d1, 1e-6 * fabs(d1));
     ck_assert_double_eq_tol(tvds_fn_deriv(&f, t, 2), d2, 1e-3 * fabs(d2));
     /* Zero slope at both ends. */
@@ -84,8 +84,13 @@ END_TEST
 
 START_TEST(test_damping_schedule)
 {
-    tvds_damping d = {.kind = TVDS_DAMP_RAYLEIGH, .alpha = 0.24, .beta = 4e-8, .alpha0 = 40.0,
-                      .beta0 = 4e-8, .t_hold = 0.2, .t_ramp = 0.05};
+    tvds_damping d = {.kind = TVDS_DAMP_RAYLEIGH,
+                      .alpha = 0.24,
+                      .beta = 4e-8,
+                      .alpha0 = 40.0,
+                      .beta0 = 4e-8,
+                      .t_hold = 0.2,
+                      .t_ramp = 0.05};
     double a, b;
     tvds_damping_at(&d, 0.1, &a, &b);
     ck_assert_double_eq(a, 40.0);

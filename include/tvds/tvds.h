@@ -9,7 +9,7 @@ extern "C" {
 #endif
 
 #if defined(__GNUC__)
-#define TVDS_API __attribute__((visibility("default")))
+#define TVDS_API          __attribute__((visibility("default")))
 #define TVDS_PRINTF(a, b) __attribute__((format(printf, a, b)))
 #else
 #define TVDS_API
@@ -55,8 +55,8 @@ TVDS_API int tvds_status_exit_code(int status);
  * msg is user-facing and already names the input file and line where there is one
  * ("case.ini:12: unknown key 'mu'"); src_file/src_line locate the library code. */
 typedef struct tvds_ctx {
-    int status;          /* first error recorded, TVDS_OK if none */
-    char msg[1024];      /* one line, no trailing newline */
+    int status;           /* first error recorded, TVDS_OK if none */
+    char msg[1024];       /* one line, no trailing newline */
     const char *src_file; /* library source file that recorded the error */
     int src_line;
 } tvds_ctx;

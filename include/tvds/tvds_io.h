@@ -20,8 +20,7 @@ TVDS_API void tvds_cholmod_ctx(tvds_ctx *ctx);
 /* Read a real Matrix Market file strictly (coordinate or array; general or symmetric).
  * Any defect is an error "path:line: what is wrong". Symmetric files give stype = +1 (upper
  * triangle stored), general ones stype = 0. *A is owned by the caller (cholmod_free_sparse). */
-TVDS_API int tvds_mm_read(const char *path, cholmod_sparse **A, cholmod_common *cc,
-                          tvds_ctx *ctx);
+TVDS_API int tvds_mm_read(const char *path, cholmod_sparse **A, cholmod_common *cc, tvds_ctx *ctx);
 /* Write A (any stype; stype != 0 written as symmetric, lower triangle) with %.17g values that
  * read back bit for bit. comment may be NULL. */
 TVDS_API int tvds_mm_write(const char *path, const cholmod_sparse *A, const char *comment,

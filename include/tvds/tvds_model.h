@@ -56,9 +56,9 @@ typedef struct tvds_substructure {
     char *name;
     char *path; /* directory it was read from, or NULL */
     int n;
-    double *M; /* n x n, column-major, symmetric positive definite */
-    double *K; /* n x n, column-major, symmetric */
-    double *C; /* n x n, column-major, or NULL (then damping comes from the case) */
+    double *M;      /* n x n, column-major, symmetric positive definite */
+    double *K;      /* n x n, column-major, symmetric */
+    double *C;      /* n x n, column-major, or NULL (then damping comes from the case) */
     tvds_dof *dofs; /* n */
     int nsets;
     tvds_nodeset *sets; /* nsets */
@@ -78,11 +78,11 @@ enum tvds_fn_kind {
 };
 
 typedef struct tvds_fn {
-    int kind;     /* enum tvds_fn_kind */
-    double amp;   /* amplitude (units of the quantity it scales) */
-    double t0, t1;  /* ramps: start and end [s] */
-    double freq;  /* harmonic: frequency [Hz] */
-    double phase; /* harmonic: phase [rad] */
+    int kind;      /* enum tvds_fn_kind */
+    double amp;    /* amplitude (units of the quantity it scales) */
+    double t0, t1; /* ramps: start and end [s] */
+    double freq;   /* harmonic: frequency [Hz] */
+    double phase;  /* harmonic: phase [rad] */
     double offset; /* added to every kind */
     int ntab;
     double *tab_t, *tab_v; /* ntab each, tab_t strictly increasing */
@@ -103,7 +103,7 @@ enum tvds_damping_kind {
 /* Rayleigh damping with the paper's schedule: (alpha0, beta0) until t_hold, then a smooth
  * (cycloidal) transition to (alpha, beta) over t_ramp. t_hold = t_ramp = 0: constant. */
 typedef struct tvds_damping {
-    int kind; /* enum tvds_damping_kind */
+    int kind;             /* enum tvds_damping_kind */
     double alpha, beta;   /* final values [1/s], [s] */
     double alpha0, beta0; /* initial values */
     double t_hold, t_ramp;
@@ -116,8 +116,8 @@ TVDS_API void tvds_damping_at(const tvds_damping *d, double t, double *alpha, do
 
 /* One term coef * u[sub][dof] of a linear relation. */
 typedef struct tvds_term {
-    int sub;  /* substructure index in the model */
-    int dof;  /* reduced DoF index in that substructure */
+    int sub; /* substructure index in the model */
+    int dof; /* reduced DoF index in that substructure */
     double coef;
 } tvds_term;
 
@@ -161,16 +161,16 @@ typedef struct tvds_contact {
     double mu_s, mu_k;
     int anisotropic;
     double mu_axis[2];
-    int exact_stick;  /* 1: true sticking (tangential constraint) allowed */
-    double v_stick;   /* sliding speed below which sticking is tested [m/s] */
+    int exact_stick; /* 1: true sticking (tangential constraint) allowed */
+    double v_stick;  /* sliding speed below which sticking is tested [m/s] */
     int initially_stuck;
     /* Subs-a: prescribed rigid displacement of the slave body, U_C = X_C + slave_kin(t). */
     tvds_fn slave_kin[3];
     /* Penalty law parameters (TVDS_LAW_PENALTY). */
     int law;
-    double kn;   /* normal stiffness [N/m] */
-    double pen0; /* initial penetration [m] (F_N = kn*pen0 at rest) */
-    double kt;   /* tangential stiffness in series with Coulomb sliding [N/m] */
+    double kn;     /* normal stiffness [N/m] */
+    double pen0;   /* initial penetration [m] (F_N = kn*pen0 at rest) */
+    double kt;     /* tangential stiffness in series with Coulomb sliding [N/m] */
     double cn, ct; /* normal and tangential damping [N s/m] */
 } tvds_contact;
 
@@ -189,19 +189,19 @@ enum tvds_ef_trans { TVDS_EF_GEVREY = 0, TVDS_EF_TANH };
 /* A discrete element between two DoFs, dx = u[a] - u[b]; b may be ground (sub[1] = -1). */
 typedef struct tvds_element {
     char *name;
-    int kind;   /* enum tvds_element_kind */
-    int sub[2]; /* substructure indices; sub[1] = -1 for ground */
-    int dof[2]; /* reduced DoF indices */
+    int kind;    /* enum tvds_element_kind */
+    int sub[2];  /* substructure indices; sub[1] = -1 for ground */
+    int dof[2];  /* reduced DoF indices */
     double k, b; /* spring stiffness [N/m], damping [N s/m] */
     /* ElasticFriction */
-    int kindF;      /* enum tvds_ef_kind */
+    int kindF;        /* enum tvds_ef_kind */
     tvds_fn Fst, Fsl; /* static and sliding friction forces [N] */
-    double dvL;     /* continuous transition: limit velocity difference [m/s] */
+    double dvL;       /* continuous transition: limit velocity difference [m/s] */
     int rigid;
-    int kindPS;     /* enum tvds_ef_preload */
+    int kindPS; /* enum tvds_ef_preload */
     double dxSD0, Fs0;
     double dFfrel, eps_dvsl, eps_dI;
-    int kindTrans;  /* enum tvds_ef_trans */
+    int kindTrans; /* enum tvds_ef_trans */
     double eps_sigma, eps_tau;
 } tvds_element;
 
@@ -246,18 +246,18 @@ TVDS_API const char *tvds_method_name(int method);
 TVDS_API int tvds_method_from_name(const char *name);
 
 typedef struct tvds_options {
-    int method;        /* enum tvds_method; default subs-b */
-    double dt;         /* [s]; ignored when dt_auto */
-    int dt_auto;       /* default 1 */
-    double dt_safety;  /* dt = dt_safety * stability limit; default 0.9 */
+    int method;            /* enum tvds_method; default subs-b */
+    double dt;             /* [s]; ignored when dt_auto */
+    int dt_auto;           /* default 1 */
+    double dt_safety;      /* dt = dt_safety * stability limit; default 0.9 */
     int allow_unstable_dt; /* expert override; default 0 */
-    double t_end;      /* [s] */
-    double out_dt;     /* output sampling [s]; 0 = every step */
+    double t_end;          /* [s] */
+    double out_dt;         /* output sampling [s]; 0 = every step */
     double win_t0, win_t1; /* averaging window [s]; win_t1 <= win_t0: whole run */
-    double film_tol;   /* FiLm Gauss-Seidel tolerance (relative); default 1e-10 */
-    int film_maxit;    /* default 100 */
-    double v_stick;    /* default sliding-speed threshold for exact stick [m/s]; default 1e-9 */
-    int modal;         /* 1: modal path where damping allows (default); 0: dense physical */
+    double film_tol;       /* FiLm Gauss-Seidel tolerance (relative); default 1e-10 */
+    int film_maxit;        /* default 100 */
+    double v_stick;        /* default sliding-speed threshold for exact stick [m/s]; default 1e-9 */
+    int modal;             /* 1: modal path where damping allows (default); 0: dense physical */
 } tvds_options;
 
 /* Documented defaults. */
@@ -283,7 +283,7 @@ typedef struct tvds_model {
 
     int nload;
     tvds_load *loads;
-    double gravity[3]; /* acceleration of gravity vector [m/s^2]: f = M r(g) */
+    double gravity[3];  /* acceleration of gravity vector [m/s^2]: f = M r(g) */
     tvds_fn gravity_fn; /* scale over time (default constant 1) */
     int has_base_acc;
     double base_dir[3]; /* base acceleration direction (unit) */

@@ -45,12 +45,12 @@ typedef struct tvds_summary_info {
     const char *status_code; /* tvds_status_name of the final status */
     const char *message;     /* one line, or NULL */
     long steps;
-    double dt;           /* [s] */
-    double t_end;        /* requested end time [s] */
-    double t_reached;    /* simulated time reached [s] */
-    double cpu_seconds;  /* process CPU time of the stepping loop, outputs excluded [s] */
-    double us_per_step;  /* cpu_seconds / steps [us] */
-    double wall_seconds; /* wall-clock time of the whole run, outputs included [s] */
+    double dt;                /* [s] */
+    double t_end;             /* requested end time [s] */
+    double t_reached;         /* simulated time reached [s] */
+    double cpu_seconds;       /* process CPU time of the stepping loop, outputs excluded [s] */
+    double us_per_step;       /* cpu_seconds / steps [us] */
+    double wall_seconds;      /* wall-clock time of the whole run, outputs included [s] */
     double setup_cpu_seconds; /* CPU time of the run's setup (tvds_data_create) [s] */
     int nscalars;
     const char *const *scalar_names; /* nscalars: engine summary scalars (tvds_summary) */

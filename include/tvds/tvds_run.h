@@ -32,7 +32,7 @@ typedef struct tvds_run_result {
     double us_per_step;
     double wall_seconds;
     double setup_cpu_seconds; /* tvds_data_create (eigenbases, flexibilities) [s] */
-    long rows; /* rows written to history.csv */
+    long rows;                /* rows written to history.csv */
 } tvds_run_result;
 
 typedef struct tvds_run_opts {

@@ -8,33 +8,32 @@
 
 static void run_help(FILE *out)
 {
-    fprintf(
-        out,
-        "usage: tvds run CASE [-o DIR] [--method M] [--set section.key=value]... [--quiet]\n"
-        "\n"
-        "Integrate the case file CASE from its initial conditions to [run] t_end and write\n"
-        "history.csv, contacts.csv, energy.csv and summary.json into DIR (default\n"
-        "out/<case name>/, created with its parents).\n"
-        "\n"
-        "options:\n"
-        "  -o, --out DIR        output directory\n"
-        "  --method M           contact method: subs-a, subs-b, subs-c or film (overrides\n"
-        "                       [run] method)\n"
-        "  --set S.K=V          override key K of section S as if written in the case file;\n"
-        "                       named sections as TYPE.NAME.K=V (repeatable)\n"
-        "  -q, --quiet          no progress line and no final report on stdout\n"
-        "  -h, --help           this help\n"
-        "\n"
-        "A progress line is shown on stderr (when it is a terminal) for runs longer than\n"
-        "about 2 s. Ctrl-C stops the run cleanly: outputs are flushed and summary.json says\n"
-        "\"interrupted\".\n"
-        "\n"
-        "exit codes: 0 success, 2 bad input, 3 divergence, solver failure or interrupted\n"
-        "(outputs so far kept), 1 internal error.\n"
-        "\n"
-        "example:\n"
-        "  tvds run models/shoe/sdnd100a_lagrange.ini -o out/shoe --method film "
-        "--set run.t_end=0.2\n");
+    fprintf(out,
+            "usage: tvds run CASE [-o DIR] [--method M] [--set section.key=value]... [--quiet]\n"
+            "\n"
+            "Integrate the case file CASE from its initial conditions to [run] t_end and write\n"
+            "history.csv, contacts.csv, energy.csv and summary.json into DIR (default\n"
+            "out/<case name>/, created with its parents).\n"
+            "\n"
+            "options:\n"
+            "  -o, --out DIR        output directory\n"
+            "  --method M           contact method: subs-a, subs-b, subs-c or film (overrides\n"
+            "                       [run] method)\n"
+            "  --set S.K=V          override key K of section S as if written in the case file;\n"
+            "                       named sections as TYPE.NAME.K=V (repeatable)\n"
+            "  -q, --quiet          no progress line and no final report on stdout\n"
+            "  -h, --help           this help\n"
+            "\n"
+            "A progress line is shown on stderr (when it is a terminal) for runs longer than\n"
+            "about 2 s. Ctrl-C stops the run cleanly: outputs are flushed and summary.json says\n"
+            "\"interrupted\".\n"
+            "\n"
+            "exit codes: 0 success, 2 bad input, 3 divergence, solver failure or interrupted\n"
+            "(outputs so far kept), 1 internal error.\n"
+            "\n"
+            "example:\n"
+            "  tvds run models/shoe/sdnd100a_lagrange.ini -o out/shoe --method film "
+            "--set run.t_end=0.2\n");
 }
 
 int tvds_cmd_run(int argc, char **argv)
