@@ -1,5 +1,6 @@
 /* elements.c — discrete element forces: springs, dampers and the ElasticFriction element
- * (compliant form, through the hook of src/friction_laws_impl.h). */
+ * (compliant form through the hook of src/friction_laws_impl.h; the rigid stick-slip form
+ * applies its last force here and is stepped by src/sim_elements.c). */
 #include <math.h>
 
 #include "elements_impl.h"
@@ -28,12 +29,6 @@ int tvds_elements_init(const tvds_model *m, double *state, tvds_ctx *ctx)
         if (el->kind == TVDS_EL_ELASTIC_FRICTION) {
             int rc = tvds_ef_check(el, ctx);
             if (rc) return rc;
-            if (el->rigid && el->kindF == TVDS_EF_STICK_SLIP)
-                return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
-                                  "element '%s': a rigid stick-slip ElasticFriction element needs "
-                                  "a stick constraint row, which this engine does not provide "
-                                  "yet: give it a contact stiffness k (rigid = false)",
-                                  nm);
             if (state) tvds_ef_hook_init(el, NAN, state + off);
         } else if (el->kind == TVDS_EL_SPRING || el->kind == TVDS_EL_DAMPER) {
             if (state) state[off] = 0.0;
@@ -57,6 +52,24 @@ int tvds_elements_force(const tvds_model *m, double t, double h, const double *d
         if (el->kind == TVDS_EL_ELASTIC_FRICTION) {
             tvds_ef_out o;
             if (!state) { /* keep the forces and results of the previous call */
+                off += el_nstate(el);
+                continue;
+            }
+            if (el->rigid && el->kindF == TVDS_EF_STICK_SLIP) {
+                /* Rigid stick-slip: the force of the last step, -Fi on DoF a; the engine
+                 * steps the element with its stick row (src/sim_elements.c). */
+                tvds_ef_state st;
+                if (isnan(state[off + 1]))
+                    tvds_ef_init(el, du[e], &st);
+                else
+                    tvds_ef_state_unpack(state + off, &st);
+                tvds_ef_state_pack(&st, state + off);
+                force[e] = -st.Fi;
+                r[TVDS_EL_FI] = st.Fi;
+                r[TVDS_EL_SF] = st.sf;
+                if (res)
+                    for (int k = 0; k < TVDS_EL_NRES; k++)
+                        res[(size_t)e * TVDS_EL_NRES + k] = r[k];
                 off += el_nstate(el);
                 continue;
             }

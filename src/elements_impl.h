@@ -20,7 +20,7 @@ size_t tvds_elements_state_size(const tvds_model *m);
 /* Check the elements of m and initialise their state (state has tvds_elements_state_size
  * doubles; an ElasticFriction element takes its initial displacement difference from the first
  * tvds_elements_force call). Returns TVDS_OK or TVDS_ERR_INVALID recorded in ctx (unsupported
- * kind, rigid stick-slip ElasticFriction, bad parameters). */
+ * kind, bad parameters). */
 int tvds_elements_init(const tvds_model *m, double *state, tvds_ctx *ctx);
 
 /* Forces of all elements at time t [s] with step h [s]. du[e] = u[a] - u[b] [m] and
@@ -29,7 +29,9 @@ int tvds_elements_init(const tvds_model *m, double *state, tvds_ctx *ctx);
  * TVDS_EL_NRES doubles per element (above). state is advanced: the engine calls this exactly
  * once per step, for t_n. state = NULL re-evaluates the stateless elements (springs, dampers)
  * only and leaves force[e] and res of the stateful ones (ElasticFriction) as the previous call
- * set them: the engine's step 0 reuses the evaluation at t_0. No allocation. Returns TVDS_OK
+ * set them: the engine's step 0 reuses the evaluation at t_0. A rigid stick-slip
+ * ElasticFriction element is not stepped here: force[e] = -Fi of its last step (the engine
+ * steps it with a stick row, src/sim_elements.c). No allocation. Returns TVDS_OK
  * or an error recorded in ctx. */
 int tvds_elements_force(const tvds_model *m, double t, double h, const double *du, const double *dv,
                         double *state, double *force, double *res, tvds_ctx *ctx);

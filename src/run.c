@@ -85,8 +85,16 @@ static double channel_time(const run_state *rs)
     return tvds_data_time(rs->d);
 }
 
+/* Probe publication period for tvds_set_record: 1 when every step is written (out_dt <= 0
+ * or below the step), else 0 (on demand, from write_rows). */
+static int out_dt_steps(const tvds_model *m, const tvds_data *d)
+{
+    return m->opt.out_dt > tvds_data_dt(d) ? 0 : 1;
+}
+
 static int write_rows(run_state *rs, tvds_ctx *ctx)
 {
+    tvds_channels_update(rs->m, rs->d); /* the probes the engine deferred (tvds_set_record) */
     for (int g = 0; g < TVDS_GROUP_COUNT; g++)
         if (rs->csv[g]) {
             int rc = tvds_csv_row(rs->csv[g], rs->vals[g], ctx);
@@ -215,6 +223,8 @@ int tvds_run(const tvds_model *m, const char *outdir, const tvds_run_opts *o, tv
             tvds_error_at(ctx, rc, ectx.src_file, ectx.src_line, "%s", ectx.msg);
         goto done;
     }
+    /* Displacement probes are computed only for the rows written (write_rows). */
+    tvds_set_record(rs.d, out_dt_steps(m, rs.d));
     if ((rc = open_groups(&rs, ctx))) goto done;
     if ((rc = write_rows(&rs, ctx))) goto done; /* the initial state */
     if ((rc = write_summary(&rs, "running", TVDS_OK, NULL, ctx))) goto done;

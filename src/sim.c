@@ -9,28 +9,16 @@ int tvds_step(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
     if (!m || !d) return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "tvds_step: NULL model or data");
     int rc = sim_predict(m, d, ctx); /* x_new = x* */
     if (rc) return rc;
-    rc = sim_detect(m, d, ctx);
-    if (rc) return rc;
-    rc = sim_methods[d->method].solve(m, d, ctx);
-    if (rc) return rc;
+    sim_rigid_begin(m, d); /* rigid stick-slip elements: stick row or sliding force */
+    do {
+        rc = sim_detect(m, d, ctx);
+        if (rc) return rc;
+        rc = sim_methods[d->method].solve(m, d, ctx);
+        if (rc) return rc;
+    } while (sim_rigid_check(m, d)); /* a released stick row: solve again without it */
     sim_correct(m, d);
-    double t = d->t0 + (double)d->step * d->h;
-    for (int i = 0; i < d->nsub; i++) {
-        const sim_sub *s = &d->sub[i];
-        const double *restrict xn = s->x_new;
-        double chk = 0.0; /* NaN when any value is not finite */
-        int n = s->n;
-#pragma omp simd reduction(+ : chk)
-        for (int k = 0; k < n; k++)
-            chk += xn[k] * 0.0;
-        if (chk == 0.0) continue;
-        for (int k = 0; k < s->n; k++)
-            if (!isfinite(xn[k]))
-                return TVDS_ERROR(ctx, TVDS_ERR_DIVERGED,
-                                  "t = %.9g s, step %ld: non-finite state in substructure '%s' "
-                                  "(coordinate %d) after the constraint correction",
-                                  t, d->step, m->subs[i]->name ? m->subs[i]->name : "?", k);
-    }
+    sim_rigid_end(m, d);
+    /* A non-finite corrected state is caught by sim_record's energy pass (one pass less). */
     rc = sim_record(m, d, ctx);
     if (rc) return rc;
     /* Commit: rotate the three state buffers. */

@@ -225,6 +225,9 @@ void tvds_data_free(tvds_data **pd)
     tvds_free(d->p_sub);
     tvds_free(d->p_dof);
     tvds_free(d->p_cand);
+    tvds_free(d->cr_sub);
+    tvds_free(d->cr_dof);
+    tvds_free(d->cr_c);
     tvds_free(d->p_bc);
     tvds_free(d->p_be);
     tvds_free(d->W);
@@ -237,12 +240,16 @@ void tvds_data_free(tvds_data **pd)
     tvds_free(d->ls_W);
     tvds_free(d->lam_bil);
     tvds_free(d->du_c);
+    tvds_free(d->du_cv);
     tvds_free(d->cand_base);
     tvds_free(d->el_state);
     tvds_free(d->el_du);
     tvds_free(d->el_dv);
     tvds_free(d->el_f);
     tvds_free(d->el_res);
+    tvds_free(d->rig_row);
+    tvds_free(d->rig_fapp);
+    tvds_free(d->rig_lam);
     tvds_free(d->pen_state);
     sim_channels_free(d);
     tvds_free(d);
@@ -530,6 +537,25 @@ int tvds_data_create(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
             pool += (1 + p->ntan) * SIM_ROW_MAX_CP;
         }
     }
+    /* Rigid stick-slip elements: their DoFs are candidates of a stick row (2 entries). */
+    d->nrig = 0;
+    for (int e = 0; e < m->nel; e++) {
+        const tvds_element *E = &m->elements[e];
+        if (!sim_rigid_el(E)) continue;
+        for (int k = 0; k < 2; k++) {
+            if (k == 1 && E->sub[1] < 0) continue;
+            if (E->sub[k] < 0 || E->sub[k] >= m->nsub || E->dof[k] < 0 ||
+                E->dof[k] >= m->subs[E->sub[k]]->n) {
+                rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID, "element '%s': bad DoF",
+                                E->name ? E->name : "?");
+                goto fail;
+            }
+            mark_cand(&d->sub[E->sub[k]], E->dof[k]);
+        }
+        d->nrig++;
+        rmax++;
+        pool += 2;
+    }
     /* Master surface geometry: DoFs, undeformed coordinates and arc length of each node. */
     if (m->ncontact > 0) {
         ALLOC(d->mnodes_dofs, m->ncontact);
@@ -543,6 +569,9 @@ int tvds_data_create(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
     ALLOC(d->p_sub, pool);
     ALLOC(d->p_dof, pool);
     ALLOC(d->p_cand, pool);
+    ALLOC(d->cr_sub, pool);
+    ALLOC(d->cr_dof, pool);
+    ALLOC(d->cr_c, pool);
     ALLOC(d->p_bc, pool);
     ALLOC(d->p_be, pool);
     ALLOC(d->W, (size_t)rmax * rmax);
@@ -608,6 +637,8 @@ int tvds_data_create(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
             }
     }
     ALLOC(d->du_c, d->ncand_tot);
+    ALLOC(d->du_cv, d->ncand_tot);
+    d->du_ver = 1;
 
     /* Elements. */
     for (int e = 0; e < m->nel; e++) {
@@ -628,8 +659,14 @@ int tvds_data_create(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
     ALLOC(d->el_dv, m->nel);
     ALLOC(d->el_f, m->nel);
     ALLOC(d->el_res, (size_t)m->nel * TVDS_EL_NRES);
+    ALLOC(d->rig_row, m->nel);
+    ALLOC(d->rig_fapp, m->nel);
+    ALLOC(d->rig_lam, m->nel);
     ALLOC(d->pen_state, (size_t)d->ncp * TVDS_PEN_NSTATE);
     d->law_init = 1;
+    d->fel_used = m->nel > 0;
+    for (int i = 0; i < d->ncp; i++)
+        d->fel_used |= d->cp[i].pen;
     rc = tvds_elements_init(m, d->el_state, ctx);
     if (rc) goto fail;
 

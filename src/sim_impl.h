@@ -41,6 +41,9 @@ typedef struct sim_sub {
     int *ysingle; /* ncand: the coordinate k with u_j = Y(k,j) x[k] exactly (modal: Y(:,j) has
                      one nonzero; physical: k = j), or -1 */
     int ucn1;
+    double fused_h2; /* h^2 while the force pass has computed x_new (modal predictor fused into
+                        it, sim_predict.c), else 0 */
+    double pchk;     /* its non-finite check: sum of x_new * 0 */
 } sim_sub;
 
 /* Maximal entries in one contact row: 3 nodes x 3 directions. */
@@ -61,6 +64,7 @@ typedef struct sim_cp {
     double t[2][3];  /* unit tangents */
     int ntan;        /* 1 in 2D, 2 in 3D */
     double gap_pred; /* predicted gap g* [m] */
+    double gap_mag;  /* magnitude of the positions g* is a difference of (round-off scale) [m] */
     double g0;       /* gap_pred - n . rel(u*): gap = g0 + n . rel(u) at this geometry */
     double gap;      /* gap after correction (published) [m] */
     double dP[3];    /* rigid master displacement increment t_n -> t_{n+1} */
@@ -93,8 +97,9 @@ typedef struct sim_cp {
 
 /* One constraint row: W lambda = rhs with W = h^2 B_C M^-1 B_E^T. */
 typedef struct sim_row {
-    int kind;    /* 0 bilateral, 1 normal, 2 tangential */
-    int cp, k;   /* contact point and tangent index (kind 1, 2); bilateral index (kind 0) */
+    int kind;    /* 0 bilateral, 1 normal, 2 tangential, 3 element stick row */
+    int cp, k;   /* contact point and tangent index (kind 1, 2); bilateral index (kind 0);
+                    element index (kind 3) */
     int off, ne; /* entries in the pool */
     double rhs;
     double rhs_mag; /* magnitude of the terms summed into rhs: its round-off is eps * rhs_mag */
@@ -127,10 +132,14 @@ struct tvds_data {
     int *jpvt;                    /* rmax: column pivots of the rank-revealing solve */
     double *ls_work;              /* ls_lwork: workspace of dgelsy (redundant constraints) */
     int ls_lwork;
-    double *ls_W;     /* rmax x rmax copy of W for the rank-revealing solve */
-    long n_redundant; /* steps solved with a rank-deficient (redundant) W */
-    double *lam_bil;  /* nbil: multipliers of the bilateral rows */
-    double *du_c;     /* candidate displacement correction scratch: total cand */
+    double *ls_W;         /* rmax x rmax copy of W for the rank-revealing solve */
+    long n_redundant;     /* steps solved with a rank-deficient (redundant) W */
+    double *lam_bil;      /* nbil: multipliers of the bilateral rows */
+    int *cr_sub, *cr_dof; /* pool_cap: corrector scratch, distinct (sub, DoF) of the rows */
+    double *cr_c;         /* pool_cap: their merged coefficients h^2 sum(be lambda) */
+    double *du_c;         /* candidate displacement correction (lazy cache): total cand */
+    long *du_cv;          /* total cand: du_c[k] is valid while du_cv[k] == du_ver */
+    long du_ver;          /* version of the multipliers du_c is computed from (starts at 1) */
     int ncand_tot;
     int *cand_base; /* nsub: offset of each sub's candidates in du_c */
     /* Elements. */
@@ -139,6 +148,14 @@ struct tvds_data {
     double *el_du, *el_dv, *el_f; /* nel */
     double *el_res;               /* nel x TVDS_EL_NRES: element result channels at t_n */
     double *pen_state;            /* ncp x TVDS_PEN_NSTATE: penalty law state per point */
+    /* Rigid stick-slip ElasticFriction elements (docs/theory.md 8.2): a stick row (kind 3)
+     * while sticking, an explicit sliding force otherwise. */
+    int nrig;          /* number of such elements */
+    int *rig_row;      /* nel: 1 when element e holds its stick row this step */
+    double *rig_fapp;  /* nel: internal force Fi applied to x_new this step, without the row [N] */
+    double *rig_lam;   /* nel: stick-row multiplier of the last solve [N] */
+    int fel_used;      /* 1 when element or penalty forces exist: fel and the velocities in
+                          tmp are computed every step (else fel stays 0, tmp unused) */
     int law_init;      /* 1 until the first force evaluation (t_0): initialise the law states */
     int law_cached;    /* 1: the laws were stepped at t_0 by sim_initial; step 0 reuses them */
     int el_ch0;        /* first element channel in the history group */
@@ -159,7 +176,9 @@ struct tvds_data {
     int nsum;
     char **sumname;
     double *sumval;
-    double t_pub; /* time of the published channels */
+    double t_pub;     /* time of the published channels */
+    int rec_every;    /* tvds_set_record: probes published every rec_every steps (0: never) */
+    int probes_stale; /* 1: the probe channels lag the last step (tvds_channels_update) */
     int nprobe;
     double **prow; /* nprobe: coordinate row of each probe (u_probe = prow . x), n of its sub */
     double *pdot;  /* nprobe x 3: cached prow . x of recent state buffers, keyed by version */
@@ -218,6 +237,18 @@ double sim_cp_rel(const tvds_data *d, const sim_cp *c, const double v[3], int wh
  * in each sub's tmp, one law step each (or the cached t_0 result, d->law_cached); fills
  * pen_F, the entries e_* and the published outputs. */
 int sim_penalty_forces(const tvds_model *m, tvds_data *d, double t, tvds_ctx *ctx);
+
+/* ---- sim_elements.c (rigid stick-slip ElasticFriction) ---- */
+/* Is element e a rigid stick-slip ElasticFriction element? */
+int sim_rigid_el(const tvds_element *E);
+/* After the predictor: tvds_ef_rigid_begin per rigid element; applies the sliding force
+ * (replacing the force of t_n the predictor applied) to x_new and fel, or requests the row. */
+void sim_rigid_begin(const tvds_model *m, tvds_data *d);
+/* After a solve: stick rows whose multiplier exceeds Fst release; returns 1 when x_new was
+ * changed (the engine must detect and solve again without those rows). */
+int sim_rigid_check(const tvds_model *m, tvds_data *d);
+/* After the correction: the elements' final state, forces in fel, result channels. */
+void sim_rigid_end(const tvds_model *m, tvds_data *d);
 
 /* ---- sim_solve.c ---- */
 /* Direct active-set solution (subs-a, subs-b, subs-c). */

@@ -4,25 +4,44 @@
 #include <math.h>
 
 #include "elements_impl.h"
+#include "friction_laws_impl.h"
 #include "sim_impl.h"
 
-/* Add a force F on physical DoF dof to a coordinate force vector. */
-static void add_force(const sim_sub *s, int dof, double F, double *v)
+/* Add a force F on physical DoF dof to a coordinate force vector. When the predictor of s
+ * was fused into the force pass (s->fused_h2 = h^2 > 0, modal), x_new follows: += h^2 F Y(:,dof)
+ * (and a non-finite F marks pchk). */
+static void add_force(sim_sub *s, int dof, double F, double *v)
 {
     if (!s->modal) {
         v[dof] += F;
         return;
     }
-    const double *y = s->Y + (size_t)dof * s->n;
-    for (int i = 0; i < s->n; i++)
-        v[i] += F * y[i];
+    const double *restrict y = s->Y + (size_t)dof * s->n;
+    double *restrict vv = v;
+    int n = s->n;
+    if (s->fused_h2 > 0.0) {
+        double *restrict xn = s->x_new;
+        double c = s->fused_h2 * F;
+        s->pchk += F * 0.0;
+#pragma omp simd
+        for (int i = 0; i < n; i++) {
+            vv[i] += F * y[i];
+            xn[i] += c * y[i];
+        }
+        return;
+    }
+#pragma omp simd
+    for (int i = 0; i < n; i++)
+        vv[i] += F * y[i];
 }
 
 /* fext and fel at time t from coordinates x and coordinate velocities vel (vel stored in
- * each sub's tmp), fdamp = C vel. Element and penalty laws are stepped once per call, except
+ * each sub's tmp; with vel_from_x computed here as (x - x_prev)/h, and the modal predictor
+ * x_new fused in), fdamp = C vel. Element and penalty laws are stepped once per call, except
  * that step 0 reuses the evaluation at t_0 made for the initial acceleration. */
-static int forces(const tvds_model *m, tvds_data *d, double t, tvds_ctx *ctx)
+static int forces(const tvds_model *m, tvds_data *d, double t, int vel_from_x, tvds_ctx *ctx)
 {
+    double rh = 1.0 / d->h;
     double gs = tvds_fn_eval(&m->gravity_fn, t);
     double ba = m->has_base_acc ? tvds_fn_eval(&m->base_acc, t) : 0.0;
     for (int i = 0; i < d->nsub; i++) {
@@ -32,10 +51,58 @@ static int forces(const tvds_model *m, tvds_data *d, double t, tvds_ctx *ctx)
         /* Local restrict pointers: the stores cannot alias the inputs (vectorisable). */
         double *restrict fe = s->fext, *restrict fl = s->fel, *restrict fd = s->fdamp;
         const double *restrict fg = s->fgrav, *restrict fb = s->fbase, *restrict w2 = s->w2;
+        const double *restrict x = s->x, *restrict xp = s->x_prev;
+        double *restrict vw = s->tmp;
+        if (vel_from_x && s->modal) {
+            /* The whole diagonal predictor in one pass: backward velocity, external, element
+             * (zeroed) and damping forces, and x_new from the dense part of the force; the
+             * sparse forces added below (loads, elements, penalty) update x_new as well
+             * (add_force). A non-finite value makes the sum of value * 0 a NaN. */
+            double a = 0.0, b = 0.0, h2 = d->h * d->h, chk = 0.0;
+            if (s->damp_kind != TVDS_DAMP_NONE) tvds_damping_at(&m->damping[i], t, &a, &b);
+            double *restrict xn = s->x_new;
+            if (d->fel_used) {
+#pragma omp simd reduction(+ : chk)
+                for (int k = 0; k < n; k++) {
+                    double vk = (x[k] - xp[k]) * rh;
+                    double fek = gs * fg[k] + ba * fb[k], fdk = (a + b * w2[k]) * vk;
+                    vw[k] = vk;
+                    fe[k] = fek;
+                    fl[k] = 0.0;
+                    fd[k] = fdk;
+                    xn[k] = 2.0 * x[k] - xp[k] + h2 * (fek - fdk - w2[k] * x[k]);
+                    chk += xn[k] * 0.0;
+                }
+            } else {
+                /* No element or penalty force: fel stays 0 and nothing reads the velocities
+                 * in tmp. */
+#pragma omp simd reduction(+ : chk)
+                for (int k = 0; k < n; k++) {
+                    double vk = (x[k] - xp[k]) * rh;
+                    double fek = gs * fg[k] + ba * fb[k], fdk = (a + b * w2[k]) * vk;
+                    fe[k] = fek;
+                    fd[k] = fdk;
+                    xn[k] = 2.0 * x[k] - xp[k] + h2 * (fek - fdk - w2[k] * x[k]);
+                    chk += xn[k] * 0.0;
+                }
+            }
+            s->pchk = chk;
+            s->fused_h2 = h2;
+            continue;
+        }
+        if (vel_from_x) {
 #pragma omp simd
-        for (int k = 0; k < n; k++) {
-            fe[k] = gs * fg[k] + ba * fb[k];
-            fl[k] = 0.0;
+            for (int k = 0; k < n; k++) {
+                vw[k] = (x[k] - xp[k]) * rh;
+                fe[k] = gs * fg[k] + ba * fb[k];
+                fl[k] = 0.0;
+            }
+        } else {
+#pragma omp simd
+            for (int k = 0; k < n; k++) {
+                fe[k] = gs * fg[k] + ba * fb[k];
+                fl[k] = 0.0;
+            }
         }
         /* Damping force C v in coordinates. */
         const double *restrict v = s->tmp;
@@ -133,18 +200,14 @@ static void accel(const tvds_model *m, const sim_sub *s, int i, double *acc)
 int sim_predict(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
 {
     double h = d->h, t = d->t0 + (double)d->step * h;
-    double rh = 1.0 / h, h2 = h * h;
-    for (int i = 0; i < d->nsub; i++) {
-        sim_sub *s = &d->sub[i];
-        const double *restrict x = s->x, *restrict xp = s->x_prev;
-        double *restrict v = s->tmp;
-        int n = s->n;
-#pragma omp simd
-        for (int k = 0; k < n; k++)
-            v[k] = (x[k] - xp[k]) * rh;
+    double h2 = h * h;
+    /* forces() computes the backward velocities v = (x - x_prev)/h into each sub's tmp. */
+    int rc = forces(m, d, t, 1, ctx);
+    if (rc) {
+        for (int i = 0; i < d->nsub; i++)
+            d->sub[i].fused_h2 = 0.0;
+        return rc;
     }
-    int rc = forces(m, d, t, ctx);
-    if (rc) return rc;
     for (int i = 0; i < d->nsub; i++) {
         sim_sub *s = &d->sub[i];
         const double *restrict x = s->x, *restrict xp = s->x_prev;
@@ -153,15 +216,9 @@ int sim_predict(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
         double chk = 0.0;
         int n = s->n;
         if (s->modal) {
-            /* Diagonal predictor in one pass: acceleration and update fused. */
-            const double *restrict fe = s->fext, *restrict fl = s->fel, *restrict fd = s->fdamp,
-                                   *restrict w2 = s->w2;
-#pragma omp simd reduction(+ : chk)
-            for (int k = 0; k < n; k++) {
-                double a = fe[k] + fl[k] - fd[k] - w2[k] * x[k];
-                xn[k] = 2.0 * x[k] - xp[k] + h2 * a;
-                chk += xn[k] * 0.0;
-            }
+            /* Computed by the force pass (forces, vel_from_x). */
+            chk = s->pchk;
+            s->fused_h2 = 0.0;
         } else {
             accel(m, s, i, s->x_new);
 #pragma omp simd reduction(+ : chk)
@@ -184,9 +241,24 @@ int sim_predict(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
     return TVDS_OK;
 }
 
+/* Cached candidate displacements of x_new follow a column update x_new -= c Y(:,dof) through
+ * G = M^-1 restricted to the candidates: du_a = -c G(a, b). O(cached entries), not O(n). */
+static void cache_correct(sim_sub *s, int dof, double c)
+{
+    int cb = s->cand[dof];
+    const double *g = s->G + (size_t)cb * s->ncand;
+    for (int u = 0; u < s->ucn1; u++) {
+        int a = s->ucl1[u];
+        s->uc[1][a] -= c * g[a];
+    }
+}
+
 void sim_correct(const tvds_model *m, tvds_data *d)
 {
     double h2 = d->h * d->h;
+    /* The rows' entries merged per DoF (a normal and a tangential row of a contact point share
+     * their DoFs): one column update per distinct DoF. */
+    int nu = 0;
     for (int r = 0; r < d->nrow; r++) {
         const sim_row *R = &d->row[r];
         double l = d->lam[r];
@@ -194,21 +266,52 @@ void sim_correct(const tvds_model *m, tvds_data *d)
         for (int e = R->off; e < R->off + R->ne; e++) {
             double c = h2 * d->p_be[e] * l;
             if (c == 0.0) continue;
-            sim_sub *s = &d->sub[d->p_sub[e]];
-            const double *restrict y = s->Y + (size_t)d->p_dof[e] * s->n;
-            double *restrict xn = s->x_new;
-            int n = s->n;
+            int q = 0;
+            while (q < nu && (d->cr_sub[q] != d->p_sub[e] || d->cr_dof[q] != d->p_dof[e]))
+                q++;
+            if (q == nu) {
+                d->cr_sub[nu] = d->p_sub[e];
+                d->cr_dof[nu] = d->p_dof[e];
+                d->cr_c[nu++] = 0.0;
+            }
+            d->cr_c[q] += c;
+        }
+    }
+    for (int q = 0; q < nu; q++) {
+        if (d->cr_c[q] == 0.0) continue;
+        sim_sub *s = &d->sub[d->cr_sub[q]];
+        /* Up to four columns of the same substructure in one pass over x_new. */
+        int sel[4] = {q, q, q, q}, ns = 1;
+        for (int p = q + 1; p < nu && ns < 4; p++)
+            if (d->cr_sub[p] == d->cr_sub[q] && d->cr_c[p] != 0.0) sel[ns++] = p;
+        double c[4] = {0, 0, 0, 0};
+        const double *y[4];
+        for (int j = 0; j < 4; j++) {
+            if (j < ns) c[j] = d->cr_c[sel[j]];
+            y[j] = s->Y + (size_t)d->cr_dof[sel[j]] * s->n;
+        }
+        double *restrict xn = s->x_new;
+        const double *restrict y0 = y[0], *restrict y1 = y[1], *restrict y2 = y[2],
+                               *restrict y3 = y[3];
+        double c0 = c[0], c1 = c[1], c2 = c[2], c3 = c[3];
+        int n = s->n;
+        if (ns == 1) {
 #pragma omp simd
             for (int k = 0; k < n; k++)
-                xn[k] -= c * y[k];
-            /* Cached candidate displacements of x_new follow through G = M^-1 restricted to
-             * the candidates: du_a = -c G(a, b). O(cached entries), not O(n). */
-            int cb = s->cand[d->p_dof[e]];
-            const double *g = s->G + (size_t)cb * s->ncand;
-            for (int q = 0; q < s->ucn1; q++) {
-                int a = s->ucl1[q];
-                s->uc[1][a] -= c * g[a];
-            }
+                xn[k] -= c0 * y0[k];
+        } else if (ns == 2) {
+#pragma omp simd
+            for (int k = 0; k < n; k++)
+                xn[k] -= c0 * y0[k] + c1 * y1[k];
+        } else {
+            /* ns = 3 has c3 = 0 and y3 = y0. */
+#pragma omp simd
+            for (int k = 0; k < n; k++)
+                xn[k] -= (c0 * y0[k] + c1 * y1[k]) + (c2 * y2[k] + c3 * y3[k]);
+        }
+        for (int j = 0; j < ns; j++) {
+            cache_correct(s, d->cr_dof[sel[j]], c[j]);
+            d->cr_c[sel[j]] = 0.0; /* applied */
         }
     }
     /* Exact stick against a rigid master (docs/theory.md, "Exact zero velocity"): a stuck
@@ -284,7 +387,7 @@ int sim_initial(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
             }
         }
     }
-    int rc = forces(m, d, d->t0, ctx);
+    int rc = forces(m, d, d->t0, 0, ctx);
     if (rc) return rc;
     d->law_cached = 1; /* step 0 reuses the element and penalty forces at t_0 */
     for (int i = 0; i < d->nsub; i++) {
@@ -298,15 +401,23 @@ int sim_initial(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
         }
     }
     sim_touch(d, -1); /* x_prev and x_new rewritten */
-    if (d->nrow == 0 && m->nbil == 0 && d->ncp == 0) return TVDS_OK;
+    if (d->nrow == 0 && m->nbil == 0 && d->ncp == 0 && d->nrig == 0) return TVDS_OK;
     /* Constraint forces at t_0, at acceleration level: x_new = x_0 + h^2/2 a_0 is corrected
      * by the rows (initially active contacts, bilaterals with their second derivative), and
      * x_{-1} receives the same correction, so that step 0 starts with the constrained
      * acceleration (docs/theory.md, "Start"). */
     d->init_mode = 1;
+    /* Sticking rigid stick-slip elements hold their relative acceleration at zero. */
+    for (int e = 0, off = 0; e < m->nel; e++) {
+        const tvds_element *E = &m->elements[e];
+        d->rig_row[e] = sim_rigid_el(E) && d->el_state[off] == 0.0; /* sf = stick */
+        off += E->kind == TVDS_EL_ELASTIC_FRICTION ? TVDS_EF_NSTATE : 1;
+    }
     rc = sim_detect(m, d, ctx);
     if (!rc) rc = sim_solve_direct(m, d, ctx);
     d->init_mode = 0;
+    for (int e = 0; e < m->nel; e++)
+        d->rig_row[e] = 0;
     if (rc) return rc;
     sim_correct(m, d);
     for (int i = 0; i < d->nsub; i++) {

@@ -107,6 +107,8 @@ int sim_channels_create(const tvds_model *m, tvds_data *d)
         if (!d->chname[g][0]) return TVDS_ERR_NOMEM;
     }
     d->nprobe = m->nprobe;
+    d->rec_every = 1;
+    d->probes_stale = 0;
     d->prow = tvds_calloc((size_t)(m->nprobe > 0 ? m->nprobe : 1), sizeof(double *));
     d->pdot = tvds_calloc((size_t)(m->nprobe > 0 ? 3 * m->nprobe : 1), sizeof(double));
     d->pdotv = tvds_calloc((size_t)(m->nprobe > 0 ? 3 * m->nprobe : 1), sizeof(long));
@@ -280,14 +282,25 @@ static void sub_energy(const tvds_model *m, tvds_data *d, int i, int next, doubl
             const double *restrict xp = s->x_prev, *restrict fe = s->fext, *restrict fl = s->fel,
                                    *restrict fd = s->fdamp;
             double we = 0.0, wl = 0.0, wd = 0.0;
+            if (d->fel_used) {
 #pragma omp simd reduction(+ : k0, s0, we, wl, wd)
-            for (int j = 0; j < n; j++) {
-                double v0 = (xb[j] - xa[j]) * rh, dx = 0.5 * (xb[j] - xp[j]);
-                k0 += v0 * v0;
-                s0 += w2[j] * xa[j] * xb[j];
-                we += fe[j] * dx;
-                wl += fl[j] * dx;
-                wd += fd[j] * dx;
+                for (int j = 0; j < n; j++) {
+                    double v0 = (xb[j] - xa[j]) * rh, dx = 0.5 * (xb[j] - xp[j]);
+                    k0 += v0 * v0;
+                    s0 += w2[j] * xa[j] * xb[j];
+                    we += fe[j] * dx;
+                    wl += fl[j] * dx;
+                    wd += fd[j] * dx;
+                }
+            } else { /* fel = 0 */
+#pragma omp simd reduction(+ : k0, s0, we, wd)
+                for (int j = 0; j < n; j++) {
+                    double v0 = (xb[j] - xa[j]) * rh, dx = 0.5 * (xb[j] - xp[j]);
+                    k0 += v0 * v0;
+                    s0 += w2[j] * xa[j] * xb[j];
+                    we += fe[j] * dx;
+                    wd += fd[j] * dx;
+                }
             }
             w[0] += we;
             w[1] += wl;
@@ -345,7 +358,10 @@ static void publish_summary(const tvds_model *m, tvds_data *d)
     }
 }
 
-static void publish_probes(tvds_data *d, const tvds_model *m, double t)
+/* Probes at t_n from the state buffers holding x_{n-1}, x_n, x_{n+1}: b[0], b[1], b[2]
+ * (during sim_record: x_prev 2, x 0, x_new 1; after the rotation: x_new 1, x_prev 2, x 0).
+ * kinds: 1 the velocity and acceleration probes, 2 the displacement probes, 3 all. */
+static void publish_probes(tvds_data *d, const tvds_model *m, double t, const int b[3], int kinds)
 {
     double *hv = d->chval[TVDS_GROUP_HISTORY];
     hv[0] = t;
@@ -353,15 +369,36 @@ static void publish_probes(tvds_data *d, const tvds_model *m, double t)
         const tvds_probe *P = &m->probes[p];
         int sb = P->sub;
         double val;
+        if (!(kinds & (P->kind == TVDS_PROBE_U ? 2 : 1))) continue;
         if (P->kind == TVDS_PROBE_V)
-            val = (probe_dot(d, p, sb, 1) - probe_dot(d, p, sb, 2)) / (2.0 * d->h);
+            val = (probe_dot(d, p, sb, b[2]) - probe_dot(d, p, sb, b[0])) / (2.0 * d->h);
         else if (P->kind == TVDS_PROBE_A)
-            val = (probe_dot(d, p, sb, 1) - 2.0 * probe_dot(d, p, sb, 0) + probe_dot(d, p, sb, 2)) /
+            val = (probe_dot(d, p, sb, b[2]) - 2.0 * probe_dot(d, p, sb, b[1]) +
+                   probe_dot(d, p, sb, b[0])) /
                   (d->h * d->h);
         else
-            val = probe_dot(d, p, sb, 0);
+            val = probe_dot(d, p, sb, b[1]);
         hv[1 + p] = val;
     }
+    if (kinds & 2) d->probes_stale = 0;
+}
+
+int tvds_set_record(tvds_data *d, int every)
+{
+    if (!d || every < 0) return TVDS_ERR_INVALID;
+    d->rec_every = every;
+    return TVDS_OK;
+}
+
+int tvds_channels_update(const tvds_model *m, tvds_data *d)
+{
+    if (!m || !d) return TVDS_ERR_INVALID;
+    if (!d->probes_stale) return TVDS_OK;
+    /* Only displacement probes are deferred: they need x_n, which the last tvds_step left in
+     * x_prev (and a failed step leaves there too). */
+    static const int rotated[3] = {1, 2, 0};
+    publish_probes(d, m, d->t_pub, rotated, 2);
+    return TVDS_OK;
 }
 
 void sim_record_initial(const tvds_model *m, tvds_data *d)
@@ -412,6 +449,22 @@ void sim_record_initial(const tvds_model *m, tvds_data *d)
     publish_summary(m, d);
 }
 
+/* TVDS_ERR_DIVERGED naming the first non-finite coordinate of substructure i after the
+ * constraint correction, or TVDS_OK when x_{n+1} is finite (an overflow of the energy sums
+ * is then left to the runaway-energy check). */
+static int nonfinite_state(const tvds_model *m, const tvds_data *d, int i, tvds_ctx *ctx)
+{
+    const sim_sub *s = &d->sub[i];
+    double t = d->t0 + (double)d->step * d->h;
+    for (int k = 0; k < s->n; k++)
+        if (!isfinite(s->x_new[k]))
+            return TVDS_ERROR(ctx, TVDS_ERR_DIVERGED,
+                              "t = %.9g s, step %ld: non-finite state in substructure '%s' "
+                              "(coordinate %d) after the constraint correction",
+                              t, d->step, m->subs[i]->name ? m->subs[i]->name : "?", k);
+    return TVDS_OK;
+}
+
 int sim_record(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
 {
     double h = d->h, tn = d->t0 + (double)d->step * h;
@@ -422,11 +475,16 @@ int sim_record(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
     for (int i = 0; i < d->nsub; i++) {
         const sim_sub *s = &d->sub[i];
         if (s->modal) {
-            double w[3] = {0.0, 0.0, 0.0};
+            double w[3] = {0.0, 0.0, 0.0}, ek0 = ek, es0 = es;
             sub_energy(m, d, i, 1, &ek, &es, w);
             dWext += w[0];
             dWel += w[1];
             dDamp += w[2];
+            /* The kinetic energy sums (x_{n+1} - x_n)^2: not finite when x_{n+1} is not. */
+            if (!isfinite(ek - ek0) || !isfinite(es - es0)) {
+                int rc = nonfinite_state(m, d, i, ctx);
+                if (rc) return rc;
+            }
             continue;
         }
         const double *restrict xn = s->x_new, *restrict xp = s->x_prev, *restrict fe = s->fext,
@@ -443,7 +501,12 @@ int sim_record(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
         dWext += we;
         dWel += wl;
         dDamp += wd;
+        double ek0 = ek, es0 = es;
         sub_energy(m, d, i, 1, &ek, &es, NULL);
+        if (!isfinite(ek - ek0) || !isfinite(es - es0)) {
+            int rc = nonfinite_state(m, d, i, ctx);
+            if (rc) return rc;
+        }
     }
     /* Bilateral constraints: work of imposed motions. */
     for (int r = 0; r < d->nrow; r++) {
@@ -481,11 +544,17 @@ int sim_record(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
                 F[a] += c->ft[k] * c->t[k][a];
             fdp += F[a] * c->dPc[a];
         }
-        for (int a = 0; a < 3; a++) {
-            double e[3] = {0, 0, 0};
-            e[a] = 1.0;
-            if (F[a] == 0.0) continue;
-            wcp += F[a] * (0.5 * (sim_cp_rel(d, c, e, 1) - sim_cp_rel(d, c, e, 2)) - c->dPc[a]);
+        if (F[0] != 0.0 || F[1] != 0.0 || F[2] != 0.0) {
+            /* Relative displacement per axis at t_{n+1} and t_{n-1}, one pass over the
+             * entries each (the same sums as sim_cp_rel along the unit axes). */
+            double r1[3] = {0, 0, 0}, r2[3] = {0, 0, 0};
+            for (int e = 0; e < c->ne; e++) {
+                if (c->e_dof[e] < 0) continue;
+                r1[c->e_dir[e]] += c->e_w[e] * sim_u(d, c->e_sub[e], c->e_dof[e], 1);
+                r2[c->e_dir[e]] += c->e_w[e] * sim_u(d, c->e_sub[e], c->e_dof[e], 2);
+            }
+            for (int a = 0; a < 3; a++)
+                if (F[a] != 0.0) wcp += F[a] * (0.5 * (r1[a] - r2[a]) - c->dPc[a]);
         }
         /* Sliding velocity over [t_n, t_{n+1}], the interval whose direction the stick/slip
          * logic makes consistent with the friction force: friction power >= 0. */
@@ -570,7 +639,13 @@ int sim_record(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
     ev[1 + EN_NORM] = d->w_norm;
     ev[1 + EN_BAL] = d->bal_err;
     ev[1 + EN_ELDISS] = d->w_eldiss;
-    publish_probes(d, m, tn);
+    /* Velocity and acceleration probes need x_{n-1}, which the next predictor overwrites:
+     * they are published at every step; displacement probes as tvds_set_record says. */
+    static const int current[3] = {2, 0, 1};
+    long done = d->step + 1; /* steps completed with this one */
+    int all = d->rec_every == 1 || (d->rec_every > 1 && done % d->rec_every == 0);
+    publish_probes(d, m, tn, current, all ? 3 : 1);
+    if (!all && d->nprobe > 0) d->probes_stale = 1;
     publish_elements(m, d);
     d->t_pub = tn;
     publish_summary(m, d);

@@ -38,6 +38,9 @@ static const char *row_where(const tvds_model *m, const tvds_data *d, const sim_
 {
     if (R->kind == 0) {
         snprintf(buf, nbuf, "bilateral '%s'", m->bil[R->cp].name ? m->bil[R->cp].name : "?");
+    } else if (R->kind == 3) {
+        const char *nm = m->elements[R->cp].name;
+        snprintf(buf, nbuf, "element '%s' (stick row)", nm ? nm : "?");
     } else {
         const sim_cp *c = &d->cp[R->cp];
         const tvds_contact *C = &m->contacts[c->contact];
@@ -224,36 +227,42 @@ static int lu_solve(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
     return TVDS_OK;
 }
 
-/* du_c = -h^2 M^-1 B_E^T lambda at the candidate DoFs. */
+/* du_c = -h^2 M^-1 B_E^T lambda at the candidate DoFs, evaluated lazily: the solve needs it at
+ * the DoFs of a few contact points only, while the candidates span whole master surfaces.
+ * cand_correction invalidates the cache (new multipliers); du_cand computes one entry. */
 static void cand_correction(tvds_data *d)
 {
-    double h2 = d->h * d->h;
-    for (int k = 0; k < d->ncand_tot; k++)
-        d->du_c[k] = 0.0;
+    d->du_ver++;
+}
+
+static double du_cand(tvds_data *d, int sb, int a)
+{
+    int k = d->cand_base[sb] + a;
+    if (d->du_cv[k] == d->du_ver) return d->du_c[k];
+    const sim_sub *s = &d->sub[sb];
+    double h2 = d->h * d->h, u = 0.0;
     for (int r = 0; r < d->nrow; r++) {
         const sim_row *R = &d->row[r];
         double l = d->lam[r];
         if (l == 0.0) continue;
         for (int b = R->off; b < R->off + R->ne; b++) {
-            int sb = d->p_sub[b];
-            const sim_sub *s = &d->sub[sb];
+            if (d->p_sub[b] != sb) continue;
             int cb = d->p_cand[b] - d->cand_base[sb];
-            double c = -h2 * l * d->p_be[b];
-            double *du = d->du_c + d->cand_base[sb];
-            const double *g = s->G + (size_t)cb * s->ncand;
-            for (int a = 0; a < s->ncand; a++)
-                du[a] += c * g[a];
+            u += -h2 * l * d->p_be[b] * s->G[a + (size_t)cb * s->ncand];
         }
     }
+    d->du_c[k] = u;
+    d->du_cv[k] = d->du_ver;
+    return u;
 }
 
 /* Relative displacement correction of a contact point along v. */
-static double cp_rel_corr(const tvds_data *d, const sim_cp *c, const double v[3])
+static double cp_rel_corr(tvds_data *d, const sim_cp *c, const double v[3])
 {
     double r = 0.0;
     for (int e = 0; e < c->ne; e++) {
         int sb = c->e_sub[e];
-        r += c->e_w[e] * v[c->e_dir[e]] * d->du_c[d->cand_base[sb] + d->sub[sb].cand[c->e_dof[e]]];
+        r += c->e_w[e] * v[c->e_dir[e]] * du_cand(d, sb, d->sub[sb].cand[c->e_dof[e]]);
     }
     return r;
 }

@@ -2,11 +2,13 @@
  * bookkeeping, modal vs physical paths, error reporting and the no-allocation rule. Models are
  * built here programmatically. */
 #include <check.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "sim_impl.h" /* test hook: tvds_data.search_global */
+#include "tvds/tvds_case.h"
 #include "tvds/tvds_sim.h"
 
 static const double PI = 3.14159265358979323846;
@@ -1334,6 +1336,167 @@ START_TEST(test_elastic_friction_element)
 }
 END_TEST
 
+/* Rigid stick-slip ElasticFriction (stick row, docs/theory.md 8.2) on the case file
+ * models/shoe/ef_belt.ini with rigid = true, dt = 1e-5, against the rigid closed form at every
+ * step to t = 0.95 s (two stick-slip cycles). The events are located to within one step, in
+ * which the relative motion differs by at most V h = 1e-6 m (the belt speed over one step,
+ * the largest relative velocity at the events): |x - x_ref| <= V h at every step. While
+ * sticking the row holds du to round-off per step with |Fi| <= Fst; while sliding
+ * Fi = +-Fsl exactly and the friction power is >= 0. */
+START_TEST(test_elastic_friction_rigid)
+{
+    const char *ov[] = {"element.friction.rigid=true", "run.t_end=0.95"};
+    tvds_model *m = NULL;
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    ck_assert_msg(tvds_case_read("models/shoe/ef_belt.ini", ov, 2, &m, &ctx) == TVDS_OK, "%s",
+                  ctx.msg);
+    ck_assert_int_eq(m->elements[0].rigid, 1);
+    tvds_data *d;
+    ck_assert_msg(tvds_data_create(m, &d, &ctx) == TVDS_OK, "%s", ctx.msg);
+    double h = tvds_data_dt(d);
+    ck_assert_double_eq(h, 1e-5);
+    int ix = ch_index(d, TVDS_GROUP_HISTORY, "x [m]");
+    int ifi = ch_index(d, TVDS_GROUP_HISTORY, "friction.Fi [N]");
+    int isf = ch_index(d, TVDS_GROUP_HISTORY, "friction.sf [-]");
+    int idx = ch_index(d, TVDS_GROUP_HISTORY, "friction.dx [m]");
+    int ipl = ch_index(d, TVDS_GROUP_HISTORY, "friction.Pl [W]");
+    ck_assert(ix >= 0 && ifi >= 0 && isf >= 0 && idx >= 0 && ipl >= 0);
+    const double V = 0.1, Fst = 2.0, Fsl = 1.0;
+    int nstick = 0, nslide = 0, nrel = 0, sf_old = 0;
+    double dx_old = NAN, emax = 0.0;
+    for (long k = 0; k < 95000; k++) {
+        ck_assert_msg(tvds_step(m, d, &ctx) == TVDS_OK, "%s", ctx.msg);
+        double t = ch(d, TVDS_GROUP_HISTORY, 0), x = ch(d, TVDS_GROUP_HISTORY, ix);
+        double e = fabs(x - belt_x(t));
+        if (e > emax) emax = e;
+        ck_assert_msg(e <= V * h, "t = %.6f: x = %.9g, closed form %.9g", t, x, belt_x(t));
+        int sf = (int)ch(d, TVDS_GROUP_HISTORY, isf);
+        double Fi = ch(d, TVDS_GROUP_HISTORY, ifi), dx = ch(d, TVDS_GROUP_HISTORY, idx);
+        if (sf == 0) {
+            nstick++;
+            ck_assert_double_le(fabs(Fi), Fst);
+            /* dx is published at t_n: two sticking steps in a row keep it to the round-off of
+             * the displacements it is the difference of (x and the belt's V t). */
+            if (sf_old == 0 && k > 1)
+                ck_assert_double_le(fabs(dx - dx_old), 16.0 * DBL_EPSILON * (fabs(x) + V * t));
+        } else {
+            nslide++;
+            ck_assert_double_eq(fabs(Fi), Fsl);
+            if (sf_old == 0) nrel++;
+        }
+        ck_assert_double_ge(ch(d, TVDS_GROUP_HISTORY, ipl), 0.0);
+        sf_old = sf;
+        dx_old = dx;
+    }
+    /* Releases at 0.2 s and 0.8712 s: two stick-slip cycles. */
+    ck_assert_int_eq(nrel, 2);
+    ck_assert_int_gt(nstick, 30000);
+    ck_assert_int_gt(nslide, 30000);
+    ck_assert_double_gt(emax, 0.0);
+    ck_assert_double_lt(summary(d, "energy balance error [-]"), 1e-7);
+    tvds_data_free(&d);
+    tvds_model_free(&m);
+}
+END_TEST
+
+/* SDND100 modeling B with FiLm (models/shoe/sdnd100b.ini): the plane is a blocked 2-node
+ * substructure under gravity, so in the prediction it falls with the shoe and the predicted gap
+ * is a difference of positions at round-off level. FiLm keeps the point in its iteration
+ * unless it is open beyond round-off (docs/theory.md 7), so the normal force is steady:
+ * lambda_N = m g = 10 N at every step after the start, to the round-off of the positions it
+ * corrects (a few ulps of L = |X| = 0.0142 m, over h^2/m): 4 eps L m / h^2 = 1.3e-7 N. It was
+ * 0 / 30 / 10 / 0 N in turn when the open test used the sign of the predicted gap. The
+ * trajectory is the one of subs-b (its active-set check of corrected gaps). */
+START_TEST(test_film_sdnd100b_normal_force)
+{
+    const char *ov[2][2] = {{"run.method=film", "run.t_end=0.06"},
+                            {"run.method=subs-b", "run.t_end=0.06"}};
+    double dy_end[2] = {0, 0};
+    for (int q = 0; q < 2; q++) {
+        tvds_model *m = NULL;
+        tvds_ctx ctx;
+        tvds_ctx_init(&ctx);
+        ck_assert_msg(tvds_case_read("models/shoe/sdnd100b.ini", ov[q], 2, &m, &ctx) == TVDS_OK,
+                      "%s", ctx.msg);
+        tvds_data *d;
+        ck_assert_msg(tvds_data_create(m, &d, &ctx) == TVDS_OK, "%s", ctx.msg);
+        double h = tvds_data_dt(d), L = 0.01 * sqrt(2.0), mg = 10.0;
+        double tol = 4.0 * DBL_EPSILON * L * 1.0 / (h * h);
+        int iln = ch_index(d, TVDS_GROUP_CONTACTS, "base.lambda_n [N]");
+        int idy = ch_index(d, TVDS_GROUP_HISTORY, "dy [m]");
+        ck_assert(iln >= 0 && idy >= 0);
+        long n = lround(0.06 / h);
+        for (long k = 0; k < n; k++) {
+            ck_assert_msg(tvds_step(m, d, &ctx) == TVDS_OK, "%s", ctx.msg);
+            double l = ch(d, TVDS_GROUP_CONTACTS, iln);
+            ck_assert_msg(fabs(l - mg) <= tol, "%s step %ld: lambda_n = %.12g", ov[q][0], k, l);
+        }
+        dy_end[q] = ch(d, TVDS_GROUP_HISTORY, idy);
+        tvds_data_free(&d);
+        tvds_model_free(&m);
+    }
+    /* Same trajectory (both methods solve the same constraints exactly at every step). */
+    ck_assert_double_eq_tol(dy_end[0], dy_end[1], 1e-12);
+}
+END_TEST
+
+/* Deferred displacement probes (tvds_set_record, tvds_channels_update): SDND100 B with
+ * displacement, velocity and acceleration probes of the shoe. Run three data sets side by side:
+ * every step (default), on demand (every = 0) and every 7 steps. Velocity and acceleration
+ * probes and the other groups are the same at every step. Displacement probes are the same
+ * (bit for bit) after tvds_channels_update, and at every 7th step without it. */
+START_TEST(test_deferred_probes)
+{
+    tvds_model *m = NULL;
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    ck_assert_msg(tvds_case_read("models/shoe/sdnd100b.ini", NULL, 0, &m, &ctx) == TVDS_OK, "%s",
+                  ctx.msg);
+    ck_assert_int_eq(m->nprobe, 1);
+    add_probe(m, "vy", TVDS_PROBE_V, m->probes[0].sub, m->probes[0].dof);
+    add_probe(m, "ay", TVDS_PROBE_A, m->probes[0].sub, m->probes[0].dof);
+    tvds_data *d[3];
+    for (int i = 0; i < 3; i++)
+        ck_assert_msg(tvds_data_create(m, &d[i], &ctx) == TVDS_OK, "%s", ctx.msg);
+    ck_assert_int_eq(tvds_set_record(NULL, 1), TVDS_ERR_INVALID);
+    ck_assert_int_eq(tvds_set_record(d[1], -1), TVDS_ERR_INVALID);
+    ck_assert_int_eq(tvds_channels_update(NULL, d[1]), TVDS_ERR_INVALID);
+    ck_assert_int_eq(tvds_set_record(d[1], 0), TVDS_OK);
+    ck_assert_int_eq(tvds_set_record(d[2], 7), TVDS_OK);
+    int nh;
+    const double *hv[3], *cv[3];
+    for (int i = 0; i < 3; i++) {
+        tvds_channels(d[i], TVDS_GROUP_HISTORY, &nh, NULL, &hv[i]);
+        tvds_channels(d[i], TVDS_GROUP_CONTACTS, NULL, NULL, &cv[i]);
+    }
+    ck_assert_int_eq(nh, 4); /* t, dy, vy, ay */
+    int nstale = 0;
+    for (long k = 0; k < 300; k++) {
+        for (int i = 0; i < 3; i++)
+            ck_assert_msg(tvds_step(m, d[i], &ctx) == TVDS_OK, "%s", ctx.msg);
+        for (int j = 0; j < nh; j++) {
+            if (j == 1) continue;
+            ck_assert_double_eq(hv[1][j], hv[0][j]);
+            ck_assert_double_eq(hv[2][j], hv[0][j]);
+        }
+        ck_assert_double_eq(cv[1][1], cv[0][1]); /* lambda_n */
+        if ((k + 1) % 7 == 0) ck_assert_double_eq(hv[2][1], hv[0][1]);
+        if (hv[1][1] != hv[0][1]) nstale++;
+        if (k % 10 == 3) {
+            ck_assert_int_eq(tvds_channels_update(m, d[1]), TVDS_OK);
+            ck_assert_int_eq(tvds_channels_update(m, d[2]), TVDS_OK);
+            ck_assert_double_eq(hv[1][1], hv[0][1]);
+            ck_assert_double_eq(hv[2][1], hv[0][1]);
+        }
+    }
+    ck_assert_int_gt(nstale, 100); /* the deferral does defer */
+    for (int i = 0; i < 3; i++)
+        tvds_data_free(&d[i]);
+    tvds_model_free(&m);
+}
+END_TEST
+
 /* ---- Local contact search ------------------------------------------------------------------ */
 
 /* The segment search walks from the last segment and evaluates u* only at the nodes it visits
@@ -1455,6 +1618,9 @@ Suite *engine_suite(void)
     tcase_add_loop_test(tl, test_penalty_sdnd100, 0, 2);
     tcase_add_test(tl, test_redundant_constraints);
     tcase_add_test(tl, test_elastic_friction_element);
+    tcase_add_test(tl, test_elastic_friction_rigid);
+    tcase_add_test(tl, test_film_sdnd100b_normal_force);
+    tcase_add_test(tl, test_deferred_probes);
     tcase_add_loop_test(tl, test_local_search, 0, 2);
     tcase_add_test(tl, test_penalty_surface);
     suite_add_tcase(s, tl);
