@@ -153,7 +153,7 @@ ubsan: deps
 
 valgrind: deps
 	@$(MAKE) --no-print-directory all $(TEST_BIN)
-	$(TEST_ENV) CK_FORK=no CK_TIMEOUT_MULTIPLIER=50 valgrind -q --error-exitcode=1 \
+	$(TEST_ENV) CK_FORK=no CK_EXCLUDE_TAGS=long CK_TIMEOUT_MULTIPLIER=50 valgrind -q --error-exitcode=1 \
 	  --leak-check=full --errors-for-leak-kinds=definite,indirect $(TEST_BIN)
 
 format:
