@@ -47,6 +47,26 @@ static double arc_x(const arc *A, double t)
            A->a0 / A->w * ((sin(A->w * t) - sin(A->w * A->ts)) / A->w - cos(A->w * A->ts) * d);
 }
 
+/* End of arc A: the first return of s v to zero after its start, found by scanning in steps of
+ * `scan` (at most up to tlim) and bisecting to round-off. */
+static double arc_end(const arc *A, double scan, double tlim)
+{
+    double s = A->s, ta = A->ts, tb = A->ts + scan;
+    while (s * arc_v(A, tb) > 0.0) {
+        ta = tb;
+        tb += scan;
+        if (tb > tlim) break;
+    }
+    for (int it = 0; it < 200 && tb - ta > 4e-16 * tb; it++) {
+        double tm = 0.5 * (ta + tb);
+        if (s * arc_v(A, tm) > 0.0)
+            ta = tm;
+        else
+            tb = tm;
+    }
+    return 0.5 * (ta + tb);
+}
+
 int tvds_sdnd104_wear_power(double a0, double freq, double mu, double m, double g, double t0,
                             double t1, double *P)
 {
@@ -72,21 +92,7 @@ int tvds_sdnd104_wear_power(double a0, double freq, double mu, double m, double 
             continue;
         }
         arc A = {t, s, a0, w, mug};
-        /* End of the arc: first return of s v to zero. Scan, then bisect to round-off. */
-        double ta = t, tb = t + scan;
-        while (s * arc_v(&A, tb) > 0.0) {
-            ta = tb;
-            tb += scan;
-            if (tb > t1 + 2.0 * T) break;
-        }
-        for (int it = 0; it < 200 && tb - ta > 4e-16 * tb; it++) {
-            double tm = 0.5 * (ta + tb);
-            if (s * arc_v(&A, tm) > 0.0)
-                ta = tm;
-            else
-                tb = tm;
-        }
-        double te = 0.5 * (ta + tb);
+        double te = arc_end(&A, scan, t1 + 2.0 * T);
         double a = t > t0 ? t : t0, b = te < t1 ? te : t1;
         /* s v >= 0 on the whole arc: only round-off could make the integral negative. */
         if (b > a) E += m * g * fmax(0.0, s * (arc_x(&A, b) - arc_x(&A, a)));
@@ -925,20 +931,7 @@ static void sdnd104_sample(double a0, int nt, const double *ts, double *vr, doub
             continue;
         }
         arc A = {t, s, a0, w, mug};
-        double ta = t, tb = t + scan;
-        while (s * arc_v(&A, tb) > 0.0) {
-            ta = tb;
-            tb += scan;
-            if (tb > tmax + 2.0 * T) break;
-        }
-        for (int it = 0; it < 200 && tb - ta > 4e-16 * tb; it++) {
-            double tm = 0.5 * (ta + tb);
-            if (s * arc_v(&A, tm) > 0.0)
-                ta = tm;
-            else
-                tb = tm;
-        }
-        double te = 0.5 * (ta + tb), a = t > t0 ? t : t0;
+        double te = arc_end(&A, scan, tmax + 2.0 * T), a = t > t0 ? t : t0;
         for (; j < nt && ts[j] < te; j++) {
             vr[j] = arc_v(&A, ts[j]);
             double Ej = E;
