@@ -7,21 +7,10 @@
 
 #include "beams_impl.h"
 #include "tvds/tvds_beams.h"
+#define TVDS_TEST_CHOLMOD
+#include "tvds_test.h"
 
 #define CB_PI 3.14159265358979323846
-
-static cholmod_common cc;
-
-static void cc_setup(void)
-{
-    cholmod_start(&cc);
-    cc.print = 0;
-}
-
-static void cc_teardown(void)
-{
-    cholmod_finish(&cc);
-}
 
 /* Patch of 2 x 2 nine-node elements on [0, 2]^2 with the shared corner moved to (1.1, 0.9):
  * a linear displacement imposed on the outer nodes must be reproduced exactly inside. */

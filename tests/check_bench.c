@@ -11,6 +11,7 @@
 #include "tvds/tvds_case.h"
 #include "tvds/tvds_cea.h"
 #include "tvds/tvds_sim.h"
+#include "tvds_test.h"
 
 #define BOB_CASE "bench/cases/beam_on_beam.ini"
 
@@ -66,8 +67,8 @@ static void rm_sub(const char *dir)
  * its time loop allocation-free too (subs-b and film). */
 START_TEST(test_synthetic_model)
 {
-    char dir[] = "/tmp/tvds_bench_XXXXXX";
-    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char dir[64];
+    tvds_test_mkdtemp(dir, sizeof dir, "/tmp/tvds_bench_");
     char cpath[600], sub[600];
     tvds_ctx ctx;
     tvds_ctx_init(&ctx);

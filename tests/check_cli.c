@@ -12,6 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tvds_test.h"
+
 #ifndef TVDS_BIN
 #define TVDS_BIN "build/bin/tvds"
 #endif
@@ -21,23 +23,9 @@ extern char **environ;
 static char dir[256];
 static char *out_text, *err_text;
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    char *buf = calloc(1, (size_t)n + 1);
-    if (fread(buf, 1, (size_t)n, f) != (size_t)n) buf[0] = '\0';
-    fclose(f);
-    return buf;
-}
-
 static void setup(void)
 {
-    snprintf(dir, sizeof dir, "/tmp/tvds_check_cli_XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(dir));
+    tvds_test_mkdtemp(dir, sizeof dir, "/tmp/tvds_check_cli_");
     out_text = err_text = NULL;
 }
 
@@ -45,9 +33,7 @@ static void teardown(void)
 {
     free(out_text);
     free(err_text);
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0) fprintf(stderr, "cannot remove %s\n", dir);
+    if (tvds_test_rmtree(dir) != 0) fprintf(stderr, "cannot remove %s\n", dir);
 }
 
 /* Run "tvds ARGS" through the shell; exit code, stdout and stderr captured. */
@@ -61,9 +47,9 @@ static int tvds(const char *args)
     free(err_text);
     char p[400];
     snprintf(p, sizeof p, "%s/stdout", dir);
-    out_text = slurp(p);
+    out_text = tvds_test_slurp(p, NULL);
     snprintf(p, sizeof p, "%s/stderr", dir);
-    err_text = slurp(p);
+    err_text = tvds_test_slurp(p, NULL);
     ck_assert(out_text && err_text);
     return WEXITSTATUS(st);
 }
@@ -84,6 +70,13 @@ static void assert_one_error_line(const char *prefix)
                   prefix, err_text);
 }
 
+/* "tvds ARGS" exits with 2 and one line on stderr starting with prefix. */
+static void usage_error(const char *args, const char *prefix)
+{
+    ck_assert_int_eq(tvds(args), 2);
+    assert_one_error_line(prefix);
+}
+
 START_TEST(test_help)
 {
     ck_assert_int_eq(tvds("--help"), 0);
@@ -102,41 +95,34 @@ END_TEST
 
 START_TEST(test_usage_errors)
 {
-    ck_assert_int_eq(tvds("frobnicate"), 2);
-    assert_one_error_line("tvds: unknown command 'frobnicate'");
-    ck_assert_int_eq(tvds("run --bogus tests/data/case/valid.ini"), 2);
-    assert_one_error_line("tvds: run: unknown option '--bogus'");
-    ck_assert_int_eq(tvds("check --bogus tests/data/case/valid.ini"), 2);
-    assert_one_error_line("tvds: check: unknown option '--bogus'");
-    ck_assert_int_eq(tvds("run"), 2);
-    assert_one_error_line("tvds: run: missing CASE");
-    ck_assert_int_eq(tvds("run tests/data/case/valid.ini -o"), 2);
-    assert_one_error_line("tvds: run: option -o needs a value");
-    ck_assert_int_eq(tvds("run --method subs-z tests/data/case/valid.ini"), 2);
-    assert_one_error_line("tvds: run: unknown method 'subs-z'");
-    ck_assert_int_eq(tvds("check a.ini b.ini"), 2);
-    assert_one_error_line("tvds: check: more than one case file");
+    usage_error("frobnicate", "tvds: unknown command 'frobnicate'");
+    usage_error("run --bogus tests/data/case/valid.ini", "tvds: run: unknown option '--bogus'");
+    usage_error("check --bogus tests/data/case/valid.ini", "tvds: check: unknown option '--bogus'");
+    usage_error("run", "tvds: run: missing CASE");
+    usage_error("run tests/data/case/valid.ini -o", "tvds: run: option -o needs a value");
+    usage_error("run --method subs-z tests/data/case/valid.ini",
+                "tvds: run: unknown method 'subs-z'");
+    usage_error("check a.ini b.ini", "tvds: check: more than one case file");
     ck_assert_int_eq(tvds(""), 2);
 }
 END_TEST
 
 START_TEST(test_bad_case_file)
 {
-    ck_assert_int_eq(tvds("check tests/data/case/bad_key.ini"), 2);
-    assert_one_error_line("tvds: tests/data/case/bad_key.ini:5: unknown key 'speed' in [run]");
-    ck_assert_int_eq(tvds("run -o \"$PWD/unused\" tests/data/case/bad_key.ini"), 2);
-    assert_one_error_line("tvds: tests/data/case/bad_key.ini:5: ");
-    ck_assert_int_eq(tvds("check tests/data/case/valid.ini --set run.dt=abc"), 2);
-    assert_one_error_line("tvds: --set run.dt=abc: dt: 'abc' is not a finite number");
+    usage_error("check tests/data/case/bad_key.ini",
+                "tvds: tests/data/case/bad_key.ini:5: unknown key 'speed' in [run]");
+    usage_error("run -o \"$PWD/unused\" tests/data/case/bad_key.ini",
+                "tvds: tests/data/case/bad_key.ini:5: ");
+    usage_error("check tests/data/case/valid.ini --set run.dt=abc",
+                "tvds: --set run.dt=abc: dt: 'abc' is not a finite number");
     /* the engine refuses a step above the stable one: one line naming the case */
     char args[512];
     snprintf(args, sizeof args,
              "run tests/data/case/oscillator.ini -o '%s/o' --set run.dt=0.05 --set run.t_end=1",
              dir);
-    ck_assert_int_eq(tvds(args), 2);
-    assert_one_error_line("tvds: tests/data/case/oscillator.ini: ");
-    ck_assert_int_eq(tvds("check tests/data/case/missing.ini"), 2);
-    assert_one_error_line("tvds: tests/data/case/missing.ini: cannot open");
+    usage_error(args, "tvds: tests/data/case/oscillator.ini: ");
+    usage_error("check tests/data/case/missing.ini",
+                "tvds: tests/data/case/missing.ini: cannot open");
 }
 END_TEST
 
@@ -165,7 +151,7 @@ START_TEST(test_run_outputs)
     int code = tvds(args);
     char p[400];
     snprintf(p, sizeof p, "%s/out/summary.json", dir);
-    char *summary = slurp(p);
+    char *summary = tvds_test_slurp(p, NULL);
     ck_assert_msg(summary != NULL, "no summary.json (exit %d, stderr %s)", code, err_text);
     if (code != 0) {
         /* Only acceptable while the engine is the placeholder: one line, status failed. */
@@ -185,7 +171,7 @@ START_TEST(test_run_outputs)
     ck_assert_msg(steps == 500 || steps == 501, "steps %ld", steps);
     free(summary);
     snprintf(p, sizeof p, "%s/out/history.csv", dir);
-    char *h = slurp(p);
+    char *h = tvds_test_slurp(p, NULL);
     ck_assert_ptr_nonnull(h);
     ck_assert_int_eq(strncmp(h, "t [s],", 6), 0);
     /* Rows at t = 0, 1e-3, ..., 0.05: 51 rows after the header. */
@@ -236,7 +222,7 @@ START_TEST(test_sigint)
     ck_assert(WIFEXITED(st));
     char p[420];
     snprintf(p, sizeof p, "%s/summary.json", outd);
-    char *summary = slurp(p);
+    char *summary = tvds_test_slurp(p, NULL);
     ck_assert_ptr_nonnull(summary);
     if (WEXITSTATUS(st) == 1 && strstr(summary, "engine not built yet")) { /* placeholder */
         free(summary);
@@ -245,10 +231,10 @@ START_TEST(test_sigint)
     ck_assert_int_eq(WEXITSTATUS(st), 3);
     ck_assert_ptr_nonnull(strstr(summary, "\"status\": \"interrupted\""));
     free(summary);
-    err_text = slurp(errf);
+    err_text = tvds_test_slurp(errf, NULL);
     assert_one_error_line("tvds: interrupted at t = ");
     snprintf(p, sizeof p, "%s/history.csv", outd);
-    char *h = slurp(p);
+    char *h = tvds_test_slurp(p, NULL);
     ck_assert_ptr_nonnull(h);
     size_t n = strlen(h);
     ck_assert(n > 0 && h[n - 1] == '\n');

@@ -9,6 +9,7 @@
 
 #include "tvds/tvds_case.h"
 #include "tvds/tvds_compare.h"
+#include "tvds_test.h"
 
 #define PI 3.14159265358979323846
 
@@ -168,8 +169,8 @@ START_TEST(test_two_method_compare)
     ck_assert_msg(tvds_case_read_string(shoe_case, "cmp_shoe.ini", "models/shoe", NULL, 0, &m,
                                         &ctx) == TVDS_OK,
                   "%s", ctx.msg);
-    char dir[] = "/tmp/tvds_check_compare_XXXXXX";
-    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char dir[64];
+    tvds_test_mkdtemp(dir, sizeof dir, "/tmp/tvds_check_compare_");
     tvds_compare_opts o = tvds_compare_opts_default();
     o.nmethods = 2;
     o.methods[0] = TVDS_METHOD_SUBS_B;
@@ -234,9 +235,7 @@ START_TEST(test_two_method_compare)
     tvds_ctx_init(&ctx);
     ck_assert_int_eq(tvds_compare_run(m, dir, &o, &res, &ctx), TVDS_ERR_INVALID);
     tvds_model_free(&m);
-    char cmd[1100];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    ck_assert_int_eq(tvds_test_rmtree(dir), 0);
 }
 END_TEST
 

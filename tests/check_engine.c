@@ -36,6 +36,23 @@ static tvds_substructure *sub_nodes(const char *name, int nn, const double *x, c
     return s;
 }
 
+/* A substructure of one node with DoFs x, y, z at the origin, M = I, springs k on x and y. */
+static tvds_substructure *shoe3d(double k)
+{
+    tvds_substructure *s = tvds_calloc(1, sizeof *s);
+    s->name = tvds_strdup("shoe");
+    s->n = 3;
+    s->M = tvds_calloc(9, sizeof(double));
+    s->K = tvds_calloc(9, sizeof(double));
+    s->dofs = tvds_calloc(3, sizeof(tvds_dof));
+    for (int a = 0; a < 3; a++) {
+        s->dofs[a] = (tvds_dof){.kind = TVDS_DOF_PHYSICAL, .node = 1, .dir = a};
+        s->M[a + 3 * a] = 1.0;
+    }
+    s->K[0] = s->K[4] = k;
+    return s;
+}
+
 static void addM(tvds_substructure *s, int i, int j, double v)
 {
     s->M[i + (size_t)j * s->n] += v;
@@ -117,16 +134,18 @@ static void add_load(tvds_model *m, int sub, int dof, tvds_fn fn)
         (tvds_load){.name = tvds_strdup("load"), .sub = sub, .dof = dof, .fn = fn};
 }
 
-/* Index of a channel by name in a group, or -1. */
+/* Index of a channel by name in a group; the channel must exist. */
 static int ch_index(const tvds_data *d, int group, const char *name)
 {
     int n;
     const char *const *names;
     const double *v;
     tvds_channels(d, group, &n, &names, &v);
-    for (int k = 0; k < n; k++)
-        if (strcmp(names[k], name) == 0) return k;
-    return -1;
+    int k = 0;
+    while (k < n && strcmp(names[k], name) != 0)
+        k++;
+    ck_assert_msg(k < n, "no channel '%s' in group %d", name, group);
+    return k;
 }
 
 static double ch(const tvds_data *d, int group, int k)
@@ -149,6 +168,43 @@ static double summary(const tvds_data *d, const char *name)
     return NAN;
 }
 
+/* A fixed time step dt [s] instead of the automatic choice. */
+static void fixed_dt(tvds_model *m, double dt)
+{
+    m->opt.dt_auto = 0;
+    m->opt.dt = dt;
+}
+
+/* ---- Running ------------------------------------------------------------------------------ */
+
+/* Reset ctx and create the state of model m; the creation must succeed. */
+static tvds_data *data_new(const tvds_model *m, tvds_ctx *ctx)
+{
+    tvds_ctx_init(ctx);
+    tvds_data *d = NULL;
+    ck_assert_msg(tvds_data_create(m, &d, ctx) == TVDS_OK, "%s", ctx->msg);
+    return d;
+}
+
+/* n steps, each of which must succeed. */
+static void steps_ok(const tvds_model *m, tvds_data *d, tvds_ctx *ctx, long n)
+{
+    for (long k = 0; k < n; k++)
+        ck_assert_msg(tvds_step(m, d, ctx) == TVDS_OK, "%s", ctx->msg);
+}
+
+/* Step from code rc (no step unless TVDS_OK) until a step fails or n steps were made; returns
+ * the last code, *calls (may be NULL) the number of tvds_step calls. */
+static int steps_until_error(const tvds_model *m, tvds_data *d, tvds_ctx *ctx, int rc, long n,
+                             long *calls)
+{
+    long k;
+    for (k = 0; rc == TVDS_OK && k < n; k++)
+        rc = tvds_step(m, d, ctx);
+    if (calls) *calls = k;
+    return rc;
+}
+
 /* ---- 1. Frictionless mass on a rigid plane ------------------------------------------------ */
 
 START_TEST(test_mass_on_plane)
@@ -165,17 +221,12 @@ START_TEST(test_mass_on_plane)
     rigid_plane(c);
     add_ic(m, 0, 0, 0.01, 0.0);
     m->opt.method = _i;
-    m->opt.dt_auto = 0;
-    m->opt.dt = 1e-3;
+    fixed_dt(m, 1e-3);
     tvds_ctx ctx;
-    tvds_ctx_init(&ctx);
-    tvds_data *d;
-    ck_assert_int_eq(tvds_data_create(m, &d, &ctx), TVDS_OK);
+    tvds_data *d = data_new(m, &ctx);
     int iln = ch_index(d, TVDS_GROUP_CONTACTS, "floor.lambda_n [N]");
     int igap = ch_index(d, TVDS_GROUP_CONTACTS, "floor.gap [m]");
     int ilt = ch_index(d, TVDS_GROUP_CONTACTS, "floor.lambda_t [N]");
-    ck_assert_int_ge(iln, 0);
-    ck_assert_int_ge(igap, 0);
     for (int k = 0; k < 2000; k++) {
         ck_assert_int_eq(tvds_step(m, d, &ctx), TVDS_OK);
         /* The plane carries the weight exactly from the first step on. */
@@ -251,8 +302,7 @@ static tvds_model *chain_model(int split, int modal)
         add_ic(m, 1, 2, -2e-3, 0.5);
     }
     m->opt.modal = modal;
-    m->opt.dt_auto = 0;
-    m->opt.dt = 2e-4;
+    fixed_dt(m, 2e-4);
     return m;
 }
 
@@ -260,10 +310,7 @@ START_TEST(test_dual_vs_merged)
 {
     tvds_model *m1 = chain_model(0, 1), *m2 = chain_model(1, 1);
     tvds_ctx ctx;
-    tvds_ctx_init(&ctx);
-    tvds_data *d1, *d2;
-    ck_assert_int_eq(tvds_data_create(m1, &d1, &ctx), TVDS_OK);
-    ck_assert_int_eq(tvds_data_create(m2, &d2, &ctx), TVDS_OK);
+    tvds_data *d1 = data_new(m1, &ctx), *d2 = data_new(m2, &ctx);
     double umax = 0.0, dmax = 0.0;
     for (int k = 0; k < 3000; k++) {
         ck_assert_int_eq(tvds_step(m1, d1, &ctx), TVDS_OK);
@@ -304,8 +351,7 @@ static tvds_model *coulomb_model(int method, int modal)
     add_probe(m, "vx", TVDS_PROBE_V, 0, 0);
     m->opt.method = method;
     m->opt.modal = modal;
-    m->opt.dt_auto = 0;
-    m->opt.dt = 1e-5;
+    fixed_dt(m, 1e-5);
     return m;
 }
 
@@ -314,9 +360,7 @@ START_TEST(test_coulomb_oscillator)
     int method = _i == 0 ? TVDS_METHOD_SUBS_B : TVDS_METHOD_FILM;
     tvds_model *m = coulomb_model(method, 1);
     tvds_ctx ctx;
-    tvds_ctx_init(&ctx);
-    tvds_data *d;
-    ck_assert_int_eq(tvds_data_create(m, &d, &ctx), TVDS_OK);
+    tvds_data *d = data_new(m, &ctx);
     int ist = ch_index(d, TVDS_GROUP_CONTACTS, "shoe.state [-]");
     int ipf = ch_index(d, TVDS_GROUP_CONTACTS, "shoe.p_friction [W]");
     const double w0 = 100.0, delta = 2.0 * 0.1 * 1.0 * 10.0 / 1e4;
@@ -373,17 +417,7 @@ START_TEST(test_anisotropic_shoe)
      * by 2 mu m g cos45 / k per half cycle; DY = r cos45 at the extrema. */
     const double c45 = sqrt(0.5), k = 1e4, r0 = 0.85e-3;
     tvds_model *m = model_new(1);
-    tvds_substructure *s = tvds_calloc(1, sizeof *s);
-    m->subs[0] = s;
-    s->name = tvds_strdup("shoe");
-    s->n = 3;
-    s->M = tvds_calloc(9, sizeof(double));
-    s->K = tvds_calloc(9, sizeof(double));
-    s->dofs = tvds_calloc(3, sizeof(tvds_dof));
-    for (int a = 0; a < 3; a++) {
-        s->dofs[a] = (tvds_dof){.kind = TVDS_DOF_PHYSICAL, .node = 1, .dir = a};
-        s->M[a + 3 * a] = 1.0;
-    }
+    tvds_substructure *s = m->subs[0] = shoe3d(0.0);
     /* K = k e e^T with e = (c45, c45, 0). */
     for (int a = 0; a < 2; a++)
         for (int b = 0; b < 2; b++)
@@ -404,12 +438,9 @@ START_TEST(test_anisotropic_shoe)
     add_ic(m, 0, 1, r0 * c45, 0.0);
     add_probe(m, "DY", TVDS_PROBE_U, 0, 1);
     m->opt.method = _i == 0 ? TVDS_METHOD_SUBS_B : TVDS_METHOD_FILM;
-    m->opt.dt_auto = 0;
-    m->opt.dt = 1e-5;
+    fixed_dt(m, 1e-5);
     tvds_ctx ctx;
-    tvds_ctx_init(&ctx);
-    tvds_data *d;
-    ck_assert_int_eq(tvds_data_create(m, &d, &ctx), TVDS_OK);
+    tvds_data *d = data_new(m, &ctx);
     const double ref[4] = {-5.010e-4, 4.010e-4, -3.010e-4, 2.010e-4};
     double u[2] = {0, 0}, last = 0.0;
     int next = 0;
@@ -459,14 +490,11 @@ START_TEST(test_wear_power_sdnd104)
         m->base_dir[0] = 1.0;
         m->base_acc = (tvds_fn){.kind = TVDS_FN_HARMONIC, .amp = a0s[c2], .freq = 1.0};
         m->opt.method = _i == 0 ? TVDS_METHOD_SUBS_B : TVDS_METHOD_FILM;
-        m->opt.dt_auto = 0;
-        m->opt.dt = 2e-4;
+        fixed_dt(m, 2e-4);
         m->opt.win_t0 = 4.0;
         m->opt.win_t1 = 12.0;
         tvds_ctx ctx;
-        tvds_ctx_init(&ctx);
-        tvds_data *d;
-        ck_assert_int_eq(tvds_data_create(m, &d, &ctx), TVDS_OK);
+        tvds_data *d = data_new(m, &ctx);
         int ipf = ch_index(d, TVDS_GROUP_CONTACTS, "shoe.p_friction [W]");
         while (tvds_data_time(d) < 12.0 + 1e-4) {
             ck_assert_int_eq(tvds_step(m, d, &ctx), TVDS_OK);
@@ -512,16 +540,12 @@ START_TEST(test_two_slave_nodes)
     add_load(m, 0, 3, (tvds_fn){.kind = TVDS_FN_SMOOTH_RAMP, .amp = 35.0, .t0 = 0.0, .t1 = 0.2});
     m->opt.method = _i;
     tvds_ctx ctx;
-    tvds_ctx_init(&ctx);
-    tvds_data *d;
-    ck_assert_int_eq(tvds_data_create(m, &d, &ctx), TVDS_OK);
+    tvds_data *d = data_new(m, &ctx);
     int il1 = ch_index(d, TVDS_GROUP_CONTACTS, "floor.1.lambda_n [N]");
     int il2 = ch_index(d, TVDS_GROUP_CONTACTS, "floor.2.lambda_n [N]");
     int is2 = ch_index(d, TVDS_GROUP_CONTACTS, "floor.2.state [-]");
     int ig2 = ch_index(d, TVDS_GROUP_CONTACTS, "floor.2.gap [m]");
     int ig1 = ch_index(d, TVDS_GROUP_CONTACTS, "floor.1.gap [m]");
-    ck_assert_int_ge(il1, 0);
-    ck_assert_int_ge(il2, 0);
     while (tvds_data_time(d) < 1.5) {
         ck_assert_msg(tvds_step(m, d, &ctx) == TVDS_OK, "%s", ctx.msg);
         ck_assert_double_ge(ch(d, TVDS_GROUP_CONTACTS, ig1), -1e-15);
@@ -574,12 +598,9 @@ START_TEST(test_conveyor_belt)
         .name = tvds_strdup("x2"), .kind = TVDS_PROBE_U, .sub = 0, .dof = -1, .rec = 0};
     m->nprobe = 3;
     m->opt.method = _i;
-    m->opt.dt_auto = 0;
-    m->opt.dt = h;
+    fixed_dt(m, h);
     tvds_ctx ctx;
-    tvds_ctx_init(&ctx);
-    tvds_data *d;
-    ck_assert_int_eq(tvds_data_create(m, &d, &ctx), TVDS_OK);
+    tvds_data *d = data_new(m, &ctx);
     int ilt = ch_index(d, TVDS_GROUP_CONTACTS, "belt.lambda_t [N]");
     int ipf = ch_index(d, TVDS_GROUP_CONTACTS, "belt.p_friction [W]");
     int ivs = ch_index(d, TVDS_GROUP_CONTACTS, "belt.v_slide [m/s]");
@@ -626,8 +647,7 @@ static tvds_model *damped_model(int variant)
         spring(s, 2 * i + 1, -1, k);
     add_ic(m, 0, 4, 1e-3, 0.0);
     add_probe(m, "u0", TVDS_PROBE_U, 0, 0);
-    m->opt.dt_auto = 0;
-    m->opt.dt = 1e-3;
+    fixed_dt(m, 1e-3);
     if (variant == 0) {
         m->damping[0] = (tvds_damping){.kind = TVDS_DAMP_RAYLEIGH, .alpha = a, .beta = b};
     } else if (variant == 1) {
@@ -666,10 +686,7 @@ START_TEST(test_damping_matrix_and_elements)
     tvds_model *A[2] = {m0, m3}, *B[2] = {m1, m2};
     for (int c = 0; c < 2; c++) {
         tvds_ctx ctx;
-        tvds_ctx_init(&ctx);
-        tvds_data *da, *db;
-        ck_assert_int_eq(tvds_data_create(A[c], &da, &ctx), TVDS_OK);
-        ck_assert_int_eq(tvds_data_create(B[c], &db, &ctx), TVDS_OK);
+        tvds_data *da = data_new(A[c], &ctx), *db = data_new(B[c], &ctx);
         double umax = 0.0, dmax = 0.0, u100 = 0.0;
         for (int k = 0; k < 2000; k++) {
             ck_assert_int_eq(tvds_step(A[c], da, &ctx), TVDS_OK);
@@ -706,10 +723,7 @@ START_TEST(test_modal_vs_physical)
     tvds_model *A[2] = {ma, ca}, *B[2] = {mb, cb};
     for (int c = 0; c < 2; c++) {
         tvds_ctx ctx;
-        tvds_ctx_init(&ctx);
-        tvds_data *da, *db;
-        ck_assert_int_eq(tvds_data_create(A[c], &da, &ctx), TVDS_OK);
-        ck_assert_int_eq(tvds_data_create(B[c], &db, &ctx), TVDS_OK);
+        tvds_data *da = data_new(A[c], &ctx), *db = data_new(B[c], &ctx);
         double umax = 0.0, dmax = 0.0;
         for (int k = 0; k < 3000; k++) {
             ck_assert_int_eq(tvds_step(A[c], da, &ctx), TVDS_OK);
@@ -787,9 +801,7 @@ START_TEST(test_slide_methods)
     int method = _i;
     tvds_model *m = slide_model(method, SL_T, 1);
     tvds_ctx ctx;
-    tvds_ctx_init(&ctx);
-    tvds_data *d;
-    ck_assert_int_eq(tvds_data_create(m, &d, &ctx), TVDS_OK);
+    tvds_data *d = data_new(m, &ctx);
     int igap = ch_index(d, TVDS_GROUP_CONTACTS, "slide.gap [m]");
     int ipf = ch_index(d, TVDS_GROUP_CONTACTS, "slide.p_friction [W]");
     int iln = ch_index(d, TVDS_GROUP_CONTACTS, "slide.lambda_n [N]");
@@ -836,10 +848,7 @@ START_TEST(test_subs_b_vs_film)
     tvds_model *mb = slide_model(TVDS_METHOD_SUBS_B, SL_T, 1);
     tvds_model *mf = slide_model(TVDS_METHOD_FILM, SL_T, 1);
     tvds_ctx ctx;
-    tvds_ctx_init(&ctx);
-    tvds_data *db, *df;
-    ck_assert_int_eq(tvds_data_create(mb, &db, &ctx), TVDS_OK);
-    ck_assert_int_eq(tvds_data_create(mf, &df, &ctx), TVDS_OK);
+    tvds_data *db = data_new(mb, &ctx), *df = data_new(mf, &ctx);
     double ymax = 0.0, dmax = 0.0;
     while (tvds_data_time(db) < SL_T) {
         ck_assert_int_eq(tvds_step(mb, db, &ctx), TVDS_OK);
@@ -865,9 +874,7 @@ START_TEST(test_contact_lost)
 {
     tvds_model *m = slide_model(TVDS_METHOD_SUBS_B, 2.0, 1);
     tvds_ctx ctx;
-    tvds_ctx_init(&ctx);
-    tvds_data *d;
-    ck_assert_int_eq(tvds_data_create(m, &d, &ctx), TVDS_OK);
+    tvds_data *d = data_new(m, &ctx);
     int rc = TVDS_OK;
     while (rc == TVDS_OK && tvds_data_time(d) < 2.0)
         rc = tvds_step(m, d, &ctx);
@@ -899,14 +906,12 @@ START_TEST(test_singular_friction)
     rigid_plane(c);
     c->mu_s = c->mu_k = 2.0;
     add_ic(m, 0, 0, 0.0, -1.0);
-    m->opt.dt_auto = 0;
-    m->opt.dt = 1e-4;
+    fixed_dt(m, 1e-4);
     tvds_ctx ctx;
     tvds_ctx_init(&ctx);
     tvds_data *d = NULL;
     int rc = tvds_data_create(m, &d, &ctx);
-    for (int k = 0; rc == TVDS_OK && k < 10; k++)
-        rc = tvds_step(m, d, &ctx);
+    rc = steps_until_error(m, d, &ctx, rc, 10, NULL);
     ck_assert_int_eq(rc, TVDS_ERR_SINGULAR);
     ck_assert_ptr_nonnull(strstr(ctx.msg, "'pad'"));
     ck_assert_ptr_nonnull(strstr(ctx.msg, "t = "));
@@ -914,10 +919,8 @@ START_TEST(test_singular_friction)
     tvds_data_free(&d);
     /* With mu = 0.5 the same block slides. */
     m->contacts[0].mu_s = m->contacts[0].mu_k = 0.5;
-    tvds_ctx_init(&ctx);
-    ck_assert_int_eq(tvds_data_create(m, &d, &ctx), TVDS_OK);
-    for (int k = 0; k < 10; k++)
-        ck_assert_int_eq(tvds_step(m, d, &ctx), TVDS_OK);
+    d = data_new(m, &ctx);
+    steps_ok(m, d, &ctx, 10);
     tvds_data_free(&d);
     tvds_model_free(&m);
 }
@@ -936,12 +939,9 @@ START_TEST(test_divergence_and_unstable_dt)
     ck_assert_ptr_null(d);
     ck_assert_ptr_nonnull(strstr(ctx.msg, "stability limit"));
     m->opt.allow_unstable_dt = 1;
-    tvds_ctx_init(&ctx);
-    ck_assert_int_eq(tvds_data_create(m, &d, &ctx), TVDS_OK);
-    int rc = TVDS_OK;
+    d = data_new(m, &ctx);
     long k;
-    for (k = 0; rc == TVDS_OK && k < 100000; k++)
-        rc = tvds_step(m, d, &ctx);
+    int rc = steps_until_error(m, d, &ctx, TVDS_OK, 100000, &k);
     ck_assert_int_eq(rc, TVDS_ERR_DIVERGED);
     ck_assert_ptr_nonnull(strstr(ctx.msg, "step "));
     /* d keeps the last valid state: the step count stopped before the failed step. */
@@ -951,11 +951,8 @@ START_TEST(test_divergence_and_unstable_dt)
     m->opt.allow_unstable_dt = 0;
     m->opt.dt = 0.5 * dtc;
     m->loads[0].fn.amp = NAN;
-    tvds_ctx_init(&ctx);
-    ck_assert_int_eq(tvds_data_create(m, &d, &ctx), TVDS_OK);
-    rc = TVDS_OK;
-    for (k = 0; rc == TVDS_OK && k < 10; k++)
-        rc = tvds_step(m, d, &ctx);
+    d = data_new(m, &ctx);
+    rc = steps_until_error(m, d, &ctx, TVDS_OK, 10, NULL);
     ck_assert_int_eq(rc, TVDS_ERR_DIVERGED);
     ck_assert_ptr_nonnull(strstr(ctx.msg, "'chain'"));
     tvds_data_free(&d);
@@ -992,12 +989,9 @@ START_TEST(test_no_alloc)
     for (int method = 0; method < TVDS_METHOD_COUNT; method++) {
         tvds_model *m = slide_model(method, SL_T, method % 2);
         tvds_ctx ctx;
-        tvds_ctx_init(&ctx);
-        tvds_data *d;
-        ck_assert_int_eq(tvds_data_create(m, &d, &ctx), TVDS_OK);
+        tvds_data *d = data_new(m, &ctx);
         long before = tvds_alloc_count();
-        for (int k = 0; k < 300; k++)
-            ck_assert_int_eq(tvds_step(m, d, &ctx), TVDS_OK);
+        steps_ok(m, d, &ctx, 300);
         ck_assert_int_eq(tvds_alloc_count(), before);
         tvds_data_free(&d);
         tvds_model_free(&m);
@@ -1028,23 +1022,6 @@ START_TEST(test_create_alloc_failure)
 END_TEST
 
 /* ---- Penalty contact law --------------------------------------------------------------------- */
-
-/* A substructure of one node with DoFs x, y, z at the origin, M = I, springs k on x and y. */
-static tvds_substructure *shoe3d(double k)
-{
-    tvds_substructure *s = tvds_calloc(1, sizeof *s);
-    s->name = tvds_strdup("shoe");
-    s->n = 3;
-    s->M = tvds_calloc(9, sizeof(double));
-    s->K = tvds_calloc(9, sizeof(double));
-    s->dofs = tvds_calloc(3, sizeof(tvds_dof));
-    for (int a = 0; a < 3; a++) {
-        s->dofs[a] = (tvds_dof){.kind = TVDS_DOF_PHYSICAL, .node = 1, .dir = a};
-        s->M[a + 3 * a] = 1.0;
-    }
-    s->K[0] = s->K[4] = k;
-    return s;
-}
 
 /* SDND100 modeling A or D on the rigid plane z = 0: law 0 Lagrange (gravity, exact stick),
  * 1 penalty (kn = 20, pen0 = 0.5: F_N = m g without gravity, uz blocked, kt = 4e7, dt = 1e-4).
@@ -1086,8 +1063,7 @@ static tvds_model *sdnd100_model(int law, int relation, int modeling_d)
     add_probe(m, "dy", TVDS_PROBE_U, 0, 1);
     m->opt.method = TVDS_METHOD_SUBS_B;
     m->opt.modal = 1;
-    m->opt.dt_auto = 0;
-    m->opt.dt = law == 1 ? 1e-4 : 1e-5;
+    fixed_dt(m, law == 1 ? 1e-4 : 1e-5);
     return m;
 }
 
@@ -1098,14 +1074,11 @@ START_TEST(test_penalty_static)
     tvds_model *m = sdnd100_model(1, 0, 0);
     m->ics[0].u0 = m->ics[1].u0 = 0.0;
     tvds_ctx ctx;
-    tvds_ctx_init(&ctx);
-    tvds_data *d;
-    ck_assert_int_eq(tvds_data_create(m, &d, &ctx), TVDS_OK);
+    tvds_data *d = data_new(m, &ctx);
     int iln = ch_index(d, TVDS_GROUP_CONTACTS, "base.lambda_n [N]");
     int ilt = ch_index(d, TVDS_GROUP_CONTACTS, "base.lambda_t [N]");
     int ist = ch_index(d, TVDS_GROUP_CONTACTS, "base.state [-]");
     int igp = ch_index(d, TVDS_GROUP_CONTACTS, "base.gap [m]");
-    ck_assert_int_ge(iln, 0);
     ck_assert_double_eq_tol(ch(d, TVDS_GROUP_CONTACTS, iln), 20.0 * 0.5, 1e-12);
     long before = tvds_alloc_count();
     for (int k = 0; k < 200; k++) {
@@ -1129,9 +1102,8 @@ START_TEST(test_penalty_static)
     m->contacts[0].kn = 1e4;
     m->contacts[0].cn = 200.0;
     m->ics[0].u0 = m->ics[1].u0 = 0.0;
-    ck_assert_int_eq(tvds_data_create(m, &d, &ctx), TVDS_OK);
-    for (int k = 0; k < 5000; k++)
-        ck_assert_int_eq(tvds_step(m, d, &ctx), TVDS_OK);
+    d = data_new(m, &ctx);
+    steps_ok(m, d, &ctx, 5000);
     ck_assert_double_eq_tol(ch(d, TVDS_GROUP_CONTACTS, iln), 10.0, 1e-6);
     ck_assert_double_eq_tol(ch(d, TVDS_GROUP_CONTACTS, igp), -1e-3, 1e-9);
     tvds_data_free(&d);
@@ -1145,9 +1117,7 @@ END_TEST
 static int sdnd100_extrema(tvds_model *m, double dy[4], double *bal, double *pfmin)
 {
     tvds_ctx ctx;
-    tvds_ctx_init(&ctx);
-    tvds_data *d;
-    ck_assert_int_eq(tvds_data_create(m, &d, &ctx), TVDS_OK);
+    tvds_data *d = data_new(m, &ctx);
     int ipf = ch_index(d, TVDS_GROUP_CONTACTS, "base.p_friction [W]");
     double h = tvds_data_dt(d);
     int next = 1;
@@ -1196,10 +1166,7 @@ START_TEST(test_redundant_constraints)
 {
     tvds_model *ma = sdnd100_model(0, 1, 0), *mb = sdnd100_model(0, 0, 0);
     tvds_ctx ctx;
-    tvds_ctx_init(&ctx);
-    tvds_data *da, *db;
-    ck_assert_int_eq(tvds_data_create(ma, &da, &ctx), TVDS_OK);
-    ck_assert_int_eq(tvds_data_create(mb, &db, &ctx), TVDS_OK);
+    tvds_data *da = data_new(ma, &ctx), *db = data_new(mb, &ctx);
     double dmax = 0.0, umax = 0.0;
     for (int k = 0; k < 13000; k++) {
         ck_assert_msg(tvds_step(ma, da, &ctx) == TVDS_OK, "%s", ctx.msg);
@@ -1228,8 +1195,7 @@ START_TEST(test_redundant_constraints)
     b2->value = (tvds_fn){.kind = TVDS_FN_CONST, .amp = 1e-3};
     tvds_data *d = NULL;
     int rc = tvds_data_create(m, &d, &ctx);
-    for (int k = 0; rc == TVDS_OK && k < 10; k++)
-        rc = tvds_step(m, d, &ctx);
+    rc = steps_until_error(m, d, &ctx, rc, 10, NULL);
     ck_assert_int_eq(rc, TVDS_ERR_SINGULAR);
     ck_assert_ptr_nonnull(strstr(ctx.msg, "inconsistent"));
     tvds_data_free(&d);
@@ -1282,21 +1248,14 @@ START_TEST(test_elastic_friction_element)
                                     .Fst = {.kind = TVDS_FN_CONST, .amp = 2.0},
                                     .Fsl = {.kind = TVDS_FN_CONST, .amp = 1.0},
                                     .eps_tau = 0.01};
-    m->opt.dt_auto = 0;
-    m->opt.dt = 1e-5;
+    fixed_dt(m, 1e-5);
     tvds_ctx ctx;
-    tvds_ctx_init(&ctx);
-    tvds_data *d;
-    ck_assert_msg(tvds_data_create(m, &d, &ctx) == TVDS_OK, "%s", ctx.msg);
+    tvds_data *d = data_new(m, &ctx);
     int ifi = ch_index(d, TVDS_GROUP_HISTORY, "friction.Fi [N]");
     int isf = ch_index(d, TVDS_GROUP_HISTORY, "friction.sf [-]");
     int idx = ch_index(d, TVDS_GROUP_HISTORY, "friction.dx [m]");
     int ipl = ch_index(d, TVDS_GROUP_HISTORY, "friction.Pl [W]");
-    ck_assert_int_ge(ifi, 0);
-    ck_assert_int_ge(isf, 0);
-    ck_assert_int_ge(ipl, 0);
     int ied = ch_index(d, TVDS_GROUP_ENERGY, "element dissipation [J]");
-    ck_assert_int_ge(ied, 0);
     /* Compliance error: about (Fst/k)(1 + (V + R w)/V) = 7e-6 m against x ~ 1e-2 m. */
     const double tq[4] = {0.3, 0.45, 0.8, 0.95};
     int q = 0, nstick = 0, nslide = 0;
@@ -1352,8 +1311,7 @@ START_TEST(test_elastic_friction_rigid)
     ck_assert_msg(tvds_case_read("models/shoe/ef_belt.ini", ov, 2, &m, &ctx) == TVDS_OK, "%s",
                   ctx.msg);
     ck_assert_int_eq(m->elements[0].rigid, 1);
-    tvds_data *d;
-    ck_assert_msg(tvds_data_create(m, &d, &ctx) == TVDS_OK, "%s", ctx.msg);
+    tvds_data *d = data_new(m, &ctx);
     double h = tvds_data_dt(d);
     ck_assert_double_eq(h, 1e-5);
     int ix = ch_index(d, TVDS_GROUP_HISTORY, "x [m]");
@@ -1419,8 +1377,7 @@ START_TEST(test_film_sdnd100b_normal_force)
         tvds_ctx_init(&ctx);
         ck_assert_msg(tvds_case_read("models/shoe/sdnd100b.ini", ov[q], 2, &m, &ctx) == TVDS_OK,
                       "%s", ctx.msg);
-        tvds_data *d;
-        ck_assert_msg(tvds_data_create(m, &d, &ctx) == TVDS_OK, "%s", ctx.msg);
+        tvds_data *d = data_new(m, &ctx);
         double h = tvds_data_dt(d), L = 0.01 * sqrt(2.0), mg = 10.0;
         double tol = 4.0 * DBL_EPSILON * L * 1.0 / (h * h);
         int iln = ch_index(d, TVDS_GROUP_CONTACTS, "base.lambda_n [N]");
@@ -1458,7 +1415,7 @@ START_TEST(test_deferred_probes)
     add_probe(m, "ay", TVDS_PROBE_A, m->probes[0].sub, m->probes[0].dof);
     tvds_data *d[3];
     for (int i = 0; i < 3; i++)
-        ck_assert_msg(tvds_data_create(m, &d[i], &ctx) == TVDS_OK, "%s", ctx.msg);
+        d[i] = data_new(m, &ctx);
     ck_assert_int_eq(tvds_set_record(NULL, 1), TVDS_ERR_INVALID);
     ck_assert_int_eq(tvds_set_record(d[1], -1), TVDS_ERR_INVALID);
     ck_assert_int_eq(tvds_channels_update(NULL, d[1]), TVDS_ERR_INVALID);
@@ -1508,10 +1465,7 @@ START_TEST(test_local_search)
     int method = _i == 0 ? TVDS_METHOD_SUBS_B : TVDS_METHOD_SUBS_C;
     tvds_model *m = slide_model(method, 0.6, 1);
     tvds_ctx ctx;
-    tvds_ctx_init(&ctx);
-    tvds_data *da, *db;
-    ck_assert_int_eq(tvds_data_create(m, &da, &ctx), TVDS_OK);
-    ck_assert_int_eq(tvds_data_create(m, &db, &ctx), TVDS_OK);
+    tvds_data *da = data_new(m, &ctx), *db = data_new(m, &ctx);
     db->search_global = 1;
     int iseg = ch_index(da, TVDS_GROUP_CONTACTS, "slide.segment [-]");
     int iln = ch_index(da, TVDS_GROUP_CONTACTS, "slide.lambda_n [N]");
@@ -1557,9 +1511,7 @@ START_TEST(test_penalty_surface)
     c->kt = 1e5;
     c->ct = 0.0;
     tvds_ctx ctx;
-    tvds_ctx_init(&ctx);
-    tvds_data *d;
-    ck_assert_msg(tvds_data_create(m, &d, &ctx) == TVDS_OK, "%s", ctx.msg);
+    tvds_data *d = data_new(m, &ctx);
     int iln = ch_index(d, TVDS_GROUP_CONTACTS, "slide.lambda_n [N]");
     int ilt = ch_index(d, TVDS_GROUP_CONTACTS, "slide.lambda_t [N]");
     int ipf = ch_index(d, TVDS_GROUP_CONTACTS, "slide.p_friction [W]");

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "tvds/tvds_io.h"
+#include "tvds_test.h"
 
 #define DATA "tests/data/mmio/"
 
@@ -18,8 +19,7 @@ static char tmpdir[64];
 
 static void tmp_setup(void)
 {
-    strcpy(tmpdir, "/tmp/tvds_mmio_XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+    tvds_test_mkdtemp(tmpdir, sizeof tmpdir, "/tmp/tvds_mmio_");
 }
 
 static void tmp_path(char *buf, size_t n, const char *file)

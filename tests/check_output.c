@@ -15,34 +15,18 @@
 #include "tvds/tvds_case.h"
 #include "tvds/tvds_output.h"
 #include "tvds/tvds_run.h"
+#include "tvds_test.h"
 
 static char tmpdir[256];
 
 static void make_tmpdir(void)
 {
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/tvds_check_output_XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+    tvds_test_mkdtemp(tmpdir, sizeof tmpdir, "/tmp/tvds_check_output_");
 }
 
 static void rm_tree(const char *dir)
 {
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    ck_assert_int_eq(system(cmd), 0);
-}
-
-static char *slurp(const char *path, long *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    char *buf = calloc(1, (size_t)n + 1);
-    if (fread(buf, 1, (size_t)n, f) != (size_t)n) n = -1;
-    fclose(f);
-    if (len) *len = n;
-    return buf;
+    ck_assert_int_eq(tvds_test_rmtree(dir), 0);
 }
 
 /* Check that text is whole CSV lines of ncol numbers after the header; returns the row count,
@@ -107,7 +91,7 @@ START_TEST(test_csv_round_trip)
     tvds_csv *w = NULL;
     ck_assert_int_eq(tvds_csv_open(path, 3, names, &w, &ctx), TVDS_OK);
     /* the header is in the file at once */
-    char *text = slurp(path, NULL);
+    char *text = tvds_test_slurp(path, NULL);
     ck_assert_str_eq(text, "t [s],tip_uy [m],\"odd, \"\"name\"\"\"\n");
     free(text);
     enum { NROW = 5000 };
@@ -121,7 +105,7 @@ START_TEST(test_csv_round_trip)
     ck_assert_int_eq(tvds_csv_rows(w), NROW);
     ck_assert_int_eq(tvds_csv_close(&w, &ctx), TVDS_OK);
     ck_assert_ptr_null(w);
-    text = slurp(path, NULL);
+    text = tvds_test_slurp(path, NULL);
     double *back = malloc(sizeof(double) * 3 * NROW);
     ck_assert_int_eq(parse_csv_rows(text, 3, back, NROW), NROW);
     ck_assert_int_eq(memcmp(rows, back, sizeof(double) * 3 * NROW), 0); /* bit for bit */
@@ -176,14 +160,14 @@ START_TEST(test_csv_abrupt_stop)
     close(fds[0]);
     ck_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
     long len;
-    char *text = slurp(path, &len);
+    char *text = tvds_test_slurp(path, &len);
     ck_assert_ptr_nonnull(text);
     long rows = parse_csv_rows(text, 4, NULL, 0);
     ck_assert_msg(rows >= 100000 - 4096, "rows %ld: file not valid or too short", rows);
     ck_assert(text[len - 1] == '\n');
     free(text);
     /* the summary is complete JSON of the last periodic write */
-    text = slurp(spath, NULL);
+    text = tvds_test_slurp(spath, NULL);
     ck_assert_ptr_nonnull(text);
     ck_assert_ptr_nonnull(strstr(text, "\"status\": \"running\""));
     size_t n = strlen(text);
@@ -330,7 +314,7 @@ START_TEST(test_summary_json)
     tvds_ctx_init(&ctx);
     ck_assert_int_eq(tvds_summary_write(path, &s, &ctx), TVDS_OK);
     ck_assert_int_ne(access(tmp, F_OK), 0); /* renamed, not left behind */
-    char *text = slurp(path, NULL);
+    char *text = tvds_test_slurp(path, NULL);
     ck_assert_msg(json_valid(text), "invalid JSON:\n%s", text);
     ck_assert_int_eq(strtol(json_find(text, "steps"), NULL, 10), 1234567);
     ck_assert(strtod(json_find(text, "us_per_step"), NULL) == s.us_per_step);
@@ -344,7 +328,7 @@ START_TEST(test_summary_json)
     /* Replacing keeps a valid file; an empty summary is valid too. */
     memset(&s, 0, sizeof s);
     ck_assert_int_eq(tvds_summary_write(path, &s, &ctx), TVDS_OK);
-    text = slurp(path, NULL);
+    text = tvds_test_slurp(path, NULL);
     ck_assert_msg(json_valid(text), "invalid JSON:\n%s", text);
     ck_assert_int_eq(strncmp(json_find(text, "case"), "null", 4), 0);
     free(text);
@@ -391,7 +375,7 @@ static tvds_model *oscillator(const char *const *ov, int nov)
 /* Times of the rows of a CSV file (column 0); returns the count, -1 when a line is broken. */
 static long csv_times(const char *path, int ncol, double *t, long max)
 {
-    char *text = slurp(path, NULL);
+    char *text = tvds_test_slurp(path, NULL);
     ck_assert_ptr_nonnull(text);
     double *all = malloc(sizeof(double) * (size_t)ncol * (size_t)max);
     long n = parse_csv_rows(text, ncol, all, max);
@@ -440,7 +424,7 @@ START_TEST(test_run_sampling)
     ck_assert_int_eq(n, 201);
     ck_assert(fabs(t[n - 1] - 0.05) < 1e-9);
     snprintf(path, sizeof path, "%s/summary.json", tmpdir);
-    char *js = slurp(path, NULL);
+    char *js = tvds_test_slurp(path, NULL);
     ck_assert_msg(json_valid(js), "%s", js);
     ck_assert_ptr_nonnull(strstr(js, "\"status\": \"ok\""));
     free(js);
@@ -481,7 +465,7 @@ START_TEST(test_run_stop_flag)
     ck_assert_int_eq(n, 21); /* 0, 1e-3, ..., 0.02: whole lines, nothing after the stop */
     ck_assert(fabs(t[n - 1] - 0.02) < 1e-9);
     snprintf(path, sizeof path, "%s/summary.json", tmpdir);
-    char *js = slurp(path, NULL);
+    char *js = tvds_test_slurp(path, NULL);
     ck_assert_msg(json_valid(js), "%s", js);
     ck_assert_ptr_nonnull(strstr(js, "\"status\": \"interrupted\""));
     ck_assert_ptr_nonnull(strstr(js, "\"status_code\": \"TVDS_ERR_INTERRUPTED\""));
@@ -517,7 +501,7 @@ START_TEST(test_run_diverged)
     for (long k = 1; k < n; k++)
         ck_assert(t[k] > t[k - 1]);
     snprintf(path, sizeof path, "%s/energy.csv", tmpdir);
-    char *text = slurp(path, NULL);
+    char *text = tvds_test_slurp(path, NULL);
     int ncol = 1;
     for (const char *q = text; *q && *q != '\n'; q++)
         ncol += *q == ',';
@@ -525,7 +509,7 @@ START_TEST(test_run_diverged)
     ck_assert(text[strlen(text) - 1] == '\n');
     free(text);
     snprintf(path, sizeof path, "%s/summary.json", tmpdir);
-    char *js = slurp(path, NULL);
+    char *js = tvds_test_slurp(path, NULL);
     ck_assert_msg(json_valid(js), "%s", js);
     ck_assert_ptr_nonnull(strstr(js, "\"status\": \"diverged\""));
     free(js);

@@ -7,13 +7,13 @@
 #include <unistd.h>
 
 #include "tvds/tvds_plot.h"
+#include "tvds_test.h"
 
 static char dir[64];
 
 static void setup(void)
 {
-    strcpy(dir, "/tmp/tvds_plot_XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(dir));
+    tvds_test_mkdtemp(dir, sizeof dir, "/tmp/tvds_plot_");
     char p[128];
     snprintf(p, sizeof p, "%s/data.csv", dir);
     FILE *f = fopen(p, "w");
@@ -34,9 +34,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    ck_assert_int_eq(tvds_test_rmtree(dir), 0);
 }
 
 static int is_png(const char *path)

@@ -13,21 +13,10 @@
 #include "tvds/tvds_beams.h"
 #include "tvds/tvds_io.h"
 #include "tvds/tvds_reduce.h"
+#define TVDS_TEST_CHOLMOD
+#include "tvds_test.h"
 
 #define RD_PI 3.14159265358979323846
-
-static cholmod_common cc;
-
-static void cc_setup(void)
-{
-    cholmod_start(&cc);
-    cc.print = 0;
-}
-
-static void cc_teardown(void)
-{
-    cholmod_finish(&cc);
-}
 
 /* Eigenfrequencies [Hz] (ascending) of a dense reduced substructure. */
 static void dense_freqs(const tvds_substructure *s, double *f)
@@ -154,9 +143,7 @@ START_TEST(test_static_exact)
 {
     tvds_ctx ctx;
     tvds_ctx_init(&ctx);
-    tvds_bob_params p = tvds_bob_default();
-    tvds_fe_model *m = NULL;
-    ck_assert_int_eq(tvds_beam2_build(&p.beam2, &m, &cc, &ctx), TVDS_OK);
+    tvds_fe_model *m = bob_beam(2, 0);
     tvds_substructure *s = reduce_model(m, "top", "T.y", 20);
     int nb = s->n - 20;
     ck_assert_int_eq(nb, 200);
@@ -217,9 +204,7 @@ START_TEST(test_beam2_freqs_vs_full)
 {
     tvds_ctx ctx;
     tvds_ctx_init(&ctx);
-    tvds_bob_params p = tvds_bob_default();
-    tvds_fe_model *m = NULL;
-    ck_assert_int_eq(tvds_beam2_build(&p.beam2, &m, &cc, &ctx), TVDS_OK);
+    tvds_fe_model *m = bob_beam(2, 0);
     tvds_substructure *s = reduce_model(m, "top", NULL, 20);
     double ff[10], fr[220];
     ck_assert_int_eq(tvds_eigs_lowest(m->M, m->K, 10, 0, 1e-12, ff, NULL, &cc, &ctx), TVDS_OK);
@@ -237,9 +222,7 @@ START_TEST(test_beam1_freqs_vs_full)
 {
     tvds_ctx ctx;
     tvds_ctx_init(&ctx);
-    tvds_bob_params p = tvds_bob_default();
-    tvds_fe_model *m = NULL;
-    ck_assert_int_eq(tvds_beam1_build(&p.beam1, p.s0, &m, &cc, &ctx), TVDS_OK);
+    tvds_fe_model *m = bob_beam(1, 0);
     tvds_substructure *s = reduce_model(m, "A,C", NULL, 20);
     ck_assert_int_eq(s->n, 24);
     /* The carriage is free: two rigid translations; the full model needs a negative shift. */
@@ -327,10 +310,7 @@ START_TEST(test_roundtrip)
 {
     tvds_ctx ctx;
     tvds_ctx_init(&ctx);
-    tvds_bob_params p = tvds_bob_default();
-    p.beam2.nx = 10;
-    tvds_fe_model *m = NULL;
-    ck_assert_int_eq(tvds_beam2_build(&p.beam2, &m, &cc, &ctx), TVDS_OK);
+    tvds_fe_model *m = bob_beam(2, 10);
     tvds_substructure *s = reduce_model(m, "top", "T.y", 8), *t = NULL;
     char dir[] = "/tmp/tvds_reduce_rtXXXXXX";
     ck_assert_ptr_nonnull(mkdtemp(dir));
@@ -369,9 +349,7 @@ START_TEST(test_roundtrip)
     ck_assert_int_eq(memcmp(sets[0].nodes, m->sets[0].nodes, sizeof(long) * (size_t)sets[0].n), 0);
     tvds_free(dofs);
     tvds_fe_sets_free(ns, &sets);
-    char cmd[sizeof dir + 16];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    ck_assert_int_eq(tvds_test_rmtree(dir), 0);
     tvds_substructure_free(&s);
     tvds_substructure_free(&t);
     tvds_fe_model_free(&m, &cc);
@@ -388,10 +366,7 @@ START_TEST(test_free_floating_refused)
     for (int t = 0; t < 2; t++) {
         tvds_ctx ctx;
         tvds_ctx_init(&ctx);
-        tvds_bob_params p = tvds_bob_default();
-        p.beam1.nx = nxs[t];
-        tvds_fe_model *m = NULL;
-        ck_assert_int_eq(tvds_beam1_build(&p.beam1, p.s0, &m, &cc, &ctx), TVDS_OK);
+        tvds_fe_model *m = bob_beam(1, nxs[t]);
         int nb, *b = NULL;
         ck_assert_int_eq(
             tvds_reduce_parse_spec("C.y", m->n, m->dofs, m->nsets, m->sets, &nb, &b, &ctx),
@@ -424,10 +399,7 @@ START_TEST(test_spec_and_cutoff)
 {
     tvds_ctx ctx;
     tvds_ctx_init(&ctx);
-    tvds_bob_params p = tvds_bob_default();
-    p.beam2.nx = 10;
-    tvds_fe_model *m = NULL;
-    ck_assert_int_eq(tvds_beam2_build(&p.beam2, &m, &cc, &ctx), TVDS_OK);
+    tvds_fe_model *m = bob_beam(2, 10);
     int nb, *b = NULL;
     ck_assert_int_eq(
         tvds_reduce_parse_spec("top.y, T, #0", m->n, m->dofs, m->nsets, m->sets, &nb, &b, &ctx),

@@ -12,6 +12,7 @@
 
 #include "tvds/tvds.h"
 #include "tvds/tvds_io.h"
+#include "tvds_test.h"
 
 #ifndef TVDS_BIN
 #define TVDS_BIN "build/bin/tvds"
@@ -49,15 +50,12 @@ static char dir[256];
 
 static void setup(void)
 {
-    snprintf(dir, sizeof dir, "/tmp/tvds_check_regress_XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(dir));
+    tvds_test_mkdtemp(dir, sizeof dir, "/tmp/tvds_check_regress_");
 }
 
 static void teardown(void)
 {
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0) fprintf(stderr, "cannot remove %s\n", dir);
+    if (tvds_test_rmtree(dir) != 0) fprintf(stderr, "cannot remove %s\n", dir);
 }
 
 static int updating(void)
@@ -252,36 +250,49 @@ static void summary_table(const char *json, const char *const *keys, int nkeys, 
 static const char *const shoe_keys[] = {"steps [-]", "energy max [J]", "base.mean p_friction [W]",
                                         "base.mean p_wear [W]"};
 
+/* The output file rel (below dir) against the answer file name: check_csv. */
+static void check_output(const char *rel, const char *name, const char *cols, double rtol,
+                         double atol)
+{
+    char p[512];
+    snprintf(p, sizeof p, "%s/%s", dir, rel);
+    check_csv(p, name, cols, rtol, atol);
+}
+
+/* The shoe summary keys of run directory sub (below dir) against the answer file name. */
+static void check_shoe_summary(const char *sub, const char *name)
+{
+    char p[512], q[512];
+    snprintf(p, sizeof p, "%s/%s/summary.json", dir, sub);
+    snprintf(q, sizeof q, "%s/%s/summary.csv", dir, sub);
+    summary_table(p, shoe_keys, 4, q);
+    check_csv(q, name, NULL, RTOL_RUN, 0.0);
+}
+
 /* SDND100 modeling A over its first 1.6 half cycles (stick-slip reversal at pi/100 s). */
 START_TEST(test_sdnd100a)
 {
-    char args[1024], p[512], q[512];
+    char args[1024];
     snprintf(args, sizeof args,
              "run models/shoe/sdnd100a_lagrange.ini -o '%s/a' --set run.t_end=0.05 "
              "--set run.out_dt=1e-3",
              dir);
     run_ok(args);
-    snprintf(p, sizeof p, "%s/a/history.csv", dir);
-    check_csv(p, "sdnd100a_history.csv", NULL, RTOL_RUN, 0.0);
-    snprintf(p, sizeof p, "%s/a/contacts.csv", dir);
-    check_csv(p, "sdnd100a_contacts.csv", SHOE_CONTACT_COLS, RTOL_RUN, 0.0);
-    snprintf(p, sizeof p, "%s/a/summary.json", dir);
-    snprintf(q, sizeof q, "%s/a/summary.csv", dir);
-    summary_table(p, shoe_keys, 4, q);
-    check_csv(q, "sdnd100a_summary.csv", NULL, RTOL_RUN, 0.0);
+    check_output("a/history.csv", "sdnd100a_history.csv", NULL, RTOL_RUN, 0.0);
+    check_output("a/contacts.csv", "sdnd100a_contacts.csv", SHOE_CONTACT_COLS, RTOL_RUN, 0.0);
+    check_shoe_summary("a", "sdnd100a_summary.csv");
 }
 END_TEST
 
 /* SDND100 modeling B: two substructures, 2D node-to-segment contact on a blocked plane. */
 START_TEST(test_sdnd100b)
 {
-    char args[1024], p[512];
+    char args[1024];
     snprintf(args, sizeof args,
              "run models/shoe/sdnd100b.ini -o '%s/b' --set run.t_end=0.05 --set run.out_dt=1e-3",
              dir);
     run_ok(args);
-    snprintf(p, sizeof p, "%s/b/history.csv", dir);
-    check_csv(p, "sdnd100b_history.csv", NULL, RTOL_RUN, 0.0);
+    check_output("b/history.csv", "sdnd100b_history.csv", NULL, RTOL_RUN, 0.0);
 }
 END_TEST
 
@@ -289,18 +300,14 @@ END_TEST
  * mean of the wear power. */
 START_TEST(test_sdnd104)
 {
-    char args[1024], p[512], q[512];
+    char args[1024];
     snprintf(args, sizeof args,
              "run models/shoe/sdnd104.ini -o '%s/w' --set 'base.acc=harmonic 1.5 1 0' "
              "--set run.t_end=1.5 --set 'run.window=0.5 1.5' --set run.out_dt=1e-2",
              dir);
     run_ok(args);
-    snprintf(p, sizeof p, "%s/w/history.csv", dir);
-    check_csv(p, "sdnd104_history.csv", NULL, RTOL_RUN, 0.0);
-    snprintf(p, sizeof p, "%s/w/summary.json", dir);
-    snprintf(q, sizeof q, "%s/w/summary.csv", dir);
-    summary_table(p, shoe_keys, 4, q);
-    check_csv(q, "sdnd104_summary.csv", NULL, RTOL_RUN, 0.0);
+    check_output("w/history.csv", "sdnd104_history.csv", NULL, RTOL_RUN, 0.0);
+    check_shoe_summary("w", "sdnd104_summary.csv");
 }
 END_TEST
 
@@ -310,16 +317,15 @@ END_TEST
  * (mu = 0.7: coalesced, one unstable branch) the flutter threshold 0.6458. */
 START_TEST(test_cea)
 {
-    char args[1024], p[512];
+    char args[1024];
     snprintf(args, sizeof args,
              "cea tests/data/cea/flutter.ini --s0 0.1 --s1 0.9 --positions 5 --modes 4 "
              "--threads 1 --set contact.tip.mu=0.5 -o '%s/c5'",
              dir);
     run_ok(args);
-    snprintf(p, sizeof p, "%s/c5/locus.csv", dir);
-    check_csv(p, "flutter_mu05_locus.csv",
-              "position [m],branch,frequency [Hz],real part [1/s],damping ratio,unstable", RTOL_EIG,
-              ATOL_EIG);
+    check_output("c5/locus.csv", "flutter_mu05_locus.csv",
+                 "position [m],branch,frequency [Hz],real part [1/s],damping ratio,unstable",
+                 RTOL_EIG, ATOL_EIG);
     snprintf(args, sizeof args,
              "cea tests/data/cea/flutter.ini --s0 0.1 --s1 0.9 --positions 5 --modes 4 "
              "--threads 1 -o '%s/c7'",
@@ -327,8 +333,7 @@ START_TEST(test_cea)
     run_ok(args);
     /* The coalesced pair has equal frequencies: compare the unstable window (branch order
      * within an exactly degenerate pair is not a property of tvds). */
-    snprintf(p, sizeof p, "%s/c7/unstable.csv", dir);
-    check_csv(p, "flutter_mu07_unstable.csv", NULL, RTOL_EIG, ATOL_EIG);
+    check_output("c7/unstable.csv", "flutter_mu07_unstable.csv", NULL, RTOL_EIG, ATOL_EIG);
 }
 END_TEST
 

@@ -18,6 +18,7 @@
 #include "tvds/tvds_case.h"
 #include "tvds/tvds_io.h"
 #include "tvds/tvds_run.h"
+#include "tvds_test.h"
 #include "tvds/tvds_sim.h"
 
 #ifndef TVDS_BIN
@@ -32,34 +33,14 @@ static char tmpdir[64];
 
 static void tmp_setup(void)
 {
-    strcpy(tmpdir, "/tmp/tvds_rel_XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+    tvds_test_mkdtemp(tmpdir, sizeof tmpdir, "/tmp/tvds_rel_");
 }
 
 static void tmp_teardown(void)
 {
     if (!tmpdir[0]) return;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    ck_assert_int_eq(system(cmd), 0);
+    ck_assert_int_eq(tvds_test_rmtree(tmpdir), 0);
     tmpdir[0] = '\0';
-}
-
-static char *slurp_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    if (s && fread(s, 1, (size_t)n, f) != (size_t)n) {
-        free(s);
-        s = NULL;
-    }
-    if (s) s[n] = '\0';
-    fclose(f);
-    return s;
 }
 
 /* The error contract of a failed call under injection. */
@@ -236,14 +217,6 @@ END_TEST
 
 /* ---- Matrix Market: declared size far above the entries (fuzz finding, fixed) -------------- */
 
-static void write_text(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    ck_assert_ptr_nonnull(f);
-    fputs(text, f);
-    ck_assert_int_eq(fclose(f), 0);
-}
-
 /* A three-line file declaring 2^31 - 1 rows and columns: the duplicate check used markers of
  * one long per row and per column (2 x 17 GB, touched), which got the process killed by the
  * kernel's OOM killer after minutes. Now the search is O(entries) when the size is out of
@@ -265,8 +238,9 @@ START_TEST(test_mm_huge_declared_size)
     tmp_setup();
     char path[128];
     snprintf(path, sizeof path, "%s/huge.mtx", tmpdir);
-    write_text(path, "%%MatrixMarket matrix coordinate real general\n"
-                     "2147483647 2147483647 2\n1 1 1\n2147483647 2147483647 2\n");
+    tvds_test_write_file(NULL, path,
+                         "%%MatrixMarket matrix coordinate real general\n"
+                         "2147483647 2147483647 2\n1 1 1\n2147483647 2147483647 2\n");
     tvds_ctx_init(&ctx);
     ck_assert_int_eq(tvds_mm_read_dense(path, &r, &c, &A, NULL, &ctx), TVDS_ERR_NOMEM);
     snprintf(want, sizeof want, "%s: 2147483647 x 2147483647 is too large for a dense matrix",
@@ -306,7 +280,7 @@ START_TEST(test_mm_duplicate_searches_agree)
             int dim = big ? 70000 : n; /* 2 x 70000 > 4 nnz + 65536: sorted search */
             snprintf(text, sizeof text, "%%%%MatrixMarket matrix coordinate real %s\n%d %d %d\n%s",
                      sym ? "symmetric" : "general", dim, dim, nnz, body);
-            write_text(path, text);
+            tvds_test_write_file(NULL, path, text);
             cholmod_common cc;
             ck_assert_int_eq(tvds_cholmod_start(&cc), TVDS_OK);
             tvds_ctx ctx;
@@ -522,7 +496,7 @@ START_TEST(test_cli_catalogue)
         char summ[192], word[96];
         snprintf(summ, sizeof summ, "%s/out/summary.json", tmpdir);
         snprintf(word, sizeof word, "\"status\": \"%s\"", c->status);
-        char *js = slurp_file(summ);
+        char *js = tvds_test_slurp(summ, NULL);
         ck_assert_ptr_nonnull(js);
         ck_assert_msg(strstr(js, word) != NULL, "summary.json lacks %s: %s", word, js);
         free(js);
@@ -711,12 +685,12 @@ START_TEST(test_sigint_interrupted)
     /* One line on stderr saying so. */
     char errp[192];
     snprintf(errp, sizeof errp, "%s/stderr.txt", tmpdir);
-    char *es = slurp_file(errp);
+    char *es = tvds_test_slurp(errp, NULL);
     ck_assert_ptr_nonnull(es);
     ck_assert_msg(strstr(es, "interrupted") != NULL, "stderr: %s", es);
     free(es);
 
-    char *js = slurp_file(summ);
+    char *js = tvds_test_slurp(summ, NULL);
     ck_assert_ptr_nonnull(js);
     ck_assert_msg(strstr(js, "\"status\": \"interrupted\"") != NULL, "summary.json: %s", js);
     ck_assert_ptr_nonnull(strstr(js, "TVDS_ERR_INTERRUPTED"));
@@ -729,7 +703,7 @@ START_TEST(test_sigint_interrupted)
 
     /* history.csv: a header and whole rows only, every row as many fields as the header, time
      * strictly increasing; the run stopped well before t_end. */
-    char *h = slurp_file(hist);
+    char *h = tvds_test_slurp(hist, NULL);
     ck_assert_ptr_nonnull(h);
     size_t hn = strlen(h);
     ck_assert(hn > 0 && h[hn - 1] == '\n');

@@ -1,6 +1,5 @@
 /* check_substructure.c — substructure directories: reading, every validation error, round trip. */
 #include <check.h>
-#include <dirent.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -10,46 +9,13 @@
 #include <unistd.h>
 
 #include "tvds/tvds_io.h"
+#include "tvds_test.h"
 
 #define DATA "tests/data/substructure/"
 
 static int same_bits(double a, double b)
 {
     return memcmp(&a, &b, sizeof a) == 0;
-}
-
-/* ---- Temporary directories ---------------------------------------------------------------- */
-
-static void make_tmpdir(char *dir, size_t n)
-{
-    snprintf(dir, n, "/tmp/tvds_sub_XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-}
-
-/* Remove a directory tree one level deep (ours only hold files and one subdirectory level). */
-static void remove_tree(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d) return;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
-        char p[512];
-        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-        if (unlink(p) != 0) remove_tree(p);
-    }
-    closedir(d);
-    rmdir(dir);
-}
-
-static void write_file(const char *dir, const char *file, const char *text)
-{
-    char p[512];
-    snprintf(p, sizeof p, "%s/%s", dir, file);
-    FILE *f = fopen(p, "w");
-    ck_assert_ptr_nonnull(f);
-    fputs(text, f);
-    fclose(f);
 }
 
 /* ---- Good directories --------------------------------------------------------------------- */
@@ -171,7 +137,7 @@ static void assert_same_sub(const tvds_substructure *a, const tvds_substructure 
 START_TEST(test_roundtrip_full)
 {
     char dir[64], sub[128];
-    make_tmpdir(dir, sizeof dir);
+    tvds_test_mkdtemp(dir, sizeof dir, "/tmp/tvds_sub_");
     snprintf(sub, sizeof sub, "%s/bar", dir);
     tvds_ctx ctx;
     tvds_ctx_init(&ctx);
@@ -195,7 +161,7 @@ START_TEST(test_roundtrip_full)
     assert_same_sub(a, b);
     tvds_substructure_free(&b);
     tvds_substructure_free(&a);
-    remove_tree(dir);
+    (void)tvds_test_rmtree(dir);
 }
 END_TEST
 
@@ -278,7 +244,7 @@ static tvds_substructure *random_sub(int n)
 START_TEST(test_roundtrip_random_bits)
 {
     char dir[64];
-    make_tmpdir(dir, sizeof dir);
+    tvds_test_mkdtemp(dir, sizeof dir, "/tmp/tvds_sub_");
     tvds_ctx ctx;
     tvds_ctx_init(&ctx);
     tvds_substructure *a = random_sub(62), *b = NULL;
@@ -288,7 +254,7 @@ START_TEST(test_roundtrip_random_bits)
     assert_same_sub(a, b);
     tvds_substructure_free(&a);
     tvds_substructure_free(&b);
-    remove_tree(dir);
+    (void)tvds_test_rmtree(dir);
 }
 END_TEST
 
@@ -437,14 +403,14 @@ START_TEST(test_validation_errors)
 {
     const sub_case *c = &sub_cases[_i];
     char dir[64], sub[128];
-    make_tmpdir(dir, sizeof dir);
+    tvds_test_mkdtemp(dir, sizeof dir, "/tmp/tvds_sub_");
     snprintf(sub, sizeof sub, "%s/case", dir);
     ck_assert_int_eq(mkdir(sub, 0777), 0);
-    write_file(sub, "M.mtx", SHOE_M);
-    write_file(sub, "K.mtx", SHOE_K);
-    write_file(sub, "dofs.txt", SHOE_DOFS);
-    write_file(sub, c->file, c->text);
-    if (c->file2) write_file(sub, c->file2, c->text2);
+    tvds_test_write_file(sub, "M.mtx", SHOE_M);
+    tvds_test_write_file(sub, "K.mtx", SHOE_K);
+    tvds_test_write_file(sub, "dofs.txt", SHOE_DOFS);
+    tvds_test_write_file(sub, c->file, c->text);
+    if (c->file2) tvds_test_write_file(sub, c->file2, c->text2);
     tvds_ctx ctx;
     tvds_ctx_init(&ctx);
     tvds_substructure *s = NULL;
@@ -460,7 +426,7 @@ START_TEST(test_validation_errors)
         if (strncmp(ctx.msg, want, strlen(want)) != 0)
             ck_abort_msg("message\n  '%s'\ndoes not start with\n  '%s'", ctx.msg, want);
     }
-    remove_tree(dir);
+    (void)tvds_test_rmtree(dir);
 }
 END_TEST
 
@@ -472,14 +438,14 @@ START_TEST(test_missing_files)
     ck_assert_int_eq(tvds_substructure_read(DATA "no_such_dir", NULL, &s, &ctx), TVDS_ERR_IO);
     ck_assert_ptr_nonnull(strstr(ctx.msg, "no_such_dir: not a substructure directory"));
     char dir[64];
-    make_tmpdir(dir, sizeof dir);
-    write_file(dir, "M.mtx", SHOE_M);
+    tvds_test_mkdtemp(dir, sizeof dir, "/tmp/tvds_sub_");
+    tvds_test_write_file(dir, "M.mtx", SHOE_M);
     tvds_ctx_init(&ctx);
     ck_assert_int_eq(tvds_substructure_read(dir, "x", &s, &ctx), TVDS_ERR_IO);
     ck_assert_ptr_nonnull(strstr(ctx.msg, "/K.mtx: cannot open"));
     ck_assert_ptr_nonnull(strstr(ctx.msg, "(substructure 'x')"));
     ck_assert_ptr_null(s);
-    remove_tree(dir);
+    (void)tvds_test_rmtree(dir);
 }
 END_TEST
 

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "tvds/tvds_sweep.h"
+#include "tvds_test.h"
 
 #define SHOE_CASE "models/shoe/sdnd100a_lagrange.ini"
 #ifndef TVDS_BIN
@@ -231,8 +232,8 @@ static int csv_without_last(const char *path, char *buf, size_t size)
  * limit is lifted (the test runner itself runs with OMP_THREAD_LIMIT=1): same CSV but cpu_s. */
 START_TEST(test_cli_two_threads)
 {
-    char dir[] = "/tmp/tvds_sweepcli_XXXXXX";
-    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char dir[64];
+    tvds_test_mkdtemp(dir, sizeof dir, "/tmp/tvds_sweepcli_");
     char cmd[1024], p1[128], p2[128];
     static char a[8192], b[8192];
     for (int t = 1; t <= 2; t++) {
@@ -251,8 +252,7 @@ START_TEST(test_cli_two_threads)
     ck_assert(strstr(a, "index,contact.base.mu,run.dt,status,unstable") == a);
     snprintf(p1, sizeof p1, "%s/t2/squeal_map.png", dir);
     ck_assert_msg(access(p1, F_OK) == 0, "no squeal map %s", p1);
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    ck_assert_int_eq(tvds_test_rmtree(dir), 0);
 }
 END_TEST
 

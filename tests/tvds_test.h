@@ -1,0 +1,98 @@
+/* tvds_test.h — helpers shared by the Check suites: private temporary directories, writing and
+ * reading back whole text files, a CHOLMOD workspace fixture. Header-only (static inline), so
+ * that the runner's suite list (grep of tests/check_*.c) is not affected. */
+#ifndef TVDS_TEST_H
+#define TVDS_TEST_H
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Create a private directory named prefix + 6 random characters (mkdtemp) into dir[n]; the
+ * creation must succeed. */
+static inline void tvds_test_mkdtemp(char *dir, size_t n, const char *prefix)
+{
+    snprintf(dir, n, "%sXXXXXX", prefix);
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+/* Remove dir with everything below it (rm -rf); returns the status of system(), 0 on success. */
+static inline int tvds_test_rmtree(const char *dir)
+{
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd);
+}
+
+/* Write text to the file dir/file (dir NULL: file is the whole path), created or truncated; the
+ * file must open. */
+static inline void tvds_test_write_file(const char *dir, const char *file, const char *text)
+{
+    char p[1200];
+    if (dir)
+        snprintf(p, sizeof p, "%s/%s", dir, file);
+    else
+        snprintf(p, sizeof p, "%s", file);
+    FILE *f = fopen(p, "w");
+    ck_assert_msg(f != NULL, "cannot write %s", p);
+    fputs(text, f);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+/* Whole file as a NUL-terminated malloc'd string (caller frees), NULL when it cannot be opened.
+ * *len (may be NULL) receives its length, or -1 when the file could not be read to its end. */
+static inline char *tvds_test_slurp(const char *path, long *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    rewind(f);
+    char *buf = calloc(1, (size_t)n + 1);
+    if (fread(buf, 1, (size_t)n, f) != (size_t)n) n = -1;
+    fclose(f);
+    if (len) *len = n;
+    return buf;
+}
+
+#ifdef TVDS_TEST_CHOLMOD
+#include <cholmod.h>
+
+#include "tvds/tvds_beams.h"
+
+/* With TVDS_TEST_CHOLMOD defined before the include: a CHOLMOD workspace cc shared by the tests
+ * of the file, started and finished by the checked fixture cc_setup / cc_teardown (silent). */
+static cholmod_common cc;
+
+static inline void cc_setup(void)
+{
+    cholmod_start(&cc);
+    cc.print = 0;
+}
+
+static inline void cc_teardown(void)
+{
+    cholmod_finish(&cc);
+}
+/* Beam `which` (1 or 2) of the default beam-on-beam pair with nx elements along its length (0:
+ * the default), built with cc; the build must succeed. The caller frees it with
+ * tvds_fe_model_free(&m, &cc). */
+static inline tvds_fe_model *bob_beam(int which, int nx)
+{
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_bob_params p = tvds_bob_default();
+    tvds_fe_model *m = NULL;
+    if (which == 1) {
+        if (nx > 0) p.beam1.nx = nx;
+        ck_assert_int_eq(tvds_beam1_build(&p.beam1, p.s0, &m, &cc, &ctx), TVDS_OK);
+    } else {
+        if (nx > 0) p.beam2.nx = nx;
+        ck_assert_int_eq(tvds_beam2_build(&p.beam2, &m, &cc, &ctx), TVDS_OK);
+    }
+    return m;
+}
+#endif /* TVDS_TEST_CHOLMOD */
+
+#endif /* TVDS_TEST_H */
