@@ -41,7 +41,10 @@ else
 Q := @
 endif
 
-LIB_SRC  := $(sort $(wildcard src/*.c) $(wildcard reduce/*.c))
+# The library's layers, bottom up (docs/architecture.md): a folder calls only into the folders
+# before it. reduce/ (Craig-Bampton) sits beside src/fe/ above the I/O layer.
+LIB_DIRS := src/core src/io reduce src/engine/contact src/engine src/fe src/analysis
+LIB_SRC  := $(sort $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c)))
 CLI_SRC  := $(sort $(wildcard src/cli/*.c))
 TEST_SRC := $(sort $(wildcard tests/check_*.c))
 

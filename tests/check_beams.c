@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "beams_impl.h"
+#include "fe/beams_impl.h"
 #include "tvds/tvds_beams.h"
 #define TVDS_TEST_CHOLMOD
 #include "tvds_test.h"

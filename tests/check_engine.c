@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sim_impl.h" /* test hook: tvds_data.search_global */
+#include "engine/sim_impl.h" /* test hook: tvds_data.search_global */
 #include "tvds/tvds_case.h"
 #include "tvds/tvds_sim.h"
 

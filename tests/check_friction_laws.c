@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "friction_laws_impl.h"
+#include "engine/friction_laws_impl.h"
 #include "tvds/tvds_sim.h"
 
 static const double PI = 3.14159265358979323846;

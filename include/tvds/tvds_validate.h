@@ -28,7 +28,7 @@ TVDS_API double tvds_sdnd100_extremum(double r0, double mu, double m, double g, 
 TVDS_API int tvds_sdnd104_wear_power(double a0, double freq, double mu, double m, double g,
                                      double t0, double t1, double *P);
 
-/* ---- Law-level shoes: one-DoF integrators over src/friction_laws.c -------------------------- */
+/* ---- Law-level shoes: one-DoF integrators over src/engine/friction_laws.c ------------------- */
 
 enum tvds_shoe_law { TVDS_SHOE_PENALTY = 0, TVDS_SHOE_EXACT = 1 };
 

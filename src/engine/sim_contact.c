@@ -4,8 +4,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "friction_laws_impl.h"
-#include "sim_impl.h"
+#include "engine/friction_laws_impl.h"
+#include "engine/sim_impl.h"
 
 static double dot3(const double a[3], const double b[3])
 {

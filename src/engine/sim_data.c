@@ -4,9 +4,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "elements_impl.h"
-#include "friction_laws_impl.h"
-#include "sim_impl.h"
+#include "engine/elements_impl.h"
+#include "engine/friction_laws_impl.h"
+#include "engine/sim_impl.h"
 
 double sim_phys(const sim_sub *s, const double *x, int dof)
 {

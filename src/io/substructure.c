@@ -1,6 +1,6 @@
 /* substructure.c — substructure directories: read, write and validate (docs/formats.md). */
 #include "tvds/tvds_io.h"
-#include "io_impl.h"
+#include "io/io_impl.h"
 
 #include <errno.h>
 #include <limits.h>

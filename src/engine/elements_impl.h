@@ -1,5 +1,5 @@
 /* elements_impl.h — discrete elements (springs, dampers, ElasticFriction) as explicit forces:
- * the hook through which the engine asks src/elements.c for element forces at t_n. */
+ * the hook through which the engine asks src/engine/elements.c for element forces at t_n. */
 #ifndef TVDS_ELEMENTS_IMPL_H
 #define TVDS_ELEMENTS_IMPL_H
 
@@ -31,13 +31,13 @@ int tvds_elements_init(const tvds_model *m, double *state, tvds_ctx *ctx);
  * only and leaves force[e] and res of the stateful ones (ElasticFriction) as the previous call
  * set them: the engine's step 0 reuses the evaluation at t_0. A rigid stick-slip
  * ElasticFriction element is not stepped here: force[e] = -Fi of its last step (the engine
- * steps it with a stick row, src/sim_elements.c). No allocation. Returns TVDS_OK
+ * steps it with a stick row, src/engine/sim_elements.c). No allocation. Returns TVDS_OK
  * or an error recorded in ctx. */
 int tvds_elements_force(const tvds_model *m, double t, double h, const double *du, const double *dv,
                         double *state, double *force, double *res, tvds_ctx *ctx);
 
 /* The penalty contact law (TVDS_LAW_PENALTY) is an explicit force between the slave node and
- * the master as well; the engine calls it per contact point in src/sim_contact.c
- * (sim_penalty_forces) with the law of src/friction_laws_impl.h. */
+ * the master as well; the engine calls it per contact point in src/engine/sim_contact.c
+ * (sim_penalty_forces) with the law of src/engine/friction_laws_impl.h. */
 
 #endif

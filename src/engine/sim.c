@@ -2,7 +2,7 @@
  * record) and the engine's public accessors. */
 #include <math.h>
 
-#include "sim_impl.h"
+#include "engine/sim_impl.h"
 
 int tvds_step(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
 {

@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "elements_impl.h"
-#include "sim_impl.h"
+#include "engine/elements_impl.h"
+#include "engine/sim_impl.h"
 
 /* Per contact point channels. */
 enum { CC_LAMN, CC_LAMT, CC_STATE, CC_GAP, CC_ALPHA, CC_SEG, CC_S, CC_VSLIDE, CC_PF, CC_PW, CC_N };

@@ -1,6 +1,6 @@
 /* friction_laws.c — discrete friction laws: the ElasticFriction element and the penalty shock
  * contact law, as pure per-step functions (see friction_laws_impl.h for the equations). */
-#include "friction_laws_impl.h"
+#include "engine/friction_laws_impl.h"
 
 #include <math.h>
 

@@ -3,9 +3,9 @@
 #include <cblas.h>
 #include <math.h>
 
-#include "elements_impl.h"
-#include "friction_laws_impl.h"
-#include "sim_impl.h"
+#include "engine/elements_impl.h"
+#include "engine/friction_laws_impl.h"
+#include "engine/sim_impl.h"
 
 /* Add a force F on physical DoF dof to a coordinate force vector. When the predictor of s
  * was fused into the force pass (s->fused_h2 = h^2 > 0, modal), x_new follows: += h^2 F Y(:,dof)

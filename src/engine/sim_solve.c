@@ -6,7 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "sim_impl.h"
+#include "engine/sim_impl.h"
 
 /* W from the rows (nrow x nrow, column-major, leading dimension nrow). */
 static void build_W(tvds_data *d)

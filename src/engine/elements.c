@@ -1,10 +1,10 @@
 /* elements.c — discrete element forces: springs, dampers and the ElasticFriction element
- * (compliant form through the hook of src/friction_laws_impl.h; the rigid stick-slip form
- * applies its last force here and is stepped by src/sim_elements.c). */
+ * (compliant form through the hook of src/engine/friction_laws_impl.h; the rigid stick-slip form
+ * applies its last force here and is stepped by src/engine/sim_elements.c). */
 #include <math.h>
 
-#include "elements_impl.h"
-#include "friction_laws_impl.h"
+#include "engine/elements_impl.h"
+#include "engine/friction_laws_impl.h"
 
 static size_t el_nstate(const tvds_element *el)
 {
@@ -57,7 +57,7 @@ int tvds_elements_force(const tvds_model *m, double t, double h, const double *d
             }
             if (el->rigid && el->kindF == TVDS_EF_STICK_SLIP) {
                 /* Rigid stick-slip: the force of the last step, -Fi on DoF a; the engine
-                 * steps the element with its stick row (src/sim_elements.c). */
+                 * steps the element with its stick row (src/engine/sim_elements.c). */
                 tvds_ef_state st;
                 if (isnan(state[off + 1]))
                     tvds_ef_init(el, du[e], &st);

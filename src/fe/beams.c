@@ -9,7 +9,7 @@
 
 #include "tvds/tvds_beams.h"
 #include "tvds/tvds_io.h"
-#include "beams_impl.h"
+#include "fe/beams_impl.h"
 
 #define BEAMS_PI 3.14159265358979323846
 

@@ -1,6 +1,6 @@
 /* mmio.c — strict Matrix Market reader/writer producing CHOLMOD objects (docs/formats.md). */
 #include "tvds/tvds_io.h"
-#include "io_impl.h"
+#include "io/io_impl.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -1,4 +1,4 @@
-/* sim_impl.h — internal data of the time-stepping engine, shared by the src/sim*.c phases.
+/* sim_impl.h — internal data of the time-stepping engine, shared by the src/engine/sim*.c phases.
  * The derivation and every sign convention are in docs/theory.md. */
 #ifndef TVDS_SIM_IMPL_H
 #define TVDS_SIM_IMPL_H

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "friction_laws_impl.h"
+#include "engine/friction_laws_impl.h"
 #include "tvds/tvds_case.h"
 #include "tvds/tvds_output.h"
 #include "tvds/tvds_plot.h"
@@ -580,7 +580,7 @@ static const tvds_vcase cases[] = {
      "ElasticFriction k = 1e6, b = 2000 between a mass and a driven belt (constraint)",
      NULL,
      BELT_ROWS(1e-3, TVDS_VQ_PROBE_AT, "x")},
-    /* ---- law level: one-DoF integrators over src/friction_laws.c ---- */
+    /* ---- law level: one-DoF integrators over src/engine/friction_laws.c ---- */
     {"law:ef-belt-rigid",
      "law",
      NULL,

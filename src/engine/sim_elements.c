@@ -1,11 +1,11 @@
 /* sim_elements.c — the rigid stick-slip ElasticFriction element in the time step: a stick row
  * (kind 3, B_E = B_C) while sticking, an explicit sliding force otherwise (docs/theory.md 8.2,
- * protocol of src/friction_laws_impl.h). */
+ * protocol of src/engine/friction_laws_impl.h). */
 #include <math.h>
 
-#include "elements_impl.h"
-#include "friction_laws_impl.h"
-#include "sim_impl.h"
+#include "engine/elements_impl.h"
+#include "engine/friction_laws_impl.h"
+#include "engine/sim_impl.h"
 
 int sim_rigid_el(const tvds_element *E)
 {
