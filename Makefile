@@ -60,7 +60,7 @@ SUITES_H := $(BUILD)/tests/suites.h
 # Deterministic numerics: CHOLMOD and OpenBLAS otherwise start threads of their own.
 TEST_ENV := OMP_THREAD_LIMIT=1 OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 
-.PHONY: all deps test run bench asan ubsan valgrind format clean help validate
+.PHONY: all deps test run bench asan ubsan valgrind format clean help validate layers
 
 all: $(LIB) $(BIN)
 
@@ -70,6 +70,7 @@ help:
 	@echo "  make test      install missing packages, build, run every Check suite and 'tvds validate'"
 	@echo "  make deps      install the missing Debian packages (apt-get, through sudo when not root)"
 	@echo "  make all       build $(LIB) and $(BIN)"
+	@echo "  make layers    check that the library calls only down its layers (part of make test)"
 	@echo "  make bench     run the benchmarks, print and record the table (bench/results/)"
 	@echo "  make asan      the test suite under AddressSanitizer + UndefinedBehaviorSanitizer"
 	@echo "  make ubsan     the test suite under UndefinedBehaviorSanitizer alone"
@@ -130,11 +131,16 @@ $(TEST_BIN): $(TEST_OBJ) $(LIB)
 
 test: deps
 	@$(MAKE) --no-print-directory all $(TEST_BIN)
+	@$(MAKE) --no-print-directory layers
 	$(TEST_ENV) $(TEST_BIN)
 	$(TEST_ENV) $(BIN) validate
 
 validate: all
 	$(TEST_ENV) $(BIN) validate
+
+# Calls go only down the layers (tests/layers.sh, docs/architecture.md): nm on the objects.
+layers: $(LIB_OBJ) $(CLI_OBJ)
+	@sh tests/layers.sh $(BUILD)/obj $(LIB_OBJ) $(CLI_OBJ)
 
 run: deps
 	@$(MAKE) --no-print-directory all

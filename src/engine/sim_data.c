@@ -1,5 +1,5 @@
 /* sim_data.c — engine set-up: eigenbases or M^-1, contact-space flexibilities, buffers sized
- * once, the stable step, and the public lifetime functions. */
+ * once, the stable step, and tvds_data_free (tvds_data_create, in sim.c, adds the start). */
 #include <lapacke.h>
 #include <math.h>
 #include <string.h>
@@ -7,61 +7,6 @@
 #include "engine/elements_impl.h"
 #include "engine/friction_laws_impl.h"
 #include "engine/sim_impl.h"
-
-double sim_phys(const sim_sub *s, const double *x, int dof)
-{
-    if (!s->modal) return x[dof];
-    const double *y = s->Y + (size_t)dof * s->n;
-    /* SIMD reduction (OpenMP simd, the build's -fopenmp): partial sums in vector lanes. */
-    double a = 0.0;
-    int n = s->n;
-#pragma omp simd reduction(+ : a)
-    for (int i = 0; i < n; i++)
-        a += y[i] * x[i];
-    return a;
-}
-
-void sim_touch(tvds_data *d, int which)
-{
-    for (int i = 0; i < d->nsub; i++)
-        for (int w = 0; w < 3; w++)
-            if (which < 0 || which == w) {
-                d->sub[i].ver[w] = ++d->ver_counter;
-                if (w == 1) d->sub[i].ucn1 = 0;
-            }
-}
-
-void sim_rotate(tvds_data *d)
-{
-    for (int i = 0; i < d->nsub; i++) {
-        sim_sub *s = &d->sub[i];
-        double *p = s->x_prev;
-        s->x_prev = s->x;
-        s->x = s->x_new;
-        s->x_new = p;
-        double *u2 = s->uc[2];
-        long *c2 = s->ucv[2], v2 = s->ver[2];
-        s->uc[2] = s->uc[0], s->ucv[2] = s->ucv[0], s->ver[2] = s->ver[0];
-        s->uc[0] = s->uc[1], s->ucv[0] = s->ucv[1], s->ver[0] = s->ver[1];
-        s->uc[1] = u2, s->ucv[1] = c2, s->ver[1] = v2;
-        s->ucn1 = 0;
-        s->ver[1] = ++d->ver_counter; /* x_new is scratch until the next predictor */
-    }
-}
-
-int sim_node_dofs(const tvds_substructure *s, long node, int dofs[3], double X[3])
-{
-    int found = 0;
-    X[0] = X[1] = X[2] = 0.0;
-    for (int k = 0; k < 3; k++) {
-        dofs[k] = tvds_substructure_find_dof(s, node, k);
-        if (dofs[k] >= 0) {
-            memcpy(X, s->dofs[dofs[k]].xyz, 3 * sizeof(double));
-            found = 1;
-        }
-    }
-    return found;
-}
 
 static int sub_damping(const tvds_model *m, int i)
 {
@@ -408,10 +353,9 @@ static void mark_cand(sim_sub *s, int dof)
     if (dof >= 0 && dof < s->n && s->cand[dof] < 0) s->cand[dof] = s->ncand++;
 }
 
-int tvds_data_create(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
+int sim_data_setup(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
 {
     int rc;
-    if (!pd) return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "tvds_data_create: NULL output");
     *pd = NULL;
     rc = check_model(m, ctx);
     if (rc) return rc;
@@ -739,9 +683,6 @@ int tvds_data_create(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
         rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory (channels)");
         goto fail;
     }
-    rc = sim_initial(m, d, ctx);
-    if (rc) goto fail;
-    sim_record_initial(m, d);
     *pd = d;
     return TVDS_OK;
 

@@ -7,11 +7,6 @@
 #include "engine/friction_laws_impl.h"
 #include "engine/sim_impl.h"
 
-int sim_rigid_el(const tvds_element *E)
-{
-    return E->kind == TVDS_EL_ELASTIC_FRICTION && E->rigid && E->kindF == TVDS_EF_STICK_SLIP;
-}
-
 /* Offset of element e in the element state array (elements.c: ElasticFriction
  * TVDS_EF_NSTATE doubles, springs and dampers 1). */
 static size_t el_off(const tvds_model *m, int e)

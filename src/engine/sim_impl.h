@@ -1,4 +1,4 @@
-/* sim_impl.h — internal data of the time-stepping engine, shared by the src/engine/sim*.c phases.
+/* sim_impl.h — internal data of the time-stepping engine, shared by the src/engine/ files.
  * The derivation and every sign convention are in docs/theory.md. */
 #ifndef TVDS_SIM_IMPL_H
 #define TVDS_SIM_IMPL_H
@@ -113,6 +113,7 @@ struct tvds_data {
     long step;
     double t0;
     int method;
+    int geometry;  /* sim_methods[method].geometry, copied by tvds_data_create for the phases */
     int init_mode; /* 1 while the initial constraint forces are computed (acceleration level) */
     /* Contacts. */
     int ncp;
@@ -185,7 +186,7 @@ struct tvds_data {
     long *pdotv;   /* nprobe x 3: their buffer versions (sim_sub.ver) */
 };
 
-/* ---- sim_data.c ---- */
+/* ---- sim_state.c: helpers shared by every phase ---- */
 /* Physical displacement of DoF dof of substructure s from coordinates x. */
 double sim_phys(const sim_sub *s, const double *x, int dof);
 /* State buffer which (0, 1, 2; -1: all) of every substructure was rewritten: new version. */
@@ -218,31 +219,92 @@ static inline double sim_u(const tvds_data *d, int sub, int dof, int which)
     return v;
 }
 
-/* ---- sim_predict.c ---- */
-/* Forces at t_n and predictor x_new = x* for every substructure. */
-int sim_predict(const tvds_model *m, tvds_data *d, tvds_ctx *ctx);
-/* Apply the constraint forces lambda of the assembled rows: x_new -= h^2 Y B_E^T lambda. */
-void sim_correct(const tvds_model *m, tvds_data *d);
-/* Initial state x_{-1} from u0, v0 and the unconstrained acceleration. */
-int sim_initial(const tvds_model *m, tvds_data *d, tvds_ctx *ctx);
-
-/* ---- sim_contact.c ---- */
-/* Geometry of every contact point at t_{n+1} (method-specific), trial states. */
-int sim_detect(const tvds_model *m, tvds_data *d, tvds_ctx *ctx);
-/* Rebuild the rows from the bilaterals and the contact points' trial states. */
-void sim_assemble(const tvds_model *m, tvds_data *d);
-/* Relative displacement of a contact point along direction v: sum w * u (x_which). */
-double sim_cp_rel(const tvds_data *d, const sim_cp *c, const double v[3], int which);
-/* Penalty contact points at t_n: geometry from x, kinematics from the coordinate velocities
- * in each sub's tmp, one law step each (or the cached t_0 result, d->law_cached); fills
- * pen_F, the entries e_* and the published outputs. */
-int sim_penalty_forces(const tvds_model *m, tvds_data *d, double t, tvds_ctx *ctx);
-
-/* ---- sim_elements.c (rigid stick-slip ElasticFriction) ---- */
 /* Is element e a rigid stick-slip ElasticFriction element? */
 int sim_rigid_el(const tvds_element *E);
-/* After the predictor: tvds_ef_rigid_begin per rigid element; applies the sliding force
- * (replacing the force of t_n the predictor applied) to x_new and fel, or requests the row. */
+
+/* Relative displacement of a contact point along direction v: sum w * u (state buffer which,
+ * as sim_u). */
+static inline double sim_cp_rel(const tvds_data *d, const sim_cp *c, const double v[3], int which)
+{
+    double r = 0.0;
+    for (int e = 0; e < c->ne; e++)
+        r += c->e_w[e] * v[c->e_dir[e]] *
+             (c->e_dof[e] < 0 ? 0.0 : sim_u(d, c->e_sub[e], c->e_dof[e], which));
+    return r;
+}
+
+/* Append the entry w * u(sub, dof) along direction dir to the relative displacement of c. */
+static inline void sim_cp_add_entry(sim_cp *c, int sub, int dof, int dir, double w)
+{
+    if (dof < 0 || c->ne >= SIM_ROW_MAX_CP) return;
+    c->e_sub[c->ne] = sub;
+    c->e_dof[c->ne] = dof;
+    c->e_dir[c->ne] = dir;
+    c->e_w[c->ne] = w;
+    c->ne++;
+}
+
+/* ---- contact/master.c: geometry of the master surfaces ---- */
+/* Master node k of contact ic in configuration deformed: undeformed (0), X + u* (1, x_new) or
+ * X + u_n (2, x); x-y components. */
+void sim_master_pos(const tvds_model *m, const tvds_data *d, int ic, int k, int deformed,
+                    double P[2]);
+/* Unit normal and tangents of a rigid master (t1 made orthogonal to n, t2 = n x t1). */
+void sim_rigid_frame(const tvds_contact *C, double n[3], double t[2][3]);
+/* Follow the slave point Q along the master surface from segment c->seg (a full search when
+ * c->seg < 0): c->seg and c->alpha; TVDS_ERR_CONTACT_LOST past the ends. */
+int sim_surface_search(const tvds_model *m, tvds_data *d, sim_cp *c, int deformed,
+                       const double Q[2], double t, tvds_ctx *ctx);
+
+/* ---- Below the phases: rows, penalty forces, channel names ---- */
+/* sim_assemble.c: rebuild the rows from the bilaterals, the stick rows of the rigid elements
+ * and the contact points' trial states (called by the solvers). */
+void sim_assemble(const tvds_model *m, tvds_data *d);
+/* sim_penalty.c: penalty contact points at t_n: geometry from x, kinematics from the
+ * coordinate velocities in each sub's tmp, one law step each (or the cached t_0 result,
+ * d->law_cached); fills pen_F, the entries e_* and the published outputs (called by the force
+ * pass of the predictor). */
+int sim_penalty_forces(const tvds_model *m, tvds_data *d, double t, tvds_ctx *ctx);
+
+/* sim_channels.c: names and buffers of the published channels and summary scalars (set-up),
+ * in the order given by these indices (written by sim_record.c). */
+enum { CC_LAMN, CC_LAMT, CC_STATE, CC_GAP, CC_ALPHA, CC_SEG, CC_S, CC_VSLIDE, CC_PF, CC_PW, CC_N };
+enum { EN_KIN, EN_STRAIN, EN_DAMP, EN_FRIC, EN_EXT, EN_EL, EN_NORM, EN_BAL, EN_ELDISS, EN_N };
+enum {
+    SM_STEPS,
+    SM_DT,
+    SM_T,
+    SM_BAL,
+    SM_EMAX,
+    SM_FILM_MEAN,
+    SM_FILM_MAX,
+    SM_AS_MAX,
+    SM_AS_NC,
+    SM_REDUNDANT,
+    SM_N
+};
+int sim_channels_create(const tvds_model *m, tvds_data *d);
+void sim_channels_free(tvds_data *d);
+
+/* ---- The phases, called by sim.c only (none calls another) ---- */
+/* sim_predict.c: forces at t_n and predictor x_new = x* for every substructure. */
+int sim_predict(const tvds_model *m, tvds_data *d, tvds_ctx *ctx);
+/* sim_predict.c: fext and fel at t from x and the velocities (vel_from_x: backward difference
+ * into each sub's tmp, with the modal predictor fused in; else the velocities already in tmp),
+ * fdamp = C v. */
+int sim_forces(const tvds_model *m, tvds_data *d, double t, int vel_from_x, tvds_ctx *ctx);
+/* sim_predict.c: acc = M^-1 (fext + fel - fdamp - K x) in coordinates of substructure i. */
+void sim_accel(const tvds_model *m, const sim_sub *s, int i, double *acc);
+/* sim_predict.c: apply the constraint forces lambda of the assembled rows:
+ * x_new -= h^2 Y B_E^T lambda. */
+void sim_correct(const tvds_model *m, tvds_data *d);
+
+/* sim_contact.c: geometry of every contact point at t_{n+1} (d->geometry), trial states. */
+int sim_detect(const tvds_model *m, tvds_data *d, tvds_ctx *ctx);
+
+/* sim_elements.c (rigid stick-slip ElasticFriction): after the predictor,
+ * tvds_ef_rigid_begin per rigid element; applies the sliding force (replacing the force of t_n
+ * the predictor applied) to x_new and fel, or requests the row. */
 void sim_rigid_begin(const tvds_model *m, tvds_data *d);
 /* After a solve: stick rows whose multiplier exceeds Fst release; returns 1 when x_new was
  * changed (the engine must detect and solve again without those rows). */
@@ -250,21 +312,22 @@ int sim_rigid_check(const tvds_model *m, tvds_data *d);
 /* After the correction: the elements' final state, forces in fel, result channels. */
 void sim_rigid_end(const tvds_model *m, tvds_data *d);
 
-/* ---- sim_solve.c ---- */
-/* Direct active-set solution (subs-a, subs-b, subs-c). */
+/* sim_solve.c: direct active-set solution (subs-a, subs-b, subs-c). */
 int sim_solve_direct(const tvds_model *m, tvds_data *d, tvds_ctx *ctx);
-/* Projected Gauss-Seidel (FiLm). */
+/* sim_solve.c: projected Gauss-Seidel (FiLm). */
 int sim_solve_film(const tvds_model *m, tvds_data *d, tvds_ctx *ctx);
 
-/* ---- sim_record.c ---- */
-int sim_channels_create(const tvds_model *m, tvds_data *d);
-void sim_channels_free(tvds_data *d);
-/* After a successful step: contact outputs, energies, probes, summary. Returns
+/* sim_record.c: after a successful step: contact outputs, energies, probes, summary. Returns
  * TVDS_ERR_DIVERGED on runaway energy. */
 int sim_record(const tvds_model *m, tvds_data *d, tvds_ctx *ctx);
-/* Initial publication (t = 0, u0, v0). */
+/* sim_record.c: initial publication (t = 0, u0, v0). */
 void sim_record_initial(const tvds_model *m, tvds_data *d);
 
+/* sim_data.c (set-up, no phase): the run data of m with every buffer sized, the eigenbases,
+ * the contact points and the channels, before the start (sim.c: tvds_data_create). */
+int sim_data_setup(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx);
+
+/* ---- sim.c: the orchestrator ---- */
 /* A contact method: a const table over the shared phases. */
 typedef struct sim_method {
     const char *name;

@@ -1,5 +1,5 @@
 /* sim_predict.c — forces at t_n, the central-difference predictor (diagonal in modal
- * coordinates, dense M^-1 in physical ones), the constraint corrector and the initial state. */
+ * coordinates, dense M^-1 in physical ones) and the constraint corrector. */
 #include <cblas.h>
 #include <math.h>
 
@@ -39,7 +39,7 @@ static void add_force(sim_sub *s, int dof, double F, double *v)
  * each sub's tmp; with vel_from_x computed here as (x - x_prev)/h, and the modal predictor
  * x_new fused in), fdamp = C vel. Element and penalty laws are stepped once per call, except
  * that step 0 reuses the evaluation at t_0 made for the initial acceleration. */
-static int forces(const tvds_model *m, tvds_data *d, double t, int vel_from_x, tvds_ctx *ctx)
+int sim_forces(const tvds_model *m, tvds_data *d, double t, int vel_from_x, tvds_ctx *ctx)
 {
     double rh = 1.0 / d->h;
     double gs = tvds_fn_eval(&m->gravity_fn, t);
@@ -177,7 +177,7 @@ static int forces(const tvds_model *m, tvds_data *d, double t, int vel_from_x, t
 }
 
 /* acc = M^-1 (fext + fel - fdamp - K x) in coordinates (into acc). */
-static void accel(const tvds_model *m, const sim_sub *s, int i, double *acc)
+void sim_accel(const tvds_model *m, const sim_sub *s, int i, double *acc)
 {
     int n = s->n;
     if (s->modal) {
@@ -201,8 +201,8 @@ int sim_predict(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
 {
     double h = d->h, t = d->t0 + (double)d->step * h;
     double h2 = h * h;
-    /* forces() computes the backward velocities v = (x - x_prev)/h into each sub's tmp. */
-    int rc = forces(m, d, t, 1, ctx);
+    /* sim_forces computes the backward velocities v = (x - x_prev)/h into each sub's tmp. */
+    int rc = sim_forces(m, d, t, 1, ctx);
     if (rc) {
         for (int i = 0; i < d->nsub; i++)
             d->sub[i].fused_h2 = 0.0;
@@ -216,11 +216,11 @@ int sim_predict(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
         double chk = 0.0;
         int n = s->n;
         if (s->modal) {
-            /* Computed by the force pass (forces, vel_from_x). */
+            /* Computed by the force pass (sim_forces, vel_from_x). */
             chk = s->pchk;
             s->fused_h2 = 0.0;
         } else {
-            accel(m, s, i, s->x_new);
+            sim_accel(m, s, i, s->x_new);
 #pragma omp simd reduction(+ : chk)
             for (int k = 0; k < n; k++) {
                 xn[k] = 2.0 * x[k] - xp[k] + h2 * xn[k];
@@ -348,92 +348,4 @@ void sim_correct(const tvds_model *m, tvds_data *d)
         for (int q = 0; q < s->ucn1; q++)
             s->ucv[1][s->ucl1[q]] = s->ver[1];
     }
-}
-
-int sim_initial(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
-{
-    double h = d->h;
-    sim_touch(d, -1);
-    /* x = Y (M u0): the modal projection (Phi^T M u0) or u0 itself (M^-1 M u0). Velocities
-     * likewise; x_new and cpush are scratch here. */
-    for (int pass = 0; pass < 2; pass++) {
-        for (int i = 0; i < d->nsub; i++) {
-            sim_sub *s = &d->sub[i];
-            for (int k = 0; k < s->n; k++)
-                s->x_new[k] = 0.0;
-        }
-        for (int c = 0; c < m->nic; c++) {
-            const tvds_initial *I0 = &m->ics[c];
-            if (I0->sub < 0 || I0->sub >= d->nsub || I0->dof < 0 || I0->dof >= d->sub[I0->sub].n)
-                return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "initial condition %d: bad DoF", c);
-            d->sub[I0->sub].x_new[I0->dof] = pass == 0 ? I0->u0 : I0->v0;
-        }
-        for (int i = 0; i < d->nsub; i++) {
-            sim_sub *s = &d->sub[i];
-            const tvds_substructure *S = m->subs[i];
-            int n = s->n;
-            double *out = pass == 0 ? s->x : s->tmp;
-            for (int k = 0; k < n; k++) {
-                out[k] = 0.0;
-                s->cpush[k] = 0.0;
-            }
-            for (int c = 0; c < n; c++)
-                for (int r = 0; r < n; r++)
-                    s->cpush[r] += S->M[r + (size_t)c * n] * s->x_new[c];
-            for (int c = 0; c < n; c++) {
-                const double *Yc = s->Y + (size_t)c * n;
-                for (int k = 0; k < n; k++)
-                    out[k] += Yc[k] * s->cpush[c];
-            }
-        }
-    }
-    int rc = forces(m, d, d->t0, 0, ctx);
-    if (rc) return rc;
-    d->law_cached = 1; /* step 0 reuses the element and penalty forces at t_0 */
-    for (int i = 0; i < d->nsub; i++) {
-        sim_sub *s = &d->sub[i];
-        accel(m, s, i, s->x_new);
-        /* x_{-1} = x_0 - h v_0 + h^2/2 a_0: second-order start of central differences. */
-        for (int k = 0; k < s->n; k++) {
-            s->x_prev[k] = s->x[k] - h * s->tmp[k] + 0.5 * h * h * s->x_new[k];
-            s->x_new[k] = s->x[k] + 0.5 * h * h * s->x_new[k];
-            s->cpush[k] = s->x_new[k];
-        }
-    }
-    sim_touch(d, -1); /* x_prev and x_new rewritten */
-    if (d->nrow == 0 && m->nbil == 0 && d->ncp == 0 && d->nrig == 0) return TVDS_OK;
-    /* Constraint forces at t_0, at acceleration level: x_new = x_0 + h^2/2 a_0 is corrected
-     * by the rows (initially active contacts, bilaterals with their second derivative), and
-     * x_{-1} receives the same correction, so that step 0 starts with the constrained
-     * acceleration (docs/theory.md, "Start"). */
-    d->init_mode = 1;
-    /* Sticking rigid stick-slip elements hold their relative acceleration at zero. */
-    for (int e = 0, off = 0; e < m->nel; e++) {
-        const tvds_element *E = &m->elements[e];
-        d->rig_row[e] = sim_rigid_el(E) && d->el_state[off] == 0.0; /* sf = stick */
-        off += E->kind == TVDS_EL_ELASTIC_FRICTION ? TVDS_EF_NSTATE : 1;
-    }
-    rc = sim_detect(m, d, ctx);
-    if (!rc) rc = sim_solve_direct(m, d, ctx);
-    d->init_mode = 0;
-    for (int e = 0; e < m->nel; e++)
-        d->rig_row[e] = 0;
-    if (rc) return rc;
-    sim_correct(m, d);
-    for (int i = 0; i < d->nsub; i++) {
-        sim_sub *s = &d->sub[i];
-        for (int k = 0; k < s->n; k++)
-            s->x_prev[k] += s->x_new[k] - s->cpush[k];
-    }
-    sim_touch(d, -1);
-    d->film_iter_sum = d->film_iter_max = d->film_steps = 0;
-    d->as_iter_max = d->as_nonconv = 0;
-    for (int i = 0; i < d->ncp; i++) {
-        sim_cp *c = &d->cp[i];
-        if (c->pen) continue; /* keeps the law's state and forces at t_0 */
-        c->state = c->state_prev;
-        c->lam_n = c->ft[0] = c->ft[1] = 0.0;
-    }
-    d->nrow = 0;
-    return TVDS_OK;
 }

@@ -402,7 +402,7 @@ int sim_solve_direct(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
                     double v = c->vkin[k] * d->h + cp_rel_corr(d, c, c->t[k]);
                     /* vkin holds the predicted (or prescribed) velocity; the correction is the
                      * constraint response. */
-                    if (sim_methods[d->method].geometry == 0 && c->has_kin) continue;
+                    if (d->geometry == 0 && c->has_kin) continue;
                     if (C->anisotropic) {
                         if (v * c->sdir[k] < 0.0) {
                             c->tstick[k] = 1;
@@ -552,10 +552,3 @@ int sim_solve_film(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
         d->lam_bil[b] = d->lam[b];
     return TVDS_OK;
 }
-
-const sim_method sim_methods[TVDS_METHOD_COUNT] = {
-    {"subs-a", 0, sim_solve_direct},
-    {"subs-b", 1, sim_solve_direct},
-    {"subs-c", 2, sim_solve_direct},
-    {"film", 1, sim_solve_film},
-};

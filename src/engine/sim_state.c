@@ -1,0 +1,65 @@
+/* sim_state.c — helpers every phase shares: physical displacements from the stepping
+ * coordinates, state-buffer versions and rotation, node DoFs, contact-point entries. */
+#include <string.h>
+
+#include "engine/sim_impl.h"
+
+double sim_phys(const sim_sub *s, const double *x, int dof)
+{
+    if (!s->modal) return x[dof];
+    const double *y = s->Y + (size_t)dof * s->n;
+    /* SIMD reduction (OpenMP simd, the build's -fopenmp): partial sums in vector lanes. */
+    double a = 0.0;
+    int n = s->n;
+#pragma omp simd reduction(+ : a)
+    for (int i = 0; i < n; i++)
+        a += y[i] * x[i];
+    return a;
+}
+
+void sim_touch(tvds_data *d, int which)
+{
+    for (int i = 0; i < d->nsub; i++)
+        for (int w = 0; w < 3; w++)
+            if (which < 0 || which == w) {
+                d->sub[i].ver[w] = ++d->ver_counter;
+                if (w == 1) d->sub[i].ucn1 = 0;
+            }
+}
+
+void sim_rotate(tvds_data *d)
+{
+    for (int i = 0; i < d->nsub; i++) {
+        sim_sub *s = &d->sub[i];
+        double *p = s->x_prev;
+        s->x_prev = s->x;
+        s->x = s->x_new;
+        s->x_new = p;
+        double *u2 = s->uc[2];
+        long *c2 = s->ucv[2], v2 = s->ver[2];
+        s->uc[2] = s->uc[0], s->ucv[2] = s->ucv[0], s->ver[2] = s->ver[0];
+        s->uc[0] = s->uc[1], s->ucv[0] = s->ucv[1], s->ver[0] = s->ver[1];
+        s->uc[1] = u2, s->ucv[1] = c2, s->ver[1] = v2;
+        s->ucn1 = 0;
+        s->ver[1] = ++d->ver_counter; /* x_new is scratch until the next predictor */
+    }
+}
+
+int sim_node_dofs(const tvds_substructure *s, long node, int dofs[3], double X[3])
+{
+    int found = 0;
+    X[0] = X[1] = X[2] = 0.0;
+    for (int k = 0; k < 3; k++) {
+        dofs[k] = tvds_substructure_find_dof(s, node, k);
+        if (dofs[k] >= 0) {
+            memcpy(X, s->dofs[dofs[k]].xyz, 3 * sizeof(double));
+            found = 1;
+        }
+    }
+    return found;
+}
+
+int sim_rigid_el(const tvds_element *E)
+{
+    return E->kind == TVDS_EL_ELASTIC_FRICTION && E->rigid && E->kindF == TVDS_EF_STICK_SLIP;
+}
