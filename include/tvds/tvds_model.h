@@ -132,7 +132,8 @@ typedef struct tvds_bilateral {
 
 enum tvds_master_kind {
     TVDS_MASTER_SURFACE = 0, /* ordered node set of another substructure (2D, x-y plane) */
-    TVDS_MASTER_RIGID        /* rigid line (2D) or plane (3D), fixed or moving */
+    TVDS_MASTER_RIGID,       /* rigid line (2D) or plane (3D), fixed or moving */
+    TVDS_MASTER_KIND_COUNT
 };
 
 enum tvds_contact_law {

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "engine/contact/master.h"
 #include "engine/sim_impl.h"
 
 static double dot3(const double a[3], const double b[3])
@@ -44,65 +45,43 @@ static int cp_geometry(const tvds_model *m, tvds_data *d, sim_cp *c, int mode, d
     double Q[3];
     for (int a = 0; a < 3; a++)
         Q[a] = c->X[a] + (mode == 0 ? kin1[a] : us[a]);
-    c->ne = 0;
+    /* The master point: closest point to Q (searched in the geometry of the method; kept while
+     * stuck), its frame (predicted or undeformed direction), its predicted position. */
+    const sim_master_type *M = sim_master_of(m, c);
+    int keep = c->state_prev == TVDS_STICK && c->seg >= 0;
+    if (d->search_global && !keep) c->seg = -1;
+    int rc =
+        M->closest(m, d, c, mode != 0 ? SIM_CONF_PREDICTED : SIM_CONF_UNDEFORMED, Q, t1, keep, ctx);
+    if (rc) return rc;
+    M->frame(m, d, c, mode == 1 ? SIM_CONF_PREDICTED : SIM_CONF_UNDEFORMED);
+    double Pc[3], Pm[3]; /* predicted master point, magnitude of the positions it is made of */
+    M->point(m, d, c, SIM_CONF_PREDICTED, t1, Pc, Pm);
+    /* Prescribed motion of the master point: increment over the step (at the start, h^2/2 times
+     * the acceleration at t_0) and central increment (t_{n+1} - t_{n-1}) / 2. */
+    double p1[3] = {0, 0, 0}, p0[3] = {0, 0, 0};
     memset(c->dP, 0, sizeof c->dP);
     memset(c->dPc, 0, sizeof c->dPc);
-    double Pc[3] = {0, 0, 0}; /* predicted master point */
-    double Pm[3] = {0, 0, 0}; /* magnitude of the master positions Pc is made of */
-    if (C->master_kind == TVDS_MASTER_RIGID) {
-        sim_rigid_frame(C, c->n, c->t);
-        double tm1 = t1 - d->h;
+    if (M->prescribed) {
+        double pm[3], a0[3];
+        M->motion(m, c, t1, 0, p1);
+        M->motion(m, c, t0, 0, p0);
+        M->motion(m, c, t1 - d->h - d->h, 0, pm);
+        if (d->init_mode) M->motion(m, c, t0, 2, a0);
         for (int a = 0; a < dim; a++) {
-            double p1 = tvds_fn_eval(&C->rigid_motion[a], t1);
-            double p0 = tvds_fn_eval(&C->rigid_motion[a], t0);
-            double pm = tvds_fn_eval(&C->rigid_motion[a], tm1 - d->h);
-            Pc[a] = C->rigid_point[a] + p1;
-            c->dP[a] = d->init_mode ? 0.5 * d->h * d->h * tvds_fn_deriv(&C->rigid_motion[a], t0, 2)
-                                    : p1 - p0;
-            c->dPc[a] = 0.5 * (p1 - pm);
+            c->dP[a] = d->init_mode ? 0.5 * d->h * d->h * a0[a] : p1[a] - p0[a];
+            c->dPc[a] = 0.5 * (p1[a] - pm[a]);
         }
-        for (int a = 0; a < dim; a++)
-            sim_cp_add_entry(c, ss, c->sdof[a], a, 1.0);
-        c->seg = 0;
-        c->alpha = 0.0;
-        double rq[3];
-        for (int a = 0; a < 3; a++)
-            rq[a] = Q[a] - Pc[a];
-        c->s = dot3(c->t[0], rq);
-    } else {
-        int stuck = c->state_prev == TVDS_STICK && c->seg >= 0;
-        int deformed = mode != 0;
-        if (!stuck) {
-            if (d->search_global) c->seg = -1;
-            int rc = sim_surface_search(m, d, c, deformed, Q, t1, ctx);
-            if (rc) return rc;
-        }
-        double P1[2], P2[2], D1[2], D2[2];
-        sim_master_pos(m, d, c->contact, c->seg, 1, D1);
-        sim_master_pos(m, d, c->contact, c->seg + 1, 1, D2);
-        if (mode == 1) {
-            P1[0] = D1[0], P1[1] = D1[1], P2[0] = D2[0], P2[1] = D2[1];
-        } else {
-            sim_master_pos(m, d, c->contact, c->seg, 0, P1);
-            sim_master_pos(m, d, c->contact, c->seg + 1, 0, P2);
-        }
-        /* gamma: angle of T1 -> T2; t = (cos, sin), n = (-sin, cos). */
-        double tx = P2[0] - P1[0], ty = P2[1] - P1[1], L = sqrt(tx * tx + ty * ty);
-        c->t[0][0] = tx / L, c->t[0][1] = ty / L, c->t[0][2] = 0.0;
-        c->n[0] = -c->t[0][1], c->n[1] = c->t[0][0], c->n[2] = 0.0;
-        memset(c->t[1], 0, sizeof c->t[1]);
-        double a = c->alpha;
-        const long *dd = d->mnodes_dofs[c->contact];
-        int ms = C->master_sub, k1 = c->seg, k2 = c->seg + 1;
-        for (int q = 0; q < 2; q++) {
-            sim_cp_add_entry(c, ss, c->sdof[q], q, 1.0);
-            sim_cp_add_entry(c, ms, (int)dd[3 * k1 + q], q, -(1.0 - a));
-            sim_cp_add_entry(c, ms, (int)dd[3 * k2 + q], q, -a);
-            Pc[q] = (1.0 - a) * D1[q] + a * D2[q];
-            Pm[q] = (1.0 - a) * fabs(D1[q]) + a * fabs(D2[q]);
-        }
-        const double *S = d->mnodes_s[c->contact];
-        c->s = S[k1] + a * (S[k2] - S[k1]);
+    }
+    /* Entries of rel(u) = u_C - sum_k N_k u_k per direction. */
+    int node[SIM_MASTER_MAX_NODES];
+    double N[SIM_MASTER_MAX_NODES];
+    int nw = M->weights(m, d, c, node, N);
+    const long *dd = d->mnodes_dofs[c->contact];
+    c->ne = 0;
+    for (int q = 0; q < dim; q++) {
+        sim_cp_add_entry(c, ss, c->sdof[q], q, 1.0);
+        for (int k = 0; k < nw; k++)
+            sim_cp_add_entry(c, C->master_sub, (int)dd[3 * node[k] + q], q, -N[k]);
     }
     /* Predicted gap with the actual predicted positions. */
     double g = 0.0, gm = 0.0;
@@ -128,12 +107,9 @@ static int cp_geometry(const tvds_model *m, tvds_data *d, sim_cp *c, int mode, d
              * that v is the estimate at t_{1/2}. */
             double vp = 0.0; /* master velocity over the first step (a ramp starting at t_0
                                 included) */
-            if (C->master_kind == TVDS_MASTER_RIGID)
+            if (M->prescribed)
                 for (int a = 0; a < dim; a++)
-                    vp += c->t[k][a] *
-                          (tvds_fn_eval(&C->rigid_motion[a], t1) -
-                           tvds_fn_eval(&C->rigid_motion[a], t0)) /
-                          d->h;
+                    vp += c->t[k][a] * (p1[a] - p0[a]) / d->h;
             v += d->h * (sim_cp_rel(d, c, c->t[k], 3) - vp);
         }
         c->vkin[k] = v / d->h;

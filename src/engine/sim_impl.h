@@ -244,17 +244,7 @@ static inline void sim_cp_add_entry(sim_cp *c, int sub, int dof, int dir, double
     c->ne++;
 }
 
-/* ---- contact/master.c: geometry of the master surfaces ---- */
-/* Master node k of contact ic in configuration deformed: undeformed (0), X + u* (1, x_new) or
- * X + u_n (2, x); x-y components. */
-void sim_master_pos(const tvds_model *m, const tvds_data *d, int ic, int k, int deformed,
-                    double P[2]);
-/* Unit normal and tangents of a rigid master (t1 made orthogonal to n, t2 = n x t1). */
-void sim_rigid_frame(const tvds_contact *C, double n[3], double t[2][3]);
-/* Follow the slave point Q along the master surface from segment c->seg (a full search when
- * c->seg < 0): c->seg and c->alpha; TVDS_ERR_CONTACT_LOST past the ends. */
-int sim_surface_search(const tvds_model *m, tvds_data *d, sim_cp *c, int deformed,
-                       const double Q[2], double t, tvds_ctx *ctx);
+/* ---- contact/: the master surfaces behind one interface (contact/master.h) ---- */
 
 /* ---- Below the phases: rows, penalty forces, channel names ---- */
 /* sim_assemble.c: rebuild the rows from the bilaterals, the stick rows of the rigid elements

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "engine/contact/master.h"
 #include "engine/friction_laws_impl.h"
 #include "engine/sim_impl.h"
 
@@ -28,57 +29,49 @@ int sim_penalty_forces(const tvds_model *m, tvds_data *d, double t, tvds_ctx *ct
             }
         tvds_pen_kin kin = {0.0, 0.0, {0.0, 0.0}, {0.0, 0.0}};
         double g = 0.0;
-        c->ne = 0;
-        if (C->master_kind == TVDS_MASTER_RIGID) {
-            sim_rigid_frame(C, c->n, c->t);
-            double P[3] = {0, 0, 0}, Pd[3] = {0, 0, 0};
-            for (int a = 0; a < dim; a++) {
-                double p = tvds_fn_eval(&C->rigid_motion[a], t);
-                P[a] = C->rigid_point[a] + p;
-                /* Master velocity consistent with the slave's: the exact derivative at t_0
-                 * (v_0), the backward difference afterwards. */
-                Pd[a] = d->law_init ? tvds_fn_deriv(&C->rigid_motion[a], t, 1)
-                                    : (p - tvds_fn_eval(&C->rigid_motion[a], t - h)) / h;
-                rel_u[a] = c->X[a] + u[a] - P[a];
-                rel_v[a] = v[a] - Pd[a];
-                sim_cp_add_entry(c, C->slave_sub, c->sdof[a], a, 1.0);
+        /* The master point closest to the slave in the current configuration, its frame,
+         * position, prescribed velocity (the exact derivative at t_0, consistent with v_0; the
+         * backward difference afterwards, as the slave's) and the velocities of its nodes. */
+        const sim_master_type *M = sim_master_of(m, c);
+        double Q[3] = {0, 0, 0}, P[3], Pm[3], Pd[3] = {0, 0, 0};
+        for (int a = 0; a < dim; a++)
+            Q[a] = c->X[a] + u[a];
+        int rc = M->closest(m, d, c, SIM_CONF_CURRENT, Q, t, 0, ctx);
+        if (rc) return rc;
+        M->frame(m, d, c, SIM_CONF_CURRENT);
+        M->point(m, d, c, SIM_CONF_CURRENT, t, P, Pm);
+        if (M->prescribed) {
+            if (d->law_init) {
+                M->motion(m, c, t, 1, Pd);
+            } else {
+                double p[3], pp[3];
+                M->motion(m, c, t, 0, p);
+                M->motion(m, c, t - h, 0, pp);
+                for (int a = 0; a < dim; a++)
+                    Pd[a] = (p[a] - pp[a]) / h;
             }
-            c->seg = 0;
-            c->alpha = 0.0;
-            c->s = dot3(c->t[0], rel_u);
-            for (int k = 0; k < c->ntan; k++)
-                kin.ut[k] = dot3(c->t[k], rel_u);
-        } else {
-            double Q[3] = {c->X[0] + u[0], c->X[1] + u[1], 0.0};
-            int rc = sim_surface_search(m, d, c, 2, Q, t, ctx);
-            if (rc) return rc;
-            double P1[2], P2[2];
-            sim_master_pos(m, d, c->contact, c->seg, 2, P1);
-            sim_master_pos(m, d, c->contact, c->seg + 1, 2, P2);
-            double tx = P2[0] - P1[0], ty = P2[1] - P1[1], L = sqrt(tx * tx + ty * ty);
-            c->t[0][0] = tx / L, c->t[0][1] = ty / L, c->t[0][2] = 0.0;
-            c->n[0] = -c->t[0][1], c->n[1] = c->t[0][0], c->n[2] = 0.0;
-            memset(c->t[1], 0, sizeof c->t[1]);
-            double a = c->alpha;
-            const long *dd = d->mnodes_dofs[c->contact];
-            const sim_sub *ms = &d->sub[C->master_sub];
-            int k1 = c->seg, k2 = c->seg + 1;
-            for (int q = 0; q < 2; q++) {
-                int d1 = (int)dd[3 * k1 + q], d2 = (int)dd[3 * k2 + q];
-                double v1 = d1 >= 0 ? sim_phys(ms, ms->tmp, d1) : 0.0;
-                double v2 = d2 >= 0 ? sim_phys(ms, ms->tmp, d2) : 0.0;
-                rel_u[q] = Q[q] - ((1.0 - a) * P1[q] + a * P2[q]);
-                rel_v[q] = v[q] - (1.0 - a) * v1 - a * v2;
-                sim_cp_add_entry(c, C->slave_sub, c->sdof[q], q, 1.0);
-                sim_cp_add_entry(c, C->master_sub, d1, q, -(1.0 - a));
-                sim_cp_add_entry(c, C->master_sub, d2, q, -a);
-            }
-            const double *S = d->mnodes_s[c->contact];
-            /* Relative tangential displacement: the material position of the slave along the
-             * master (undeformed arc length). */
-            c->s = S[k1] + a * (S[k2] - S[k1]);
-            kin.ut[0] = c->s;
         }
+        int node[SIM_MASTER_MAX_NODES];
+        double N[SIM_MASTER_MAX_NODES];
+        int nw = M->weights(m, d, c, node, N);
+        const long *dd = d->mnodes_dofs[c->contact];
+        const sim_sub *ms = nw > 0 ? &d->sub[C->master_sub] : NULL;
+        c->ne = 0;
+        for (int q = 0; q < dim; q++) {
+            rel_u[q] = Q[q] - P[q];
+            rel_v[q] = v[q] - Pd[q];
+            sim_cp_add_entry(c, C->slave_sub, c->sdof[q], q, 1.0);
+            for (int k = 0; k < nw; k++) {
+                int dk = (int)dd[3 * node[k] + q];
+                rel_v[q] -= N[k] * (dk >= 0 ? sim_phys(ms, ms->tmp, dk) : 0.0);
+                sim_cp_add_entry(c, C->master_sub, dk, q, -N[k]);
+            }
+        }
+        /* Relative tangential displacement: the slave's coordinate along the master, then the
+         * components of rel(u) along the further tangents. */
+        kin.ut[0] = c->s;
+        for (int k = 1; k < c->ntan; k++)
+            kin.ut[k] = dot3(c->t[k], rel_u);
         g = dot3(c->n, rel_u);
         kin.dn = -g;
         kin.vn = -dot3(c->n, rel_v);

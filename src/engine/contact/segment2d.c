@@ -1,0 +1,150 @@
+/* segment2d.c — master kind: a 2D master surface in the x-y plane, the ordered nodes of a
+ * substructure joined by straight segments (docs/theory.md 3); the master point at alpha on
+ * segment T1 = seg, T2 = seg + 1 is (1 - alpha) T1 + alpha T2. */
+#include <math.h>
+#include <string.h>
+
+#include "engine/contact/master.h"
+
+/* Displacement of (sub, dof) from x_prev (which 2), x (0), x_new (1) or the velocities in tmp
+ * (3); 0 for dof < 0. */
+static double u_of(const tvds_data *d, int sub, int dof, int which)
+{
+    if (dof < 0) return 0.0;
+    return sim_u(d, sub, dof, which);
+}
+
+/* Master node k of contact ic in configuration deformed (enum sim_conf: X, X + u* or X + u_n),
+ * x-y components. */
+static void master_pos(const tvds_model *m, const tvds_data *d, int ic, int k, int deformed,
+                       double P[2])
+{
+    const tvds_contact *C = &m->contacts[ic];
+    const long *dd = d->mnodes_dofs[ic] + 3 * k;
+    const double *X = d->mnodes_X[ic] + 3 * k;
+    int which = deformed == 2 ? 0 : 1;
+    for (int a = 0; a < 2; a++)
+        P[a] = X[a] + (deformed ? u_of(d, C->master_sub, (int)dd[a], which) : 0.0);
+}
+
+static double seg_alpha(const double P1[2], const double P2[2], const double Q[2])
+{
+    double ex = P2[0] - P1[0], ey = P2[1] - P1[1];
+    return ((Q[0] - P1[0]) * ex + (Q[1] - P1[1]) * ey) / (ex * ex + ey * ey);
+}
+
+/* Follow the slave point Q along the master surface from segment c->seg (a full search when
+ * c->seg < 0): c->seg and c->alpha; TVDS_ERR_CONTACT_LOST past the ends. */
+static int surface_search(const tvds_model *m, tvds_data *d, sim_cp *c, int deformed,
+                          const double Q[3], double t, tvds_ctx *ctx)
+{
+    const tvds_contact *C = &m->contacts[c->contact];
+    int nseg = C->nmaster - 1;
+    double P1[2], P2[2];
+    const double eps = 1e-9;
+    if (c->seg < 0) {
+        /* First search: the segment whose projection is inside and nearest. */
+        int best = -1;
+        double bestd = INFINITY;
+        for (int sg = 0; sg < nseg; sg++) {
+            master_pos(m, d, c->contact, sg, deformed, P1);
+            master_pos(m, d, c->contact, sg + 1, deformed, P2);
+            double a = seg_alpha(P1, P2, Q);
+            if (a < -eps || a > 1.0 + eps) continue;
+            double px = P1[0] + a * (P2[0] - P1[0]) - Q[0], py = P1[1] + a * (P2[1] - P1[1]) - Q[1];
+            double dist = px * px + py * py;
+            if (dist < bestd) {
+                bestd = dist;
+                best = sg;
+            }
+        }
+        if (best < 0)
+            return TVDS_ERROR(ctx, TVDS_ERR_CONTACT_LOST,
+                              "t = %.9g s, step %ld: contact '%s': slave node %ld at (%g, %g) "
+                              "is beyond the ends of the master surface",
+                              t, d->step, C->name ? C->name : "?", c->node, Q[0], Q[1]);
+        c->seg = best;
+    }
+    for (int guard = 0; guard <= nseg; guard++) {
+        master_pos(m, d, c->contact, c->seg, deformed, P1);
+        master_pos(m, d, c->contact, c->seg + 1, deformed, P2);
+        double a = seg_alpha(P1, P2, Q);
+        if (a < 0.0 && c->seg > 0) {
+            c->seg--;
+            continue;
+        }
+        if (a > 1.0 && c->seg < nseg - 1) {
+            c->seg++;
+            continue;
+        }
+        if (a < -eps || a > 1.0 + eps) {
+            int first = a < 0.0;
+            return TVDS_ERROR(ctx, TVDS_ERR_CONTACT_LOST,
+                              "t = %.9g s, step %ld: contact '%s': slave node %ld left the "
+                              "master surface past its %s node %ld (alpha = %g)",
+                              t, d->step, C->name ? C->name : "?", c->node,
+                              first ? "first" : "last", C->master_nodes[first ? 0 : nseg], a);
+        }
+        c->alpha = a < 0.0 ? 0.0 : a > 1.0 ? 1.0 : a;
+        return TVDS_OK;
+    }
+    return TVDS_OK;
+}
+
+static int seg_closest(const tvds_model *m, tvds_data *d, sim_cp *c, int conf, const double Q[3],
+                       double t, int keep, tvds_ctx *ctx)
+{
+    if (!keep) {
+        int rc = surface_search(m, d, c, conf, Q, t, ctx);
+        if (rc) return rc;
+    }
+    /* The material position of the slave along the master: undeformed arc length. */
+    const double *S = d->mnodes_s[c->contact];
+    int k1 = c->seg, k2 = c->seg + 1;
+    c->s = S[k1] + c->alpha * (S[k2] - S[k1]);
+    return TVDS_OK;
+}
+
+static void seg_frame(const tvds_model *m, const tvds_data *d, sim_cp *c, int conf)
+{
+    /* gamma: angle of T1 -> T2; t = (cos, sin), n = (-sin, cos). */
+    double P1[2], P2[2];
+    master_pos(m, d, c->contact, c->seg, conf, P1);
+    master_pos(m, d, c->contact, c->seg + 1, conf, P2);
+    double tx = P2[0] - P1[0], ty = P2[1] - P1[1], L = sqrt(tx * tx + ty * ty);
+    c->t[0][0] = tx / L, c->t[0][1] = ty / L, c->t[0][2] = 0.0;
+    c->n[0] = -c->t[0][1], c->n[1] = c->t[0][0], c->n[2] = 0.0;
+    memset(c->t[1], 0, sizeof c->t[1]);
+}
+
+static int seg_weights(const tvds_model *m, const tvds_data *d, const sim_cp *c,
+                       int node[SIM_MASTER_MAX_NODES], double N[SIM_MASTER_MAX_NODES])
+{
+    node[0] = c->seg;
+    node[1] = c->seg + 1;
+    N[0] = 1.0 - c->alpha;
+    N[1] = c->alpha;
+    return 2;
+}
+
+static void seg_point(const tvds_model *m, const tvds_data *d, const sim_cp *c, int conf, double t,
+                      double P[3], double Pm[3])
+{
+    double D1[2], D2[2], a = c->alpha;
+    master_pos(m, d, c->contact, c->seg, conf, D1);
+    master_pos(m, d, c->contact, c->seg + 1, conf, D2);
+    for (int q = 0; q < 2; q++) {
+        P[q] = (1.0 - a) * D1[q] + a * D2[q];
+        Pm[q] = (1.0 - a) * fabs(D1[q]) + a * fabs(D2[q]);
+    }
+    P[2] = Pm[2] = 0.0;
+}
+
+static void seg_motion(const tvds_model *m, const sim_cp *c, double t, int deriv, double out[3])
+{
+    out[0] = out[1] = out[2] = 0.0; /* the master point moves with its nodes only */
+}
+
+const sim_master_type sim_master_segment2d = {
+    "segment2d", 0, seg_closest, seg_frame, seg_weights, seg_point, seg_motion,
+};
