@@ -1,9 +1,6 @@
 /* sim.c — the orchestrator: the contact methods' table, the start and the time step as
  * sequences of named phases (predict, detect, solve, correct, record), the engine's accessors.
  * The phases call only downward (sim_impl.h lists the layers); none calls another. */
-#include <math.h>
-
-#include "engine/elements_impl.h"
 #include "engine/friction_laws_impl.h"
 #include "engine/sim_impl.h"
 

@@ -1,8 +1,5 @@
 /* sim_penalty.c — penalty contact points at t_n: geometry from x, kinematics from the
  * coordinate velocities, one step of the penalty law each (docs/theory.md 8.1). */
-#include <math.h>
-#include <string.h>
-
 #include "engine/contact/master.h"
 #include "engine/friction_laws_impl.h"
 #include "engine/sim_impl.h"

@@ -4,7 +4,6 @@
 #include <math.h>
 
 #include "engine/elements_impl.h"
-#include "engine/friction_laws_impl.h"
 #include "engine/sim_impl.h"
 
 /* Add a force F on physical DoF dof to a coordinate force vector. When the predictor of s

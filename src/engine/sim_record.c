@@ -2,8 +2,6 @@
  * energy bookkeeping of central differences and the runaway-energy check. */
 #include <cblas.h>
 #include <math.h>
-#include <stdio.h>
-#include <string.h>
 
 #include "engine/elements_impl.h"
 #include "engine/sim_impl.h"

@@ -1,7 +1,6 @@
 /* case_parse.c — case-file text: the INI reader (libinih) with continuation lines, --set
  * overrides, allowed keys per section, errors with file and line, typed getters. */
 #include <ctype.h>
-#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
