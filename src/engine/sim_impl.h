@@ -158,7 +158,7 @@ struct tvds_data {
     int fel_used;      /* 1 when element or penalty forces exist: fel and the velocities in
                           tmp are computed every step (else fel stays 0, tmp unused) */
     int law_init;      /* 1 until the first force evaluation (t_0): initialise the law states */
-    int law_cached;    /* 1: the laws were stepped at t_0 by sim_initial; step 0 reuses them */
+    int law_cached;    /* 1: the laws were stepped at t_0 by the start (sim.c); step 0 reuses them */
     int el_ch0;        /* first element channel in the history group */
     double w_eldiss;   /* element dissipation [J]: sum of Pl h (elements) and p_fric h (penalty) */
     long ver_counter;  /* source of the state-buffer versions of the displacement caches */

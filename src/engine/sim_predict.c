@@ -135,7 +135,7 @@ int sim_forces(const tvds_model *m, tvds_data *d, double t, int vel_from_x, tvds
     }
     if (m->nel > 0) {
         /* The laws advance their state once per force evaluation: the ElasticFriction
-         * forces at t_0 computed by sim_initial are reused by step 0 (d->law_cached: state
+         * forces at t_0 computed by the start (sim.c) are reused by step 0 (d->law_cached: state
          * NULL), so t_0 is stepped once; springs and dampers are re-evaluated. */
         for (int e = 0; e < m->nel; e++) {
             const tvds_element *E = &m->elements[e];

@@ -11,7 +11,7 @@
  *
  * To add a kind: a value in enum tvds_master_kind (include/tvds/tvds_model.h, before
  * TVDS_MASTER_KIND_COUNT); one file in this folder defining a const sim_master_type; its entry
- * in sim_masters (master.c); its keys in the case file (src/io/case.c) and the set-up of its
+ * in sim_masters (master.c); its keys in the case file (src/io/case_contact.c) and the set-up of its
  * nodes, if it has any (sim_data.c: d->mnodes_*). Entries per contact point are limited to
  * SIM_ROW_MAX_CP (sim_impl.h). docs/architecture.md walks through it. */
 #ifndef TVDS_MASTER_H
