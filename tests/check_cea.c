@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <lapacke.h>
+
 #include "tvds/tvds_cea.h"
 
 #define PI 3.14159265358979323846
@@ -178,6 +180,7 @@ START_TEST(test_tie_matches_merged)
         double mm[3] = {2.0, 1.5, 3.0}, w[3];
         undamped(3, Km, mm, w);
         tvds_cea_options o = tvds_cea_options_default();
+        o.refine = 0; /* the positions given only: the checks index them */
         o.nmodes = 3;
         double s[3] = {0.0, 0.5, 1.0};
         tvds_ctx ctx;
@@ -242,6 +245,7 @@ START_TEST(test_mu0_symmetric_penalty)
     tvds_model *m = inclined(0.0, &nm);
     double s[2] = {0.3, 0.75}; /* segment 0 at alpha 0.6, segment 1 at alpha 0.5 */
     tvds_cea_options o = tvds_cea_options_default();
+    o.refine = 0; /* the positions given only: the checks index them */
     o.nmodes = 7;
     tvds_ctx ctx;
     tvds_ctx_init(&ctx);
@@ -350,6 +354,7 @@ START_TEST(test_flutter_closed_form)
     double muc = osc_mu_crit();
     ck_assert(muc > 0.6 && muc < 0.7); /* 0.6458 for these numbers */
     tvds_cea_options o = tvds_cea_options_default();
+    o.refine = 0; /* the positions given only: the checks index them */
     o.nmodes = 2;
     o.t_eval = 1.0;
     double s = 0.5;
@@ -423,6 +428,7 @@ START_TEST(test_solvers_and_threads_agree)
     tvds_ctx ctx;
     tvds_ctx_init(&ctx);
     tvds_cea_options o = tvds_cea_options_default();
+    o.refine = 0; /* the positions given only: the checks index them */
     o.nmodes = 2;
     o.t_eval = 1.0;
     tvds_cea_result *r[3] = {NULL, NULL, NULL};
@@ -475,6 +481,7 @@ START_TEST(test_mac_tracking_crossing)
     for (int i = 0; i < np; i++)
         s[i] = (double)i / (np - 1);
     tvds_cea_options o = tvds_cea_options_default();
+    o.refine = 0; /* the positions given only: the checks index them */
     o.nmodes = 3;
     tvds_ctx ctx;
     tvds_ctx_init(&ctx);
@@ -524,6 +531,7 @@ START_TEST(test_rigid_master_closed_form)
     c->rigid_t1[0] = 1.0;
     c->rigid_motion[0] = (tvds_fn){.kind = TVDS_FN_RAMP, .amp = 1e3, .t0 = 0, .t1 = 1e4};
     tvds_cea_options o = tvds_cea_options_default();
+    o.refine = 0; /* the positions given only: the checks index them */
     o.nmodes = 1;
     o.t_eval = 1.0;
     double s[2] = {0.0, 5.0}; /* a rigid master has no length: positions are labels */
@@ -572,6 +580,7 @@ START_TEST(test_errors)
     ck_assert_double_eq_tol(L, 1.0, 1e-15);
     /* Allocation failures are reported and leak nothing (ASan checks the leaks). */
     tvds_cea_options o = tvds_cea_options_default();
+    o.refine = 0; /* the positions given only: the checks index them */
     o.chi = 1.0;
     o.nthreads = 1;
     for (int k = 0; k < 40; k++) {
@@ -590,6 +599,263 @@ START_TEST(test_errors)
 }
 END_TEST
 
+
+/* ---- Linearisation about the preloaded sliding state ------------------------------------- */
+
+static void add_load(tvds_model *m, int sub, int dof, double value)
+{
+    m->loads = tvds_realloc(m->loads, (size_t)(m->nload + 1) * sizeof *m->loads);
+    tvds_load *l = &m->loads[m->nload++];
+    memset(l, 0, sizeof *l);
+    l->name = tvds_strdup("preload");
+    l->sub = sub;
+    l->dof = dof;
+    l->fn = (tvds_fn){.kind = TVDS_FN_CONST, .amp = value};
+}
+
+/* Penalty model of the inclined case: contact force from the exact deformed geometry of the
+ * segment seg (x_C projected on the deformed T1 T2), normal force kp times the penetration,
+ * friction chi mu along the deformed tangent. F (8) is the force on the 8 DoFs. */
+static void penalty_force(const double *X, const double *u, int seg, double kp, double chimu,
+                          double *F)
+{
+    double x1[2], x2[2], xc[2];
+    for (int k = 0; k < 2; k++) {
+        xc[k] = X[k] + u[k];
+        x1[k] = X[2 + 2 * seg + k] + u[2 + 2 * seg + k];
+        x2[k] = X[4 + 2 * seg + k] + u[4 + 2 * seg + k];
+    }
+    double d[2] = {x2[0] - x1[0], x2[1] - x1[1]}, L = hypot(d[0], d[1]);
+    double t[2] = {d[0] / L, d[1] / L}, n[2] = {-t[1], t[0]};
+    double a = ((xc[0] - x1[0]) * t[0] + (xc[1] - x1[1]) * t[1]) / L;
+    double g = (xc[0] - x1[0]) * n[0] + (xc[1] - x1[1]) * n[1];
+    double ln = -kp * g, e[2] = {n[0] - chimu * t[0], n[1] - chimu * t[1]};
+    memset(F, 0, 8 * sizeof *F);
+    for (int k = 0; k < 2; k++) {
+        F[k] = ln * e[k];
+        F[2 + 2 * seg + k] = -(1 - a) * ln * e[k];
+        F[4 + 2 * seg + k] = -a * ln * e[k];
+    }
+}
+
+START_TEST(test_deformed_matches_penalty)
+{
+    /* The inclined master (three nodes on springs at 30 degrees) with the slave pressed on it
+     * by 600 N along -n and sliding with mu = 0.3: the master rotates under the load, which the
+     * deformed linearisation must account for. Reference: an independent penalty model with the
+     * exact nonlinear contact geometry, its static state by Newton and its tangent stiffness by
+     * central finite differences; its eigenvalues converge to the constrained ones as
+     * O(k / kp) = 5e-7 here. */
+    const double mu = 0.3, P = 600.0, kp = 1e11;
+    int nm;
+    tvds_model *m = inclined(mu, &nm);
+    double n0[2] = {-sin(G30), cos(G30)};
+    add_load(m, 0, 0, -P * n0[0]);
+    add_load(m, 0, 1, -P * n0[1]);
+    double s = 0.3; /* segment 0, alpha 0.6 */
+    tvds_cea_options o = tvds_cea_options_default();
+    o.refine = 0;
+    o.nmodes = 7;
+    o.t_eval = 1.0;
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_cea_result *rd = NULL, *ru = NULL;
+    ck_assert_msg(tvds_cea_run(m, 0, &s, 1, &o, &rd, &ctx) == TVDS_OK, "%s", ctx.msg);
+    o.state = TVDS_CEA_UNDEFORMED;
+    ck_assert_msg(tvds_cea_run(m, 0, &s, 1, &o, &ru, &ctx) == TVDS_OK, "%s", ctx.msg);
+    ck_assert(rd->chi == 1.0);
+    ck_assert_double_eq(ru->lambda_n[0], 0.0);
+
+    /* Penalty model: X = slave placed at s, then the master nodes. */
+    double X[8], K[64] = {0}, md[8], f[8] = {0}, u[8] = {0};
+    double c = cos(G30), sn = sin(G30), L = 0.5;
+    for (int i = 0; i < 3; i++)
+        X[2 + 2 * i] = i * L * c, X[3 + 2 * i] = i * L * sn;
+    X[0] = 0.6 * X[4], X[1] = 0.6 * X[5];
+    const tvds_substructure *S = m->subs[0], *Mst = m->subs[1];
+    for (int i = 0; i < 2; i++)
+        K[i * 8 + i] = S->K[i * 2 + i], md[i] = S->M[i * 2 + i];
+    for (int i = 0; i < 6; i++)
+        K[(i + 2) * 8 + i + 2] = Mst->K[i * 6 + i], md[i + 2] = Mst->M[i * 6 + i];
+    f[0] = -P * n0[0], f[1] = -P * n0[1];
+    double J[64], R[8], Fp[8], Fm[8], h = 1e-7;
+    for (int it = 0; it < 50; it++) {
+        double F[8];
+        penalty_force(X, u, 0, kp, mu, F);
+        double rn = 0.0;
+        for (int i = 0; i < 8; i++) {
+            R[i] = -f[i] - F[i];
+            for (int j = 0; j < 8; j++)
+                R[i] += K[i * 8 + j] * u[j];
+            rn += R[i] * R[i];
+        }
+        for (int j = 0; j < 8; j++) {
+            double uj = u[j];
+            u[j] = uj + h;
+            penalty_force(X, u, 0, kp, mu, Fp);
+            u[j] = uj - h;
+            penalty_force(X, u, 0, kp, mu, Fm);
+            u[j] = uj;
+            for (int i = 0; i < 8; i++)
+                J[i * 8 + j] = K[i * 8 + j] - (Fp[i] - Fm[i]) / (2 * h);
+        }
+        if (sqrt(rn) < 1e-9 * P) break;
+        int ipiv[8];
+        double A[64], b[8];
+        memcpy(A, J, sizeof A);
+        for (int i = 0; i < 8; i++)
+            b[i] = -R[i];
+        ck_assert_int_eq(LAPACKE_dgesv(LAPACK_ROW_MAJOR, 8, 1, A, 8, ipiv, b, 1), 0);
+        for (int i = 0; i < 8; i++)
+            u[i] += b[i];
+    }
+    /* Static normal force: kp times the penetration. */
+    double F[8];
+    penalty_force(X, u, 0, kp, mu, F);
+    double lnp = hypot(F[0], F[1]) / sqrt(1 + mu * mu);
+    ck_assert_msg(fabs(rd->lambda_n[0] - lnp) < 1e-6 * lnp, "lambda_n %.12g vs penalty %.12g",
+                  rd->lambda_n[0], lnp);
+    /* Eigenvalues of M^-1 K_T: s^2 = -eig; the penalty mode (~kp / m) is the largest. */
+    double A[64], er[8], ei[8], dum[1];
+    for (int i = 0; i < 8; i++)
+        for (int j = 0; j < 8; j++)
+            A[i * 8 + j] = J[i * 8 + j] / md[i];
+    ck_assert_int_eq(LAPACKE_dgeev(LAPACK_ROW_MAJOR, 'N', 'N', 8, A, 8, er, ei, dum, 1, dum, 1), 0);
+    double maxdev_d = 0.0, maxdev_u = 0.0;
+    for (int b = 0; b < 7; b++) {
+        const tvds_cea_result *rs[2] = {rd, ru};
+        for (int q = 0; q < 2; q++) {
+            double re = rs[q]->re[b], w = 2 * PI * rs[q]->freq[b];
+            double complex mu2 = -((re + I * w) * (re + I * w));
+            double best = INFINITY;
+            for (int k = 0; k < 8; k++) {
+                double dev = cabs(mu2 - (er[k] + I * ei[k])) / cabs(mu2);
+                if (dev < best) best = dev;
+            }
+            if (q == 0 && best > maxdev_d) maxdev_d = best;
+            if (q == 1 && best > maxdev_u) maxdev_u = best;
+        }
+    }
+    ck_assert_msg(maxdev_d < 2e-5, "deformed linearisation vs penalty: %g", maxdev_d);
+    /* The preload matters here: the undeformed linearisation is far off, so the check above
+     * can fail. */
+    ck_assert_msg(maxdev_u > 1e-3, "undeformed vs penalty: %g", maxdev_u);
+    tvds_cea_result_free(&rd);
+    tvds_cea_result_free(&ru);
+    tvds_model_free(&m);
+}
+END_TEST
+
+START_TEST(test_deformed_rigid_master)
+{
+    /* On a rigid master nothing rotates: the deformed and undeformed linearisations agree,
+     * and the static normal force of the block pressed by 100 N, held in x by its springs
+     * against the friction, is 100 / (1 + chi mu K21 / K11). */
+    tvds_model *m = tvds_model_create();
+    dof_spec ds[2] = {{1, TVDS_DIR_X, 0, 0}, {1, TVDS_DIR_Y, 0, 0}};
+    double ms[2] = {FM, FM}, ks[2] = {FK1 + FK3 / 2, FK2 + FK3 / 2};
+    int S = add_sub(m, "block", 2, ms, ks, ds);
+    m->subs[S]->K[1] = m->subs[S]->K[2] = FK3 / 2;
+    add_load(m, S, 1, -100.0);
+    long dummy = 0;
+    add_contact(m, S, 1, -1, 1, &dummy, 0.4);
+    tvds_contact *c = &m->contacts[0];
+    c->master_kind = TVDS_MASTER_RIGID;
+    c->rigid_normal[1] = 1.0;
+    c->rigid_t1[0] = 1.0;
+    c->rigid_motion[0] = (tvds_fn){.kind = TVDS_FN_RAMP, .amp = 1e3, .t0 = 0, .t1 = 1e4};
+    tvds_cea_options o = tvds_cea_options_default();
+    o.nmodes = 1;
+    o.t_eval = 1.0;
+    double s[2] = {0.0, 5.0};
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_cea_result *rd = NULL, *ru = NULL;
+    ck_assert_msg(tvds_cea_run(m, 0, s, 2, &o, &rd, &ctx) == TVDS_OK, "%s", ctx.msg);
+    o.state = TVDS_CEA_UNDEFORMED;
+    ck_assert_msg(tvds_cea_run(m, 0, s, 2, &o, &ru, &ctx) == TVDS_OK, "%s", ctx.msg);
+    ck_assert_int_eq(rd->npos, ru->npos);
+    double K11 = FK1 + FK3 / 2, K21 = FK3 / 2, chi = -1.0, ln = 100.0 / (1 + chi * 0.4 * K21 / K11);
+    for (int p = 0; p < rd->npos; p++) {
+        ck_assert_double_eq_tol(rd->freq[p], ru->freq[p], 1e-12 * rd->freq[p]);
+        ck_assert_double_eq_tol(rd->re[p], ru->re[p], 1e-9 * rd->freq[p]);
+        ck_assert_double_eq_tol(rd->lambda_n[p], ln, 1e-10 * ln);
+    }
+    tvds_cea_result_free(&rd);
+    tvds_cea_result_free(&ru);
+    tvds_model_free(&m);
+}
+END_TEST
+
+/* The block of the flutter test on a two-node deformable master whose nodes are free
+ * vertically on springs kH / 2 each (no tie): the stiffness and mass the block feels through
+ * the contact change with alpha, and so does the critical friction coefficient. */
+static tvds_model *oscillator_free_nodes(double mu)
+{
+    tvds_model *m = tvds_model_create();
+    dof_spec ds[2] = {{1, TVDS_DIR_X, 0.5, 0}, {1, TVDS_DIR_Y, 0.5, 0}};
+    double ms[2] = {FM, FM}, ks[2] = {FK1 + FK3 / 2, FK2 + FK3 / 2};
+    int S = add_sub(m, "block", 2, ms, ks, ds);
+    m->subs[S]->K[1] = m->subs[S]->K[2] = FK3 / 2;
+    dof_spec db[4] = {{10, TVDS_DIR_X, 0, 0},
+                      {10, TVDS_DIR_Y, 0, 0},
+                      {11, TVDS_DIR_X, 1, 0},
+                      {11, TVDS_DIR_Y, 1, 0}};
+    double mb[4] = {FM2 / 2, FM2 / 2, FM2 / 2, FM2 / 2}, kb[4] = {1e4, FKH / 2, 1e4, FKH / 2};
+    int B = add_sub(m, "belt", 4, mb, kb, db);
+    tvds_term fx0 = {B, 0, 1.0}, fx1 = {B, 2, 1.0};
+    add_bil(m, 1, &fx0);
+    add_bil(m, 1, &fx1);
+    long mn[2] = {10, 11};
+    add_contact(m, S, 1, B, 2, mn, mu);
+    m->contacts[0].slave_kin[0] = (tvds_fn){.kind = TVDS_FN_RAMP, .amp = 1e3, .t0 = 0, .t1 = 1e4};
+    return m;
+}
+
+START_TEST(test_refine_finds_narrow_window)
+{
+    /* mu = 0.652 is unstable only for alpha in about [0.415, 0.585] (the coalescence of the two
+     * branches is closest there): a uniform grid of four positions 0.3 apart misses the
+     * window; with the refinement (default ds_min = 2.5e-4 of the span) the same four positions
+     * find it, with edges where a 2001-position grid puts them. */
+    tvds_model *m = oscillator_free_nodes(0.652);
+    tvds_cea_options o = tvds_cea_options_default();
+    o.nmodes = 2;
+    o.t_eval = 1.0;
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    enum { NF = 2001 };
+    static double sf[NF];
+    for (int i = 0; i < NF; i++)
+        sf[i] = (double)i / (NF - 1);
+    o.refine = 0;
+    tvds_cea_result *rf = NULL, *rc = NULL, *rr = NULL;
+    ck_assert_msg(tvds_cea_run(m, 0, sf, NF, &o, &rf, &ctx) == TVDS_OK, "%s", ctx.msg);
+    ck_assert_int_eq(rf->nwin, 1);
+    double w_in = rf->win[0].s_in, w_out = rf->win[0].s_out;
+    ck_assert(w_in > 0.35 && w_out < 0.65 && w_out - w_in < 0.2);
+    double sc[4] = {0.05, 0.35, 0.65, 0.95};
+    ck_assert_msg(tvds_cea_run(m, 0, sc, 4, &o, &rc, &ctx) == TVDS_OK, "%s", ctx.msg);
+    ck_assert_int_eq(rc->nwin, 0);
+    o.refine = 1;
+    ck_assert_msg(tvds_cea_run(m, 0, sc, 4, &o, &rr, &ctx) == TVDS_OK, "%s", ctx.msg);
+    ck_assert_int_eq(rr->nwin, 1);
+    ck_assert_int_eq(rr->capped, 0);
+    ck_assert(rr->npos == 4 + rr->nrefined && rr->npos < 400);
+    ck_assert_msg(fabs(rr->win[0].s_in - w_in) < 1e-3 && fabs(rr->win[0].s_out - w_out) < 1e-3,
+                  "refined window [%g, %g], fine [%g, %g]", rr->win[0].s_in, rr->win[0].s_out,
+                  w_in, w_out);
+    ck_assert_double_eq_tol(rr->win[0].re_max, rf->win[0].re_max, 0.02 * rf->win[0].re_max);
+    /* Positions stay in path order. */
+    for (int i = 1; i < rr->npos; i++)
+        ck_assert(rr->s[i] > rr->s[i - 1]);
+    tvds_cea_result_free(&rf);
+    tvds_cea_result_free(&rc);
+    tvds_cea_result_free(&rr);
+    tvds_model_free(&m);
+}
+END_TEST
+
 Suite *cea_suite(void)
 {
     Suite *s = suite_create("cea");
@@ -602,6 +868,9 @@ Suite *cea_suite(void)
     tcase_add_test(tc, test_mac_tracking_crossing);
     tcase_add_test(tc, test_rigid_master_closed_form);
     tcase_add_test(tc, test_errors);
+    tcase_add_test(tc, test_deformed_matches_penalty);
+    tcase_add_test(tc, test_deformed_rigid_master);
+    tcase_add_test(tc, test_refine_finds_narrow_window);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -20,6 +20,9 @@ typedef struct tvds_beam_params {
     double rho;       /* density [kg/m^3] */
     double angle_deg; /* beam 1: angle to the horizontal [deg]; beam 2: ignored */
     int nx, ny;       /* elements along the axis and across the thickness */
+    int pin;          /* beam 1, end A: 0 (default) carriage, the end section translates
+                         without rotating; 1 pin, only its mid-thickness node is driven and the
+                         beam rotates freely about it (docs/models.md) */
 } tvds_beam_params;
 
 /* The beam-on-beam system of the Machines 2022 paper. */
@@ -33,7 +36,8 @@ typedef struct tvds_bob_params {
 /* Paper's data (references.md) and the default mesh (docs/models.md). */
 TVDS_API tvds_bob_params tvds_bob_default(void);
 /* Apply one "key=value" override: s0, modes1, modes2, beam1.KEY or beam2.KEY with KEY one of
- * length thick width E nu rho angle nx ny (SI units, angle in degrees). */
+ * length thick width E nu rho angle nx ny (SI units, angle in degrees), or
+ * beam1.a_support=carriage|pin. */
 TVDS_API int tvds_bob_set(tvds_bob_params *p, const char *key_value, tvds_ctx *ctx);
 
 /* Beam 2 alone: horizontal cantilever from B (x = 0, clamped: every node of the section) to

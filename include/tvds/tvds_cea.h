@@ -10,6 +10,16 @@
 extern "C" {
 #endif
 
+/* About which state the coupled system is linearised (docs/cea.md, "Linearisation about the
+ * sliding equilibrium"). */
+enum tvds_cea_state {
+    TVDS_CEA_DEFORMED = 0, /* the preloaded static sliding equilibrium at each position: loads at
+                              t_eval, friction, contact normal from the deformed master, alpha
+                              from the deformed positions, geometric stiffness of the preload
+                              (consistent with subs-b and FiLm) */
+    TVDS_CEA_UNDEFORMED    /* the undeformed geometry, no preload (consistent with subs-a) */
+};
+
 enum tvds_cea_solver {
     TVDS_CEA_AUTO = 0, /* standard form M_c^-1 (dgeev) when M_c is well conditioned, else QZ */
     TVDS_CEA_QZ,       /* generalized pencil (LAPACK dggev), always */
@@ -32,6 +42,21 @@ typedef struct tvds_cea_options {
     double re_tol;  /* a branch is unstable where Re > re_tol [1/s] + 1e-9 |lambda|; default 0 */
     int solver;     /* enum tvds_cea_solver; default TVDS_CEA_AUTO */
     int nthreads;   /* OpenMP threads over positions; 0 (default): OpenMP's default */
+    int state;      /* enum tvds_cea_state; default TVDS_CEA_DEFORMED */
+    int undamped;   /* 1: leave the damping out (C = 0), the conservative locus; default 0 */
+    int refine;     /* 1 (default): insert positions where a branch's real part nears or
+                       crosses the threshold or two branches approach (coalescence), down to
+                       a spacing ds_min; 0: the positions given only */
+    double ds_min;  /* smallest spacing of the refinement [m]; <= 0 (default): 2.5e-4 times
+                       the length of the master surface (0.025 mm on beam 2's 99 mm edge),
+                       of the span of the positions for a rigid master */
+    int max_pos;    /* refinement stops at this many positions in all; default 4000 */
+    double zeta_near; /* refinement: a branch "nears" instability where its real part could
+                         reach -zeta_near |lambda| inside an interval (extrapolating three times
+                         its change over the interval); default 0 */
+    double gap_rel;   /* refinement: two branches "approach" where their distance
+                         |lambda_a - lambda_b| is a local minimum along the positions below
+                         gap_rel |lambda_a|, or could close inside an interval; default 0.05 */
 } tvds_cea_options;
 
 TVDS_API tvds_cea_options tvds_cea_options_default(void);
@@ -42,6 +67,13 @@ typedef struct tvds_cea_window {
     double s_start, s_end; /* first and last unstable position [m] */
     double f_min, f_max;   /* frequency range over the window [Hz] */
     double re_max;         /* largest real part [1/s] */
+    double s_in, s_out;    /* edges where Re crosses the threshold, interpolated linearly
+                              between the last stable and first unstable positions [m] (the
+                              grid's end when the window touches it) */
+    double f_peak, s_peak; /* frequency [Hz] and position [m] of the largest real part */
+    /* Along the slave's path (tvds_cea_growth; NaN before or when the path misses it): */
+    double t_start, t_end; /* first entry into / last exit from [s_in, s_out] [s] */
+    double growth_pred;    /* predicted amplitude growth exp(integral of Re dt) while inside */
 } tvds_cea_window;
 
 /* The locus: npos positions x nbranch branches, position-major ([p * nbranch + b]). */
@@ -57,6 +89,13 @@ typedef struct tvds_cea_result {
     double resid_max; /* largest of resid[]: round-off (~1e-12) when the solve is accurate */
     int nwin;
     tvds_cea_window *win; /* nwin, sorted by branch then position */
+    double *lambda_n;     /* npos: normal force of the static sliding state [N] (>= 0
+                             compressive; 0 for TVDS_CEA_UNDEFORMED) */
+    double *slope;        /* npos: angle of the master segment at the contact in the state
+                             linearised about [rad] (undeformed angle for TVDS_CEA_UNDEFORMED) */
+    int nrefined;         /* positions added by the refinement */
+    int capped;           /* 1 when the refinement stopped at max_pos */
+    double ds_min;        /* smallest spacing the refinement could reach [m] */
     int ndof;             /* DoFs of the uncoupled substructures together */
     int nred;             /* DoFs after primal assembly at the first position */
     double chi;           /* sliding sign used */
@@ -80,12 +119,31 @@ TVDS_API int tvds_cea_surface_length(const tvds_model *m, int contact, double *l
 TVDS_API int tvds_cea_run(const tvds_model *m, int contact, const double *s, int npos,
                           const tvds_cea_options *opt, tvds_cea_result **out, tvds_ctx *ctx);
 
+/* Predicted growth along the slave's path: s(t) = s_initial + (x(t) - x(0)) . t_m, with x(t)
+ * the slave's prescribed travel (the contact's slave_kin, else the single-term imposed motions
+ * of the slave substructure, as for chi) and t_m the master's undeformed tangent at s_initial,
+ * sampled every dt (<= 0: 1e-5 s) on [0, t_end]. For each window, t_start/t_end are the first
+ * entry into and last exit from [s_in, s_out] and growth_pred = exp(integral of Re(s(t)) dt over
+ * the time inside), Re interpolated linearly in s along the window's branch. Windows the path
+ * does not reach keep NaN. Returns TVDS_OK or TVDS_ERR_INVALID. */
+TVDS_API int tvds_cea_growth(tvds_cea_result *r, const tvds_model *m, int contact,
+                             double s_initial, double t_end, double dt, tvds_ctx *ctx);
+
+/* Slave's curvilinear abscissa on the undeformed master surface of contact `contact` (its
+ * closest point; slave node `slave` of the contact). TVDS_ERR_INVALID for a rigid master. */
+TVDS_API int tvds_cea_slave_abscissa(const tvds_model *m, int contact, int slave, double *s,
+                                     tvds_ctx *ctx);
+
 /* Free a result; accepts NULL and clears *r. */
 TVDS_API void tvds_cea_result_free(tvds_cea_result **r);
 
 /* Write dir/locus.csv (position [m], branch, frequency [Hz], real part [1/s], damping ratio,
- * MAC) and dir/unstable.csv (branch, s_start [m], s_end [m], f_min [Hz], f_max [Hz],
- * max real part [1/s]); dir must exist. Returns TVDS_OK or TVDS_ERR_IO. */
+ * MAC, unstable, static normal force [N]) and dir/unstable.csv (branch, s_start [m], s_end [m],
+ * f_min [Hz], f_max [Hz], max real part [1/s], then s_in, s_out [m], f at max Re [Hz], s at max
+ * Re [m], t_start, t_end [s], predicted growth); dir must exist. tag (NULL or "") is inserted
+ * before ".csv" ("_undamped": locus_undamped.csv). Returns TVDS_OK or TVDS_ERR_IO. */
+TVDS_API int tvds_cea_write_csv_tag(const tvds_cea_result *r, const char *dir, const char *tag,
+                                    tvds_ctx *ctx);
 TVDS_API int tvds_cea_write_csv(const tvds_cea_result *r, const char *dir, tvds_ctx *ctx);
 
 /* Draw dir/locus.png (real part vs frequency coloured by position) and dir/stability.png

@@ -28,6 +28,13 @@ tvds_cea_options tvds_cea_options_default(void)
     o.re_tol = 0.0;
     o.solver = TVDS_CEA_AUTO;
     o.nthreads = 0;
+    o.state = TVDS_CEA_DEFORMED;
+    o.undamped = 0;
+    o.refine = 1;
+    o.ds_min = 0.0;
+    o.max_pos = 4000;
+    o.zeta_near = 0.0;
+    o.gap_rel = 0.05;
     return o;
 }
 
@@ -46,7 +53,9 @@ typedef struct cea_rows {
 typedef struct cea_problem {
     int N;             /* global DoFs */
     double *M, *K, *C; /* N x N column-major */
-    int has_c;
+    double *f;         /* N: loads at t_eval [N] (the static preload) */
+    int has_c, has_load;
+    int deformed;      /* linearise about the static sliding state (TVDS_CEA_DEFORMED) */
     /* Bilateral constraint rows (B_C = B_E). */
     int nbil, bil_nnz;
     int *bil_ptr, *bil_col;
@@ -88,6 +97,10 @@ typedef struct cea_work {
     double *yr, *yi;                           /* N: residual of an eigenpair */
     int *ipiv;                                 /* 2N */
     int *order;                                /* 2N */
+    double *Kt;                                /* N x N: K plus the geometric stiffness */
+    double *KKT;                               /* (N + rows_cap)^2: static saddle-point matrix */
+    double *krhs;                              /* N + rows_cap */
+    int *kpiv;                                 /* N + rows_cap */
 } cea_work;
 
 /* Per-position result before tracking. */
@@ -99,6 +112,8 @@ typedef struct cea_pos {
     int ncand;
     double *lre, *lim; /* ncand */
     double resid;      /* largest backward error of the kept eigenpairs */
+    double lambda_n;   /* static normal force [N] */
+    double slope;      /* angle of the master segment in the linearised state [rad] */
     double *u;         /* ncand x N x 2 (re, im interleaved): physical mode shapes */
 } cea_pos;
 
@@ -116,6 +131,7 @@ static void problem_free(cea_problem *p)
     tvds_free(p->M);
     tvds_free(p->K);
     tvds_free(p->C);
+    tvds_free(p->f);
     tvds_free(p->bil_ptr);
     tvds_free(p->bil_col);
     tvds_free(p->bil_val);
@@ -132,7 +148,8 @@ static void work_free(cea_work *w)
     void *ptrs[] = {w->J,      w->isj,    w->F,      w->BJ,     w->VT,   w->sv,   w->superb,
                     w->ZC,     w->ZE,     w->T,      w->Mc,     w->Kc,   w->Cc,   w->A,
                     w->B,      w->VR,     w->ar,     w->ai,     w->beta, w->ipiv, w->order,
-                    w->lscale, w->rscale, w->rconde, w->rcondv, w->yr,   w->yi};
+                    w->lscale, w->rscale, w->rconde, w->rcondv, w->yr,   w->yi,
+                    w->Kt,     w->KKT,    w->krhs,   w->kpiv};
     for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++)
         tvds_free(ptrs[i]);
     memset(w, 0, sizeof *w);
@@ -178,11 +195,17 @@ static int work_alloc(cea_work *w, int N, int rows_cap, int nnz_cap)
     w->yi = tvds_malloc((size_t)N * sizeof(double));
     w->ipiv = tvds_malloc((size_t)2 * N * sizeof(int));
     w->order = tvds_malloc((size_t)2 * N * sizeof(int));
+    size_t nk = (size_t)N + (size_t)rows_cap;
+    w->Kt = tvds_malloc(n2 * sizeof(double));
+    w->KKT = tvds_malloc(nk * nk * sizeof(double));
+    w->krhs = tvds_malloc(nk * sizeof(double));
+    w->kpiv = tvds_malloc(nk * sizeof(int));
     w->rows.nrows = 0;
     if (!w->rows.ptr || !w->rows.col || !w->rows.bc || !w->rows.be || !w->J || !w->isj || !w->F ||
         !w->BJ || !w->VT || !w->sv || !w->superb || !w->ZC || !w->ZE || !w->T || !w->Mc || !w->Kc ||
         !w->Cc || !w->A || !w->B || !w->VR || !w->ar || !w->ai || !w->beta || !w->ipiv ||
-        !w->order || !w->lscale || !w->rscale || !w->rconde || !w->rcondv || !w->yr || !w->yi) {
+        !w->order || !w->lscale || !w->rscale || !w->rconde || !w->rcondv || !w->yr || !w->yi ||
+        !w->Kt || !w->KKT || !w->krhs || !w->kpiv) {
         work_free(w);
         return TVDS_ERR_NOMEM;
     }
@@ -271,8 +294,22 @@ static int setup(const tvds_model *m, int contact, const tvds_cea_options *o, ce
             for (int b = 0; b < ng; b++)
                 X[(size_t)g[b] * N + g[a]] += sg[a] * sg[b] * v;
     }
-    for (size_t i = 0; i < n2; i++)
-        if (p->C[i] != 0.0) p->has_c = 1;
+    if (!o->undamped)
+        for (size_t i = 0; i < n2; i++)
+            if (p->C[i] != 0.0) p->has_c = 1;
+    /* Loads at t_eval: the preload of the static sliding state. */
+    p->f = tvds_calloc((size_t)N, sizeof(double));
+    if (!p->f) goto nomem;
+    for (int l = 0; l < m->nload; l++) {
+        const tvds_load *ld = &m->loads[l];
+        if (ld->sub < 0 || ld->sub >= m->nsub || ld->dof < 0 || ld->dof >= m->subs[ld->sub]->n)
+            return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "cea: load '%s': bad DoF",
+                              ld->name ? ld->name : "?");
+        double v = tvds_fn_eval(&ld->fn, t_eval);
+        p->f[off[ld->sub] + ld->dof] += v;
+        if (v != 0.0) p->has_load = 1;
+    }
+    p->deformed = o->state == TVDS_CEA_DEFORMED;
 
     /* Bilateral constraints: rows of both B_C and B_E (their perturbation is zero). */
     int nnz = 0;
@@ -395,10 +432,20 @@ nomem:
     return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "cea: out of memory (%d DoFs)", N);
 }
 
+/* The contact's geometry at one position: the segment seg (T1 = node seg, T2 = seg + 1), the
+ * weight alpha of T2, the unit tangent t along T1 -> T2 and the normal n = (-t_y, t_x). */
+typedef struct cea_geom {
+    int seg;
+    double alpha, n[2], t[2];
+    double len; /* length of T1 T2 in this geometry [m] */
+} cea_geom;
+
 /* Contact geometry at abscissa s: normal, tangent, segment and alpha (undeformed surface). */
-static void contact_geometry(const cea_problem *p, double s, int *seg, double *alpha, double n[2],
-                             double t[2])
+static void contact_geometry(const cea_problem *p, double s, cea_geom *g)
 {
+    int *seg = &g->seg;
+    double *alpha = &g->alpha, *n = g->n, *t = g->t;
+    g->len = 1.0;
     if (p->rigid) {
         *seg = -1;
         *alpha = 0.0;
@@ -415,6 +462,7 @@ static void contact_geometry(const cea_problem *p, double s, int *seg, double *a
     if (a > 1) a = 1;
     *seg = k;
     *alpha = a;
+    g->len = len;
     /* t = (cos gamma, sin gamma) along T1 -> T2, n = (-sin gamma, cos gamma) (docs/theory.md). */
     t[0] = (p->master_xy[2 * k + 2] - p->master_xy[2 * k]) / len;
     t[1] = (p->master_xy[2 * k + 3] - p->master_xy[2 * k + 1]) / len;
@@ -422,8 +470,16 @@ static void contact_geometry(const cea_problem *p, double s, int *seg, double *a
     n[1] = t[0];
 }
 
-/* Rows of B_C and B_E at position s into w->rows; returns chi used. */
-static double build_rows(const cea_problem *p, double s, cea_work *w)
+/* Sliding sign chi of the problem along tangent t (the user's when given). */
+static double chi_along(const cea_problem *p, const double t[2])
+{
+    if (p->chi_fixed != 0.0) return p->chi_fixed;
+    double vt = p->v_rel[0] * t[0] + p->v_rel[1] * t[1];
+    return vt > 0 ? 1.0 : (vt < 0 ? -1.0 : 0.0);
+}
+
+/* Rows of B_C and B_E for the geometry g into w->rows; returns chi used. */
+static double build_rows(const cea_problem *p, const cea_geom *g, cea_work *w)
 {
     cea_rows *r = &w->rows;
     int nz = 0;
@@ -438,13 +494,9 @@ static double build_rows(const cea_problem *p, double s, cea_work *w)
     r->nrows = p->nbil;
     double chi = p->chi_fixed;
     if (p->has_contact) {
-        int seg;
-        double a, n[2], t[2];
-        contact_geometry(p, s, &seg, &a, n, t);
-        if (chi == 0.0) {
-            double vt = p->v_rel[0] * t[0] + p->v_rel[1] * t[1];
-            chi = vt > 0 ? 1.0 : (vt < 0 ? -1.0 : 0.0);
-        }
+        const double *n = g->n, *t = g->t;
+        double a = g->alpha;
+        chi = chi_along(p, t);
         double e[2] = {n[0] - chi * p->mu * t[0], n[1] - chi * p->mu * t[1]};
         r->ptr[r->nrows] = nz;
         /* Slave C: +n (compatibility), n - chi mu t (equilibrium). */
@@ -458,7 +510,7 @@ static double build_rows(const cea_problem *p, double s, cea_work *w)
             double wgt[2] = {1.0 - a, a};
             for (int node = 0; node < 2; node++)
                 for (int k = 0; k < 2; k++) {
-                    r->col[nz] = p->master_dof[2 * (seg + node) + k];
+                    r->col[nz] = p->master_dof[2 * (g->seg + node) + k];
                     r->bc[nz] = -wgt[node] * n[k];
                     r->be[nz] = -wgt[node] * e[k];
                     nz++;
@@ -469,6 +521,119 @@ static double build_rows(const cea_problem *p, double s, cea_work *w)
     r->ptr[r->nrows] = nz;
     r->nnz = nz;
     return chi;
+}
+
+/* Static sliding state at the position of geometry *g (undeformed on entry, deformed on exit):
+ *   K u + B_E(u)^T lambda = f,   gap(u) = 0,   bilateral rows B u = 0,
+ * with n, alpha of the contact row taken from the deformed positions X + u and the slave placed
+ * at the undeformed surface point of s (X_C). Solved as a sequence of linear saddle-point
+ * problems [[K, B_E^T], [B_C, 0]] with the geometry of the previous iterate (docs/cea.md).
+ * Returns TVDS_OK, TVDS_ERR_SINGULAR (no static state: a mechanism) or TVDS_ERR_SOLVER (no
+ * convergence); *lambda receives the contact row's multiplier. */
+static int static_state(const cea_problem *p, double s, cea_geom *g, cea_work *w, double *lambda)
+{
+    int N = p->N;
+    (void)s;
+    *lambda = 0.0;
+    if (!p->has_load || !p->has_contact) return TVDS_OK;
+    /* Undeformed positions of T1, T2 and the slave's placement X_C on the surface at s. */
+    double X1[2], X2[2], XC[2];
+    if (!p->rigid) {
+        for (int k = 0; k < 2; k++) {
+            X1[k] = p->master_xy[2 * g->seg + k];
+            X2[k] = p->master_xy[2 * (g->seg + 1) + k];
+            XC[k] = (1 - g->alpha) * X1[k] + g->alpha * X2[k];
+        }
+    }
+    double ks = 0.0;
+    for (int i = 0; i < N; i++)
+        if (fabs(p->K[(size_t)i * N + i]) > ks) ks = fabs(p->K[(size_t)i * N + i]);
+    if (!(ks > 0)) ks = 1.0;
+    double last = INFINITY;
+    for (int it = 0; it < 30; it++) {
+        build_rows(p, g, w);
+        const cea_rows *r = &w->rows;
+        int nr = r->nrows, nk = N + nr;
+        double *A = w->KKT, *b = w->krhs;
+        memset(A, 0, (size_t)nk * nk * sizeof *A);
+        for (int c = 0; c < N; c++)
+            memcpy(A + (size_t)c * nk, p->K + (size_t)c * N, (size_t)N * sizeof *A);
+        /* Rows scaled by ks so that the saddle-point blocks have comparable sizes. */
+        for (int i = 0; i < nr; i++)
+            for (int k = r->ptr[i]; k < r->ptr[i + 1]; k++) {
+                A[(size_t)(N + i) * nk + r->col[k]] += ks * r->be[k];
+                A[(size_t)r->col[k] * nk + N + i] += ks * r->bc[k];
+            }
+        memcpy(b, p->f, (size_t)N * sizeof *b);
+        for (int i = 0; i < nr; i++)
+            b[N + i] = 0.0;
+        if (!p->rigid) {
+            /* The contact row (last): B_C u = -g0, g0 the gap of the undeformed positions. */
+            double g0 = g->n[0] * (XC[0] - (1 - g->alpha) * X1[0] - g->alpha * X2[0]) +
+                        g->n[1] * (XC[1] - (1 - g->alpha) * X1[1] - g->alpha * X2[1]);
+            b[N + nr - 1] = -ks * g0;
+        }
+        int info = LAPACKE_dgesv(LAPACK_COL_MAJOR, nk, 1, A, nk, w->kpiv, b, nk);
+        if (info > 0) return TVDS_ERR_SINGULAR;
+        if (info < 0) return TVDS_ERR_SOLVER;
+        *lambda = ks * b[N + nr - 1];
+        if (p->rigid) return TVDS_OK; /* the rigid line does not move */
+        /* Deformed geometry: T1, T2 and C at X + u. */
+        double x1[2], x2[2], xc[2];
+        for (int k = 0; k < 2; k++) {
+            x1[k] = X1[k] + b[p->master_dof[2 * g->seg + k]];
+            x2[k] = X2[k] + b[p->master_dof[2 * (g->seg + 1) + k]];
+            xc[k] = XC[k] + b[p->slave_dof[k]];
+        }
+        double d[2] = {x2[0] - x1[0], x2[1] - x1[1]}, L = hypot(d[0], d[1]);
+        if (!(L > 0)) return TVDS_ERR_SINGULAR;
+        cea_geom ng = *g;
+        ng.len = L;
+        ng.t[0] = d[0] / L;
+        ng.t[1] = d[1] / L;
+        ng.n[0] = -ng.t[1];
+        ng.n[1] = ng.t[0];
+        ng.alpha = ((xc[0] - x1[0]) * ng.t[0] + (xc[1] - x1[1]) * ng.t[1]) / L;
+        if (ng.alpha < 0) ng.alpha = 0;
+        if (ng.alpha > 1) ng.alpha = 1;
+        double change = fabs(ng.alpha - g->alpha) + fabs(ng.n[0] - g->n[0]) +
+                        fabs(ng.n[1] - g->n[1]);
+        *g = ng;
+        if (change < 1e-13) return TVDS_OK;
+        last = change;
+    }
+    /* Round-off can keep the last digits moving: accept a fixed point to 1e-10. */
+    return last < 1e-10 ? TVDS_OK : TVDS_ERR_SOLVER;
+}
+
+/* Kt = K + K_g, the stiffness of the preload: the contact force on the structure
+ * F = -B_E(u)^T lambda changes with the deformation through the rotation of n, t (segment
+ * T1 T2) and through alpha (docs/cea.md); K_g = -dF/du at the static multiplier lambda. */
+static void tangent_stiffness(const cea_problem *p, const cea_geom *g, double lambda, double chi,
+                              cea_work *w)
+{
+    int N = p->N;
+    memcpy(w->Kt, p->K, (size_t)N * N * sizeof *w->Kt);
+    if (!p->deformed || p->rigid || !p->has_contact || lambda == 0.0) return;
+    const double *n = g->n, *t = g->t;
+    double a = g->alpha, mu = p->mu;
+    double e[2] = {n[0] - chi * mu * t[0], n[1] - chi * mu * t[1]};
+    double q[2] = {-t[0] - chi * mu * n[0], -t[1] - chi * mu * n[1]}; /* de / d(angle) */
+    int dof[6] = {p->slave_dof[0],
+                  p->slave_dof[1],
+                  p->master_dof[2 * g->seg],
+                  p->master_dof[2 * g->seg + 1],
+                  p->master_dof[2 * (g->seg + 1)],
+                  p->master_dof[2 * (g->seg + 1) + 1]};
+    /* n . dd = a . du (rotation of the segment), t . dr = b . du (change of alpha times L). */
+    double av[6] = {0, 0, -n[0], -n[1], n[0], n[1]};
+    double bv[6] = {t[0], t[1], -(1 - a) * t[0], -(1 - a) * t[1], -a * t[0], -a * t[1]};
+    double P[6] = {-q[0], -q[1], (1 - a) * q[0], (1 - a) * q[1], a * q[0], a * q[1]};
+    double Q[6] = {0, 0, -e[0], -e[1], e[0], e[1]};
+    double c = -lambda / g->len;
+    for (int i = 0; i < 6; i++)
+        for (int j = 0; j < 6; j++)
+            w->Kt[(size_t)dof[j] * N + dof[i]] += c * (P[i] * av[j] + Q[i] * bv[j]);
 }
 
 static int cmp_int(const void *a, const void *b)
@@ -582,7 +747,23 @@ static void solve_position(const cea_problem *p, double s, cea_work *w, cea_pos 
     out->err = TVDS_OK;
     out->info = 0;
     out->ncand = 0;
-    out->chi = build_rows(p, s, w);
+    out->lambda_n = 0.0;
+    cea_geom g;
+    memset(&g, 0, sizeof g);
+    if (p->has_contact) contact_geometry(p, s, &g);
+    double lam = 0.0;
+    if (p->deformed) {
+        int src = static_state(p, s, &g, w, &lam);
+        if (src) {
+            out->err = src;
+            out->info = -2;
+            return;
+        }
+    }
+    out->lambda_n = -lam;
+    out->slope = atan2(g.t[1], g.t[0]);
+    out->chi = build_rows(p, &g, w);
+    tangent_stiffness(p, &g, lam, out->chi, w);
     const cea_rows *r = &w->rows;
     /* Columns touched by the constraints. */
     int pj = 0;
@@ -620,7 +801,7 @@ static void solve_position(const cea_problem *p, double s, cea_work *w, cea_pos 
         return;
     }
     project(p, w, p->M, nf, nz, pj, w->Mc);
-    project(p, w, p->K, nf, nz, pj, w->Kc);
+    project(p, w, w->Kt, nf, nz, pj, w->Kc);
     if (p->has_c)
         project(p, w, p->C, nf, nz, pj, w->Cc);
     else
@@ -798,6 +979,8 @@ void tvds_cea_result_free(tvds_cea_result **r)
     tvds_free((*r)->zeta);
     tvds_free((*r)->mac);
     tvds_free((*r)->resid);
+    tvds_free((*r)->lambda_n);
+    tvds_free((*r)->slope);
     tvds_free((*r)->win);
     tvds_free(*r);
     *r = NULL;
@@ -806,6 +989,226 @@ void tvds_cea_result_free(tvds_cea_result **r)
 static double unstable_threshold(const tvds_cea_options *o, double re, double im)
 {
     return o->re_tol + 1e-9 * hypot(re, im);
+}
+
+/* Follow the branches along the positions P[0..npos-1] (path order) by MAC: the lowest nb
+ * candidates at the first position, then a greedy assignment by decreasing MAC (ties, as at a
+ * coalescence, by the nearest eigenvalue). Fills freq, re, zeta, mac (npos x nb). */
+static int track(cea_pos *const *P, int npos, int nb, int ncand, int N, double *freq, double *re,
+                 double *zeta, double *macv)
+{
+    int *cur = tvds_malloc((size_t)nb * sizeof(int)); /* candidate of branch b at p-1 */
+    int *nxt = tvds_malloc((size_t)nb * sizeof(int));
+    double *macm = tvds_malloc((size_t)nb * ncand * sizeof(double));
+    int *taken = tvds_malloc((size_t)ncand * sizeof(int));
+    if (!cur || !nxt || !macm || !taken) {
+        tvds_free(cur);
+        tvds_free(nxt);
+        tvds_free(macm);
+        tvds_free(taken);
+        return TVDS_ERR_NOMEM;
+    }
+    for (int b = 0; b < nb; b++)
+        cur[b] = b < P[0]->ncand ? b : -1;
+    for (int i = 0; i < npos; i++) {
+        const cea_pos *Pi = P[i];
+        if (i > 0) {
+            const cea_pos *Q = P[i - 1];
+            for (int b = 0; b < nb; b++)
+                for (int c = 0; c < Pi->ncand; c++)
+                    macm[(size_t)b * ncand + c] = cur[b] < 0 ? -1.0
+                                                             : mac(Q->u + (size_t)cur[b] * 2 * N,
+                                                                   Pi->u + (size_t)c * 2 * N, N);
+            for (int c = 0; c < ncand; c++)
+                taken[c] = 0;
+            for (int b = 0; b < nb; b++)
+                nxt[b] = -1;
+            for (int step = 0; step < nb; step++) {
+                int bb = -1, cc = -1;
+                double best = -2.0, bestd = 0.0;
+                for (int b = 0; b < nb; b++) {
+                    if (nxt[b] >= 0 || cur[b] < 0) continue;
+                    for (int c = 0; c < Pi->ncand; c++) {
+                        if (taken[c]) continue;
+                        double v = macm[(size_t)b * ncand + c];
+                        double d = hypot(Pi->lre[c] - Q->lre[cur[b]], Pi->lim[c] - Q->lim[cur[b]]);
+                        if (v > best + 1e-9 || (fabs(v - best) <= 1e-9 && d < bestd)) {
+                            best = v;
+                            bestd = d;
+                            bb = b;
+                            cc = c;
+                        }
+                    }
+                }
+                if (bb < 0) break;
+                nxt[bb] = cc;
+                taken[cc] = 1;
+                macv[(size_t)i * nb + bb] = best;
+            }
+            for (int b = 0; b < nb; b++) {
+                cur[b] = nxt[b];
+                if (nxt[b] < 0) macv[(size_t)i * nb + b] = NAN;
+            }
+        } else {
+            for (int b = 0; b < nb; b++)
+                macv[b] = 1.0;
+        }
+        for (int b = 0; b < nb; b++) {
+            size_t k = (size_t)i * nb + b;
+            if (cur[b] < 0) {
+                freq[k] = re[k] = zeta[k] = NAN;
+                continue;
+            }
+            double lr = Pi->lre[cur[b]], li = Pi->lim[cur[b]];
+            freq[k] = li / (2.0 * TVDS_PI);
+            re[k] = lr;
+            zeta[k] = -lr / hypot(lr, li);
+        }
+    }
+    tvds_free(cur);
+    tvds_free(nxt);
+    tvds_free(macm);
+    tvds_free(taken);
+    return TVDS_OK;
+}
+
+/* Distance |lambda_b - lambda_c| at position i (NaN when a branch has no mode there). */
+static double pair_gap(int nb, const double *freq, const double *re, int i, int b, int c)
+{
+    size_t kb = (size_t)i * nb + b, kc = (size_t)i * nb + c;
+    return hypot(re[kb] - re[kc], 2 * TVDS_PI * (freq[kb] - freq[kc]));
+}
+
+/* Whether the interval between positions i and i + 1 (of npos) needs a position in its middle
+ * (docs/cea.md, "Refinement"):
+ *  - a branch changes stability between the two ends;
+ *  - a clearly damped branch could come within zeta_near |lambda| of zero inside (its real
+ *    part at the higher end plus three times its change over the interval);
+ *  - two branches could meet inside: the sum of their distances at the ends is below twice
+ *    the change of their difference over the interval (a crossing or coalescence between the
+ *    ends), or their
+ *    distance is a local minimum along the positions at one end and below gap_rel |lambda|
+ *    (they approach and recede within one interval). */
+static int needs_split(const tvds_cea_options *o, int nb, int npos, const double *freq,
+                       const double *re, int i)
+{
+    const double *f0 = freq + (size_t)i * nb, *f1 = f0 + nb, *r0 = re + (size_t)i * nb,
+                 *r1 = r0 + nb;
+    for (int b = 0; b < nb; b++) {
+        if (!isfinite(f0[b]) || !isfinite(f1[b])) continue;
+        double w0 = 2 * TVDS_PI * f0[b], w1 = 2 * TVDS_PI * f1[b];
+        double l0 = hypot(r0[b], w0), l1 = hypot(r1[b], w1);
+        int u0 = r0[b] > unstable_threshold(o, r0[b], w0);
+        int u1 = r1[b] > unstable_threshold(o, r1[b], w1);
+        if (u0 != u1) return 1;
+        double rmax = r0[b] > r1[b] ? r0[b] : r1[b], dre = fabs(r1[b] - r0[b]);
+        double l = l0 > l1 ? l0 : l1;
+        /* Clearly damped (not a conservative zero) but could reach -zeta_near |lambda| inside
+         * with three times its change over the interval. */
+        if (!u0 && rmax < -1e-8 * l && rmax + 3 * dre > -o->zeta_near * l) return 1;
+        for (int c = b + 1; c < nb; c++) {
+            if (!isfinite(f0[c]) || !isfinite(f1[c])) continue;
+            double d0 = pair_gap(nb, freq, re, i, b, c), d1 = pair_gap(nb, freq, re, i + 1, b, c);
+            /* Their difference D = lambda_b - lambda_c moves by |D1 - D0|; if it went through
+             * zero on a straight line, d0 + d1 = |D1 - D0|. */
+            double dD = hypot((r1[b] - r1[c]) - (r0[b] - r0[c]),
+                              2 * TVDS_PI * ((f1[b] - f1[c]) - (f0[b] - f0[c])));
+            if (d0 + d1 <= 2 * dD) return 1;
+            double dmin = d0 < d1 ? d0 : d1;
+            if (!(dmin < o->gap_rel * l)) continue;
+            double dm = i > 0 ? pair_gap(nb, freq, re, i - 1, b, c) : INFINITY;
+            double dp = i + 2 < npos ? pair_gap(nb, freq, re, i + 2, b, c) : INFINITY;
+            if (!isfinite(dm)) dm = INFINITY;
+            if (!isfinite(dp)) dp = INFINITY;
+            if ((d0 <= dm && d0 <= d1) || (d1 <= d0 && d1 <= dp)) return 1;
+        }
+    }
+    return 0;
+}
+
+/* Whether some branch is unstable at both ends of the interval (i, i + 1). */
+static int interval_unstable(const tvds_cea_options *o, int nb, const double *freq,
+                             const double *re, int i)
+{
+    for (int b = 0; b < nb; b++) {
+        size_t k0 = (size_t)i * nb + b, k1 = k0 + nb;
+        if (!isfinite(re[k0]) || !isfinite(re[k1])) continue;
+        if (re[k0] > unstable_threshold(o, re[k0], 2 * TVDS_PI * freq[k0]) &&
+            re[k1] > unstable_threshold(o, re[k1], 2 * TVDS_PI * freq[k1]))
+            return 1;
+    }
+    return 0;
+}
+
+/* Linear interpolation of the position where y crosses 0 between (s0, y0) and (s1, y1). */
+static double cross_at(double s0, double y0, double s1, double y1)
+{
+    if (!isfinite(y0) || !isfinite(y1) || y0 == y1) return 0.5 * (s0 + s1);
+    double a = y0 / (y0 - y1);
+    if (a < 0) a = 0;
+    if (a > 1) a = 1;
+    return s0 + a * (s1 - s0);
+}
+
+static int find_windows(tvds_cea_result *res, const tvds_cea_options *o)
+{
+    int cap = 0, nb = res->nbranch, npos = res->npos;
+    const double *s = res->s;
+    for (int b = 0; b < nb; b++) {
+        int open = 0;
+        for (int i = 0; i < npos; i++) {
+            size_t k = (size_t)i * nb + b;
+            double w = 2 * TVDS_PI * res->freq[k];
+            double y = isfinite(res->re[k]) ? res->re[k] - unstable_threshold(o, res->re[k], w)
+                                            : -INFINITY;
+            int uns = y > 0;
+            if (uns && !open) {
+                if (res->nwin == cap) {
+                    int nc2 = cap ? 2 * cap : 8;
+                    tvds_cea_window *w2 = tvds_realloc(res->win, (size_t)nc2 * sizeof *w2);
+                    if (!w2) return TVDS_ERR_NOMEM;
+                    res->win = w2;
+                    cap = nc2;
+                }
+                tvds_cea_window *cw = &res->win[res->nwin++];
+                cw->branch = b;
+                cw->s_start = cw->s_end = s[i];
+                cw->f_min = cw->f_max = cw->f_peak = res->freq[k];
+                cw->re_max = res->re[k];
+                cw->s_peak = s[i];
+                cw->s_in = s[i];
+                if (i > 0) {
+                    size_t kp = (size_t)(i - 1) * nb + b;
+                    double yp = isfinite(res->re[kp])
+                                    ? res->re[kp] - unstable_threshold(o, res->re[kp],
+                                                                       2 * TVDS_PI * res->freq[kp])
+                                    : NAN;
+                    cw->s_in = isfinite(yp) ? cross_at(s[i - 1], yp, s[i], y) : s[i];
+                }
+                cw->s_out = s[i];
+                cw->t_start = cw->t_end = cw->growth_pred = NAN;
+                open = 1;
+            } else if (uns) {
+                tvds_cea_window *cw = &res->win[res->nwin - 1];
+                cw->s_end = cw->s_out = s[i];
+                if (res->freq[k] < cw->f_min) cw->f_min = res->freq[k];
+                if (res->freq[k] > cw->f_max) cw->f_max = res->freq[k];
+                if (res->re[k] > cw->re_max) {
+                    cw->re_max = res->re[k];
+                    cw->f_peak = res->freq[k];
+                    cw->s_peak = s[i];
+                }
+            } else if (open) {
+                tvds_cea_window *cw = &res->win[res->nwin - 1];
+                size_t kp = (size_t)(i - 1) * nb + b;
+                double yp = res->re[kp] - unstable_threshold(o, res->re[kp],
+                                                             2 * TVDS_PI * res->freq[kp]);
+                cw->s_out = isfinite(y) ? cross_at(s[i - 1], yp, s[i], y) : s[i - 1];
+                open = 0;
+            }
+        }
+    }
+    return TVDS_OK;
 }
 
 int tvds_cea_run(const tvds_model *m, int contact, const double *s, int npos,
@@ -820,6 +1223,8 @@ int tvds_cea_run(const tvds_model *m, int contact, const double *s, int npos,
     if (o.chi != 0.0 && o.chi != 1.0 && o.chi != -1.0)
         return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "cea: chi must be -1, 0 (auto) or +1, not %g",
                           o.chi);
+    if (o.state != TVDS_CEA_DEFORMED && o.state != TVDS_CEA_UNDEFORMED)
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "cea: unknown linearisation state %d", o.state);
     cea_problem p;
     int rc = setup(m, contact, &o, &p, ctx);
     if (rc) {
@@ -837,190 +1242,193 @@ int tvds_cea_run(const tvds_model *m, int contact, const double *s, int npos,
             return rc;
         }
     }
+    double smin = s[0], smax = s[0];
+    for (int i = 1; i < npos; i++) {
+        if (s[i] < smin) smin = s[i];
+        if (s[i] > smax) smax = s[i];
+    }
+    /* Default smallest spacing: 2.5e-4 of the master surface (of the span of the positions
+     * for a rigid master). */
+    double span = p.has_contact && !p.rigid ? p.cum[p.nmaster - 1] : smax - smin;
+    double ds_min = o.ds_min > 0 ? o.ds_min : 2.5e-4 * span;
+    int refine = o.refine && npos > 1 && ds_min > 0;
+    int cap_pos = refine ? (o.max_pos > npos ? o.max_pos : npos) : npos;
     int N = p.N, ncand = p.ncand;
     int rows_cap = p.nbil + 1, nnz_cap = p.bil_nnz + 6;
     int nthreads = 1;
 #ifdef _OPENMP
     nthreads = o.nthreads > 0 ? o.nthreads : omp_get_max_threads();
-    if (nthreads > npos) nthreads = npos;
 #endif
+    if (nthreads > cap_pos) nthreads = cap_pos;
+    if (nthreads < 1) nthreads = 1;
+    size_t per = (size_t)ncand * (2 + 2 * (size_t)N);
     cea_work *work = tvds_calloc((size_t)nthreads, sizeof *work);
-    cea_pos *pos = tvds_calloc((size_t)npos, sizeof *pos);
-    double *store = tvds_malloc((size_t)npos * ncand * (2 + 2 * (size_t)N) * sizeof(double));
+    cea_pos *pool = tvds_calloc((size_t)cap_pos, sizeof *pool); /* in order of computation */
+    cea_pos **P = tvds_calloc((size_t)cap_pos, sizeof *P);      /* in path order */
+    cea_pos **P2 = tvds_calloc((size_t)cap_pos, sizeof *P2);
+    double *S = tvds_malloc((size_t)cap_pos * sizeof *S), *S2 = tvds_malloc((size_t)cap_pos * sizeof *S2);
+    double *fq = NULL, *rr = NULL, *zz = NULL, *mc = NULL;
     tvds_cea_result *res = tvds_calloc(1, sizeof *res);
-    int nw = 0;
-    if (!work || !pos || !store || !res) goto nomem;
+    int nw = 0, ncomp = 0, nord = 0;
+    if (!work || !pool || !P || !P2 || !S || !S2 || !res) goto nomem;
     for (; nw < nthreads; nw++)
         if (work_alloc(&work[nw], N, rows_cap, nnz_cap)) goto nomem;
     for (int i = 0; i < npos; i++) {
-        double *b = store + (size_t)i * ncand * (2 + 2 * (size_t)N);
-        pos[i].lre = b;
-        pos[i].lim = b + ncand;
-        pos[i].u = b + 2 * ncand;
+        S[i] = s[i];
+        P[i] = &pool[i];
     }
-
-    /* Positions are independent: one workspace per thread, LAPACK is reentrant. */
+    nord = npos;
+    int nnew = npos, nb = 0;
+    for (int round = 0;; round++) {
+        /* Solve the positions added last (pool[ncomp .. ncomp + nnew - 1]). */
+        for (int i = ncomp; i < ncomp + nnew; i++) {
+            pool[i].u = tvds_malloc(per * sizeof(double));
+            if (!pool[i].u) goto nomem;
+            pool[i].lre = pool[i].u + 2 * (size_t)ncand * N;
+            pool[i].lim = pool[i].lre + ncand;
+        }
+        double *pool_s = S2; /* positions of the new pool entries */
+        if (round == 0)
+            for (int i = 0; i < npos; i++)
+                pool_s[i] = s[i];
+        int base = ncomp;
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads)
 #endif
-    for (int i = 0; i < npos; i++) {
-        int tid = 0;
+        for (int i = 0; i < nnew; i++) {
+            int tid = 0;
 #ifdef _OPENMP
-        tid = omp_get_thread_num();
+            tid = omp_get_thread_num();
 #endif
-        solve_position(&p, s[i], &work[tid], &pos[i]);
-    }
-    for (int i = 0; i < npos; i++) {
-        if (pos[i].err == TVDS_OK) continue;
-        if (pos[i].err == TVDS_ERR_SINGULAR)
-            rc = TVDS_ERROR(ctx, TVDS_ERR_SINGULAR, "cea: position s = %g: %s", s[i],
-                            pos[i].info < 0 ? "reduced mass matrix is singular"
-                            : pos[i].info == 0
-                                ? "the constraints leave no DoF"
-                                : "compatibility and equilibrium constraints have different "
-                                  "ranks (friction makes B_E rank deficient)");
-        else
-            rc = TVDS_ERROR(ctx, TVDS_ERR_SOLVER, "cea: position s = %g: LAPACK info %d", s[i],
-                            pos[i].info);
-        goto fail;
+            solve_position(&p, pool_s[i], &work[tid], &pool[base + i]);
+        }
+        for (int i = base; i < base + nnew; i++) {
+            if (pool[i].err == TVDS_OK) continue;
+            double si = pool_s[i - base];
+            if (pool[i].err == TVDS_ERR_SINGULAR)
+                rc = TVDS_ERROR(ctx, TVDS_ERR_SINGULAR, "cea: position s = %g: %s", si,
+                                pool[i].info == -2 ? "no static sliding state (the loaded "
+                                                     "structure is a mechanism)"
+                                : pool[i].info < 0 ? "reduced mass matrix is singular"
+                                : pool[i].info == 0
+                                    ? "the constraints leave no DoF"
+                                    : "compatibility and equilibrium constraints have different "
+                                      "ranks (friction makes B_E rank deficient)");
+            else
+                rc = TVDS_ERROR(ctx, TVDS_ERR_SOLVER, "cea: position s = %g: %s %d", si,
+                                pool[i].info == -2 ? "static sliding state did not converge, "
+                                                     "code"
+                                                   : "LAPACK info",
+                                pool[i].info);
+            ncomp += nnew;
+            goto fail;
+        }
+        ncomp += nnew;
+        if (round == 0) {
+            nb = o.nmodes < P[0]->ncand ? o.nmodes : P[0]->ncand;
+            if (nb < 1) {
+                rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                                "cea: no oscillating eigenvalue above %g Hz at s = %g", p.fmin_hz,
+                                s[0]);
+                goto fail;
+            }
+            size_t tot = (size_t)cap_pos * nb;
+            fq = tvds_malloc(tot * sizeof *fq);
+            rr = tvds_malloc(tot * sizeof *rr);
+            zz = tvds_malloc(tot * sizeof *zz);
+            mc = tvds_malloc(tot * sizeof *mc);
+            if (!fq || !rr || !zz || !mc) goto nomem;
+        }
+        if (track(P, nord, nb, ncand, N, fq, rr, zz, mc)) goto nomem;
+        if (!refine) break;
+        /* Intervals to split, in path order; new positions go to the pool's end. */
+        int add = 0, n2 = 0;
+        double *news = tvds_malloc((size_t)nord * sizeof *news);
+        if (!news) goto nomem;
+        int *split = tvds_calloc((size_t)nord, sizeof *split);
+        if (!split) {
+            tvds_free(news);
+            goto nomem;
+        }
+        for (int i = 0; i + 1 < nord; i++) {
+            double h = fabs(S[i + 1] - S[i]);
+            if (h < 2 * ds_min) continue;
+            if (needs_split(&o, nb, nord, fq, rr, i)) split[i] = 1;
+            /* Inside a window, positions every 2 to 4 ds_min for the growth integral. */
+            if (h >= 4 * ds_min && interval_unstable(&o, nb, fq, rr, i)) split[i] = 1;
+        }
+        for (int i = 0; i + 1 < nord; i++)
+            if (split[i]) add++;
+        if (add > cap_pos - nord) {
+            res->capped = 1;
+            add = cap_pos - nord;
+        }
+        if (getenv("TVDS_CEA_DEBUG"))
+            fprintf(stderr, "cea: round %d: %d positions, %d intervals to split\n", round, nord,
+                    add);
+        if (add == 0) {
+            tvds_free(news);
+            tvds_free(split);
+            break;
+        }
+        /* Merge: old positions with the midpoints of the first `add` split intervals. */
+        int made = 0;
+        for (int i = 0; i < nord; i++) {
+            P2[n2] = P[i];
+            S2[n2] = S[i];
+            n2++;
+            if (i + 1 < nord && split[i] && made < add) {
+                news[made] = 0.5 * (S[i] + S[i + 1]);
+                P2[n2] = &pool[ncomp + made];
+                S2[n2] = news[made];
+                n2++;
+                made++;
+            }
+        }
+        memcpy(P, P2, (size_t)n2 * sizeof *P);
+        memcpy(S, S2, (size_t)n2 * sizeof *S);
+        nord = n2;
+        memcpy(S2, news, (size_t)made * sizeof *S2);
+        nnew = made;
+        res->nrefined += made;
+        tvds_free(news);
+        tvds_free(split);
     }
 
-    /* Branches: the lowest nmodes at the first position, then followed by MAC. */
-    int nb = o.nmodes < pos[0].ncand ? o.nmodes : pos[0].ncand;
-    if (nb < 1) {
-        rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
-                        "cea: no oscillating eigenvalue above %g Hz at s = %g", p.fmin_hz, s[0]);
-        goto fail;
-    }
-    res->npos = npos;
+    res->npos = nord;
     res->nbranch = nb;
     res->ndof = N;
-    res->nred = pos[0].nred;
-    res->chi = pos[0].chi;
-    size_t tot = (size_t)npos * nb;
-    res->s = tvds_malloc((size_t)npos * sizeof(double));
-    res->freq = tvds_malloc(tot * sizeof(double));
-    res->re = tvds_malloc(tot * sizeof(double));
-    res->zeta = tvds_malloc(tot * sizeof(double));
-    res->mac = tvds_malloc(tot * sizeof(double));
-    res->resid = tvds_malloc((size_t)npos * sizeof(double));
-    int *cur = tvds_malloc((size_t)nb * sizeof(int)); /* candidate of branch b at p-1 */
-    int *nxt = tvds_malloc((size_t)nb * sizeof(int));
-    double *macm = tvds_malloc((size_t)nb * ncand * sizeof(double));
-    int *taken = tvds_malloc((size_t)ncand * sizeof(int));
-    if (!res->s || !res->freq || !res->re || !res->zeta || !res->mac || !res->resid || !cur ||
-        !nxt || !macm || !taken) {
-        tvds_free(cur);
-        tvds_free(nxt);
-        tvds_free(macm);
-        tvds_free(taken);
-        goto nomem;
+    res->nred = P[0]->nred;
+    res->chi = P[0]->chi;
+    res->ds_min = refine ? ds_min : 0.0;
+    res->s = tvds_malloc((size_t)nord * sizeof(double));
+    res->resid = tvds_malloc((size_t)nord * sizeof(double));
+    res->lambda_n = tvds_malloc((size_t)nord * sizeof(double));
+    res->slope = tvds_malloc((size_t)nord * sizeof(double));
+    if (!res->s || !res->resid || !res->lambda_n || !res->slope) goto nomem;
+    res->freq = fq;
+    res->re = rr;
+    res->zeta = zz;
+    res->mac = mc;
+    fq = rr = zz = mc = NULL;
+    for (int i = 0; i < nord; i++) {
+        res->s[i] = S[i];
+        res->resid[i] = P[i]->resid;
+        res->lambda_n[i] = P[i]->lambda_n;
+        res->slope[i] = P[i]->slope;
+        if (P[i]->resid > res->resid_max) res->resid_max = P[i]->resid;
     }
-    for (int b = 0; b < nb; b++)
-        cur[b] = b;
-    for (int i = 0; i < npos; i++) {
-        res->s[i] = s[i];
-        const cea_pos *P = &pos[i];
-        res->resid[i] = P->resid;
-        if (P->resid > res->resid_max) res->resid_max = P->resid;
-        if (i > 0) {
-            const cea_pos *Q = &pos[i - 1];
-            for (int b = 0; b < nb; b++)
-                for (int c = 0; c < P->ncand; c++)
-                    macm[(size_t)b * ncand + c] = cur[b] < 0 ? -1.0
-                                                             : mac(Q->u + (size_t)cur[b] * 2 * N,
-                                                                   P->u + (size_t)c * 2 * N, N);
-            for (int c = 0; c < ncand; c++)
-                taken[c] = 0;
-            for (int b = 0; b < nb; b++)
-                nxt[b] = -1;
-            /* Greedy assignment by decreasing MAC; ties (coalescing modes) by nearest
-             * eigenvalue. */
-            for (int step = 0; step < nb; step++) {
-                int bb = -1, cc = -1;
-                double best = -2.0, bestd = 0.0;
-                for (int b = 0; b < nb; b++) {
-                    if (nxt[b] >= 0 || cur[b] < 0) continue;
-                    for (int c = 0; c < P->ncand; c++) {
-                        if (taken[c]) continue;
-                        double v = macm[(size_t)b * ncand + c];
-                        double d = hypot(P->lre[c] - Q->lre[cur[b]], P->lim[c] - Q->lim[cur[b]]);
-                        if (v > best + 1e-9 || (fabs(v - best) <= 1e-9 && d < bestd)) {
-                            best = v;
-                            bestd = d;
-                            bb = b;
-                            cc = c;
-                        }
-                    }
-                }
-                if (bb < 0) break;
-                nxt[bb] = cc;
-                taken[cc] = 1;
-                res->mac[(size_t)i * nb + bb] = best;
-            }
-            for (int b = 0; b < nb; b++) {
-                cur[b] = nxt[b];
-                if (nxt[b] < 0) res->mac[(size_t)i * nb + b] = NAN;
-            }
-        } else {
-            for (int b = 0; b < nb; b++)
-                res->mac[b] = 1.0;
-        }
-        for (int b = 0; b < nb; b++) {
-            size_t k = (size_t)i * nb + b;
-            if (cur[b] < 0) {
-                res->freq[k] = res->re[k] = res->zeta[k] = NAN;
-                continue;
-            }
-            double lr = P->lre[cur[b]], li = P->lim[cur[b]];
-            res->freq[k] = li / (2.0 * TVDS_PI);
-            res->re[k] = lr;
-            res->zeta[k] = -lr / hypot(lr, li);
-        }
-    }
-    tvds_free(cur);
-    tvds_free(nxt);
-    tvds_free(macm);
-    tvds_free(taken);
-
-    /* Unstable windows per branch. */
-    int cap = 0;
-    for (int b = 0; b < nb; b++) {
-        int open = 0;
-        for (int i = 0; i < npos; i++) {
-            size_t k = (size_t)i * nb + b;
-            int uns = isfinite(res->re[k]) &&
-                      res->re[k] > unstable_threshold(&o, res->re[k], 2 * TVDS_PI * res->freq[k]);
-            if (uns && !open) {
-                if (res->nwin == cap) {
-                    int nc2 = cap ? 2 * cap : 8;
-                    tvds_cea_window *w2 = tvds_realloc(res->win, (size_t)nc2 * sizeof *w2);
-                    if (!w2) goto nomem;
-                    res->win = w2;
-                    cap = nc2;
-                }
-                tvds_cea_window *w = &res->win[res->nwin++];
-                w->branch = b;
-                w->s_start = w->s_end = s[i];
-                w->f_min = w->f_max = res->freq[k];
-                w->re_max = res->re[k];
-                open = 1;
-            } else if (uns) {
-                tvds_cea_window *w = &res->win[res->nwin - 1];
-                w->s_end = s[i];
-                if (res->freq[k] < w->f_min) w->f_min = res->freq[k];
-                if (res->freq[k] > w->f_max) w->f_max = res->freq[k];
-                if (res->re[k] > w->re_max) w->re_max = res->re[k];
-            } else {
-                open = 0;
-            }
-        }
-    }
+    if (find_windows(res, &o)) goto nomem;
     for (int t = 0; t < nw; t++)
         work_free(&work[t]);
     tvds_free(work);
-    tvds_free(pos);
-    tvds_free(store);
+    for (int i = 0; i < ncomp; i++)
+        tvds_free(pool[i].u);
+    tvds_free(pool);
+    tvds_free(P);
+    tvds_free(P2);
+    tvds_free(S);
+    tvds_free(S2);
     problem_free(&p);
     *out = res;
     return TVDS_OK;
@@ -1031,11 +1439,154 @@ fail:
         for (int t = 0; t < nw; t++)
             work_free(&work[t]);
     tvds_free(work);
-    tvds_free(pos);
-    tvds_free(store);
+    if (pool)
+        for (int i = 0; i < cap_pos; i++)
+            tvds_free(pool[i].u);
+    tvds_free(pool);
+    tvds_free(P);
+    tvds_free(P2);
+    tvds_free(S);
+    tvds_free(S2);
+    tvds_free(fq);
+    tvds_free(rr);
+    tvds_free(zz);
+    tvds_free(mc);
     tvds_cea_result_free(&res);
     problem_free(&p);
     return rc;
+}
+
+/* Prescribed travel of the slave at time t relative to t = 0 (the contact's slave_kin, else
+ * single-term imposed motions of the slave substructure), minus the rigid master's motion. */
+static void slave_travel(const tvds_model *m, const tvds_contact *c, double t, double d[2])
+{
+    d[0] = d[1] = 0.0;
+    for (int k = 0; k < 2; k++)
+        d[k] = tvds_fn_eval(&c->slave_kin[k], t) - tvds_fn_eval(&c->slave_kin[k], 0.0);
+    if (d[0] == 0.0 && d[1] == 0.0) {
+        for (int b = 0; b < m->nbil; b++) {
+            const tvds_bilateral *bl = &m->bil[b];
+            if (bl->nterms != 1 || bl->terms[0].sub != c->slave_sub || bl->terms[0].coef == 0.0)
+                continue;
+            int dir = m->subs[bl->terms[0].sub]->dofs[bl->terms[0].dof].dir;
+            if (dir == TVDS_DIR_X || dir == TVDS_DIR_Y)
+                d[dir] += (tvds_fn_eval(&bl->value, t) - tvds_fn_eval(&bl->value, 0.0)) /
+                          bl->terms[0].coef;
+        }
+    }
+}
+
+int tvds_cea_slave_abscissa(const tvds_model *m, int contact, int slave, double *sa,
+                            tvds_ctx *ctx)
+{
+    if (!m || !sa || contact < 0 || contact >= m->ncontact)
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "cea: bad contact index %d", contact);
+    const tvds_contact *ct = &m->contacts[contact];
+    if (ct->master_kind != TVDS_MASTER_SURFACE || ct->nmaster < 2 || slave < 0 ||
+        slave >= ct->nslave)
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                          "cea: contact '%s' has no master surface or no slave %d",
+                          ct->name ? ct->name : "?", slave);
+    const tvds_substructure *ss = m->subs[ct->slave_sub], *ms = m->subs[ct->master_sub];
+    int k = tvds_substructure_find_dof(ss, ct->slave_nodes[slave], TVDS_DIR_X);
+    if (k < 0) k = tvds_substructure_find_dof(ss, ct->slave_nodes[slave], TVDS_DIR_Y);
+    if (k < 0)
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "cea: contact '%s': slave node %ld unknown",
+                          ct->name ? ct->name : "?", ct->slave_nodes[slave]);
+    double px = ss->dofs[k].xyz[0], py = ss->dofs[k].xyz[1];
+    double acc = 0.0, best = INFINITY;
+    for (int i = 0; i + 1 < ct->nmaster; i++) {
+        int a = tvds_substructure_find_dof(ms, ct->master_nodes[i], TVDS_DIR_X);
+        int b = tvds_substructure_find_dof(ms, ct->master_nodes[i + 1], TVDS_DIR_X);
+        if (a < 0 || b < 0)
+            return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "cea: contact '%s': master node unknown",
+                              ct->name ? ct->name : "?");
+        double ax = ms->dofs[a].xyz[0], ay = ms->dofs[a].xyz[1];
+        double dx = ms->dofs[b].xyz[0] - ax, dy = ms->dofs[b].xyz[1] - ay;
+        double len = hypot(dx, dy);
+        double u = ((px - ax) * dx + (py - ay) * dy) / (len * len);
+        if (u < 0.0) u = 0.0;
+        if (u > 1.0) u = 1.0;
+        double d = hypot(ax + u * dx - px, ay + u * dy - py);
+        if (d < best) {
+            best = d;
+            *sa = acc + u * len;
+        }
+        acc += len;
+    }
+    return TVDS_OK;
+}
+
+/* Real part of branch b at abscissa x by linear interpolation (positions sorted either way). */
+static double re_at(const tvds_cea_result *r, int b, double x)
+{
+    int n = r->npos, asc = r->s[n - 1] >= r->s[0];
+    int lo = 0, hi = n - 1;
+    while (hi - lo > 1) {
+        int mid = (lo + hi) / 2;
+        if ((r->s[mid] <= x) == asc)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    double s0 = r->s[lo], s1 = r->s[hi];
+    double y0 = r->re[(size_t)lo * r->nbranch + b], y1 = r->re[(size_t)hi * r->nbranch + b];
+    if (s1 == s0) return y0;
+    double a = (x - s0) / (s1 - s0);
+    if (a < 0) a = 0;
+    if (a > 1) a = 1;
+    return y0 + a * (y1 - y0);
+}
+
+int tvds_cea_growth(tvds_cea_result *r, const tvds_model *m, int contact, double s_initial,
+                    double t_end, double dt, tvds_ctx *ctx)
+{
+    if (!r || !m || contact < 0 || contact >= m->ncontact || !(t_end > 0) || r->npos < 1)
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "cea: growth needs a result, a contact and "
+                                                 "t_end > 0");
+    const tvds_contact *c = &m->contacts[contact];
+    /* Master tangent at s_initial (undeformed); rigid master: its t1. */
+    double tm[2] = {1.0, 0.0};
+    if (c->master_kind == TVDS_MASTER_RIGID) {
+        double tn = hypot(c->rigid_t1[0], c->rigid_t1[1]);
+        if (tn > 0) tm[0] = c->rigid_t1[0] / tn, tm[1] = c->rigid_t1[1] / tn;
+    } else {
+        const tvds_substructure *ms = m->subs[c->master_sub];
+        double acc = 0.0;
+        for (int i = 0; i + 1 < c->nmaster; i++) {
+            int a = tvds_substructure_find_dof(ms, c->master_nodes[i], TVDS_DIR_X);
+            int b = tvds_substructure_find_dof(ms, c->master_nodes[i + 1], TVDS_DIR_X);
+            if (a < 0 || b < 0) return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "cea: master node");
+            double dx = ms->dofs[b].xyz[0] - ms->dofs[a].xyz[0];
+            double dy = ms->dofs[b].xyz[1] - ms->dofs[a].xyz[1], len = hypot(dx, dy);
+            if (i == 0 || s_initial >= acc) tm[0] = dx / len, tm[1] = dy / len;
+            acc += len;
+        }
+    }
+    if (!(dt > 0)) dt = 1e-5;
+    long nt = (long)ceil(t_end / dt);
+    if (nt > 100000000L) return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "cea: growth: too many steps");
+    for (int w = 0; w < r->nwin; w++) {
+        tvds_cea_window *cw = &r->win[w];
+        double lo = cw->s_in < cw->s_out ? cw->s_in : cw->s_out;
+        double hi = cw->s_in < cw->s_out ? cw->s_out : cw->s_in;
+        double integ = 0.0, ta = NAN, tb = NAN;
+        for (long k = 0; k <= nt; k++) {
+            double t = k < nt ? k * dt : t_end, d[2];
+            slave_travel(m, c, t, d);
+            double sp = s_initial + d[0] * tm[0] + d[1] * tm[1];
+            if (sp < lo || sp > hi) continue;
+            if (!isfinite(ta)) ta = t;
+            tb = t;
+            double rv = re_at(r, cw->branch, sp);
+            double h = k < nt ? dt : t_end - (nt - 1) * dt; /* rectangle rule */
+            integ += rv * h;
+        }
+        cw->t_start = ta;
+        cw->t_end = tb;
+        cw->growth_pred = isfinite(ta) ? exp(integ) : NAN;
+    }
+    return TVDS_OK;
 }
 
 /* ---- Outputs ----------------------------------------------------------------------------- */
@@ -1051,18 +1602,44 @@ static char *join(const char *dir, const char *name)
     return p;
 }
 
-int tvds_cea_write_csv(const tvds_cea_result *r, const char *dir, tvds_ctx *ctx)
+static FILE *open_csv(const char *dir, const char *stem, const char *tag, char **path,
+                      int *rc, tvds_ctx *ctx)
+{
+    char leaf[256];
+    snprintf(leaf, sizeof leaf, "%s%s.csv", stem, tag ? tag : "");
+    *path = join(dir, leaf);
+    if (!*path) {
+        *rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "cea: out of memory");
+        return NULL;
+    }
+    FILE *f = fopen(*path, "w");
+    if (!f) {
+        *rc = TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot write: %s", *path, strerror(errno));
+        tvds_free(*path);
+        *path = NULL;
+    }
+    return f;
+}
+
+static int close_csv(FILE *f, char *path, tvds_ctx *ctx)
+{
+    int bad = ferror(f), rc = TVDS_OK;
+    if (fclose(f) != 0 || bad) rc = TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: write error", path);
+    tvds_free(path);
+    return rc;
+}
+
+int tvds_cea_write_csv_tag(const tvds_cea_result *r, const char *dir, const char *tag,
+                           tvds_ctx *ctx)
 {
     if (!r || !dir) return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "cea: nothing to write");
-    char *path = join(dir, "locus.csv");
-    if (!path) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "cea: out of memory");
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        int rc = TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
-        tvds_free(path);
-        return rc;
-    }
-    fputs("position [m],branch,frequency [Hz],real part [1/s],damping ratio,MAC,unstable\n", f);
+    char *path = NULL;
+    int rc = TVDS_OK;
+    FILE *f = open_csv(dir, "locus", tag, &path, &rc, ctx);
+    if (!f) return rc;
+    fputs("position [m],branch,frequency [Hz],real part [1/s],damping ratio,MAC,unstable,"
+          "static normal force [N]\n",
+          f);
     for (int i = 0; i < r->npos; i++)
         for (int b = 0; b < r->nbranch; b++) {
             size_t k = (size_t)i * r->nbranch + b;
@@ -1072,36 +1649,27 @@ int tvds_cea_write_csv(const tvds_cea_result *r, const char *dir, tvds_ctx *ctx)
                 if (r->win[w].branch == b && r->s[i] >= r->win[w].s_start &&
                     r->s[i] <= r->win[w].s_end)
                     uns = 1;
-            fprintf(f, "%.17g,%d,%.17g,%.17g,%.17g,%.6f,%d\n", r->s[i], b, r->freq[k], r->re[k],
-                    r->zeta[k], r->mac[k], uns);
+            fprintf(f, "%.17g,%d,%.17g,%.17g,%.17g,%.6f,%d,%.10g\n", r->s[i], b, r->freq[k],
+                    r->re[k], r->zeta[k], r->mac[k], uns, r->lambda_n ? r->lambda_n[i] : 0.0);
         }
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad) {
-        int rc = TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: write error", path);
-        tvds_free(path);
-        return rc;
+    if ((rc = close_csv(f, path, ctx))) return rc;
+    f = open_csv(dir, "unstable", tag, &path, &rc, ctx);
+    if (!f) return rc;
+    fputs("branch,s_start [m],s_end [m],f_min [Hz],f_max [Hz],max real part [1/s],s_in [m],"
+          "s_out [m],f at max Re [Hz],s at max Re [m],t_start [s],t_end [s],predicted growth\n",
+          f);
+    for (int w = 0; w < r->nwin; w++) {
+        const tvds_cea_window *cw = &r->win[w];
+        fprintf(f, "%d,%.17g,%.17g,%.17g,%.17g,%.17g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.6g\n",
+                cw->branch, cw->s_start, cw->s_end, cw->f_min, cw->f_max, cw->re_max, cw->s_in,
+                cw->s_out, cw->f_peak, cw->s_peak, cw->t_start, cw->t_end, cw->growth_pred);
     }
-    tvds_free(path);
-    path = join(dir, "unstable.csv");
-    if (!path) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "cea: out of memory");
-    f = fopen(path, "w");
-    if (!f) {
-        int rc = TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
-        tvds_free(path);
-        return rc;
-    }
-    fputs("branch,s_start [m],s_end [m],f_min [Hz],f_max [Hz],max real part [1/s]\n", f);
-    for (int w = 0; w < r->nwin; w++)
-        fprintf(f, "%d,%.17g,%.17g,%.17g,%.17g,%.17g\n", r->win[w].branch, r->win[w].s_start,
-                r->win[w].s_end, r->win[w].f_min, r->win[w].f_max, r->win[w].re_max);
-    bad = ferror(f);
-    if (fclose(f) != 0 || bad) {
-        int rc = TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: write error", path);
-        tvds_free(path);
-        return rc;
-    }
-    tvds_free(path);
-    return TVDS_OK;
+    return close_csv(f, path, ctx);
+}
+
+int tvds_cea_write_csv(const tvds_cea_result *r, const char *dir, tvds_ctx *ctx)
+{
+    return tvds_cea_write_csv_tag(r, dir, NULL, ctx);
 }
 
 int tvds_cea_plot(const tvds_cea_result *r, const char *dir, tvds_ctx *ctx)

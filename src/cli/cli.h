@@ -22,6 +22,8 @@ int tvds_cmd_reduce(int argc, char **argv);
 int tvds_cmd_model(int argc, char **argv);
 int tvds_cmd_bench(int argc, char **argv);
 int tvds_cmd_sweep(int argc, char **argv);
+/* `tvds study --convergence` (cmd_convergence.c). */
+int tvds_cmd_study_convergence(int argc, char **argv);
 
 /* Print "tvds: message" as one line on stderr and return exit code 2. */
 int tvds_cli_usage_error(const char *fmt, ...) TVDS_PRINTF(1, 2);

@@ -31,6 +31,15 @@ static void cea_help(FILE *out)
             "  --t-eval T      time of the steady state: damping schedule, sliding velocity\n"
             "                  (default: the case's t_end)\n"
             "  --solver S      auto (default), qz (LAPACK dggev) or standard (dgeev)\n"
+            "  --state S       deformed (default): linearise about the preloaded static sliding\n"
+            "                  state at each position (normal from the deformed master, alpha\n"
+            "                  from the deformed positions, preload stiffness; as subs-b);\n"
+            "                  undeformed: about the undeformed geometry (as subs-a)\n"
+            "  --ds-min D      smallest spacing of the automatic refinement [m] (default 2.5e-4 x\n"
+            "                  the surface: 0.025 mm on beam 2's edge; windows wider than 2 D are\n"
+            "                  found where a branch nears zero or two branches approach)\n"
+            "  --no-refine     the positions given only\n"
+            "  --no-undamped   skip the undamped locus (locus_undamped.csv, unstable_undamped.csv)\n"
             "  --threads T     OpenMP threads over positions (default: OpenMP's)\n"
             "  --set S.K=V     override a case key (as 'tvds run')\n"
             "  -o, --output D  output directory (created; default out/<case name>/cea)\n"
@@ -48,10 +57,12 @@ int tvds_cmd_cea(int argc, char **argv)
     const char *case_path = NULL, *outdir = NULL, *cname = NULL, *val;
     tvds_cli_sets sets = {0};
     tvds_cea_options o = tvds_cea_options_default();
-    int npos = 101, have_s0 = 0, have_s1 = 0, rc = 2, r;
+    int npos = 101, have_s0 = 0, have_s1 = 0, rc = 2, r, norefine = 0, noundamped = 0;
     double s0 = 0.0, s1 = 0.0, v;
     const tvds_cli_opt opts[] = {{"--output", "-o", &outdir, NULL, 0},
                                  {"--contact", NULL, &cname, NULL, 0},
+                                 {"--no-refine", NULL, NULL, &norefine, 1},
+                                 {"--no-undamped", NULL, NULL, &noundamped, 1},
                                  {NULL, NULL, NULL, NULL, 0}};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -117,6 +128,23 @@ int tvds_cmd_cea(int argc, char **argv)
                 goto usage_fail;
             }
             o.nthreads = (int)v;
+        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--state", NULL, &val)) != 0) {
+            if (r < 0) goto usage_fail;
+            if (!strcmp(val, "deformed"))
+                o.state = TVDS_CEA_DEFORMED;
+            else if (!strcmp(val, "undeformed"))
+                o.state = TVDS_CEA_UNDEFORMED;
+            else {
+                tvds_cli_usage_error("cea: --state %s: expected deformed or undeformed", val);
+                goto usage_fail;
+            }
+        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--ds-min", NULL, &val)) != 0) {
+            if (r < 0) goto usage_fail;
+            if (tvds_cli_parse_double(val, &v) || !(v > 0)) {
+                tvds_cli_usage_error("cea: --ds-min %s: expected a positive length [m]", val);
+                goto usage_fail;
+            }
+            o.ds_min = v;
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--solver", NULL, &val)) != 0) {
             if (r < 0) goto usage_fail;
             if (!strcmp(val, "auto"))
@@ -141,7 +169,7 @@ int tvds_cmd_cea(int argc, char **argv)
 
     tvds_ctx ctx;
     tvds_model *m = NULL;
-    tvds_cea_result *res = NULL;
+    tvds_cea_result *res = NULL, *und = NULL;
     double *s = NULL;
     char *dir = NULL;
     if ((rc = tvds_cli_read_case(case_path, &sets, &m, &ctx)) != 0) return rc;
@@ -191,14 +219,33 @@ int tvds_cmd_cea(int argc, char **argv)
     }
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
+    if (norefine) o.refine = 0;
     rc = tvds_cea_run(m, contact, s, npos, &o, &res, &ctx);
+    if (!rc && !noundamped) {
+        tvds_cea_options ou = o;
+        ou.undamped = 1;
+        rc = tvds_cea_run(m, contact, s, npos, &ou, &und, &ctx);
+    }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     if (rc) {
         rc = tvds_cli_report(rc, &ctx);
         goto out;
     }
+    /* Predicted growth along the case's own path (its slave from its start, 0 .. t_end). */
+    double s_ini;
+    int have_path = m->opt.t_end > 0 &&
+                    tvds_cea_slave_abscissa(m, contact, o.slave, &s_ini, &ctx) == TVDS_OK;
+    if (have_path) {
+        rc = tvds_cea_growth(res, m, contact, s_ini, m->opt.t_end, 0.0, &ctx);
+        if (!rc && und) rc = tvds_cea_growth(und, m, contact, s_ini, m->opt.t_end, 0.0, &ctx);
+        if (rc) {
+            rc = tvds_cli_report(rc, &ctx);
+            goto out;
+        }
+    }
     rc = tvds_mkdir_p(outdir, &ctx);
     if (!rc) rc = tvds_cea_write_csv(res, outdir, &ctx);
+    if (!rc && und) rc = tvds_cea_write_csv_tag(und, outdir, "_undamped", &ctx);
     if (rc) {
         rc = tvds_cli_report(rc, &ctx);
         goto out;
@@ -207,18 +254,41 @@ int tvds_cmd_cea(int argc, char **argv)
     printf("cea: %s, contact '%s', mu = %g, chi = %+g\n", case_path,
            m->contacts[contact].name ? m->contacts[contact].name : "?", m->contacts[contact].mu_k,
            res->chi);
-    printf("  %d positions on [%g, %g] m, %d DoFs -> %d after primal assembly, %d branches, "
-           "%.3f s\n",
-           npos, s0, s1, res->ndof, res->nred, res->nbranch,
+    printf("  %d positions on [%g, %g] m (%d given, %d added by refinement down to %.3g m%s), "
+           "%d DoFs -> %d after primal assembly, %d branches, %.3f s\n",
+           res->npos, s0, s1, npos, res->nrefined, res->ds_min, res->capped ? ", capped" : "",
+           res->ndof, res->nred, res->nbranch,
            (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
+    {
+        double lmin = INFINITY, lmax = -INFINITY;
+        for (int i = 0; i < res->npos; i++) {
+            if (res->lambda_n[i] < lmin) lmin = res->lambda_n[i];
+            if (res->lambda_n[i] > lmax) lmax = res->lambda_n[i];
+        }
+        printf("  linearised about the %s state; static normal force %.6g ... %.6g N\n",
+               o.state == TVDS_CEA_DEFORMED ? "deformed (preloaded sliding)" : "undeformed", lmin,
+               lmax);
+    }
     printf("  largest backward error of the eigenpairs %.2g%s\n", res->resid_max,
            res->resid_max > 1e-8 ? " (inaccurate: try --solver qz or standard)" : "");
     if (res->nwin == 0) printf("  no unstable window\n");
-    for (int w = 0; w < res->nwin; w++)
+    for (int w = 0; w < res->nwin; w++) {
+        const tvds_cea_window *cw = &res->win[w];
         printf(
-            "  unstable: branch %d, s in [%.6g, %.6g] m, f in [%.6g, %.6g] Hz, max Re %.4g 1/s\n",
-            res->win[w].branch, res->win[w].s_start, res->win[w].s_end, res->win[w].f_min,
-            res->win[w].f_max, res->win[w].re_max);
+            "  unstable: branch %d, s in [%.6g, %.6g] m, f in [%.6g, %.6g] Hz, max Re %.4g 1/s",
+            cw->branch, cw->s_start, cw->s_end, cw->f_min, cw->f_max, cw->re_max);
+        if (isfinite(cw->growth_pred))
+            printf(", crossed at t = %.4g ... %.4g s, predicted growth %.3g", cw->t_start,
+                   cw->t_end, cw->growth_pred);
+        printf("\n");
+    }
+    if (und) {
+        double rmax = -INFINITY;
+        for (int w = 0; w < und->nwin; w++)
+            if (und->win[w].re_max > rmax) rmax = und->win[w].re_max;
+        printf("  undamped locus: %d unstable window(s)%s", und->nwin, und->nwin ? "" : "\n");
+        if (und->nwin) printf(", max Re %.4g 1/s (%s/unstable_undamped.csv)\n", rmax, outdir);
+    }
     printf("  %s/locus.csv, %s/unstable.csv\n", outdir, outdir);
     if (prc == TVDS_WARN_NO_GNUPLOT) {
         fprintf(stderr, "tvds: warning: %s\n", ctx.msg);
@@ -231,6 +301,7 @@ int tvds_cmd_cea(int argc, char **argv)
     rc = 0;
 out:
     tvds_cea_result_free(&res);
+    tvds_cea_result_free(&und);
     tvds_model_free(&m);
     tvds_free(s);
     tvds_free(dir);

@@ -117,6 +117,8 @@ int tvds_cmd_study(int argc, char **argv)
                                  {"--no-plots", NULL, NULL, &plots, 0},
                                  {"--out", "-o", &outdir, NULL, 0},
                                  {NULL, NULL, NULL, NULL, 0}};
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--convergence")) return tvds_cmd_study_convergence(argc, argv);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (tvds_cli_is_help(a)) {

@@ -51,6 +51,16 @@ int tvds_bob_set(tvds_bob_params *p, const char *kv, tvds_ctx *ctx)
     if (kl >= sizeof key) return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "--set %s: key too long", kv);
     memcpy(key, kv, kl);
     key[kl] = '\0';
+    if (!strcmp(key, "beam1.a_support")) {
+        const char *val = eq + 1;
+        if (!strcmp(val, "carriage"))
+            p->beam1.pin = 0;
+        else if (!strcmp(val, "pin"))
+            p->beam1.pin = 1;
+        else
+            return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "--set %s: expected carriage or pin", kv);
+        return TVDS_OK;
+    }
     char *end;
     errno = 0;
     double v = strtod(eq + 1, &end);
@@ -346,12 +356,16 @@ static int beam2_eqs(const strip *g, int eq0, int *eq, tvds_dof *dofs)
     return e;
 }
 
-/* Equation map of beam 1: the section i = ni - 1 (end A) shares two carriage equations. */
-static int beam1_eqs(const strip *g, int eq0, int *eq, tvds_dof *dofs, int c_eq[2])
+/* Equation map of beam 1. Carriage (pin = 0): the section i = ni - 1 (end A) shares two
+ * carriage equations, so that it translates without rotating. Pin (pin = 1): only the
+ * mid-thickness node of that section carries the carriage equations; the other nodes of the
+ * section are free and the beam can rotate about A. */
+static int beam1_eqs(const strip *g, int pin, int eq0, int *eq, tvds_dof *dofs, int c_eq[2])
 {
-    int e = eq0;
+    int e = eq0, jmid = (g->nj - 1) / 2;
     for (int j = 0; j < g->nj; j++)
-        for (int i = 0; i < g->ni - 1; i++) {
+        for (int i = 0; i < g->ni; i++) {
+            if (i == g->ni - 1 && (!pin || j == jmid)) continue;
             int k = i + j * g->ni;
             for (int d = 0; d < 2; d++) {
                 if (i == 0 && j == g->nj - 1 && c_eq && c_eq[0] >= 0) {
@@ -376,7 +390,7 @@ static int beam1_eqs(const strip *g, int eq0, int *eq, tvds_dof *dofs, int c_eq[
     strip_xy(g, g->ni - 1, g->nj - 1, xb);
     for (int d = 0; d < 2; d++) {
         for (int j = 0; j < g->nj; j++)
-            eq[2 * ((g->ni - 1) + j * g->ni) + d] = e;
+            if (!pin || j == jmid) eq[2 * ((g->ni - 1) + j * g->ni) + d] = e;
         if (dofs) {
             tvds_dof *dd = &dofs[e - eq0];
             dd->kind = TVDS_DOF_PHYSICAL;
@@ -389,6 +403,14 @@ static int beam1_eqs(const strip *g, int eq0, int *eq, tvds_dof *dofs, int c_eq[
         e++;
     }
     return e;
+}
+
+/* Equations of beam 1 alone: every node but the end section's, plus the carriage (2), plus
+ * the end section's other nodes when pinned. */
+static int beam1_neq(const strip *g, int pin)
+{
+    int nn = g->ni * g->nj;
+    return 2 * (nn - g->nj) + 2 + (pin ? 2 * (g->nj - 1) : 0);
 }
 
 int tvds_beam2_build(const tvds_beam_params *p, tvds_fe_model **out, cholmod_common *cc,
@@ -433,13 +455,13 @@ int tvds_beam1_build(const tvds_beam_params *p, double s0, tvds_fe_model **out, 
     if (rc) return rc;
     strip g;
     beam1_strip(p, s0, &g);
-    int nn = g.ni * g.nj, neq = 2 * (nn - g.nj) + 2;
+    int nn = g.ni * g.nj, neq = beam1_neq(&g, p->pin);
     int *eq = tvds_malloc((size_t)2 * nn * sizeof(int));
     fe_builder b;
     rc = builder_start(&b, neq, (size_t)p->nx * p->ny, cc, ctx);
     if (!rc && !eq) rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
     if (!rc) {
-        beam1_eqs(&g, 0, eq, b.dofs, NULL);
+        beam1_eqs(&g, p->pin, 0, eq, b.dofs, NULL);
         rc = strip_assemble(&g, eq, b.TK, b.TM, ctx);
     }
     if (!rc) rc = builder_finish(&b, "beam1", out, cc, ctx);
@@ -471,7 +493,8 @@ int tvds_bob_glued_build(const tvds_bob_params *p, tvds_fe_model **out, cholmod_
             ctx, TVDS_ERR_INVALID,
             "glued model: s0 = %g m is not an upper-edge node of beam 2 (spacing %g m)", p->s0, h);
     int nn1 = g1.ni * g1.nj, nn2 = g2.ni * g2.nj;
-    int neq2 = 2 * (nn2 - g2.nj), neq = neq2 + 2 * (nn1 - g1.nj) + 2 - 2;
+    int neq2 = 2 * (nn2 - g2.nj), neq = neq2 + beam1_neq(&g1, p->beam1.pin) - 2;
+    (void)nn1;
     int *eq1 = tvds_malloc((size_t)2 * nn1 * sizeof(int));
     int *eq2 = tvds_malloc((size_t)2 * nn2 * sizeof(int));
     fe_builder b;
@@ -481,7 +504,7 @@ int tvds_bob_glued_build(const tvds_bob_params *p, tvds_fe_model **out, cholmod_
     if (!rc) {
         beam2_eqs(&g2, 0, eq2, b.dofs);
         int k2 = ic + (g2.nj - 1) * g2.ni, ceq[2] = {eq2[2 * k2], eq2[2 * k2 + 1]};
-        beam1_eqs(&g1, neq2, eq1, b.dofs + neq2, ceq);
+        beam1_eqs(&g1, p->beam1.pin, neq2, eq1, b.dofs + neq2, ceq);
         rc = strip_assemble(&g2, eq2, b.TK, b.TM, ctx);
         if (!rc) rc = strip_assemble(&g1, eq1, b.TK, b.TM, ctx);
     }
