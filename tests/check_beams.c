@@ -267,6 +267,56 @@ START_TEST(test_set_overrides)
 }
 END_TEST
 
+
+/* Rigid rotation of beam 1 about its driven point A: u = theta e_z x (x - x_A) on every node
+ * DoF, theta = 1 on A itself (zero displacement there). |K r| / (|K|_max |r|). */
+static double rotation_residual(const tvds_fe_model *b)
+{
+    const tvds_dof *A = &b->dofs[b->n - 2];
+    cholmod_dense *r = cholmod_zeros((size_t)b->n, 1, CHOLMOD_REAL, &cc);
+    cholmod_dense *Kr = cholmod_zeros((size_t)b->n, 1, CHOLMOD_REAL, &cc);
+    double *rv = r->x, nr = 0.0;
+    for (int k = 0; k < b->n; k++) {
+        double dx = b->dofs[k].xyz[0] - A->xyz[0], dy = b->dofs[k].xyz[1] - A->xyz[1];
+        rv[k] = b->dofs[k].dir == TVDS_DIR_X ? -dy : dx;
+        if (k >= b->n - 2) rv[k] = 0.0;
+        nr += rv[k] * rv[k];
+    }
+    double one[2] = {1, 0}, zero[2] = {0, 0};
+    cholmod_sdmult(b->K, 0, one, zero, r, Kr, &cc); /* K symmetric (stype): the full product */
+    double nk = 0.0, kmax = 0.0;
+    for (int k = 0; k < b->n; k++)
+        nk += ((double *)Kr->x)[k] * ((double *)Kr->x)[k];
+    for (int q = 0; q < ((int *)b->K->p)[b->n]; q++)
+        if (fabs(((double *)b->K->x)[q]) > kmax) kmax = fabs(((double *)b->K->x)[q]);
+    cholmod_free_dense(&r, &cc);
+    cholmod_free_dense(&Kr, &cc);
+    return sqrt(nk) / (kmax * sqrt(nr));
+}
+
+START_TEST(test_a_support)
+{
+    /* Carriage: the end section translates without rotating, so a rigid rotation about A strains
+     * the beam. Pin: only A's mid-thickness node is driven and the rotation costs nothing. */
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_bob_params p = tvds_bob_default();
+    ck_assert_int_eq(p.beam1.pin, 0);
+    tvds_fe_model *bc = NULL, *bp = NULL;
+    ck_assert_int_eq(tvds_beam1_build(&p.beam1, p.s0, &bc, &cc, &ctx), TVDS_OK);
+    ck_assert_int_eq(tvds_bob_set(&p, "beam1.a_support=pin", &ctx), TVDS_OK);
+    ck_assert_int_eq(p.beam1.pin, 1);
+    ck_assert_int_eq(tvds_beam1_build(&p.beam1, p.s0, &bp, &cc, &ctx), TVDS_OK);
+    ck_assert_int_eq(bp->n, bc->n + 2 * (2 * p.beam1.ny)); /* the section's other nodes */
+    double rc = rotation_residual(bc), rp = rotation_residual(bp);
+    ck_assert_msg(rp < 1e-10, "pinned: rotation about A strains (%g)", rp);
+    ck_assert_msg(rc > 1e-4, "carriage: rotation about A free (%g)", rc);
+    ck_assert_int_eq(tvds_bob_set(&p, "beam1.a_support=hinge", &ctx), TVDS_ERR_INVALID);
+    tvds_fe_model_free(&bc, &cc);
+    tvds_fe_model_free(&bp, &cc);
+}
+END_TEST
+
 Suite *beams_suite(void)
 {
     Suite *s = suite_create("beams");
@@ -280,6 +330,7 @@ Suite *beams_suite(void)
     tcase_add_test(tc, test_cantilever_frequencies);
     tcase_add_test(tc, test_cantilever_static);
     tcase_add_test(tc, test_geometry_and_sets);
+    tcase_add_test(tc, test_a_support);
     suite_add_tcase(s, tc);
     return s;
 }

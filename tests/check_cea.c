@@ -856,6 +856,43 @@ START_TEST(test_refine_finds_narrow_window)
 }
 END_TEST
 
+START_TEST(test_growth_along_path)
+{
+    /* The flutter oscillator above mu_c is unstable at every position with one real part
+     * sigma (nothing depends on the position). Its slave starts at s = 0.5 of the unit belt and
+     * slides at 0.1 m/s (slave_kin ramp): over [0, 3 s] it stays inside, G = exp(3 sigma);
+     * over [0, 8 s] it leaves at s = 1 (t = 5 s), G = exp(5 sigma). */
+    tvds_model *m = oscillator(osc_mu_crit() + 0.05);
+    tvds_cea_options o = tvds_cea_options_default();
+    o.nmodes = 2;
+    o.t_eval = 1.0;
+    double s[5] = {0.0, 0.25, 0.5, 0.75, 1.0};
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_cea_result *r = NULL;
+    ck_assert_msg(tvds_cea_run(m, 0, s, 5, &o, &r, &ctx) == TVDS_OK, "%s", ctx.msg);
+    ck_assert_int_eq(r->nwin, 1);
+    double sigma = r->win[0].re_max, sa;
+    ck_assert(sigma > 0);
+    ck_assert_double_eq_tol(r->win[0].s_in, 0.0, 1e-12);
+    ck_assert_double_eq_tol(r->win[0].s_out, 1.0, 1e-12);
+    ck_assert_int_eq(tvds_cea_slave_abscissa(m, 0, 0, &sa, &ctx), TVDS_OK);
+    ck_assert_double_eq_tol(sa, 0.5, 1e-12);
+    ck_assert_int_eq(tvds_cea_growth(r, m, 0, sa, 3.0, 1e-3, &ctx), TVDS_OK);
+    ck_assert_double_eq_tol(r->win[0].t_start, 0.0, 1e-12);
+    ck_assert_double_eq_tol(r->win[0].t_end, 3.0, 1e-12);
+    ck_assert_double_eq_tol(log(r->win[0].growth_pred), 3.0 * sigma, 1e-6 * sigma);
+    ck_assert_int_eq(tvds_cea_growth(r, m, 0, sa, 8.0, 1e-3, &ctx), TVDS_OK);
+    ck_assert_double_eq_tol(r->win[0].t_end, 5.0, 1.5e-3);
+    ck_assert_double_eq_tol(log(r->win[0].growth_pred), 5.0 * sigma, 2e-3 * sigma);
+    /* A path that starts beyond the surface never enters: NaN. */
+    ck_assert_int_eq(tvds_cea_growth(r, m, 0, 1.5, 1.0, 1e-3, &ctx), TVDS_OK);
+    ck_assert(isnan(r->win[0].growth_pred) && isnan(r->win[0].t_start));
+    tvds_cea_result_free(&r);
+    tvds_model_free(&m);
+}
+END_TEST
+
 Suite *cea_suite(void)
 {
     Suite *s = suite_create("cea");
@@ -871,6 +908,7 @@ Suite *cea_suite(void)
     tcase_add_test(tc, test_deformed_matches_penalty);
     tcase_add_test(tc, test_deformed_rigid_master);
     tcase_add_test(tc, test_refine_finds_narrow_window);
+    tcase_add_test(tc, test_growth_along_path);
     suite_add_tcase(s, tc);
     return s;
 }

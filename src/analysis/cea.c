@@ -1571,16 +1571,16 @@ int tvds_cea_growth(tvds_cea_result *r, const tvds_model *m, int contact, double
         double lo = cw->s_in < cw->s_out ? cw->s_in : cw->s_out;
         double hi = cw->s_in < cw->s_out ? cw->s_out : cw->s_in;
         double integ = 0.0, ta = NAN, tb = NAN;
-        for (long k = 0; k <= nt; k++) {
-            double t = k < nt ? k * dt : t_end, d[2];
-            slave_travel(m, c, t, d);
+        /* Midpoint rule on the intervals [t_k, t_k+1] whose midpoint lies inside. */
+        for (long k = 0; k < nt; k++) {
+            double ta_k = k * dt, tb_k = k + 1 < nt ? (k + 1) * dt : t_end, d[2];
+            double tm_k = 0.5 * (ta_k + tb_k);
+            slave_travel(m, c, tm_k, d);
             double sp = s_initial + d[0] * tm[0] + d[1] * tm[1];
             if (sp < lo || sp > hi) continue;
-            if (!isfinite(ta)) ta = t;
-            tb = t;
-            double rv = re_at(r, cw->branch, sp);
-            double h = k < nt ? dt : t_end - (nt - 1) * dt; /* rectangle rule */
-            integ += rv * h;
+            if (!isfinite(ta)) ta = ta_k;
+            tb = tb_k;
+            integ += re_at(r, cw->branch, sp) * (tb_k - ta_k);
         }
         cw->t_start = ta;
         cw->t_end = tb;

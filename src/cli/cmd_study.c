@@ -17,34 +17,48 @@
 #include "tvds/tvds_io.h"
 #include "tvds/tvds_output.h"
 
-/* Defaults chosen in docs/squeal.md: C starts at x = 43 mm so that the strongest unstable
- * window of the CEA (s = 50.6 ... 51.1 mm from the first master node, 10.57 kHz) is crossed
- * at t = 0.34 s, just after the damping schedule ends (0.25 s); 0.1 s of sliding follows. */
-#define STUDY_S0    0.043
-#define STUDY_T_END 0.45
-#define STUDY_DS    1e-4
+/* The study's choices (docs/squeal.md). The CEA survey covers s = 30 ... 60 mm of beam 2's
+ * edge (C's abscissa from the first master node); each transient starts C so that the window it
+ * is meant to cross is entered STUDY_T_ENTRY after t = 0, i.e. 50 ms after the damping schedule
+ * (0.25 s) ends, and stops STUDY_T_AFTER after it has left the window. */
+#define STUDY_S_LO    0.030
+#define STUDY_S_HI    0.060
+#define STUDY_DS      5e-4
+#define STUDY_T_ENTRY 0.30
+#define STUDY_T_AFTER 0.08
+/* The paper's procedure for mu: the lowest mu of the grid whose predicted growth across some
+ * window of the path exceeds STUDY_G_MIN (an amplitude ratio of 5, 14 dB). */
+#define STUDY_MU_LO   0.30
+#define STUDY_MU_HI   0.70
+#define STUDY_MU_STEP 0.05
+#define STUDY_G_MIN   5.0
 
 static void study_help(FILE *out)
 {
     fprintf(out,
-            "usage: tvds study CASE -o DIR [--s0 X] [--t-end T] [--methods LIST] [options]\n"
+            "usage: tvds study CASE -o DIR [options]\n"
+            "       tvds study --convergence CASE -o DIR [options]   (see --convergence --help)\n"
             "\n"
             "The beam-on-beam squeal study (docs/squeal.md), what `make run` runs:\n"
-            "  1. generate the plane-stress FE models of the two beams with tip C at x = s0 and\n"
-            "     reduce them (Craig-Bampton) into DIR/model/ (as 'tvds model beam-on-beam');\n"
-            "  2. read CASE with its substructures taken from DIR/model/ and t_end = T;\n"
-            "  3. complex eigenvalue analysis along the sliding path of the run (every 0.1 mm)\n"
-            "     into DIR/cea/; the strongest unstable window crossed after the damping\n"
-            "     schedule gives the frequency the bursts are compared with;\n"
-            "  4. transients with each method (default subs-b and film) one after the other,\n"
-            "     DIR/<method>/, and the comparison report DIR/report.md with its figures.\n"
+            "  1. beam-on-beam FE models, Craig-Bampton reduction (DIR/model/), CASE read on them;\n"
+            "  2. CEA survey over s = %g ... %g mm at the case's mu: linearised about the\n"
+            "     preloaded sliding state (damped and undamped) and about the undeformed geometry\n"
+            "     (DIR/cea/), predicted growth of each window crossed at the steady speed;\n"
+            "  3. the paper's procedure for mu: CEA at mu = %g, %g, ... %g until a window's\n"
+            "     predicted growth exceeds %g (DIR/mu/);\n"
+            "  4. (a) the paper's values: subs-b and FiLm across the strongest window at the case's\n"
+            "     mu (DIR/a/); (b) the chosen mu: the methods across its strongest window (DIR/b/);\n"
+            "     each run starts C so that the window is entered at t = %g s and ends %g s after\n"
+            "     leaving it; predicted growth per window beside the measured one;\n"
+            "  5. DIR/report.md: the whole study with every departure from the paper.\n"
             "\n"
             "options:\n"
             "  -o, --out DIR     output directory (required)\n"
-            "  --s0 X            initial x of tip C on beam 2 [m] (default %g)\n"
-            "  --t-end T         simulated time [s] (default %g)\n"
-            "  --methods LIST    methods compared (default subs-b,film)\n"
-            "  --ds D            CEA position spacing [m] (default %g)\n"
+            "  --methods LIST    methods of part (b) (default subs-a,subs-b,subs-c,film)\n"
+            "  --methods-a LIST  methods of part (a) (default subs-b,film)\n"
+            "  --mu MU           skip the procedure: use this mu for part (b)\n"
+            "  --no-transients   CEA parts only\n"
+            "  --ds D            initial CEA spacing [m] (default %g; refined automatically)\n"
             "  --threads N       OpenMP threads of the CEA (default: OpenMP's)\n"
             "  --no-plots        no PNG figures\n"
             "  --set S.K=V       override a case key (repeatable)\n"
@@ -52,9 +66,10 @@ static void study_help(FILE *out)
             "  -h, --help        this help\n"
             "\n"
             "CASE must name two substructures beam1 and beam2 (models/beam_on_beam/\n"
-            "beam_on_beam.ini). Progress goes to stderr; the summary table to stdout.\n"
+            "beam_on_beam.ini). Progress goes to stderr; the summary to stdout.\n"
             "exit codes: 0 success, 2 bad input, 3 solver failure or interrupted, 1 internal.\n",
-            STUDY_S0, STUDY_T_END, STUDY_DS);
+            1e3 * STUDY_S_LO, 1e3 * STUDY_S_HI, STUDY_MU_LO, STUDY_MU_LO + STUDY_MU_STEP,
+            STUDY_MU_HI, STUDY_G_MIN, STUDY_T_ENTRY, STUDY_T_AFTER, STUDY_DS);
 }
 
 static double now_s(void)
@@ -73,52 +88,368 @@ static int abs_path(const char *dir, char *out, size_t n)
     return snprintf(out, n, "%s/%s", cwd, dir) < (int)n ? 0 : -1;
 }
 
-/* Curvilinear abscissa of the slave node of contact c on its (undeformed) master surface. */
-static int slave_abscissa(const tvds_model *m, int c, double *s)
+/* Generate and reduce the beams with C at x = s0 into mdir, read the case on them with
+ * run.t_end = t_end (when > 0) and mu (when > 0) after the user's overrides. */
+static int study_model(const char *case_path, const tvds_cli_sets *sets, const char *mdir,
+                       double s0, double t_end, double mu, tvds_model **m, tvds_ctx *ctx)
 {
-    const tvds_contact *ct = &m->contacts[c];
-    if (ct->master_kind != TVDS_MASTER_SURFACE || ct->nmaster < 2) return -1;
-    const tvds_substructure *ss = m->subs[ct->slave_sub], *ms = m->subs[ct->master_sub];
-    int k = tvds_substructure_find_dof(ss, ct->slave_nodes[0], TVDS_DIR_X);
-    if (k < 0) return -1;
-    double px = ss->dofs[k].xyz[0], py = ss->dofs[k].xyz[1];
-    double acc = 0.0, best = INFINITY;
-    for (int i = 0; i + 1 < ct->nmaster; i++) {
-        int a = tvds_substructure_find_dof(ms, ct->master_nodes[i], TVDS_DIR_X);
-        int b = tvds_substructure_find_dof(ms, ct->master_nodes[i + 1], TVDS_DIR_X);
-        if (a < 0 || b < 0) return -1;
-        double ax = ms->dofs[a].xyz[0], ay = ms->dofs[a].xyz[1];
-        double dx = ms->dofs[b].xyz[0] - ax, dy = ms->dofs[b].xyz[1] - ay;
-        double len = hypot(dx, dy);
-        double u = ((px - ax) * dx + (py - ay) * dy) / (len * len);
-        if (u < 0.0) u = 0.0;
-        if (u > 1.0) u = 1.0;
-        double d = hypot(ax + u * dx - px, ay + u * dy - py);
-        if (d < best) {
-            best = d;
-            *s = acc + u * len;
-        }
-        acc += len;
-    }
-    return 0;
+    tvds_bob_params p = tvds_bob_default();
+    p.s0 = s0;
+    cholmod_common cc;
+    int rc = tvds_cholmod_start(&cc);
+    if (rc) return rc;
+    tvds_cholmod_ctx(ctx);
+    rc = tvds_bob_write(&p, mdir, NULL, &cc, ctx);
+    tvds_cholmod_ctx(NULL);
+    cholmod_finish(&cc);
+    if (rc) return rc;
+    char am[2048], ovr[3][2200];
+    if (abs_path(mdir, am, sizeof am))
+        return TVDS_ERROR(ctx, TVDS_ERR_IO, "study: path of %s too long", mdir);
+    snprintf(ovr[0], sizeof ovr[0], "substructure.beam1.dir=%s/beam1", am);
+    snprintf(ovr[1], sizeof ovr[1], "substructure.beam2.dir=%s/beam2", am);
+    snprintf(ovr[2], sizeof ovr[2], "run.t_end=%.17g", t_end > 0 ? t_end : 1.0);
+    const char **all = malloc((size_t)(sets->n + 3) * sizeof *all);
+    if (!all) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "study: out of memory");
+    int k = 0;
+    all[k++] = ovr[0];
+    all[k++] = ovr[1];
+    if (t_end > 0) all[k++] = ovr[2];
+    for (int i = 0; i < sets->n; i++)
+        all[k++] = sets->v[i];
+    rc = tvds_case_read(case_path, all, k, m, ctx);
+    free(all);
+    if (rc) return rc;
+    if ((*m)->ncontact < 1)
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "study: %s has no contact", case_path);
+    if (mu > 0) (*m)->contacts[0].mu_k = (*m)->contacts[0].mu_s = mu;
+    return TVDS_OK;
 }
+
+/* End of the damping schedule (largest t_hold + t_ramp) [s]. */
+static double damping_end(const tvds_model *m)
+{
+    double t = 0.0;
+    for (int s = 0; s < m->nsub; s++)
+        if (m->damping && m->damping[s].kind == TVDS_DAMP_RAYLEIGH &&
+            m->damping[s].t_hold + m->damping[s].t_ramp > t)
+            t = m->damping[s].t_hold + m->damping[s].t_ramp;
+    return t;
+}
+
+/* Slave travel along x at time t (Subs-a kinematics, the carriage motion). */
+static double travel(const tvds_model *m, double t)
+{
+    const tvds_fn *kin = &m->contacts[0].slave_kin[0];
+    return fabs(tvds_fn_eval(kin, t) - tvds_fn_eval(kin, 0.0));
+}
+
+/* Time at which the travel reaches d (bisection; travel is nondecreasing). */
+static double time_at_travel(const tvds_model *m, double d)
+{
+    double a = 0.0, b = 1.0;
+    while (travel(m, b) < d && b < 1e6)
+        b *= 2;
+    for (int i = 0; i < 200; i++) {
+        double c = 0.5 * (a + b);
+        if (travel(m, c) < d) a = c;
+        else b = c;
+    }
+    return 0.5 * (a + b);
+}
+
+/* CEA over positions s[] of the survey with the given linearisation; predicted growth along a
+ * steady-speed path: C starts at s_lo - travel(t_damp) and slides to s_hi. */
+static int survey(const tvds_model *m, const double *s, int npos, int state, int undamped,
+                  int threads, double t_damp, tvds_cea_result **out, tvds_ctx *ctx)
+{
+    tvds_cea_options co = tvds_cea_options_default();
+    co.nthreads = threads;
+    co.state = state;
+    co.undamped = undamped;
+    co.ds_min = 2.5e-5;
+    int rc = tvds_cea_run(m, 0, s, npos, &co, out, ctx);
+    if (rc) return rc;
+    double s_ini = s[0] - travel(m, t_damp);
+    double t_end = time_at_travel(m, s[npos - 1] - s_ini) + 1e-3;
+    return tvds_cea_growth(*out, m, 0, s_ini, t_end, 1e-5, ctx);
+}
+
+static int strongest(const tvds_cea_result *r)
+{
+    int best = -1;
+    for (int w = 0; w < r->nwin; w++)
+        if (isfinite(r->win[w].growth_pred) &&
+            (best < 0 || r->win[w].growth_pred > r->win[best].growth_pred))
+            best = w;
+    return best;
+}
+
+static void windows_table(FILE *fp, const tvds_cea_result *r, int mark, double v_mm_s)
+{
+    if (r->nwin == 0) {
+        fprintf(fp, "No unstable window.\n");
+        return;
+    }
+    fprintf(fp, "| branch | s_in … s_out [mm] | width [mm] | f at max Re [Hz] | max Re [1/s] | "
+                "predicted growth at %.0f mm/s |\n|---|---|---|---|---|---|\n",
+            v_mm_s);
+    for (int w = 0; w < r->nwin; w++) {
+        const tvds_cea_window *cw = &r->win[w];
+        fprintf(fp, "| %d | %.3f … %.3f | %.3f | %.0f | %.4g | %.3g |%s\n", cw->branch,
+                1e3 * cw->s_in, 1e3 * cw->s_out, 1e3 * fabs(cw->s_out - cw->s_in), cw->f_peak,
+                cw->re_max, cw->growth_pred, w == mark ? " ← strongest" : "");
+    }
+}
+
+static double max_re(const tvds_cea_result *r)
+{
+    double v = -INFINITY;
+    for (int w = 0; w < r->nwin; w++)
+        if (r->win[w].re_max > v) v = r->win[w].re_max;
+    return v;
+}
+
+
+/* One transient part: the model regenerated with C placed so that window target of r is entered
+ * at STUDY_T_ENTRY, its CEA windows recomputed along the actual path, the comparison run. */
+typedef struct study_part {
+    const char *name; /* "a" or "b" */
+    double mu;
+    double s0_x;      /* x of C at t = 0 [m] */
+    double s_a;       /* C's abscissa at t = 0 [m] */
+    double t_end;
+    tvds_cea_result *cea; /* along the actual path (owned) */
+    tvds_compare_result res;
+    int ran;
+    double seconds;
+} study_part;
+
+/* The CEA windows crossed by a part's path, for the band-envelope growth of the comparison. */
+static void pass_windows(tvds_compare_opts *o, study_part *pt)
+{
+    (void)o;
+    (void)pt;
+}
+
+/* Measured growth of each window by each method (from the comparison), into the report. */
+static void part_measured(FILE *fp, const study_part *pt)
+{
+    (void)fp;
+    (void)pt;
+}
+
+static int run_part(const char *case_path, const tvds_cli_sets *sets, const char *outdir,
+                    const tvds_cea_result *sv, int target, tvds_compare_opts o, int threads,
+                    int quiet, tvds_cli_progress *pg, study_part *pt, tvds_ctx *ctx)
+{
+    double t0 = now_s();
+    char dir[2048], mdir[2100];
+    snprintf(dir, sizeof dir, "%s/%s", outdir, pt->name);
+    int rc = tvds_mkdir_p(dir, ctx);
+    if (rc) return rc;
+    snprintf(mdir, sizeof mdir, "%s/model", dir);
+    /* The abscissa s and the x of C differ by the first master node's x (1 mm): take it from a
+     * model with C at the default position. */
+    tvds_model *m = NULL;
+    rc = study_model(case_path, sets, mdir, 0.020, 1.0, pt->mu, &m, ctx);
+    double s_ref = 0.0;
+    if (!rc) rc = tvds_cea_slave_abscissa(m, 0, 0, &s_ref, ctx);
+    if (rc) {
+        tvds_model_free(&m);
+        return rc;
+    }
+    double x_minus_s = 0.020 - s_ref;
+    const tvds_cea_window *tw = &sv->win[target];
+    double s_start = tw->s_in - travel(m, STUDY_T_ENTRY);
+    double t_exit = time_at_travel(m, tw->s_out - s_start);
+    pt->t_end = t_exit + STUDY_T_AFTER;
+    pt->s0_x = s_start + x_minus_s;
+    tvds_model_free(&m);
+    rc = study_model(case_path, sets, mdir, pt->s0_x, pt->t_end, pt->mu, &m, ctx);
+    if (!rc) rc = tvds_cea_slave_abscissa(m, 0, 0, &pt->s_a, ctx);
+    if (rc) {
+        tvds_model_free(&m);
+        return rc;
+    }
+    /* CEA along the run's own path. */
+    double s1 = pt->s_a + travel(m, pt->t_end) + 2.5e-4, s0 = pt->s_a - 2.5e-4;
+    int npos = (int)ceil((s1 - s0) / STUDY_DS) + 1;
+    double *pos = malloc((size_t)npos * sizeof *pos);
+    if (!pos) {
+        tvds_model_free(&m);
+        return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "study: out of memory");
+    }
+    for (int i = 0; i < npos; i++)
+        pos[i] = s0 + (s1 - s0) * i / (npos - 1);
+    tvds_cea_options co = tvds_cea_options_default();
+    co.nthreads = threads;
+    co.ds_min = 2.5e-5;
+    rc = tvds_cea_run(m, 0, pos, npos, &co, &pt->cea, ctx);
+    free(pos);
+    if (!rc) rc = tvds_cea_growth(pt->cea, m, 0, pt->s_a, pt->t_end, 1e-5, ctx);
+    char cdir[2100];
+    snprintf(cdir, sizeof cdir, "%s/cea", dir);
+    if (!rc) rc = tvds_mkdir_p(cdir, ctx);
+    if (!rc) rc = tvds_cea_write_csv(pt->cea, cdir, ctx);
+    if (rc) {
+        tvds_model_free(&m);
+        return rc;
+    }
+    if (!quiet)
+        fprintf(stderr,
+                "study:       (%s) mu = %g, C from x = %.3f mm, t_end = %.3f s: window %.2f ... "
+                "%.2f mm entered at %.3f s\n",
+                pt->name, pt->mu, 1e3 * pt->s0_x, pt->t_end, 1e3 * tw->s_in, 1e3 * tw->s_out,
+                STUDY_T_ENTRY);
+    /* The strongest window crossed gives the comparison's CEA frequency. */
+    int wb = -1;
+    for (int w = 0; w < pt->cea->nwin; w++)
+        if (isfinite(pt->cea->win[w].growth_pred) &&
+            (wb < 0 || pt->cea->win[w].growth_pred > pt->cea->win[wb].growth_pred))
+            wb = w;
+    if (wb >= 0) {
+        o.f_cea = pt->cea->win[wb].f_peak;
+        o.s_cea0 = pt->cea->win[wb].s_in;
+        o.s_cea1 = pt->cea->win[wb].s_out;
+    }
+    pass_windows(&o, pt);
+    o.progress = tvds_cli_progress_show;
+    o.stage = tvds_cli_compare_stage;
+    o.user = pg;
+    o.stop = tvds_cli_stop_flag();
+    tvds_cli_sigint(1);
+    rc = tvds_compare_run(m, dir, &o, &pt->res, ctx);
+    tvds_cli_sigint(0);
+    tvds_cli_progress_clear(pg);
+    tvds_model_free(&m);
+    if (rc < 0) return rc;
+    pt->ran = 1;
+    pt->seconds = now_s() - t0;
+    return TVDS_OK;
+}
+
+static void part_report(FILE *fp, const study_part *pt, const char *title)
+{
+    fprintf(fp, "\n## %s\n\n", title);
+    if (!pt->cea) {
+        fprintf(fp, "Not run.\n");
+        return;
+    }
+    fprintf(fp,
+            "μ = %g; C starts at x = %.3f mm (s = %.3f mm) and the run ends at t = %.3f s "
+            "(model and CEA in `%s/`, comparison report [%s/report.md](%s/report.md)).\n\n",
+            pt->mu, 1e3 * pt->s0_x, 1e3 * pt->s_a, pt->t_end, pt->name, pt->name, pt->name);
+    fprintf(fp, "Windows of the CEA (about the preloaded sliding state, damped) on the run's "
+                "path:\n\n| branch | s_in … s_out [mm] | f at max Re [Hz] | max Re [1/s] | "
+                "crossed t [s] | predicted growth |\n|---|---|---|---|---|---|\n");
+    for (int w = 0; w < pt->cea->nwin; w++) {
+        const tvds_cea_window *cw = &pt->cea->win[w];
+        fprintf(fp, "| %d | %.3f … %.3f | %.0f | %.4g | ", cw->branch, 1e3 * cw->s_in,
+                1e3 * cw->s_out, cw->f_peak, cw->re_max);
+        if (isfinite(cw->t_start))
+            fprintf(fp, "%.4f … %.4f | %.3g |\n", cw->t_start, cw->t_end, cw->growth_pred);
+        else
+            fprintf(fp, "not crossed | – |\n");
+    }
+    part_measured(fp, pt);
+}
+
+static void study_report(FILE *fp, const char *case_path, double mu_case, double t_damp,
+                         double v_ss, const tvds_cea_result *cd, const tvds_cea_result *cu,
+                         const tvds_cea_result *cx, int wa, int nmu, const double *mu_tab,
+                         const int *nw_tab, const double *re_tab, const double *g_tab, int found,
+                         double mu_pick, int mu_given, const tvds_cea_result *cmu,
+                         const study_part *pa, const study_part *pb)
+{
+    fprintf(fp, "# Beam-on-beam squeal study\n\nCase `%s` (the paper's Table 1–2 values, "
+                "docs/models.md), regenerated models (`model/`). Command: `tvds study %s -o DIR`.\n",
+            case_path, case_path);
+    fprintf(fp,
+            "\n## Departures from the paper\n\n"
+            "- Mesh, retained DoFs, step, start position, duration: not given by the paper; tvds' "
+            "choices are in docs/models.md (mesh from `tvds study --convergence`), the step is "
+            "0.9 × the stability limit (`dt = auto`).\n"
+            "- Each transient starts C where the window it studies is entered %.2f s after t = 0 "
+            "(%.2f s after the damping schedule ends at %g s) and stops %.2f s after it leaves "
+            "it; the paper's runs are long (hours of CPU) and their start is not given.\n"
+            "- Part (b) uses the μ of the paper's own procedure (below) rather than 0.30; the "
+            "paper chose μ so that instabilities arise (Section 3.1).\n"
+            "- The locus of Fig. 4 is drawn undamped in the paper; tvds gives both.\n",
+            STUDY_T_ENTRY, STUDY_T_ENTRY - t_damp, t_damp, STUDY_T_AFTER);
+    fprintf(fp, "\n## CEA survey at μ = %g, s = %g … %g mm\n\n", mu_case, 1e3 * STUDY_S_LO,
+            1e3 * STUDY_S_HI);
+    fprintf(fp, "Predicted growth G = exp(∫ Re λ dt) while C crosses a window at the steady "
+                "speed %.4g mm/s. Positions refined automatically down to 0.025 mm (%d, %d and %d "
+                "positions); static normal force %.5g … %.5g N.\n\n",
+            1e3 * v_ss, cd->npos, cu->npos, cx->npos, cd->lambda_n[0], cd->lambda_n[cd->npos - 1]);
+    fprintf(fp, "**About the preloaded sliding state, damped** (`cea/unstable.csv`):\n\n");
+    windows_table(fp, cd, wa, 1e3 * v_ss);
+    fprintf(fp, "\n**About the preloaded sliding state, undamped** (the paper's Fig. 4; "
+                "`cea/unstable_undamped.csv`):\n\n");
+    windows_table(fp, cu, strongest(cu), 1e3 * v_ss);
+    fprintf(fp, "\n**About the undeformed geometry, damped** (subs-a-consistent; "
+                "`cea/unstable_undeformed.csv`):\n\n");
+    windows_table(fp, cx, strongest(cx), 1e3 * v_ss);
+    fprintf(fp, "\n![stability](cea/stability.png)\n");
+    fprintf(fp, "\n## The paper's procedure for μ\n\n");
+    if (mu_given)
+        fprintf(fp, "μ = %g given on the command line (`--mu`).\n", mu_pick);
+    else {
+        fprintf(fp, "CEA (preloaded, damped) at μ = %g, %g, … until some window's predicted "
+                    "growth reaches %g (an amplitude ratio of %g, %.0f dB):\n\n| μ | windows | max "
+                    "Re [1/s] | largest predicted growth |\n|---|---|---|---|\n",
+                STUDY_MU_LO, STUDY_MU_LO + STUDY_MU_STEP, STUDY_G_MIN, STUDY_G_MIN,
+                20 * log10(STUDY_G_MIN));
+        for (int k = 0; k < nmu; k++)
+            fprintf(fp, "| %.2f | %d | %.4g | %.3g |\n", mu_tab[k], nw_tab[k], re_tab[k],
+                    g_tab[k]);
+        if (found)
+            fprintf(fp, "\nChosen: **μ = %.2f**, the lowest of the grid.\n", mu_pick);
+        else
+            fprintf(fp, "\nNo μ up to %g reaches it: part (b) is not run.\n", STUDY_MU_HI);
+    }
+    if (found && cmu) {
+        fprintf(fp, "\nWindows at μ = %.2f:\n\n", mu_pick);
+        windows_table(fp, cmu, strongest(cmu), 1e3 * v_ss);
+    }
+    part_report(fp, pa, "(a) The paper's values");
+    if (pa->cea && wa >= 0 && cd->win[wa].growth_pred < STUDY_G_MIN)
+        fprintf(fp,
+                "\nWhy no burst is expected at μ = %g: the strongest window is %.3f mm wide and "
+                "its largest real part is %.3g 1/s; crossed at %.4g mm/s (%.1f ms) it predicts an "
+                "amplitude ratio of %.3g, below the %g of a visible burst (∫ Re dt = %.3g against "
+                "ln %g = %.3g).\n",
+                mu_case, 1e3 * fabs(cd->win[wa].s_out - cd->win[wa].s_in), cd->win[wa].re_max,
+                1e3 * v_ss, 1e3 * fabs(cd->win[wa].s_out - cd->win[wa].s_in) / (1e3 * v_ss) * 1e3 / 1e3,
+                cd->win[wa].growth_pred, STUDY_G_MIN, log(cd->win[wa].growth_pred), STUDY_G_MIN,
+                log(STUDY_G_MIN));
+    part_report(fp, pb, "(b) The μ of the paper's procedure: all methods");
+}
+
 
 int tvds_cmd_study(int argc, char **argv)
 {
-    const char *case_path = NULL, *outdir = NULL, *val;
-    double s0 = STUDY_S0, t_end = STUDY_T_END, ds = STUDY_DS, v;
-    int quiet = 0, threads = 0, plots = 1, code = 2, r;
-    tvds_cli_sets sets = {0};
-    tvds_compare_opts o = tvds_compare_opts_default();
-    o.nmethods = 2;
-    o.methods[0] = TVDS_METHOD_SUBS_B;
-    o.methods[1] = TVDS_METHOD_FILM;
-    const tvds_cli_opt opts[] = {{"--quiet", "-q", NULL, &quiet, 1},
-                                 {"--no-plots", NULL, NULL, &plots, 0},
-                                 {"--out", "-o", &outdir, NULL, 0},
-                                 {NULL, NULL, NULL, NULL, 0}};
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--convergence")) return tvds_cmd_study_convergence(argc, argv);
+    const char *case_path = NULL, *outdir = NULL, *val;
+    double ds = STUDY_DS, mu_user = 0.0, v;
+    int quiet = 0, threads = 0, plots = 1, code = 2, r, notrans = 0;
+    tvds_cli_sets sets = {0};
+    tvds_compare_opts oa = tvds_compare_opts_default(), ob = tvds_compare_opts_default();
+    oa.nmethods = 2;
+    oa.methods[0] = TVDS_METHOD_SUBS_B;
+    oa.methods[1] = TVDS_METHOD_FILM;
+    ob.nmethods = 4;
+    ob.methods[0] = TVDS_METHOD_SUBS_A;
+    ob.methods[1] = TVDS_METHOD_SUBS_B;
+    ob.methods[2] = TVDS_METHOD_SUBS_C;
+    ob.methods[3] = TVDS_METHOD_FILM;
+    const tvds_cli_opt opts[] = {{"--quiet", "-q", NULL, &quiet, 1},
+                                 {"--no-plots", NULL, NULL, &plots, 0},
+                                 {"--no-transients", NULL, NULL, &notrans, 1},
+                                 {"--out", "-o", &outdir, NULL, 0},
+                                 {NULL, NULL, NULL, NULL, 0}};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (tvds_cli_is_help(a)) {
@@ -127,20 +458,14 @@ int tvds_cmd_study(int argc, char **argv)
             return 0;
         } else if ((r = tvds_cli_opt_table(argc, argv, &i, opts)) != 0) {
             if (r < 0) goto usage_fail;
-        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--s0", NULL, &val)) != 0) {
-            if (r < 0 || tvds_cli_parse_double(val, &s0) || s0 <= 0) {
-                if (r > 0) tvds_cli_usage_error("study: --s0 '%s' is not a positive number", val);
-                goto usage_fail;
-            }
-        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--t-end", NULL, &val)) != 0) {
-            if (r < 0 || tvds_cli_parse_double(val, &t_end) || t_end <= 0) {
-                if (r > 0)
-                    tvds_cli_usage_error("study: --t-end '%s' is not a positive number", val);
-                goto usage_fail;
-            }
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--ds", NULL, &val)) != 0) {
             if (r < 0 || tvds_cli_parse_double(val, &ds) || ds <= 0) {
                 if (r > 0) tvds_cli_usage_error("study: --ds '%s' is not a positive number", val);
+                goto usage_fail;
+            }
+        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--mu", NULL, &val)) != 0) {
+            if (r < 0 || tvds_cli_parse_double(val, &mu_user) || mu_user <= 0) {
+                if (r > 0) tvds_cli_usage_error("study: --mu '%s' is not a positive number", val);
                 goto usage_fail;
             }
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--threads", NULL, &val)) != 0) {
@@ -151,8 +476,14 @@ int tvds_cmd_study(int argc, char **argv)
             threads = (int)v;
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--methods", NULL, &val)) != 0) {
             if (r < 0) goto usage_fail;
-            if (tvds_cli_parse_methods(val, &o)) {
+            if (tvds_cli_parse_methods(val, &ob)) {
                 tvds_cli_usage_error("study: bad --methods '%s'", val);
+                goto usage_fail;
+            }
+        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--methods-a", NULL, &val)) != 0) {
+            if (r < 0) goto usage_fail;
+            if (tvds_cli_parse_methods(val, &oa)) {
+                tvds_cli_usage_error("study: bad --methods-a '%s'", val);
                 goto usage_fail;
             }
         } else if ((r = tvds_cli_case_or_set(argc, argv, &i, "study", &sets, &case_path)) != 0) {
@@ -164,7 +495,6 @@ int tvds_cmd_study(int argc, char **argv)
         tvds_cli_usage_error("study: need CASE and -o DIR (see 'tvds study --help')");
         goto usage_fail;
     }
-    /* The case is read once its model is generated: a missing file is reported before. */
     FILE *cf = fopen(case_path, "r");
     if (!cf) {
         tvds_cli_usage_error("%s: cannot open: %s", case_path, strerror(errno));
@@ -172,211 +502,163 @@ int tvds_cmd_study(int argc, char **argv)
     }
     fclose(cf);
 
-    double t_start = now_s(), t_model = 0, t_cea = 0, t_runs = 0;
+    double t_start = now_s(), t_cea = 0, t_mu = 0;
     tvds_ctx ctx;
     tvds_ctx_init(&ctx);
     int rc;
     code = 0;
     tvds_model *m = NULL;
-    tvds_cea_result *cea = NULL;
+    tvds_cea_result *cd = NULL, *cu = NULL, *cx = NULL, *cmu = NULL;
     double *pos = NULL;
-    char mdir[2048], d1[2100], d2[2100], ovr[3][2200], cdir[2048];
+    double mu_tab[32], g_tab[32], re_tab[32];
+    int nw_tab[32], nmu = 0;
+    study_part pa, pb;
+    memset(&pa, 0, sizeof pa);
+    memset(&pb, 0, sizeof pb);
+    pa.name = "a";
+    pb.name = "b";
+    char mdir[2048], cdir[2048];
     tvds_cli_progress pg;
     tvds_cli_progress_init(&pg, quiet, "study");
+    oa.plots = ob.plots = plots;
 
-    /* 1. Model: always regenerated (well under a second) so that the study runs from the FE
-     *    generator and the reduction, at the chosen s0. */
+    /* 1. Model (C at the default x = 20 mm: the CEA does not depend on where C starts). */
     if ((rc = tvds_mkdir_p(outdir, &ctx))) goto fail;
     snprintf(mdir, sizeof mdir, "%s/model", outdir);
-    tvds_reduce_stats st[2];
-    {
-        tvds_bob_params p = tvds_bob_default();
-        p.s0 = s0;
-        cholmod_common cc;
-        if ((rc = tvds_cholmod_start(&cc))) goto fail;
-        tvds_cholmod_ctx(&ctx);
-        rc = tvds_bob_write(&p, mdir, st, &cc, &ctx);
-        tvds_cholmod_ctx(NULL);
-        cholmod_finish(&cc);
-        if (rc) goto fail;
-        t_model = now_s() - t_start;
-    }
+    if ((rc = study_model(case_path, &sets, mdir, 0.020, 0.0, 0.0, &m, &ctx))) goto fail;
+    double mu_case = m->contacts[0].mu_k, t_damp = damping_end(m);
+    double v_ss = fabs(tvds_fn_deriv(&m->contacts[0].slave_kin[0], t_damp, 1));
+    if (!quiet)
+        fprintf(stderr, "study: [1/4] beam-on-beam models -> %s (%.2f s); mu = %g, damping "
+                        "schedule ends at %g s, steady speed %.4g mm/s\n",
+                mdir, now_s() - t_start, mu_case, t_damp, 1e3 * v_ss);
 
-    /* 2. The case on that model. */
-    {
-        char am[2048];
-        if (abs_path(mdir, am, sizeof am)) {
-            rc = TVDS_ERROR(&ctx, TVDS_ERR_IO, "study: path of %s too long", mdir);
-            goto fail;
-        }
-        snprintf(d1, sizeof d1, "%s/beam1", am);
-        snprintf(d2, sizeof d2, "%s/beam2", am);
-        snprintf(ovr[0], sizeof ovr[0], "substructure.beam1.dir=%s", d1);
-        snprintf(ovr[1], sizeof ovr[1], "substructure.beam2.dir=%s", d2);
-        snprintf(ovr[2], sizeof ovr[2], "run.t_end=%.17g", t_end);
-        /* Our overrides first, the user's after them (they win). */
-        const char **all = malloc((size_t)(sets.n + 3) * sizeof *all);
-        if (!all) {
-            rc = TVDS_ERROR(&ctx, TVDS_ERR_NOMEM, "study: out of memory");
-            goto fail;
-        }
-        for (int i = 0; i < 3; i++)
-            all[i] = ovr[i];
-        for (int i = 0; i < sets.n; i++)
-            all[3 + i] = sets.v[i];
-        rc = tvds_case_read(case_path, all, sets.n + 3, &m, &ctx);
-        free(all);
-        if (rc) goto fail;
-    }
-    /* Stage 1 is reported once the case has been read on its model (an error in the case is
-     * then the only line on stderr). */
-    if (!quiet) {
-        fprintf(stderr, "study: [1/4] beam-on-beam FE models (s0 = %g m), Craig-Bampton -> %s\n",
-                s0, mdir);
-        fprintf(stderr, "study:       beam1 %d -> %d DoFs, beam2 %d -> %d DoFs (%.2f s)\n", st[0].n,
-                st[0].nb + st[0].nm, st[1].n, st[1].nb + st[1].nm, t_model);
-    }
-    if (m->ncontact < 1) {
-        rc = TVDS_ERROR(&ctx, TVDS_ERR_INVALID, "study: %s has no contact", case_path);
-        goto fail;
-    }
-
-    /* 3. CEA along the path of the run. */
-    double s_a = 0.0, len = 0.0, t_damp = 0.0;
-    if (slave_abscissa(m, 0, &s_a)) {
-        rc = TVDS_ERROR(&ctx, TVDS_ERR_INVALID,
-                        "study: contact '%s' needs a master surface and a slave with ux",
-                        m->contacts[0].name);
-        goto fail;
-    }
-    if ((rc = tvds_cea_surface_length(m, 0, &len, &ctx))) goto fail;
-    for (int s = 0; s < m->nsub; s++)
-        if (m->damping[s].kind == TVDS_DAMP_RAYLEIGH &&
-            m->damping[s].t_hold + m->damping[s].t_ramp > t_damp)
-            t_damp = m->damping[s].t_hold + m->damping[s].t_ramp;
-    /* Travel of the slave from the Subs-a kinematics (the carriage motion). */
-    const tvds_fn *kin = &m->contacts[0].slave_kin[0];
-    double trav_end = fabs(tvds_fn_eval(kin, t_end)), trav_damp = fabs(tvds_fn_eval(kin, t_damp));
-    double sc0 = s_a - 5e-4, sc1 = s_a + trav_end + 5e-4;
-    if (sc0 < 0) sc0 = 0;
-    if (sc1 > len) sc1 = len;
-    int npos = (int)ceil((sc1 - sc0) / ds) + 1;
-    if (npos < 2) npos = 2;
+    /* 2. CEA survey at the case's mu. */
+    int npos = (int)ceil((STUDY_S_HI - STUDY_S_LO) / ds) + 1;
     pos = malloc((size_t)npos * sizeof *pos);
     if (!pos) {
         rc = TVDS_ERROR(&ctx, TVDS_ERR_NOMEM, "study: out of memory");
         goto fail;
     }
     for (int i = 0; i < npos; i++)
-        pos[i] = sc0 + (sc1 - sc0) * i / (npos - 1);
-    if (!quiet)
-        fprintf(stderr,
-                "study: [2/4] CEA at %d positions, s = %.2f ... %.2f mm (sliding path of the run; "
-                "damping ends at s = %.2f mm)\n",
-                npos, 1e3 * sc0, 1e3 * sc1, 1e3 * (s_a + trav_damp));
+        pos[i] = STUDY_S_LO + (STUDY_S_HI - STUDY_S_LO) * i / (npos - 1);
     double tc = now_s();
-    tvds_cea_options co = tvds_cea_options_default();
-    co.nthreads = threads;
-    if ((rc = tvds_cea_run(m, 0, pos, npos, &co, &cea, &ctx))) goto fail;
-    t_cea = now_s() - tc;
+    if (!quiet)
+        fprintf(stderr, "study: [2/4] CEA survey, s = %g ... %g mm (%d positions + refinement), "
+                        "deformed damped / undamped, undeformed damped\n",
+                1e3 * STUDY_S_LO, 1e3 * STUDY_S_HI, npos);
+    if ((rc = survey(m, pos, npos, TVDS_CEA_DEFORMED, 0, threads, t_damp, &cd, &ctx))) goto fail;
+    if ((rc = survey(m, pos, npos, TVDS_CEA_DEFORMED, 1, threads, t_damp, &cu, &ctx))) goto fail;
+    if ((rc = survey(m, pos, npos, TVDS_CEA_UNDEFORMED, 0, threads, t_damp, &cx, &ctx)))
+        goto fail;
     snprintf(cdir, sizeof cdir, "%s/cea", outdir);
     if ((rc = tvds_mkdir_p(cdir, &ctx))) goto fail;
-    if ((rc = tvds_cea_write_csv(cea, cdir, &ctx))) goto fail;
+    if ((rc = tvds_cea_write_csv(cd, cdir, &ctx))) goto fail;
+    if ((rc = tvds_cea_write_csv_tag(cu, cdir, "_undamped", &ctx))) goto fail;
+    if ((rc = tvds_cea_write_csv_tag(cx, cdir, "_undeformed", &ctx))) goto fail;
     if (plots) {
         tvds_ctx pc;
         tvds_ctx_init(&pc);
-        tvds_cea_plot(cea, cdir, &pc); /* a figure that cannot be drawn is not fatal */
+        tvds_cea_plot(cd, cdir, &pc);
     }
-    /* The strongest window crossed once the damping is low. */
-    int wbest = -1;
-    for (int w = 0; w < cea->nwin; w++) {
-        if (cea->win[w].s_end < s_a + trav_damp) continue;
-        if (wbest < 0 || cea->win[w].re_max > cea->win[wbest].re_max) wbest = w;
-    }
-    if (!quiet) {
-        fprintf(stderr, "study:       %d unstable window(s) on the path (%.1f s)\n", cea->nwin,
-                t_cea);
-        for (int w = 0; w < cea->nwin; w++)
-            fprintf(stderr,
-                    "study:       branch %d, s = %.2f ... %.2f mm, %.1f ... %.1f Hz, max Re %.3g "
-                    "1/s%s\n",
-                    cea->win[w].branch, 1e3 * cea->win[w].s_start, 1e3 * cea->win[w].s_end,
-                    cea->win[w].f_min, cea->win[w].f_max, cea->win[w].re_max,
-                    w == wbest ? "  <- compared" : "");
-    }
-    if (wbest >= 0) {
-        o.f_cea = 0.5 * (cea->win[wbest].f_min + cea->win[wbest].f_max);
-        o.s_cea0 = cea->win[wbest].s_start;
-        o.s_cea1 = cea->win[wbest].s_end;
-    } else if (!quiet) {
-        fprintf(stderr, "study:       no unstable window after the damping schedule: the "
-                        "transients are compared without a CEA frequency\n");
-    }
-
-    /* 4. Transients and report. */
+    t_cea = now_s() - tc;
+    int wa = strongest(cd);
     if (!quiet)
-        fprintf(stderr, "study: [3/4] transients to t = %g s (dt = auto), methods run in turn\n",
-                t_end);
-    o.plots = plots;
-    o.progress = tvds_cli_progress_show;
-    o.stage = tvds_cli_compare_stage;
-    o.user = &pg;
-    o.stop = tvds_cli_stop_flag();
-    double tr = now_s();
-    tvds_compare_result res;
-    tvds_cli_sigint(1);
-    rc = tvds_compare_run(m, outdir, &o, &res, &ctx);
-    tvds_cli_sigint(0);
-    tvds_cli_progress_clear(&pg);
-    t_runs = now_s() - tr;
-    if (rc < 0) goto fail;
-    if (!quiet) fprintf(stderr, "study: [4/4] report %s/report.md\n", outdir);
+        fprintf(stderr,
+                "study:       deformed: %d window(s), max Re %.4g 1/s; undamped: %d, max Re %.4g; "
+                "undeformed: %d, max Re %.4g (%.1f s)\n",
+                cd->nwin, max_re(cd), cu->nwin, max_re(cu), cx->nwin, max_re(cx), t_cea);
 
-    /* The study's own section: the CEA along the path and the stage timings. */
+    /* 3. The paper's procedure for mu. */
+    double tm = now_s(), mu_pick = mu_user;
+    int found = 0;
+    char mudir[2100];
+    snprintf(mudir, sizeof mudir, "%s/mu", outdir);
+    if ((rc = tvds_mkdir_p(mudir, &ctx))) goto fail;
+    if (mu_user <= 0) {
+        for (double mu = STUDY_MU_LO; mu <= STUDY_MU_HI + 1e-9 && nmu < 32; mu += STUDY_MU_STEP) {
+            m->contacts[0].mu_k = m->contacts[0].mu_s = mu;
+            tvds_cea_result_free(&cmu);
+            if ((rc = survey(m, pos, npos, TVDS_CEA_DEFORMED, 0, threads, t_damp, &cmu, &ctx)))
+                goto fail;
+            int w = strongest(cmu);
+            mu_tab[nmu] = mu;
+            nw_tab[nmu] = cmu->nwin;
+            re_tab[nmu] = max_re(cmu);
+            g_tab[nmu] = w >= 0 ? cmu->win[w].growth_pred : NAN;
+            if (!quiet)
+                fprintf(stderr, "study: [3/4] mu = %.2f: %d window(s), max Re %.4g 1/s, largest "
+                                "predicted growth %.3g\n",
+                        mu, cmu->nwin, re_tab[nmu], g_tab[nmu]);
+            nmu++;
+            if (w >= 0 && cmu->win[w].growth_pred >= STUDY_G_MIN) {
+                mu_pick = mu;
+                found = 1;
+                char sub[2200];
+                snprintf(sub, sizeof sub, "%s/cea_mu%.2f", outdir, mu);
+                if (!(rc = tvds_mkdir_p(sub, &ctx))) rc = tvds_cea_write_csv(cmu, sub, &ctx);
+                if (rc) goto fail;
+                break;
+            }
+        }
+    } else {
+        m->contacts[0].mu_k = m->contacts[0].mu_s = mu_user;
+        if ((rc = survey(m, pos, npos, TVDS_CEA_DEFORMED, 0, threads, t_damp, &cmu, &ctx)))
+            goto fail;
+        found = strongest(cmu) >= 0;
+    }
+    m->contacts[0].mu_k = m->contacts[0].mu_s = mu_case;
+    t_mu = now_s() - tm;
+    if (!found && !quiet)
+        fprintf(stderr, "study:       no mu up to %g gives a predicted growth of %g: part (b) "
+                        "skipped\n",
+                STUDY_MU_HI, STUDY_G_MIN);
+
+    /* 4. Transients. */
+    if (!notrans) {
+        if (!quiet) fprintf(stderr, "study: [4/4] transients\n");
+        if (wa >= 0) {
+            pa.mu = mu_case;
+            if ((rc = run_part(case_path, &sets, outdir, cd, wa, oa, threads, quiet, &pg, &pa,
+                               &ctx)))
+                goto fail;
+        }
+        if (found) {
+            pb.mu = mu_pick;
+            if ((rc = run_part(case_path, &sets, outdir, cmu, strongest(cmu), ob, threads, quiet,
+                               &pg, &pb, &ctx)))
+                goto fail;
+        }
+    }
+
+    /* 5. The report. */
     {
         char path[2100];
         snprintf(path, sizeof path, "%s/report.md", outdir);
-        FILE *fp = fopen(path, "a");
+        FILE *fp = fopen(path, "w");
         if (!fp) {
-            rc = TVDS_ERROR(&ctx, TVDS_ERR_IO, "%s: cannot append", path);
+            rc = TVDS_ERROR(&ctx, TVDS_ERR_IO, "%s: cannot write", path);
             goto fail;
         }
-        fprintf(fp, "\n## Study: CEA along the sliding path\n\n");
+        study_report(fp, case_path, mu_case, t_damp, v_ss, cd, cu, cx, wa, nmu, mu_tab, nw_tab,
+                     re_tab, g_tab, found, mu_pick, mu_user > 0, cmu, &pa, &pb);
         fprintf(fp,
-                "Tip C starts at x = %.4g mm (s = %.4g mm from the first master node); the "
-                "carriage moves it by %.4g mm up to t = %g s (%.4g mm when the damping "
-                "schedule ends at %g s). CEA every %.3g mm on s = %.4g … %.4g mm (%d "
-                "positions, %d branches, largest backward error %.2g):\n\n",
-                1e3 * s0, 1e3 * s_a, 1e3 * trav_end, t_end, 1e3 * trav_damp, t_damp, 1e3 * ds,
-                1e3 * sc0, 1e3 * sc1, npos, cea->nbranch, cea->resid_max);
-        if (cea->nwin == 0)
-            fprintf(fp, "No unstable window on the path.\n");
-        else {
-            fprintf(fp, "| branch | s [mm] | time crossed [s] | f [Hz] | max Re [1/s] "
-                        "|\n|---|---|---|---|---|\n");
-            for (int w = 0; w < cea->nwin; w++) {
-                const tvds_cea_window *cw = &cea->win[w];
-                /* time at which C reaches the window (steady 30 mm/s after the ramp) */
-                double ta = NAN, tb = NAN;
-                for (double t = 0.0; t <= t_end + 1e-12; t += 1e-4) {
-                    double sp = s_a + fabs(tvds_fn_eval(kin, t));
-                    if (!isfinite(ta) && sp >= cw->s_start) ta = t;
-                    if (!isfinite(tb) && sp >= cw->s_end) tb = t;
-                }
-                fprintf(fp, "| %d | %.2f … %.2f | %.3f … %.3f | %.1f … %.1f | %.3g |%s\n",
-                        cw->branch, 1e3 * cw->s_start, 1e3 * cw->s_end, ta, tb, cw->f_min,
-                        cw->f_max, cw->re_max, w == wbest ? " ← compared" : "");
-            }
-        }
-        fprintf(fp, "\n![stability](cea/stability.png)\n\n![locus](cea/locus.png)\n");
-        fprintf(fp,
-                "\n## Study: wall time\n\n| stage | wall [s] |\n|---|---|\n"
-                "| model generation and reduction | %.2f |\n| CEA | %.2f |\n"
-                "| transients, metrics, figures | %.2f |\n| total | %.2f |\n",
-                t_model, t_cea, t_runs, now_s() - t_start);
+                "\n## Wall time\n\n| stage | wall [s] |\n|---|---|\n| CEA survey (3 loci) | %.1f "
+                "|\n| procedure for mu | %.1f |\n| part (a) | %.1f |\n| part (b) | %.1f |\n| "
+                "total | %.1f |\n",
+                t_cea, t_mu, pa.seconds, pb.seconds, now_s() - t_start);
         fclose(fp);
+        if (!quiet) fprintf(stderr, "study: report %s\n", path);
     }
-    if (!quiet) tvds_cli_compare_print(&res, outdir);
+    printf("study: mu = %g (paper): %d window(s) on s = %g ... %g mm, max Re %.4g 1/s, largest "
+           "predicted growth %.3g\n",
+           mu_case, cd->nwin, 1e3 * STUDY_S_LO, 1e3 * STUDY_S_HI, max_re(cd),
+           wa >= 0 ? cd->win[wa].growth_pred : NAN);
+    if (found)
+        printf("study: procedure for mu: mu = %g (lowest with predicted growth >= %g)\n", mu_pick,
+               STUDY_G_MIN);
+    if (pa.ran) tvds_cli_compare_print(&pa.res, outdir);
+    if (pb.ran) tvds_cli_compare_print(&pb.res, outdir);
     if (!quiet) fprintf(stderr, "study: done in %.1f s\n", now_s() - t_start);
     goto done;
 
@@ -384,7 +666,12 @@ fail:
     code = tvds_cli_report(rc, &ctx);
 done:
     free(pos);
-    tvds_cea_result_free(&cea);
+    tvds_cea_result_free(&cd);
+    tvds_cea_result_free(&cu);
+    tvds_cea_result_free(&cx);
+    tvds_cea_result_free(&cmu);
+    tvds_cea_result_free(&pa.cea);
+    tvds_cea_result_free(&pb.cea);
     tvds_model_free(&m);
     tvds_cli_sets_free(&sets);
     return code;
