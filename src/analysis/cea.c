@@ -760,7 +760,7 @@ static void solve_position(const cea_problem *p, double s, cea_work *w, cea_pos 
             return;
         }
     }
-    out->lambda_n = -lam;
+    out->lambda_n = lam == 0.0 ? 0.0 : -lam;
     out->slope = atan2(g.t[1], g.t[0]);
     out->chi = build_rows(p, &g, w);
     tangent_stiffness(p, &g, lam, out->chi, w);
@@ -1126,7 +1126,8 @@ static int needs_split(const tvds_cea_options *o, int nb, int npos, const double
     return 0;
 }
 
-/* Whether some branch is unstable at both ends of the interval (i, i + 1). */
+/* Whether some branch is unstable at both ends of the interval (i, i + 1) with a real part
+ * that changes by more than 5 % of the larger one (the growth integral needs it resolved). */
 static int interval_unstable(const tvds_cea_options *o, int nb, const double *freq,
                              const double *re, int i)
 {
@@ -1134,7 +1135,8 @@ static int interval_unstable(const tvds_cea_options *o, int nb, const double *fr
         size_t k0 = (size_t)i * nb + b, k1 = k0 + nb;
         if (!isfinite(re[k0]) || !isfinite(re[k1])) continue;
         if (re[k0] > unstable_threshold(o, re[k0], 2 * TVDS_PI * freq[k0]) &&
-            re[k1] > unstable_threshold(o, re[k1], 2 * TVDS_PI * freq[k1]))
+            re[k1] > unstable_threshold(o, re[k1], 2 * TVDS_PI * freq[k1]) &&
+            fabs(re[k1] - re[k0]) > 0.05 * fmax(re[k0], re[k1]))
             return 1;
     }
     return 0;
