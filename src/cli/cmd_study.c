@@ -23,7 +23,7 @@
  * (0.25 s) ends, and stops STUDY_T_AFTER after it has left the window. */
 #define STUDY_S_LO    0.030
 #define STUDY_S_HI    0.060
-#define STUDY_DS      5e-4
+#define STUDY_DS      1e-3
 #define STUDY_T_ENTRY 0.30
 #define STUDY_T_AFTER 0.08
 /* The paper's procedure for mu: the lowest mu of the grid whose predicted growth across some
@@ -45,7 +45,7 @@ static void study_help(FILE *out)
             "     preloaded sliding state (damped and undamped) and about the undeformed geometry\n"
             "     (DIR/cea/), predicted growth of each window crossed at the steady speed;\n"
             "  3. the paper's procedure for mu: CEA at mu = %g, %g, ... %g until a window's\n"
-            "     predicted growth exceeds %g (DIR/mu/);\n"
+            "     predicted growth exceeds %g (DIR/cea_mu<MU>/);\n"
             "  4. (a) the paper's values: subs-b and FiLm across the strongest window at the case's\n"
             "     mu (DIR/a/); (b) the chosen mu: the methods across its strongest window (DIR/b/);\n"
             "     each run starts C so that the window is entered at t = %g s and ends %g s after\n"
@@ -509,6 +509,7 @@ int tvds_cmd_study(int argc, char **argv)
     code = 0;
     tvds_model *m = NULL;
     tvds_cea_result *cd = NULL, *cu = NULL, *cx = NULL, *cmu = NULL;
+    const tvds_cea_result *chosen = NULL; /* the CEA of the chosen mu (cd or cmu) */
     double *pos = NULL;
     double mu_tab[32], g_tab[32], re_tab[32];
     int nw_tab[32], nmu = 0;
@@ -572,31 +573,36 @@ int tvds_cmd_study(int argc, char **argv)
     /* 3. The paper's procedure for mu. */
     double tm = now_s(), mu_pick = mu_user;
     int found = 0;
-    char mudir[2100];
-    snprintf(mudir, sizeof mudir, "%s/mu", outdir);
-    if ((rc = tvds_mkdir_p(mudir, &ctx))) goto fail;
     if (mu_user <= 0) {
-        for (double mu = STUDY_MU_LO; mu <= STUDY_MU_HI + 1e-9 && nmu < 32; mu += STUDY_MU_STEP) {
-            m->contacts[0].mu_k = m->contacts[0].mu_s = mu;
-            tvds_cea_result_free(&cmu);
-            if ((rc = survey(m, pos, npos, TVDS_CEA_DEFORMED, 0, threads, t_damp, &cmu, &ctx)))
-                goto fail;
-            int w = strongest(cmu);
+        for (int k = 0; nmu < 32; k++) {
+            double mu = STUDY_MU_LO + k * STUDY_MU_STEP;
+            if (mu > STUDY_MU_HI + 1e-9) break;
+            const tvds_cea_result *cur = cd; /* the survey is this mu's CEA */
+            if (fabs(mu - mu_case) > 1e-12) {
+                m->contacts[0].mu_k = m->contacts[0].mu_s = mu;
+                tvds_cea_result_free(&cmu);
+                if ((rc = survey(m, pos, npos, TVDS_CEA_DEFORMED, 0, threads, t_damp, &cmu,
+                                 &ctx)))
+                    goto fail;
+                cur = cmu;
+            }
+            int w = strongest(cur);
             mu_tab[nmu] = mu;
-            nw_tab[nmu] = cmu->nwin;
-            re_tab[nmu] = max_re(cmu);
-            g_tab[nmu] = w >= 0 ? cmu->win[w].growth_pred : NAN;
+            nw_tab[nmu] = cur->nwin;
+            re_tab[nmu] = max_re(cur);
+            g_tab[nmu] = w >= 0 ? cur->win[w].growth_pred : NAN;
             if (!quiet)
                 fprintf(stderr, "study: [3/4] mu = %.2f: %d window(s), max Re %.4g 1/s, largest "
                                 "predicted growth %.3g\n",
-                        mu, cmu->nwin, re_tab[nmu], g_tab[nmu]);
+                        mu, cur->nwin, re_tab[nmu], g_tab[nmu]);
             nmu++;
-            if (w >= 0 && cmu->win[w].growth_pred >= STUDY_G_MIN) {
+            if (w >= 0 && cur->win[w].growth_pred >= STUDY_G_MIN) {
                 mu_pick = mu;
                 found = 1;
+                chosen = cur;
                 char sub[2200];
                 snprintf(sub, sizeof sub, "%s/cea_mu%.2f", outdir, mu);
-                if (!(rc = tvds_mkdir_p(sub, &ctx))) rc = tvds_cea_write_csv(cmu, sub, &ctx);
+                if (!(rc = tvds_mkdir_p(sub, &ctx))) rc = tvds_cea_write_csv(cur, sub, &ctx);
                 if (rc) goto fail;
                 break;
             }
@@ -606,6 +612,7 @@ int tvds_cmd_study(int argc, char **argv)
         if ((rc = survey(m, pos, npos, TVDS_CEA_DEFORMED, 0, threads, t_damp, &cmu, &ctx)))
             goto fail;
         found = strongest(cmu) >= 0;
+        chosen = cmu;
     }
     m->contacts[0].mu_k = m->contacts[0].mu_s = mu_case;
     t_mu = now_s() - tm;
@@ -625,7 +632,7 @@ int tvds_cmd_study(int argc, char **argv)
         }
         if (found) {
             pb.mu = mu_pick;
-            if ((rc = run_part(case_path, &sets, outdir, cmu, strongest(cmu), ob, threads, quiet,
+            if ((rc = run_part(case_path, &sets, outdir, chosen, strongest(chosen), ob, threads, quiet,
                                &pg, &pb, &ctx)))
                 goto fail;
         }
@@ -641,7 +648,7 @@ int tvds_cmd_study(int argc, char **argv)
             goto fail;
         }
         study_report(fp, case_path, mu_case, t_damp, v_ss, cd, cu, cx, wa, nmu, mu_tab, nw_tab,
-                     re_tab, g_tab, found, mu_pick, mu_user > 0, cmu, &pa, &pb);
+                     re_tab, g_tab, found, mu_pick, mu_user > 0, chosen, &pa, &pb);
         fprintf(fp,
                 "\n## Wall time\n\n| stage | wall [s] |\n|---|---|\n| CEA survey (3 loci) | %.1f "
                 "|\n| procedure for mu | %.1f |\n| part (a) | %.1f |\n| part (b) | %.1f |\n| "
