@@ -24,6 +24,9 @@
 #define STUDY_S_LO    0.030
 #define STUDY_S_HI    0.060
 #define STUDY_DS      1e-3
+/* Smallest spacing of the refinement: every window wider than 0.1 mm is found (the beam's are
+ * 0.2 mm and wider). */
+#define STUDY_DS_MIN  5e-5
 #define STUDY_T_ENTRY 0.30
 #define STUDY_T_AFTER 0.08
 /* The paper's procedure for mu: the lowest mu of the grid whose predicted growth across some
@@ -167,7 +170,7 @@ static int survey(const tvds_model *m, const double *s, int npos, int state, int
     co.nthreads = threads;
     co.state = state;
     co.undamped = undamped;
-    co.ds_min = 2.5e-5;
+    co.ds_min = STUDY_DS_MIN;
     int rc = tvds_cea_run(m, 0, s, npos, &co, out, ctx);
     if (rc) return rc;
     double s_ini = s[0] - travel(m, t_damp);
@@ -284,7 +287,7 @@ static int run_part(const char *case_path, const tvds_cli_sets *sets, const char
         pos[i] = s0 + (s1 - s0) * i / (npos - 1);
     tvds_cea_options co = tvds_cea_options_default();
     co.nthreads = threads;
-    co.ds_min = 2.5e-5;
+    co.ds_min = STUDY_DS_MIN;
     rc = tvds_cea_run(m, 0, pos, npos, &co, &pt->cea, ctx);
     free(pos);
     if (!rc) rc = tvds_cea_growth(pt->cea, m, 0, pt->s_a, pt->t_end, 1e-5, ctx);
@@ -380,7 +383,7 @@ static void study_report(FILE *fp, const char *case_path, double mu_case, double
     fprintf(fp, "\n## CEA survey at μ = %g, s = %g … %g mm\n\n", mu_case, 1e3 * STUDY_S_LO,
             1e3 * STUDY_S_HI);
     fprintf(fp, "Predicted growth G = exp(∫ Re λ dt) while C crosses a window at the steady "
-                "speed %.4g mm/s. Positions refined automatically down to 0.025 mm (%d, %d and %d "
+                "speed %.4g mm/s. Positions refined automatically down to 0.05 mm (%d, %d and %d "
                 "positions); static normal force %.5g … %.5g N.\n\n",
             1e3 * v_ss, cd->npos, cu->npos, cx->npos, cd->lambda_n[0], cd->lambda_n[cd->npos - 1]);
     fprintf(fp, "**About the preloaded sliding state, damped** (`cea/unstable.csv`):\n\n");
