@@ -68,8 +68,9 @@ static void study_help(FILE *out)
             "  -q, --quiet       no progress on stderr\n"
             "  -h, --help        this help\n"
             "\n"
-            "CASE must name two substructures beam1 and beam2 (models/beam_on_beam/\n"
-            "beam_on_beam.ini). Progress goes to stderr; the summary to stdout.\n"
+            "CASE must name two substructures beam1 and beam2, drive A by [constraint drive] and\n"
+            "load it by [load Fy] (models/beam_on_beam/beam_on_beam.ini). Progress goes to\n"
+            "stderr; the summary to stdout.\n"
             "exit codes: 0 success, 2 bad input, 3 solver failure or interrupted, 1 internal.\n",
             1e3 * STUDY_S_LO, 1e3 * STUDY_S_HI, STUDY_MU_LO, STUDY_MU_LO + STUDY_MU_STEP,
             STUDY_MU_HI, STUDY_G_MIN, STUDY_T_ENTRY, STUDY_T_AFTER, STUDY_DS);
@@ -91,12 +92,29 @@ static int abs_path(const char *dir, char *out, size_t n)
     return snprintf(out, n, "%s/%s", cwd, dir) < (int)n ? 0 : -1;
 }
 
+/* The study's mesh (docs/models.md, "Mesh convergence"): elements along x through the
+ * thickness of beam 1 and beam 2. */
+#define STUDY_MESH1_NX 100
+#define STUDY_MESH1_NY 2
+#define STUDY_MESH2_NX 50
+#define STUDY_MESH2_NY 4
+
+static tvds_bob_params study_mesh(void)
+{
+    tvds_bob_params p = tvds_bob_default();
+    p.beam1.nx = STUDY_MESH1_NX;
+    p.beam1.ny = STUDY_MESH1_NY;
+    p.beam2.nx = STUDY_MESH2_NX;
+    p.beam2.ny = STUDY_MESH2_NY;
+    return p;
+}
+
 /* Generate and reduce the beams with C at x = s0 into mdir, read the case on them with
  * run.t_end = t_end (when > 0) and mu (when > 0) after the user's overrides. */
 static int study_model(const char *case_path, const tvds_cli_sets *sets, const char *mdir,
                        double s0, double t_end, double mu, tvds_model **m, tvds_ctx *ctx)
 {
-    tvds_bob_params p = tvds_bob_default();
+    tvds_bob_params p = study_mesh();
     p.s0 = s0;
     cholmod_common cc;
     int rc = tvds_cholmod_start(&cc);
@@ -112,11 +130,18 @@ static int study_model(const char *case_path, const tvds_cli_sets *sets, const c
     snprintf(ovr[0], sizeof ovr[0], "substructure.beam1.dir=%s/beam1", am);
     snprintf(ovr[1], sizeof ovr[1], "substructure.beam2.dir=%s/beam2", am);
     snprintf(ovr[2], sizeof ovr[2], "run.t_end=%.17g", t_end > 0 ? t_end : 1.0);
-    const char **all = malloc((size_t)(sets->n + 3) * sizeof *all);
+    /* A's carriage node id is the last grid id + 1: it moves with beam 1's mesh. */
+    long a_id = (long)(2 * p.beam1.nx + 1) * (2 * p.beam1.ny + 1) + 1;
+    char ovr_a[2][128];
+    snprintf(ovr_a[0], sizeof ovr_a[0], "constraint.drive.terms=beam1:%ld:ux", a_id);
+    snprintf(ovr_a[1], sizeof ovr_a[1], "load.Fy.dof=beam1:%ld:uy", a_id);
+    const char **all = malloc((size_t)(sets->n + 5) * sizeof *all);
     if (!all) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "study: out of memory");
     int k = 0;
     all[k++] = ovr[0];
     all[k++] = ovr[1];
+    all[k++] = ovr_a[0];
+    all[k++] = ovr_a[1];
     if (t_end > 0) all[k++] = ovr[2];
     for (int i = 0; i < sets->n; i++)
         all[k++] = sets->v[i];
