@@ -1,0 +1,453 @@
+/* check_integrity.c — nothing lost, nothing silently wrong: one owner per output directory,
+ * whole CSV rows and a summary that says why on every kind of stop (signals, full disk), stale
+ * outputs cleared, sweeps that keep and resume their points. */
+#include <check.h>
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tvds_test.h"
+#include "tvds/tvds.h"
+#include "tvds/tvds_case.h"
+#include "tvds/tvds_output.h"
+#include "tvds/tvds_run.h"
+
+#ifndef TVDS_BIN
+#define TVDS_BIN "build/bin/tvds"
+#endif
+
+#define OSC "tests/data/case/oscillator.ini"
+
+static char tmpdir[128];
+
+static void tmp_setup(void)
+{
+    tvds_test_mkdtemp(tmpdir, sizeof tmpdir, "/tmp/tvds_integrity_");
+}
+
+static void tmp_teardown(void)
+{
+    tvds_test_rmtree(tmpdir);
+}
+
+static void sleep_s(double s)
+{
+    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+    nanosleep(&ts, NULL);
+}
+
+/* Run `tvds ARGS` through the shell, stdout and stderr into tmpdir/out.txt, tmpdir/err.txt;
+ * returns the exit code (-1 when killed by a signal). */
+static int tvds_sh(const char *args)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "%s %s >'%s/out.txt' 2>'%s/err.txt'", TVDS_BIN, args, tmpdir,
+             tmpdir);
+    int st = system(cmd);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static char *slurp_in(const char *dir, const char *file)
+{
+    char p[512];
+    snprintf(p, sizeof p, "%s/%s", dir, file);
+    return tvds_test_slurp(p, NULL);
+}
+
+static int file_exists(const char *dir, const char *file)
+{
+    char p[512];
+    struct stat st;
+    snprintf(p, sizeof p, "%s/%s", dir, file);
+    return stat(p, &st) == 0;
+}
+
+/* Every line of a CSV text is whole: ends with a newline, has the header's number of fields,
+ * and its time column increases. Returns the number of data rows; *t_last the last time. */
+static long check_whole_csv(const char *text, double *t_last)
+{
+    ck_assert_ptr_nonnull(text);
+    size_t n = strlen(text);
+    ck_assert_msg(n > 0 && text[n - 1] == '\n', "CSV does not end with a whole line");
+    const char *line = text, *nl = strchr(text, '\n');
+    int nf = 1;
+    for (const char *p = line; p < nl; p++)
+        nf += *p == ',';
+    long rows = 0;
+    double tprev = -INFINITY;
+    for (line = nl + 1; *line; line = nl + 1) {
+        nl = strchr(line, '\n');
+        ck_assert_ptr_nonnull(nl);
+        int f = 1;
+        for (const char *p = line; p < nl; p++)
+            f += *p == ',';
+        ck_assert_msg(f == nf, "row %ld has %d fields, the header %d: %.*s", rows + 1, f, nf,
+                      (int)(nl - line), line);
+        char *end;
+        double t = strtod(line, &end);
+        ck_assert_msg(end != line && *end == ',', "row %ld: bad time", rows + 1);
+        ck_assert_msg(t > tprev, "row %ld: time %.17g after %.17g", rows + 1, t, tprev);
+        tprev = t;
+        rows++;
+    }
+    if (t_last) *t_last = tprev;
+    return rows;
+}
+
+/* Start `tvds run OSC -o out` (long: 10^7 steps) in the background; returns its pid once its
+ * summary.json and history.csv exist. */
+static pid_t start_long_run(const char *out, const char *errfile)
+{
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        if (!freopen("/dev/null", "w", stdout) || !freopen(errfile, "w", stderr)) _exit(126);
+        execl(TVDS_BIN, TVDS_BIN, "run", OSC, "-o", out, "--set", "run.t_end=1000", "--set",
+              "run.out_dt=1e-3", (char *)NULL);
+        _exit(127);
+    }
+    for (int k = 0; k < 400 && (!file_exists(out, "summary.json") ||
+                                !file_exists(out, "history.csv"));
+         k++)
+        sleep_s(0.025);
+    return pid;
+}
+
+/* ---- One owner per output directory ------------------------------------------------------- */
+
+START_TEST(test_outdir_lock_in_process)
+{
+    tmp_setup();
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_outdir *a = NULL, *b = NULL;
+    ck_assert_int_eq(tvds_outdir_open(tmpdir, &a, &ctx), TVDS_OK);
+    int rc = tvds_outdir_open(tmpdir, &b, &ctx);
+    ck_assert_int_eq(rc, TVDS_ERR_BUSY);
+    ck_assert_ptr_null(b);
+    ck_assert_msg(strstr(ctx.msg, tmpdir) && strstr(ctx.msg, "in use") &&
+                      strstr(ctx.msg, "pid"),
+                  "%s", ctx.msg);
+    ck_assert_int_eq(tvds_status_exit_code(rc), 2);
+    tvds_outdir_close(&a);
+    ck_assert_ptr_null(a);
+    tvds_ctx_init(&ctx);
+    ck_assert_int_eq(tvds_outdir_open(tmpdir, &b, &ctx), TVDS_OK);
+    tvds_outdir_close(&b);
+    tvds_outdir_close(&b); /* NULL is fine */
+    tmp_teardown();
+}
+END_TEST
+
+/* Two runs into one directory: the second refuses (exit 2, one line naming the directory) and
+ * leaves the first one's files alone; the first then stops on SIGTERM/SIGHUP/SIGINT (loop) with
+ * whole rows and a summary naming the signal. Before the lock both ran and their rows
+ * interleaved; before the handlers SIGTERM/SIGHUP killed the run with "running" left in
+ * summary.json. */
+static const int stop_sigs[] = {SIGTERM, SIGHUP, SIGINT};
+static const char *const stop_names[] = {"SIGTERM", "SIGHUP", "SIGINT"};
+
+START_TEST(test_second_run_refused_and_signals)
+{
+    tmp_setup();
+    char out[256], errf[256];
+    snprintf(out, sizeof out, "%s/run", tmpdir);
+    snprintf(errf, sizeof errf, "%s/first.err", tmpdir);
+    pid_t pid = start_long_run(out, errf);
+    sleep_s(0.3);
+
+    char args[600];
+    snprintf(args, sizeof args, "run %s -o %s --set run.t_end=0.01", OSC, out);
+    ck_assert_int_eq(tvds_sh(args), 2);
+    char *err = slurp_in(tmpdir, "err.txt");
+    ck_assert_msg(strstr(err, "in use by another tvds process") && strstr(err, out), "%s", err);
+    free(err);
+
+    ck_assert_int_eq(kill(pid, stop_sigs[_i]), 0);
+    int wst = 0;
+    ck_assert_int_eq(waitpid(pid, &wst, 0), pid);
+    ck_assert_msg(WIFEXITED(wst), "tvds run killed by signal %d", WTERMSIG(wst));
+    ck_assert_int_eq(WEXITSTATUS(wst), 3);
+    char *js = slurp_in(out, "summary.json");
+    ck_assert_ptr_nonnull(js);
+    ck_assert_msg(strstr(js, "\"status\": \"interrupted\"") && strstr(js, stop_names[_i]), "%s",
+                  js);
+    free(js);
+    char *h = slurp_in(out, "history.csv");
+    double tl;
+    ck_assert_int_ge(check_whole_csv(h, &tl), 2);
+    ck_assert(tl < 1000.0);
+    free(h);
+    /* The lock went with the process: a new run may use the directory. */
+    snprintf(args, sizeof args, "run %s -o %s -q", OSC, out);
+    ck_assert_int_eq(tvds_sh(args), 0);
+    tmp_teardown();
+}
+END_TEST
+
+/* ---- Full disk ------------------------------------------------------------------------------ */
+
+static tvds_model *read_osc(const char *const *ov, int nov)
+{
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_model *m = NULL;
+    int rc = tvds_case_read(OSC, ov, nov, &m, &ctx);
+    ck_assert_msg(rc == TVDS_OK, "%s", ctx.msg);
+    return m;
+}
+
+/* Writes fail part way through a block of rows (injected ENOSPC, cut inside a row): the run
+ * returns TVDS_ERR_WRITE (exit 1 as docs/outputs.md says), history.csv ends at its last whole
+ * row, summary.json says "write_failed" with the reason. Before: the cut row stayed in the file
+ * (a number read as data) and summary.json said "running". */
+START_TEST(test_enospc_injected)
+{
+    tmp_setup();
+    const char *ov[] = {"run.t_end=1", "run.out_dt=0"};
+    tvds_model *m = read_osc(ov, 2);
+    tvds_run_opts o = tvds_run_opts_default();
+    tvds_run_result res;
+    o.result = &res;
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_output_fail_after(200000 + 17); /* inside a row of the 4th 64 KiB block */
+    int rc = tvds_run(m, tmpdir, &o, &ctx);
+    tvds_output_fail_after(-1);
+    ck_assert_msg(rc == TVDS_ERR_WRITE, "rc %d: %s", rc, ctx.msg);
+    ck_assert_int_eq(tvds_status_exit_code(rc), 1);
+    ck_assert_msg(strstr(ctx.msg, "No space left on device"), "%s", ctx.msg);
+    char *js = slurp_in(tmpdir, "summary.json");
+    ck_assert_ptr_nonnull(js);
+    ck_assert_msg(strstr(js, "\"status\": \"write_failed\"") &&
+                      strstr(js, "TVDS_ERR_WRITE") && strstr(js, "No space left"),
+                  "%s", js);
+    free(js);
+    long total = 0;
+    for (int i = 0; i < 3; i++) {
+        static const char *const f[] = {"history.csv", "contacts.csv", "energy.csv"};
+        char *t = slurp_in(tmpdir, f[i]);
+        total += (long)strlen(t);
+        check_whole_csv(t, NULL);
+        free(t);
+    }
+    ck_assert_int_le(total, 200000 + 17);
+    ck_assert_int_gt(total, 200000 - 3 * 4096);
+    tvds_model_free(&m);
+    tmp_teardown();
+}
+END_TEST
+
+/* A device that is always full: the header cannot be written. */
+START_TEST(test_csv_dev_full)
+{
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_csv *w = NULL;
+    const char *names[] = {"t [s]", "x [m]"};
+    int rc = tvds_csv_open("/dev/full", 2, names, &w, &ctx);
+    ck_assert_int_eq(rc, TVDS_ERR_WRITE);
+    ck_assert_ptr_null(w);
+    ck_assert_msg(strstr(ctx.msg, "/dev/full") && strstr(ctx.msg, "No space"), "%s", ctx.msg);
+}
+END_TEST
+
+/* A real full file system: a 200 KB tmpfs (needs CAP_SYS_ADMIN; skipped with a message
+ * otherwise). */
+START_TEST(test_enospc_tmpfs)
+{
+    tmp_setup();
+    char mnt[256];
+    snprintf(mnt, sizeof mnt, "%s/small", tmpdir);
+    ck_assert_int_eq(mkdir(mnt, 0755), 0);
+    if (mount("tmpfs", mnt, "tmpfs", 0, "size=200k") != 0) {
+        fprintf(stderr, "integrity: SKIPPED test_enospc_tmpfs: cannot mount a tmpfs (%s); the "
+                        "injected-failure test covers the same path\n",
+                strerror(errno));
+        tmp_teardown();
+        return;
+    }
+    char out[300], args[600];
+    snprintf(out, sizeof out, "%s/run", mnt);
+    snprintf(args, sizeof args, "run %s -o %s -q --set run.t_end=10 --set run.out_dt=0", OSC,
+             out);
+    int code = tvds_sh(args);
+    char *js = slurp_in(out, "summary.json");
+    char *h = slurp_in(out, "history.csv");
+    char *err = slurp_in(tmpdir, "err.txt");
+    umount(mnt);
+    ck_assert_msg(code == 1, "exit %d: %s", code, err);
+    ck_assert_ptr_nonnull(js);
+    ck_assert_msg(strstr(js, "\"status\": \"write_failed\"") && strstr(js, "No space left"),
+                  "%s", js);
+    ck_assert_msg(strstr(err, "No space left on device"), "%s", err);
+    ck_assert_int_ge(check_whole_csv(h, NULL), 1);
+    free(js);
+    free(h);
+    free(err);
+    tmp_teardown();
+}
+END_TEST
+
+/* ---- Stale outputs --------------------------------------------------------------------------- */
+
+/* A run after a good one, whose case does not read: nothing in the directory says "ok" any
+ * more (before: the old summary.json "ok" and the old CSVs stayed). */
+START_TEST(test_rerun_after_parse_error)
+{
+    tmp_setup();
+    char out[256], args[700], bad[256];
+    snprintf(out, sizeof out, "%s/run", tmpdir);
+    snprintf(args, sizeof args, "run %s -o %s -q", OSC, out);
+    ck_assert_int_eq(tvds_sh(args), 0);
+    ck_assert(file_exists(out, "history.csv"));
+    snprintf(bad, sizeof bad, "%s/bad.ini", tmpdir);
+    tvds_test_write_file(NULL, bad, "[run]\nt_end = 0.05\ndt = banana\n");
+    snprintf(args, sizeof args, "run %s -o %s -q", bad, out);
+    ck_assert_int_eq(tvds_sh(args), 2);
+    char *js = slurp_in(out, "summary.json");
+    ck_assert_ptr_nonnull(js);
+    ck_assert_msg(strstr(js, "\"status\": \"invalid_input\"") && strstr(js, "bad.ini:3"), "%s",
+                  js);
+    free(js);
+    ck_assert(!file_exists(out, "history.csv"));
+    ck_assert(!file_exists(out, "energy.csv"));
+    /* A user's own file in the directory is not touched. */
+    tvds_test_write_file(out, "notes.txt", "mine\n");
+    snprintf(args, sizeof args, "run %s -o %s -q", OSC, out);
+    ck_assert_int_eq(tvds_sh(args), 0);
+    ck_assert(file_exists(out, "notes.txt"));
+    tmp_teardown();
+}
+END_TEST
+
+/* ---- Sweeps keep their finished points and resume ----------------------------------------- */
+
+/* Count the lines of a file (0 when missing). */
+static long count_lines(const char *path)
+{
+    char *t = tvds_test_slurp(path, NULL);
+    if (!t) return 0;
+    long n = 0;
+    for (const char *p = t; *p; p++)
+        n += *p == '\n';
+    free(t);
+    return n;
+}
+
+/* sweep.csv without its last column (cpu_s: timing), into buf. */
+static void csv_without_cpu(const char *path, char *buf, size_t n)
+{
+    char *t = tvds_test_slurp(path, NULL);
+    ck_assert_msg(t != NULL, "no %s", path);
+    size_t k = 0;
+    for (char *line = t; *line && k + 1 < n;) {
+        char *nl = strchr(line, '\n');
+        ck_assert_ptr_nonnull(nl);
+        char *comma = line;
+        for (char *p = line; p < nl; p++)
+            if (*p == ',') comma = p;
+        size_t len = (size_t)(comma - line);
+        if (k + len + 2 >= n) break;
+        memcpy(buf + k, line, len);
+        k += len;
+        buf[k++] = '\n';
+        line = nl + 1;
+    }
+    buf[k] = '\0';
+    free(t);
+}
+
+#define SWEEP_ARGS                                                                                 \
+    "sweep " OSC " --grid initial.release.u0=1e-3:2e-3:6 --set run.t_end=600 --threads 1 -o "
+
+/* SIGTERM in the middle of a sweep keeps the finished points (sweep.points.csv and sweep.csv);
+ * --resume runs only the missing ones and gives the uninterrupted sweep's CSV. Before, the
+ * directory was left empty and there was no --resume. */
+START_TEST(test_sweep_interrupt_resume)
+{
+    tmp_setup();
+    char out[256], ref[256], jp[300], args[800], cmd[1200];
+    snprintf(out, sizeof out, "%s/sw", tmpdir);
+    snprintf(ref, sizeof ref, "%s/ref", tmpdir);
+    snprintf(jp, sizeof jp, "%s/sweep.points.csv", out);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        snprintf(cmd, sizeof cmd, "exec %s " SWEEP_ARGS "%s >%s/int.out 2>%s/int.err", TVDS_BIN,
+                 out, tmpdir, tmpdir);
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    /* Signature line + 2 finished runs, then stop it. */
+    for (int k = 0; k < 600 && count_lines(jp) < 3; k++)
+        sleep_s(0.02);
+    ck_assert_int_ge(count_lines(jp), 3);
+    ck_assert_int_eq(kill(pid, SIGTERM), 0);
+    int wst = 0;
+    ck_assert_int_eq(waitpid(pid, &wst, 0), pid);
+    ck_assert_msg(WIFEXITED(wst) && WEXITSTATUS(wst) == 3, "sweep status %d", wst);
+    long kept = count_lines(jp) - 1;
+    ck_assert_int_ge(kept, 2);
+    ck_assert_int_lt(kept, 6);
+    char p[400];
+    snprintf(p, sizeof p, "%s/sweep.csv", out);
+    ck_assert_int_eq(count_lines(p), kept + 1);
+    char *err = slurp_in(tmpdir, "int.err");
+    ck_assert_msg(strstr(err, "--resume"), "%s", err);
+    free(err);
+
+    snprintf(args, sizeof args, SWEEP_ARGS "%s --resume", out);
+    ck_assert_int_eq(tvds_sh(args), 0);
+    char *o = slurp_in(tmpdir, "out.txt");
+    char want[64];
+    snprintf(want, sizeof want, "resuming: %ld of 6 runs", kept);
+    ck_assert_msg(strstr(o, want), "%s", o);
+    free(o);
+    ck_assert_int_eq(count_lines(jp), 7); /* only the missing runs were added */
+
+    snprintf(args, sizeof args, SWEEP_ARGS "%s", ref);
+    ck_assert_int_eq(tvds_sh(args), 0);
+    static char a[8192], b[8192];
+    csv_without_cpu(p, a, sizeof a);
+    snprintf(p, sizeof p, "%s/sweep.csv", ref);
+    csv_without_cpu(p, b, sizeof b);
+    ck_assert_str_eq(a, b);
+    ck_assert_int_eq(count_lines(p), 7);
+
+    /* A journal of another grid is refused, not mixed in. */
+    snprintf(args, sizeof args,
+             "sweep " OSC " --grid initial.release.u0=1e-3:3e-3:6 --set run.t_end=600 -o %s "
+             "--resume",
+             out);
+    ck_assert_int_eq(tvds_sh(args), 2);
+    err = slurp_in(tmpdir, "err.txt");
+    ck_assert_msg(strstr(err, "another sweep"), "%s", err);
+    free(err);
+    tmp_teardown();
+}
+END_TEST
+
+Suite *integrity_suite(void)
+{
+    Suite *s = suite_create("integrity");
+    TCase *tc = tcase_create("outputs");
+    tcase_add_test(tc, test_outdir_lock_in_process);
+    tcase_add_loop_test(tc, test_second_run_refused_and_signals, 0, 3);
+    tcase_add_test(tc, test_enospc_injected);
+    tcase_add_test(tc, test_csv_dev_full);
+    tcase_add_test(tc, test_enospc_tmpfs);
+    tcase_add_test(tc, test_rerun_after_parse_error);
+    tcase_add_test(tc, test_sweep_interrupt_resume);
+    tcase_set_timeout(tc, 60);
+    suite_add_tcase(s, tc);
+    return s;
+}
