@@ -134,12 +134,12 @@ START_TEST(test_check_valid)
     ck_assert_ptr_nonnull(strstr(out_text, "mu_s 0.25 mu_k 0.25"));
     ck_assert_ptr_nonnull(strstr(out_text, "stable dt"));
     ck_assert_ptr_nonnull(strstr(out_text, "chosen dt   1e-05 s (given)  steps 2000"));
-    /* a step the run would refuse: the summary, then one error line and exit 2 */
+    /* a step the run refuses: the summary, then the run's own error line and exit 2 */
     ck_assert_int_eq(
         tvds("check tests/data/case/oscillator.ini --set run.dt=0.05 --set run.t_end=1"), 2);
-    ck_assert_ptr_nonnull(strstr(out_text, "ABOVE the stable step"));
-    assert_one_error_line("tvds: tests/data/case/oscillator.ini: [run] dt = 0.05 s is above the "
-                          "stable step");
+    ck_assert_ptr_nonnull(strstr(out_text, "not set up: see the error"));
+    assert_one_error_line("tvds: tests/data/case/oscillator.ini: time step dt = 0.05 s is above "
+                          "the stability limit");
 }
 END_TEST
 

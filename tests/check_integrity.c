@@ -436,6 +436,177 @@ START_TEST(test_sweep_interrupt_resume)
 }
 END_TEST
 
+/* ---- No "ok" with a wrong answer ------------------------------------------------------------ */
+
+/* FiLm whose Gauss-Seidel cannot converge (film_maxit = 1): by default the run stops as a solver
+ * failure (exit 3) naming the step; with nonconverged = warn it reaches t_end with status
+ * "warning" and the count in summary.json. Before: exit 0, status "ok", no word. */
+START_TEST(test_film_nonconverged_never_silent)
+{
+    tmp_setup();
+    char out[256], args[700];
+    snprintf(out, sizeof out, "%s/f", tmpdir);
+    snprintf(args, sizeof args,
+             "run models/shoe/sdnd100a_lagrange.ini -o %s -q --method film --set "
+             "run.film_maxit=1",
+             out);
+    ck_assert_int_eq(tvds_sh(args), 3);
+    char *js = slurp_in(out, "summary.json");
+    ck_assert_msg(strstr(js, "\"status\": \"solver_failure\"") && strstr(js, "film_maxit = 1"),
+                  "%s", js);
+    free(js);
+    char *err = slurp_in(tmpdir, "err.txt");
+    ck_assert_msg(strstr(err, "did not reach film_tol"), "%s", err);
+    free(err);
+
+    snprintf(args, sizeof args,
+             "run models/shoe/sdnd100a_lagrange.ini -o %s -q --method film --set "
+             "run.film_maxit=1 --set run.nonconverged=warn",
+             out);
+    ck_assert_int_eq(tvds_sh(args), 0);
+    js = slurp_in(out, "summary.json");
+    ck_assert_msg(strstr(js, "\"status\": \"warning\"") &&
+                      strstr(js, "TVDS_WARN_NOT_CONVERGED") &&
+                      strstr(js, "\"film non-converged steps [-]\": 13001"),
+                  "%s", js);
+    free(js);
+    err = slurp_in(tmpdir, "err.txt");
+    ck_assert_msg(strstr(err, "warning:"), "%s", err);
+    free(err);
+
+    /* The default iteration limit converges on the same case: status ok, count 0. */
+    snprintf(args, sizeof args, "run models/shoe/sdnd100a_lagrange.ini -o %s -q --method film",
+             out);
+    ck_assert_int_eq(tvds_sh(args), 0);
+    js = slurp_in(out, "summary.json");
+    ck_assert_msg(strstr(js, "\"status\": \"ok\"") &&
+                      strstr(js, "\"film non-converged steps [-]\": 0"),
+                  "%s", js);
+    free(js);
+    tmp_teardown();
+}
+END_TEST
+
+/* x(t) of history.csv in dir at the row nearest t. */
+static double x_at(const char *dir, double t)
+{
+    char *text = slurp_in(dir, "history.csv");
+    ck_assert_ptr_nonnull(text);
+    double best = INFINITY, x = NAN;
+    for (char *line = strchr(text, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
+        char *e;
+        double tr = strtod(line + 1, &e);
+        if (fabs(tr - t) < best) {
+            best = fabs(tr - t);
+            x = strtod(e + 1, NULL);
+        }
+    }
+    free(text);
+    return x;
+}
+
+/* Rigid ElasticFriction on the belt: x(0.8 s) against the closed form at dt = 1e-5 and 1e-6.
+ * Stick until K x = Fst (t = 0.2 s), a slip arc of (2 pi - 2 atan(A w / V)) / w, then stick
+ * carried by the belt from x = 0: x(0.8) = V (0.8 - 0.2 - t_slip). A stick start or end is
+ * found within one step, so the error is at most a few V h. Before: at dt = 1e-6 the element
+ * never stuck again after the first slip (x(0.8) 30 % off). */
+START_TEST(test_rigid_ef_smaller_step_not_worse)
+{
+    tmp_setup();
+    const double V = 0.1, A = 0.01, w = 10.0;
+    const double t_slip = (4.0 * atan(1.0) * 2.0 - 2.0 * atan(A * w / V)) / w;
+    const double x_cf = V * (0.8 - 0.2 - t_slip);
+    const double dts[2] = {1e-5, 1e-6};
+    double err[2];
+    for (int i = 0; i < 2; i++) {
+        char out[256], args[700];
+        snprintf(out, sizeof out, "%s/ef%d", tmpdir, i);
+        snprintf(args, sizeof args,
+                 "run models/shoe/ef_belt.ini -q -o %s --set element.friction.rigid=yes --set "
+                 "run.dt=%g --set run.t_end=0.81",
+                 out, dts[i]);
+        ck_assert_int_eq(tvds_sh(args), 0);
+        double x = x_at(out, 0.8);
+        err[i] = fabs(x - x_cf);
+        ck_assert_msg(err[i] <= 3.0 * V * dts[i], "dt = %g: x(0.8) = %.9g, closed form %.9g",
+                      dts[i], x, x_cf);
+    }
+    ck_assert_msg(err[1] <= err[0] + 1e-12, "smaller step worse: %g > %g", err[1], err[0]);
+    tmp_teardown();
+}
+END_TEST
+
+/* ---- check runs the run's validation ---------------------------------------------------------- */
+
+/* `tvds check` prints the step `tvds run` uses (penalty contacts included: before, 365 s against
+ * 4.2e-4 s for sdnd104_penalty with dt = auto) and refuses what run refuses. */
+START_TEST(test_check_is_run)
+{
+    tmp_setup();
+    char args[700], out[256];
+    ck_assert_int_eq(tvds_sh("check models/shoe/sdnd104_penalty.ini --set run.dt=auto"), 0);
+    char *o = slurp_in(tmpdir, "out.txt");
+    const char *p = strstr(o, "chosen dt");
+    ck_assert_msg(p != NULL, "%s", o);
+    double dt_check = strtod(p + strlen("chosen dt"), NULL);
+    free(o);
+    snprintf(out, sizeof out, "%s/p", tmpdir);
+    snprintf(args, sizeof args,
+             "run models/shoe/sdnd104_penalty.ini -q -o %s --set run.dt=auto --set "
+             "run.t_end=0.01 --set 'run.window=0 0.01'",
+             out);
+    ck_assert_int_eq(tvds_sh(args), 0);
+    char *js = slurp_in(out, "summary.json");
+    p = strstr(js, "\"dt\": ");
+    ck_assert_ptr_nonnull(p);
+    double dt_run = strtod(p + 6, NULL);
+    free(js);
+    ck_assert_msg(fabs(dt_check - dt_run) <= 1e-6 * dt_run, "check %g, run %g", dt_check, dt_run);
+    ck_assert(dt_run < 1e-3);
+
+    /* Each refused by run (exit 2) is refused by check with the same message. */
+    static const char *const bad[] = {
+        "tests/data/case/oscillator.ini --set run.dt=0.03",
+        "models/shoe/sdnd104_penalty.ini --set contact.base.kt=0",
+        "tests/data/case/oscillator.ini --set run.dt=1e-300",
+    };
+    for (int i = 0; i < 3; i++) {
+        snprintf(args, sizeof args, "run %s -q -o %s/r%d", bad[i], tmpdir, i);
+        int rc_run = tvds_sh(args);
+        char *er = slurp_in(tmpdir, "err.txt");
+        snprintf(args, sizeof args, "check %s", bad[i]);
+        int rc_check = tvds_sh(args);
+        char *ec = slurp_in(tmpdir, "err.txt");
+        ck_assert_msg(rc_run == 2 && rc_check == 2, "%s: run %d, check %d", bad[i], rc_run,
+                      rc_check);
+        ck_assert_str_eq(er, ec);
+        free(er);
+        free(ec);
+    }
+    tmp_teardown();
+}
+END_TEST
+
+/* dt = 1e-300: refused at once with the number of steps (before: accepted, ran for ever). */
+START_TEST(test_absurd_step_count)
+{
+    tmp_setup();
+    char args[600];
+    snprintf(args, sizeof args, "run %s -q -o %s/r --set run.dt=1e-300", OSC, tmpdir);
+    ck_assert_int_eq(tvds_sh(args), 2);
+    char *e = slurp_in(tmpdir, "err.txt");
+    ck_assert_msg(strstr(e, "5e+298 steps") && strstr(e, "max_steps"), "%s", e);
+    free(e);
+    snprintf(args, sizeof args, "run %s -q -o %s/r --set run.dt=1e-5 --set run.max_steps=1000",
+             OSC, tmpdir);
+    ck_assert_int_eq(tvds_sh(args), 2);
+    snprintf(args, sizeof args, "run %s -q -o %s/r --set run.dt=1e-5 --set run.max_steps=0", OSC,
+             tmpdir);
+    ck_assert_int_eq(tvds_sh(args), 0);
+    tmp_teardown();
+}
+END_TEST
+
 Suite *integrity_suite(void)
 {
     Suite *s = suite_create("integrity");
@@ -449,5 +620,12 @@ Suite *integrity_suite(void)
     tcase_add_test(tc, test_sweep_interrupt_resume);
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
+    TCase *tw = tcase_create("answers");
+    tcase_add_test(tw, test_film_nonconverged_never_silent);
+    tcase_add_test(tw, test_rigid_ef_smaller_step_not_worse);
+    tcase_add_test(tw, test_check_is_run);
+    tcase_add_test(tw, test_absurd_step_count);
+    tcase_set_timeout(tw, 60);
+    suite_add_tcase(s, tw);
     return s;
 }

@@ -985,6 +985,7 @@ int tvds_compare_run(const tvds_model *m, const char *outdir, const tvds_compare
             return TVDS_ERROR(ctx, TVDS_ERR_INTERRUPTED, "compare: interrupted during %s",
                               tvds_method_name(meth[i]));
         if (res->e[i].status == TVDS_ERR_NOMEM || res->e[i].status == TVDS_ERR_IO ||
+            res->e[i].status == TVDS_ERR_WRITE || res->e[i].status == TVDS_ERR_BUSY ||
             res->e[i].status == TVDS_ERR_INVALID || res->e[i].status == TVDS_ERR_UNSTABLE_DT)
             return tvds_error_at(ctx, rctx.status, rctx.src_file, rctx.src_line, "%s: %s",
                                  tvds_method_name(meth[i]), rctx.msg);

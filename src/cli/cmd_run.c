@@ -106,7 +106,9 @@ int tvds_cmd_run(int argc, char **argv)
     int rc = tvds_run(m, outdir, &o, &ctx);
     tvds_cli_sigint(0);
     tvds_cli_progress_clear(&ps);
-    if (rc) {
+    if (rc > 0) /* reached t_end with a warning: said on stderr, exit 0 */
+        fprintf(stderr, "tvds: warning: %s\n", ctx.msg[0] ? ctx.msg : tvds_strerror(rc));
+    if (rc < 0) {
         code = tvds_cli_report(rc, &ctx);
     } else if (!quiet) {
         printf("tvds: %s (%s): %ld steps of %.6g s to t = %.6g s, %.3f s CPU (%.3g us/step); "

@@ -50,6 +50,8 @@ const char *tvds_run_status_word(int code)
         return "invalid_input";
     case TVDS_ERR_WRITE:
         return "write_failed";
+    case TVDS_WARN_NOT_CONVERGED:
+        return "warning";
     default:
         return code > 0 ? "ok" : "failed";
     }
@@ -306,6 +308,17 @@ int tvds_run(const tvds_model *m, const char *outdir, const tvds_run_opts *o, tv
     /* The last state reached is always in the files (end of run, divergence or interrupt). */
     if (channel_time(&rs) > rs.last_row_t + eps && (rc = write_rows(&rs, ctx))) goto failed;
     if ((rc = flush_all(&rs, ctx))) goto failed;
+    long nonconv = tvds_data_nonconverged(rs.d);
+    if (!step_rc && nonconv > 0) {
+        /* Reached t_end, but some steps' contact solve stopped before its tolerance: the
+         * answer is not trusted silently (summary status "warning", return value > 0). */
+        step_rc = TVDS_WARN_NOT_CONVERGED;
+        tvds_error_at(&ectx, step_rc, __FILE__, __LINE__,
+                      "%ld of %ld steps stopped before the contact solve converged (FiLm "
+                      "film_maxit = %d, film_tol = %g; see \"film non-converged steps\" and "
+                      "\"active set non-converged steps\")",
+                      nonconv, tvds_data_steps(rs.d), m->opt.film_maxit, m->opt.film_tol);
+    }
     rc = write_summary(&rs, tvds_run_status_word(step_rc), step_rc, step_rc ? ectx.msg : NULL, ctx);
     if (rc) goto failed;
     if (step_rc) {

@@ -650,6 +650,7 @@ int sim_data_setup(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
         if (rc) goto fail;
         double dtp = penalty_stable_dt(m, d);
         if (dtp < dtc) dtc = dtp;
+        d->h_stable = dtc;
         if (m->opt.dt_auto) {
             if (!isfinite(dtc)) {
                 rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
@@ -670,6 +671,17 @@ int sim_data_setup(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
                                 d->h, dtc);
                 goto fail;
             }
+        }
+        /* A step count no one means (dt = 1e-300 would run for ever): say how many, refuse
+         * above [run] max_steps unless asked. */
+        double nsteps = ceil(m->opt.t_end / d->h);
+        if (m->opt.max_steps > 0 && !(nsteps <= (double)m->opt.max_steps)) {
+            rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                            "t_end = %g s with dt = %.6g s takes %.3g steps, more than [run] "
+                            "max_steps = %ld (raise max_steps, or 0 for no limit, if this is "
+                            "meant)",
+                            m->opt.t_end, d->h, nsteps, m->opt.max_steps);
+            goto fail;
         }
     }
 

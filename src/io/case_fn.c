@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "io/case_impl.h"
+#include "io/io_impl.h"
 
 /* ---- Time functions ---------------------------------------------------------------------------
  */
@@ -47,6 +48,12 @@ static int fn_read_table_file(const char *path, const char *shown, tvds_fn *f, i
     if (!fp)
         return fn_fail(f, msg, msgsize, TVDS_ERR_IO, "cannot open table file '%s': %s", shown,
                        strerror(errno));
+    tvds_ctx lctx;
+    tvds_ctx_init(&lctx);
+    if (tvds_input_file_check(shown, "table file", fp, &lctx)) {
+        fclose(fp);
+        return fn_fail(f, msg, msgsize, TVDS_ERR_IO, "%s", lctx.msg);
+    }
     char *line = NULL;
     size_t cap_line = 0;
     int lineno = 0, rc = TVDS_OK;
