@@ -553,6 +553,11 @@ int sim_data_setup(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
         }
         ALLOC(s->ucl1, nc);
         ALLOC(s->ysingle, nc);
+        for (int k = 0; k < n; k++)
+            if (s->cand[k] >= 0) s->cand_dof[s->cand[k]] = k;
+        /* After cand_dof is filled: read before, every candidate took DoF 0's coordinate, and
+         * the exact-stick update of a stuck row along t2 overwrote the coordinate of the row
+         * along t1 (a shoe stuck on a moving master was held still). */
         for (int a = 0; a < nc; a++) {
             int j = s->cand_dof[a], k1 = -1, nz = 0;
             if (!s->modal) {
@@ -563,8 +568,6 @@ int sim_data_setup(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
             }
             s->ysingle[a] = nz == 1 ? k1 : -1;
         }
-        for (int k = 0; k < n; k++)
-            if (s->cand[k] >= 0) s->cand_dof[s->cand[k]] = k;
         for (int b = 0; b < nc; b++)
             for (int a = 0; a < nc; a++) {
                 int da = s->cand_dof[a], db = s->cand_dof[b];
