@@ -707,6 +707,112 @@ START_TEST(test_absurd_step_count)
 }
 END_TEST
 
+/* ---- Bounded inputs, messages that blame the right thing ---------------------------------------- */
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Each input: how it is made (files in tmpdir), the command, the exit code and a piece of the
+ * one-line message. The unbounded ones (before: memory grew without bound, 10 GB in 60 s, or
+ * 3.9 GB and 19 s) must be refused within 2 s. Before, the others said: "eigensolver dsygvd
+ * failed", "'4.9e-324' is not a finite number", "no stiffness" (check) or a runaway energy (run),
+ * "missing section [run]", a sampling error naming no file, "DoF 0". */
+static const struct {
+    const char *what, *args, *want;
+} bad_inputs[] = {
+    {"table", "check T/table.ini", "/dev/zero: not a regular file"},
+    {"mtx", "check T/mzero.ini", "zero/M.mtx: not a regular file"},
+    {"big", "reduce --mass T/big.mtx --stiffness T/big.mtx --dofs T/dofs.txt --boundary '#0' -o "
+            "T/red",
+     "big.mtx:2: size line declares 200000000 x 200000000"},
+    {"dir", "run T -q -o T/o", "is a directory, not a case file"},
+    {"dt", "check " OSC " --set run.dt=4.9e-324", "'4.9e-324' is too small"},
+    {"alpha",
+     "run " OSC " -q -o T/o --set substructure.shoe.damping=rayleigh --set "
+     "substructure.shoe.alpha=1e300",
+     "damping ratio of 5e+297"},
+    {"subnormal", "run T/subn.ini -q -o T/o", "M(1,1) = 1e-310 is subnormal"},
+    {"spectrogram", "spectrogram T/h.csv --channel x -o T/sp", "h.csv: sampling: time does not"},
+    {"initial", "check T/init.ini", "DoF 1 of 'shoe' already has initial conditions"},
+};
+
+START_TEST(test_bad_inputs_refused)
+{
+    tmp_setup();
+    char p[400], text[800];
+    const char *w = bad_inputs[_i].what;
+    char cwd[512];
+    ck_assert_ptr_nonnull(getcwd(cwd, sizeof cwd));
+    if (!strcmp(w, "table")) {
+        snprintf(text, sizeof text,
+                 "[run]\nt_end = 0.01\ndt = 1e-4\n[substructure shoe]\ndir = "
+                 "%s/tests/data/case/shoe\n[load f]\ndof = shoe:1:ux\nf = table /dev/zero\n",
+                 cwd);
+        tvds_test_write_file(tmpdir, "table.ini", text);
+    } else if (!strcmp(w, "mtx") || !strcmp(w, "subnormal")) {
+        int zero = !strcmp(w, "mtx");
+        snprintf(p, sizeof p, "%s/%s", tmpdir, zero ? "zero" : "subn");
+        ck_assert_int_eq(mkdir(p, 0755), 0);
+        tvds_test_write_file(p, "K.mtx",
+                             "%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n1 1 1e4\n"
+                             "2 2 1e4\n3 3 1e4\n");
+        tvds_test_write_file(p, "dofs.txt", "1 ux 0 0 0\n1 uy 0 0 0\n1 uz 0 0 0\n");
+        tvds_test_write_file(p, "sets.txt", "set shoe 1\n");
+        char mp[450];
+        snprintf(mp, sizeof mp, "%s/M.mtx", p);
+        if (zero)
+            ck_assert_int_eq(symlink("/dev/zero", mp), 0);
+        else
+            tvds_test_write_file(p, "M.mtx",
+                                 "%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n"
+                                 "1 1 1e-310\n2 2 1\n3 3 1\n");
+        snprintf(text, sizeof text,
+                 "[run]\nt_end = 0.01\ndt = 1e-4\n[substructure shoe]\ndir = %s\n",
+                 zero ? "zero" : "subn");
+        tvds_test_write_file(tmpdir, zero ? "mzero.ini" : "subn.ini", text);
+    } else if (!strcmp(w, "big")) {
+        tvds_test_write_file(tmpdir, "big.mtx",
+                             "%%MatrixMarket matrix coordinate real symmetric\n"
+                             "200000000 200000000 1\n1 1 1\n");
+        tvds_test_write_file(tmpdir, "dofs.txt", "1 ux 0 0 0\n");
+    } else if (!strcmp(w, "spectrogram")) {
+        tvds_test_write_file(tmpdir, "h.csv", "t [s],x [m]\n0,1\n0.1,2\n0.1,3\n0.3,4\n");
+    } else if (!strcmp(w, "initial")) {
+        snprintf(text, sizeof text,
+                 "[run]\nt_end = 0.01\ndt = 1e-4\n[substructure shoe]\ndir = "
+                 "%s/tests/data/case/shoe\n[initial a]\ndof = shoe:1:ux\nu0 = 1\n"
+                 "[initial b]\ndof = shoe:1:ux\nu0 = 2\n",
+                 cwd);
+        tvds_test_write_file(tmpdir, "init.ini", text);
+    }
+    /* T stands for the temporary directory in the arguments. */
+    char args[1200];
+    size_t k = 0;
+    for (const char *a = bad_inputs[_i].args; *a && k + 200 < sizeof args; a++) {
+        if (*a == 'T' && (a[1] == '/' || a[1] == ' ' || a[1] == '\0') &&
+            (a == bad_inputs[_i].args || a[-1] == ' '))
+            k += (size_t)snprintf(args + k, sizeof args - k, "%s", tmpdir);
+        else
+            args[k++] = *a;
+    }
+    args[k] = '\0';
+    double t0 = now_s();
+    int code = tvds_sh(args);
+    double el = now_s() - t0;
+    char *err = slurp_in(tmpdir, "err.txt");
+    ck_assert_msg(code == 2, "%s: exit %d: %s", args, code, err);
+    ck_assert_msg(strstr(err, bad_inputs[_i].want) != NULL, "%s: %s", args, err);
+    ck_assert_msg(strchr(err, '\n') == err + strlen(err) - 1, "%s: not one line: %s", args, err);
+    ck_assert_msg(el < 2.0, "%s: %.2f s before refusing", args, el);
+    free(err);
+    tmp_teardown();
+}
+END_TEST
+
 Suite *integrity_suite(void)
 {
     Suite *s = suite_create("integrity");
@@ -729,5 +835,10 @@ Suite *integrity_suite(void)
     tcase_add_test(tw, test_absurd_step_count);
     tcase_set_timeout(tw, 60);
     suite_add_tcase(s, tw);
+    TCase *ti = tcase_create("inputs");
+    tcase_add_loop_test(ti, test_bad_inputs_refused, 0,
+                        (int)(sizeof bad_inputs / sizeof bad_inputs[0]));
+    tcase_set_timeout(ti, 30);
+    suite_add_tcase(s, ti);
     return s;
 }

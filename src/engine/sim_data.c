@@ -1,6 +1,7 @@
 /* sim_data.c — engine set-up: eigenbases or M^-1, contact-space flexibilities, buffers sized
  * once, the stable step, and tvds_data_free (tvds_data_create, in sim.c, adds the start). */
 #include <lapacke.h>
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -28,6 +29,21 @@ static int sub_eigvals(const tvds_substructure *s, double *w2, double *A, double
                        const char *what, tvds_ctx *ctx)
 {
     int n = s->n;
+    /* A diagonal entry of M that is not a positive normal number makes M singular in double
+     * precision: name it (1-based, as in the file) rather than let the eigensolver fail. */
+    for (int i = 0; i < n; i++) {
+        double mii = s->M[i + (size_t)i * n];
+        if (!(mii > 0.0))
+            return TVDS_ERROR(ctx, TVDS_ERR_NOT_POSDEF,
+                              "substructure '%s': M(%d,%d) = %g: the mass matrix is not positive "
+                              "definite",
+                              s->name ? s->name : "?", i + 1, i + 1, mii);
+        if (mii < DBL_MIN)
+            return TVDS_ERROR(ctx, TVDS_ERR_NOT_POSDEF,
+                              "substructure '%s': M(%d,%d) = %g is subnormal (below %g): the "
+                              "mass matrix is singular in double precision",
+                              s->name ? s->name : "?", i + 1, i + 1, mii, DBL_MIN);
+    }
     memcpy(A, s->K, (size_t)n * n * sizeof(double));
     memcpy(B, s->M, (size_t)n * n * sizeof(double));
     lapack_int info = LAPACKE_dsygvd(LAPACK_COL_MAJOR, 1, *what, 'U', n, A, n, B, n, w2);
@@ -56,8 +72,10 @@ static int sub_eigvals(const tvds_substructure *s, double *w2, double *A, double
 }
 
 /* Stable step of one substructure given its largest omega^2 and damping. */
-static double sub_stable_dt(const tvds_model *m, int i, double w2max, const double *Phi_top)
+static double sub_stable_dt(const tvds_model *m, int i, double w2max, const double *Phi_top,
+                            double *xi_out)
 {
+    *xi_out = 0.0;
     if (w2max <= 0.0) return INFINITY;
     double w = sqrt(w2max), xi = 0.0;
     int kind = sub_damping(m, i);
@@ -73,8 +91,12 @@ static double sub_stable_dt(const tvds_model *m, int i, double w2max, const doub
         xi = a / (2.0 * w);
         if (xi < 0.0) xi = 0.0;
     }
-    /* Backward-difference damping: stable for (w h)^2 + 4 xi (w h) < 4 (docs/theory.md). */
-    return (2.0 / w) * (sqrt(1.0 + xi * xi) - xi);
+    /* Backward-difference damping: stable for (w h)^2 + 4 xi (w h) < 4 (docs/theory.md):
+     * w h = 2 (sqrt(1 + xi^2) - xi) = 2 / (sqrt(1 + xi^2) + xi), the second form without the
+     * cancellation and, through hypot, without the overflow of xi^2 (xi = 5e297 gave inf - inf
+     * and an "unbounded" step). */
+    *xi_out = xi;
+    return (2.0 / w) / (hypot(1.0, xi) + xi);
 }
 
 static int check_model(const tvds_model *m, tvds_ctx *ctx)
@@ -110,7 +132,19 @@ int tvds_stable_dt(const tvds_model *m, double *dt_crit, tvds_ctx *ctx)
             int vec = sub_damping(m, i) == TVDS_DAMP_MATRIX;
             rc = sub_eigvals(s, w2, A, B, vec ? "V" : "N", ctx);
             if (!rc) {
-                double dti = sub_stable_dt(m, i, w2[n - 1], vec ? A + (size_t)(n - 1) * n : NULL);
+                double xi;
+                double dti =
+                    sub_stable_dt(m, i, w2[n - 1], vec ? A + (size_t)(n - 1) * n : NULL, &xi);
+                /* A damping ratio beyond a million on the top mode is no physical damping: it
+                 * only shrinks the step towards zero. Say so instead of running for ever. */
+                if (xi > 1e6)
+                    rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                                    "substructure '%s': its damping gives the highest mode "
+                                    "(%.6g Hz) a damping ratio of %.3g, which limits the stable "
+                                    "step of central differences to %.3g s: check the damping "
+                                    "(Rayleigh alpha, beta or C.mtx)",
+                                    s->name ? s->name : "?", sqrt(w2[n - 1]) / (8.0 * atan(1.0)),
+                                    xi, dti);
                 if (dti < best) best = dti;
             }
         }

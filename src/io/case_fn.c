@@ -109,8 +109,8 @@ int tvds_fn_parse(const char *text, const char *base_dir, tvds_fn *f, char *msg,
     }
     if (nt >= 3 && (strcmp(tok[nt - 2], "+") == 0 || strcmp(tok[nt - 2], "-") == 0)) {
         if (!case_parse_double(tok[nt - 1], &offset)) {
-            rc = fn_fail(f, msg, msgsize, TVDS_ERR_PARSE, "offset '%s' is not a finite number",
-                         tok[nt - 1]);
+            rc = fn_fail(f, msg, msgsize, TVDS_ERR_PARSE, "offset '%s' %s", tok[nt - 1],
+                         case_bad_number_why(tok[nt - 1]));
             goto done;
         }
         if (tok[nt - 2][0] == '-') offset = -offset;
@@ -135,8 +135,8 @@ int tvds_fn_parse(const char *text, const char *base_dir, tvds_fn *f, char *msg,
         }
         for (int i = 1; i < nt; i++)
             if (!case_parse_double(tok[i], &a[i - 1])) {
-                rc =
-                    fn_fail(f, msg, msgsize, TVDS_ERR_PARSE, "'%s' is not a finite number", tok[i]);
+                rc = fn_fail(f, msg, msgsize, TVDS_ERR_PARSE, "'%s' %s", tok[i],
+                             case_bad_number_why(tok[i]));
                 goto done;
             }
         f->amp = a[0];

@@ -338,7 +338,7 @@ int case_build_initial(case_parser *p, tvds_model *m, int sec, int *cap)
         for (int j = 0; j < m->nic; j++)
             if (m->ics[j].sub == sub && m->ics[j].dof == dofs[i]) {
                 rc = case_err_ent(p, TVDS_ERR_INVALID, e,
-                                  "dof: DoF %d of '%s' already has initial conditions", dofs[i],
+                                  "dof: DoF %d of '%s' already has initial conditions", dofs[i] + 1,
                                   m->subs[sub]->name);
                 break;
             }

@@ -391,6 +391,21 @@ static int parse_size(mm_src *s, mm_parsed *m, long *nnz, tvds_ctx *ctx)
         return TVDS_ERROR(ctx, TVDS_ERR_PARSE,
                           "%s:%ld: a symmetric matrix must be square, the size line says %ld x %ld",
                           s->path, s->line, v[0], v[1]);
+    /* Memory the declared size needs before any entry is read: readers and CHOLMOD hold
+     * O(rows + columns) arrays (column pointers, markers, workspace: about 24 bytes per row and
+     * column). A three-line file declaring 2e8 rows would take gigabytes before the size
+     * mismatch with its model shows: refuse it here, against the machine's memory. */
+    {
+        long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+        double mem = pages > 0 && psize > 0 ? (double)pages * (double)psize : 1e18;
+        double need = 24.0 * ((double)v[0] + (double)v[1]);
+        if (need > 0.25 * mem)
+            return TVDS_ERROR(ctx, TVDS_ERR_PARSE,
+                              "%s:%ld: size line declares %ld x %ld: its row and column arrays "
+                              "alone would take %.3g GB, more than a quarter of this machine's "
+                              "%.3g GB of memory",
+                              s->path, s->line, v[0], v[1], 1e-9 * need, 1e-9 * mem);
+    }
     m->nrow = (int)v[0];
     m->ncol = (int)v[1];
     /* Number of positions the file may fill. */
