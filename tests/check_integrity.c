@@ -436,6 +436,102 @@ START_TEST(test_sweep_interrupt_resume)
 }
 END_TEST
 
+/* compare re-run with fewer methods: the dropped method's folder and figure go, the user's
+ * files (and a folder holding one) stay. Before, the old folders and figures stayed next to
+ * the new report. */
+START_TEST(test_compare_fewer_methods)
+{
+    tmp_setup();
+    char cwd[512], text[2000], args[800], out[300];
+    ck_assert_ptr_nonnull(getcwd(cwd, sizeof cwd));
+    char *base = tvds_test_slurp("models/shoe/sdnd100a_lagrange.ini", NULL);
+    ck_assert_ptr_nonnull(base);
+    char *d = strstr(base, "dir = shoe");
+    ck_assert_ptr_nonnull(d);
+    *d = '\0';
+    snprintf(text, sizeof text, "%sdir = %s/models/shoe/shoe%s[probe ay]\nquantity = a\ndof = "
+             "shoe:1:uy\n", base, cwd, d + strlen("dir = shoe"));
+    free(base);
+    tvds_test_write_file(tmpdir, "c.ini", text);
+    snprintf(out, sizeof out, "%s/o", tmpdir);
+    snprintf(args, sizeof args,
+             "compare %s/c.ini -o %s --methods subs-a,subs-b,film --set run.t_end=0.02 -q",
+             tmpdir, out);
+    ck_assert_int_eq(tvds_sh(args), 0);
+    ck_assert(file_exists(out, "subs-a/summary.json"));
+    ck_assert(file_exists(out, "accel_subs-a.png") || file_exists(out, "accel_subs-a.gp"));
+    tvds_test_write_file(out, "notes.txt", "mine\n");
+    tvds_test_write_file(out, "film/mine.txt", "mine\n");
+    snprintf(args, sizeof args, "compare %s/c.ini -o %s --methods subs-b,film --set run.t_end=0.02 -q",
+             tmpdir, out);
+    ck_assert_int_eq(tvds_sh(args), 0);
+    ck_assert(!file_exists(out, "subs-a"));
+    ck_assert(!file_exists(out, "accel_subs-a.png") && !file_exists(out, "accel_subs-a.gp"));
+    ck_assert(file_exists(out, "subs-b/summary.json") && file_exists(out, "film/summary.json"));
+    ck_assert(file_exists(out, "notes.txt") && file_exists(out, "film/mine.txt"));
+    char *rep = slurp_in(out, "report.md");
+    ck_assert_ptr_nonnull(rep);
+    ck_assert_msg(strstr(rep, "subs-a") == NULL, "report still names subs-a");
+    free(rep);
+    tmp_teardown();
+}
+END_TEST
+
+/* Start `tvds ARGS` in the background (shell), SIGTERM it after `after` seconds, return its
+ * exit code (-1 when killed by the signal itself). */
+static int term_after(const char *args, double after)
+{
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        char cmd[1400];
+        snprintf(cmd, sizeof cmd, "exec %s %s >'%s/out.txt' 2>'%s/err.txt'", TVDS_BIN, args,
+                 tmpdir, tmpdir);
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    sleep_s(after);
+    ck_assert_int_eq(kill(pid, SIGTERM), 0);
+    int wst = 0;
+    ck_assert_int_eq(waitpid(pid, &wst, 0), pid);
+    return WIFEXITED(wst) ? WEXITSTATUS(wst) : -1;
+}
+
+/* cea and study on SIGTERM: a clean stop (exit 3), one line saying so; cea writes nothing
+ * partial (an earlier CEA's files are gone: they would look current), study's report.md says
+ * it was interrupted. Before, both died at once on the signal. */
+START_TEST(test_cea_study_signals)
+{
+    tmp_setup();
+    char args[800], out[300];
+    snprintf(out, sizeof out, "%s/cea", tmpdir);
+    ck_assert_int_eq(mkdir(out, 0755), 0);
+    tvds_test_write_file(out, "locus.csv", "stale\n");
+    snprintf(args, sizeof args,
+             "cea models/beam_on_beam/beam_on_beam.ini --positions 2001 --threads 1 -o %s", out);
+    int code = term_after(args, 1.5);
+    char *err = slurp_in(tmpdir, "err.txt");
+    ck_assert_msg(code == 3, "cea exit %d: %s", code, err);
+    ck_assert_msg(strstr(err, "interrupted after"), "%s", err);
+    free(err);
+    ck_assert(!file_exists(out, "locus.csv"));
+
+    snprintf(out, sizeof out, "%s/study", tmpdir);
+    snprintf(args, sizeof args,
+             "study models/beam_on_beam/beam_on_beam.ini -o %s --threads 1 --no-plots -q", out);
+    code = term_after(args, 2.0);
+    err = slurp_in(tmpdir, "err.txt");
+    ck_assert_msg(code == 3, "study exit %d: %s", code, err);
+    ck_assert_msg(strstr(err, "interrupted"), "%s", err);
+    free(err);
+    char *rep = slurp_in(out, "report.md");
+    ck_assert_ptr_nonnull(rep);
+    ck_assert_msg(strstr(rep, "**interrupted** (SIGTERM)"), "%s", rep);
+    free(rep);
+    tmp_teardown();
+}
+END_TEST
+
 /* ---- No "ok" with a wrong answer ------------------------------------------------------------ */
 
 /* FiLm whose Gauss-Seidel cannot converge (film_maxit = 1): by default the run stops as a solver
@@ -824,6 +920,8 @@ Suite *integrity_suite(void)
     tcase_add_test(tc, test_enospc_tmpfs);
     tcase_add_test(tc, test_rerun_after_parse_error);
     tcase_add_test(tc, test_sweep_interrupt_resume);
+    tcase_add_test(tc, test_compare_fewer_methods);
+    tcase_add_test(tc, test_cea_study_signals);
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
     TCase *tw = tcase_create("answers");

@@ -4,6 +4,8 @@
 #ifndef TVDS_CEA_H
 #define TVDS_CEA_H
 
+#include <signal.h>
+
 #include "tvds/tvds_model.h"
 
 #ifdef __cplusplus
@@ -32,6 +34,8 @@ typedef struct tvds_cea_options {
     double re_tol;  /* a branch is unstable where Re > re_tol [1/s] + 1e-9 |lambda|; default 0 */
     int solver;     /* enum tvds_cea_solver; default TVDS_CEA_AUTO */
     int nthreads;   /* OpenMP threads over positions; 0 (default): OpenMP's default */
+    volatile sig_atomic_t *stop; /* nonzero: positions not started are skipped and
+                                    tvds_cea_run returns TVDS_ERR_INTERRUPTED; may be NULL */
 } tvds_cea_options;
 
 TVDS_API tvds_cea_options tvds_cea_options_default(void);

@@ -77,6 +77,11 @@ TVDS_API void tvds_outdir_release_reserve(tvds_outdir *d);
  * of an earlier run that this run owns and would otherwise leave stale. */
 TVDS_API int tvds_outdir_clear(tvds_outdir *d, const char *const *files, int nfiles,
                                tvds_ctx *ctx);
+/* Remove a directory that an earlier tvds run owned: when dir exists, take it (TVDS_ERR_BUSY
+ * when another process owns it), remove files[] and the lock file, then the directory itself
+ * if nothing else (a user's file) is left in it. */
+TVDS_API int tvds_outdir_remove(const char *dir, const char *const *files, int nfiles,
+                                tvds_ctx *ctx);
 /* Release the lock and the reserve; accepts NULL and clears *d. DIR/.lock stays (empty). */
 TVDS_API void tvds_outdir_close(tvds_outdir **d);
 

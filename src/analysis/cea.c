@@ -868,7 +868,19 @@ int tvds_cea_run(const tvds_model *m, int contact, const double *s, int npos,
 #ifdef _OPENMP
         tid = omp_get_thread_num();
 #endif
+        if (o.stop && *o.stop) {
+            pos[i].err = TVDS_ERR_INTERRUPTED;
+            continue;
+        }
         solve_position(&p, s[i], &work[tid], &pos[i]);
+    }
+    if (o.stop && *o.stop) {
+        int done = 0;
+        for (int i = 0; i < npos; i++)
+            done += pos[i].err != TVDS_ERR_INTERRUPTED;
+        rc = TVDS_ERROR(ctx, TVDS_ERR_INTERRUPTED,
+                        "cea: interrupted after %d of %d positions (nothing written)", done, npos);
+        goto fail;
     }
     for (int i = 0; i < npos; i++) {
         if (pos[i].err == TVDS_OK) continue;
@@ -1051,12 +1063,37 @@ static char *join(const char *dir, const char *name)
     return p;
 }
 
+/* Close f (written to path + ".tmp") and rename it over path: a reader, or a process killed
+ * at any moment, sees the old file or the new one, never half of one. */
+static int close_replace(FILE *f, const char *path, tvds_ctx *ctx)
+{
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    int bad = fflush(f) != 0 || ferror(f);
+    if ((fclose(f) != 0) | bad) {
+        remove(tmp);
+        return TVDS_ERROR(ctx, TVDS_ERR_WRITE, "%s: write error: %s", tmp, strerror(errno));
+    }
+    if (rename(tmp, path) != 0) {
+        remove(tmp);
+        return TVDS_ERROR(ctx, TVDS_ERR_WRITE, "%s: cannot rename: %s", tmp, strerror(errno));
+    }
+    return TVDS_OK;
+}
+
+static FILE *open_tmp(const char *path)
+{
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    return fopen(tmp, "w");
+}
+
 int tvds_cea_write_csv(const tvds_cea_result *r, const char *dir, tvds_ctx *ctx)
 {
     if (!r || !dir) return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "cea: nothing to write");
     char *path = join(dir, "locus.csv");
     if (!path) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "cea: out of memory");
-    FILE *f = fopen(path, "w");
+    FILE *f = open_tmp(path);
     if (!f) {
         int rc = TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
         tvds_free(path);
@@ -1075,18 +1112,17 @@ int tvds_cea_write_csv(const tvds_cea_result *r, const char *dir, tvds_ctx *ctx)
             fprintf(f, "%.17g,%d,%.17g,%.17g,%.17g,%.6f,%d\n", r->s[i], b, r->freq[k], r->re[k],
                     r->zeta[k], r->mac[k], uns);
         }
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad) {
-        int rc = TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: write error", path);
+    int rc = close_replace(f, path, ctx);
+    if (rc) {
         tvds_free(path);
         return rc;
     }
     tvds_free(path);
     path = join(dir, "unstable.csv");
     if (!path) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "cea: out of memory");
-    f = fopen(path, "w");
+    f = open_tmp(path);
     if (!f) {
-        int rc = TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
+        rc = TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
         tvds_free(path);
         return rc;
     }
@@ -1094,14 +1130,9 @@ int tvds_cea_write_csv(const tvds_cea_result *r, const char *dir, tvds_ctx *ctx)
     for (int w = 0; w < r->nwin; w++)
         fprintf(f, "%d,%.17g,%.17g,%.17g,%.17g,%.17g\n", r->win[w].branch, r->win[w].s_start,
                 r->win[w].s_end, r->win[w].f_min, r->win[w].f_max, r->win[w].re_max);
-    bad = ferror(f);
-    if (fclose(f) != 0 || bad) {
-        int rc = TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: write error", path);
-        tvds_free(path);
-        return rc;
-    }
+    rc = close_replace(f, path, ctx);
     tvds_free(path);
-    return TVDS_OK;
+    return rc;
 }
 
 int tvds_cea_plot(const tvds_cea_result *r, const char *dir, tvds_ctx *ctx)

@@ -53,6 +53,9 @@ static void study_help(FILE *out)
             "\n"
             "CASE must name two substructures beam1 and beam2 (models/beam_on_beam/\n"
             "beam_on_beam.ini). Progress goes to stderr; the summary table to stdout.\n"
+            "Ctrl-C, SIGTERM or SIGHUP stop the study at the next position (CEA) or step\n"
+            "(transients); report.md then says it was interrupted, and where.\n"
+            "\n"
             "exit codes: 0 success, 2 bad input, 3 solver failure or interrupted, 1 internal.\n",
             STUDY_S0, STUDY_T_END, STUDY_DS);
 }
@@ -175,6 +178,11 @@ int tvds_cmd_study(int argc, char **argv)
     tvds_ctx_init(&ctx);
     int rc;
     code = 0;
+    /* Ctrl-C, SIGTERM, SIGHUP: every stage stops cleanly (the CEA between positions, the runs
+     * between steps) and report.md says where the study was interrupted. */
+    const char *stage = "model";
+    volatile sig_atomic_t *stop = tvds_cli_stop_flag();
+    tvds_cli_sigint(1);
     tvds_model *m = NULL;
     tvds_cea_result *cea = NULL;
     double *pos = NULL;
@@ -199,6 +207,8 @@ int tvds_cmd_study(int argc, char **argv)
         if (rc) goto fail;
         t_model = now_s() - t_start;
     }
+
+    if (*stop) goto interrupted;
 
     /* 2. The case on that model. */
     {
@@ -275,6 +285,8 @@ int tvds_cmd_study(int argc, char **argv)
     double tc = now_s();
     tvds_cea_options co = tvds_cea_options_default();
     co.nthreads = threads;
+    co.stop = stop;
+    stage = "CEA";
     if ((rc = tvds_cea_run(m, 0, pos, npos, &co, &cea, &ctx))) goto fail;
     t_cea = now_s() - tc;
     snprintf(cdir, sizeof cdir, "%s/cea", outdir);
@@ -322,9 +334,8 @@ int tvds_cmd_study(int argc, char **argv)
     o.stop = tvds_cli_stop_flag();
     double tr = now_s();
     tvds_compare_result res;
-    tvds_cli_sigint(1);
+    stage = "transients";
     rc = tvds_compare_run(m, outdir, &o, &res, &ctx);
-    tvds_cli_sigint(0);
     tvds_cli_progress_clear(&pg);
     t_runs = now_s() - tr;
     if (rc < 0) goto fail;
@@ -378,9 +389,32 @@ int tvds_cmd_study(int argc, char **argv)
     if (!quiet) fprintf(stderr, "study: done in %.1f s\n", now_s() - t_start);
     goto done;
 
+interrupted:
+    if (*stop && rc == TVDS_OK)
+        rc = TVDS_ERROR(&ctx, TVDS_ERR_INTERRUPTED, "study: interrupted after the %s stage",
+                        stage);
 fail:
+    if (rc == TVDS_ERR_INTERRUPTED) {
+        /* The study's summary: report.md replaced (whole) by the reason it stopped. */
+        char rp[2100], tp[2110];
+        snprintf(rp, sizeof rp, "%s/report.md", outdir);
+        snprintf(tp, sizeof tp, "%s.tmp", rp);
+        FILE *fp = fopen(tp, "w");
+        if (fp) {
+            int sig = (int)*stop;
+            fprintf(fp,
+                    "# Beam-on-beam study: interrupted\n\nStatus: **interrupted** (%s) during the "
+                    "%s stage, after %.1f s.\n\n%s\n\nThe outputs of the finished stages "
+                    "(model/, cea/, and for the transients each method's summary.json, which "
+                    "says \"interrupted\" for the run that was stopped) are whole; run the "
+                    "study again to complete it.\n",
+                    tvds_cli_signal_name(sig), stage, now_s() - t_start, ctx.msg);
+            if ((fclose(fp) != 0) | (rename(tp, rp) != 0)) remove(tp);
+        }
+    }
     code = tvds_cli_report(rc, &ctx);
 done:
+    tvds_cli_sigint(0);
     free(pos);
     tvds_cea_result_free(&cea);
     tvds_model_free(&m);

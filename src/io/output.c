@@ -460,6 +460,22 @@ int tvds_outdir_clear(tvds_outdir *d, const char *const *files, int nfiles, tvds
     return TVDS_OK;
 }
 
+int tvds_outdir_remove(const char *dir, const char *const *files, int nfiles, tvds_ctx *ctx)
+{
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) return TVDS_OK; /* nothing there */
+    tvds_outdir *d = NULL;
+    int rc = tvds_outdir_open(dir, &d, ctx); /* TVDS_ERR_BUSY while a run owns it */
+    if (!rc) rc = tvds_outdir_clear(d, files, nfiles, ctx);
+    if (!rc) {
+        /* Unlinked while held: no other tvds can be between open and lock on it now. */
+        if (unlink(d->lock_path) != 0 && errno != ENOENT) (void)0;
+    }
+    tvds_outdir_close(&d);
+    if (!rc) (void)rmdir(dir); /* stays when other files (the user's) are in it */
+    return rc;
+}
+
 void tvds_outdir_close(tvds_outdir **pd)
 {
     if (!pd || !*pd) return;
