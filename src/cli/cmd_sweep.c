@@ -279,6 +279,10 @@ int tvds_cmd_sweep(int argc, char **argv)
         done[prev[i].index] = 1;
     tvds_free(prev);
     journal jr = {-1, a.nax, 0};
+#ifdef TVDS_MPI
+    /* Rank 0 opens the journal and writes its first line before any rank appends a run. */
+    if (rank != 0) MPI_Barrier(MPI_COMM_WORLD);
+#endif
     if (!rc) {
         jr.fd = open(jpath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
         struct stat st;
@@ -293,6 +297,9 @@ int tvds_cmd_sweep(int argc, char **argv)
             sig[sl] = '\0';
         }
     }
+#ifdef TVDS_MPI
+    if (rank == 0) MPI_Barrier(MPI_COMM_WORLD);
+#endif
     if (rc) {
         int ec = tvds_cli_report(rc, &ctx);
         if (jr.fd >= 0) close(jr.fd);
