@@ -151,7 +151,13 @@ int tvds_cmd_cea(int argc, char **argv)
     tvds_outdir *od = NULL;
     double *s = NULL;
     char *dir = NULL;
-    if ((rc = tvds_cli_read_case(case_path, &sets, &m, &ctx)) != 0) return rc;
+    /* From here a stop signal is a clean stop (the CEA sees the flag before its first
+     * position), not a kill half way through the set-up. */
+    tvds_cli_sigint(1);
+    if ((rc = tvds_cli_read_case(case_path, &sets, &m, &ctx)) != 0) {
+        tvds_cli_sigint(0);
+        return rc;
+    }
     int contact = 0;
     if (m->ncontact < 1) {
         fprintf(stderr, "tvds: %s: the case has no contact to analyse\n", case_path);
@@ -210,9 +216,7 @@ int tvds_cmd_cea(int argc, char **argv)
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     o.stop = tvds_cli_stop_flag();
-    tvds_cli_sigint(1);
     rc = tvds_cea_run(m, contact, s, npos, &o, &res, &ctx);
-    tvds_cli_sigint(0);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     if (rc) {
         rc = tvds_cli_report(rc, &ctx);
@@ -250,6 +254,7 @@ int tvds_cmd_cea(int argc, char **argv)
     }
     rc = 0;
 out:
+    tvds_cli_sigint(0);
     tvds_outdir_close(&od);
     tvds_cea_result_free(&res);
     tvds_model_free(&m);

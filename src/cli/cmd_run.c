@@ -75,7 +75,11 @@ int tvds_cmd_run(int argc, char **argv)
 
     tvds_ctx ctx;
     tvds_model *m = NULL;
+    /* A stop signal during the set-up stops the run before its first step (summary.json says
+     * "interrupted") instead of killing it half way. */
+    tvds_cli_sigint(1);
     if ((code = tvds_cli_read_case(case_path, &sets, &m, &ctx)) != 0) {
+        tvds_cli_sigint(0);
         /* With -o the directory is known although the case is not: an earlier run's "ok"
          * outputs there are replaced by a summary saying why this one did not run. */
         if (outdir) {
@@ -89,7 +93,6 @@ int tvds_cmd_run(int argc, char **argv)
     }
     if (meth >= 0) m->opt.method = meth;
 
-    tvds_cli_sigint(1);
     tvds_cli_progress ps;
     tvds_cli_progress_init(&ps, quiet, "run");
     tvds_run_result res;
