@@ -216,7 +216,7 @@ fuzz-run:
 	    -artifact_prefix=$(FUZZ_BUILD)/artifacts/$$t/ $(FUZZ_BUILD)/corpus/$$t \
 	    tests/fuzz/corpus/$$t 2>$(FUZZ_BUILD)/fuzz_$$t.log || \
 	    { tail -n 60 $(FUZZ_BUILD)/fuzz_$$t.log; echo "fuzz_$$t: FAILED (log $(FUZZ_BUILD)/fuzz_$$t.log)"; exit 1; }; \
-	  grep -E '^#[0-9]+ +DONE' $(FUZZ_BUILD)/fuzz_$$t.log | tail -n 1; \
+	  grep -E '^#[0-9]+[[:space:]]+DONE' $(FUZZ_BUILD)/fuzz_$$t.log | tail -n 1; \
 	done
 
 fuzz: fuzz-build

@@ -24,6 +24,7 @@ extern "C" {
     X(TVDS_OK, 0, "success")                                                                       \
     X(TVDS_WARN_CLAMPED, 1, "a value was clamped to its valid range")                              \
     X(TVDS_WARN_NO_GNUPLOT, 2, "gnuplot not available: figure not drawn")                          \
+    X(TVDS_WARN_NOT_CONVERGED, 3, "an iterative solve stopped before its tolerance")               \
     X(TVDS_ERR_NOMEM, -1, "out of memory")                                                         \
     X(TVDS_ERR_IO, -2, "cannot open, read or write a file")                                        \
     X(TVDS_ERR_PARSE, -3, "malformed input file")                                                  \
@@ -35,7 +36,9 @@ extern "C" {
     X(TVDS_ERR_CONTACT_LOST, -9, "slave node left the master surface")                             \
     X(TVDS_ERR_SOLVER, -10, "numerical library failure")                                           \
     X(TVDS_ERR_INTERRUPTED, -11, "interrupted")                                                    \
-    X(TVDS_ERR_INTERNAL, -12, "internal error")
+    X(TVDS_ERR_INTERNAL, -12, "internal error")                                                    \
+    X(TVDS_ERR_BUSY, -13, "output directory in use by another tvds process")                       \
+    X(TVDS_ERR_WRITE, -14, "cannot write an output file")
 
 enum tvds_status {
 #define TVDS_STATUS_ENUM(name, value, msg) name = value,
@@ -47,8 +50,9 @@ enum tvds_status {
 TVDS_API const char *tvds_strerror(int status);
 /* Symbolic name of a status code ("TVDS_ERR_PARSE"); never NULL. */
 TVDS_API const char *tvds_status_name(int status);
-/* Process exit code the CLI uses for a status: 0 ok, 2 bad input, 3 divergence or solver
- * failure, 1 internal error (out of memory included). */
+/* Process exit code the CLI uses for a status: 0 ok (warnings included), 2 bad input or an
+ * output directory in use by another run, 3 divergence, solver failure or interruption,
+ * 1 internal error (out of memory, an output file that cannot be written: disk full). */
 TVDS_API int tvds_status_exit_code(int status);
 
 /* Error context: the library never prints; it records the first error here.

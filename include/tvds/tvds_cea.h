@@ -4,6 +4,8 @@
 #ifndef TVDS_CEA_H
 #define TVDS_CEA_H
 
+#include <signal.h>
+
 #include "tvds/tvds_model.h"
 
 #ifdef __cplusplus
@@ -57,6 +59,8 @@ typedef struct tvds_cea_options {
     double gap_rel;   /* refinement: two branches "approach" where their distance
                          |lambda_a - lambda_b| is a local minimum along the positions below
                          gap_rel |lambda_a|, or could close inside an interval; default 0.05 */
+    volatile sig_atomic_t *stop; /* nonzero: positions not started are skipped and
+                                    tvds_cea_run returns TVDS_ERR_INTERRUPTED; may be NULL */
 } tvds_cea_options;
 
 TVDS_API tvds_cea_options tvds_cea_options_default(void);

@@ -61,6 +61,34 @@ typedef struct tvds_summary_info {
  * killed process only ever see a complete file. Non-finite numbers are written as null. */
 TVDS_API int tvds_summary_write(const char *path, const tvds_summary_info *s, tvds_ctx *ctx);
 
+/* An output directory owned by one process (docs/outputs.md): created with its parents, locked
+ * through DIR/.lock (flock, exclusive; released by the kernel when the process ends, however it
+ * ends), with 64 KiB of disk space held in the lock file so that a run stopped by a full disk
+ * can still write its summary. *d owned by the caller (tvds_outdir_close).
+ * Returns TVDS_ERR_BUSY, naming the directory and the owner's pid, when another process owns
+ * it; TVDS_ERR_IO when it cannot be created. */
+typedef struct tvds_outdir tvds_outdir;
+TVDS_API int tvds_outdir_open(const char *dir, tvds_outdir **d, tvds_ctx *ctx);
+/* The directory's path as given to tvds_outdir_open. */
+TVDS_API const char *tvds_outdir_path(const tvds_outdir *d);
+/* Give the space reserve back to the file system (after a write failed for lack of space). */
+TVDS_API void tvds_outdir_release_reserve(tvds_outdir *d);
+/* Remove DIR/files[i] (names relative to the directory; a missing file is fine): the outputs
+ * of an earlier run that this run owns and would otherwise leave stale. */
+TVDS_API int tvds_outdir_clear(tvds_outdir *d, const char *const *files, int nfiles,
+                               tvds_ctx *ctx);
+/* Remove a directory that an earlier tvds run owned: when dir exists, take it (TVDS_ERR_BUSY
+ * when another process owns it), remove files[] and the lock file, then the directory itself
+ * if nothing else (a user's file) is left in it. */
+TVDS_API int tvds_outdir_remove(const char *dir, const char *const *files, int nfiles,
+                                tvds_ctx *ctx);
+/* Release the lock and the reserve; accepts NULL and clears *d. DIR/.lock stays (empty). */
+TVDS_API void tvds_outdir_close(tvds_outdir **d);
+
+/* Test hook: output data writes (CSV rows) may write nbytes more bytes, then fail with ENOSPC
+ * as on a full disk (a write crossing the limit is cut there); nbytes < 0 removes the limit. */
+TVDS_API void tvds_output_fail_after(long nbytes);
+
 #ifdef __cplusplus
 }
 #endif

@@ -49,17 +49,27 @@ typedef struct tvds_run_opts {
 TVDS_API tvds_run_opts tvds_run_opts_default(void);
 
 /* Run m from its initial conditions to m->opt.t_end. outdir (NULL: "out/<m->name>") is created
- * with its parents and receives history.csv, contacts.csv, energy.csv (rows at the first step on
+ * with its parents, locked for this run (TVDS_ERR_BUSY when another process holds it), cleared
+ * of an earlier run's outputs, and receives history.csv, contacts.csv, energy.csv (rows at the first step on
  * or after every multiple of m->opt.out_dt, and at the last step) and summary.json (rewritten
  * atomically every summary_interval and at the end). o may be NULL (defaults).
  * Returns TVDS_OK, the engine's error (TVDS_ERR_DIVERGED, ...: outputs so far kept valid,
- * summary status names it), TVDS_ERR_INTERRUPTED when *o->stop was set, or an I/O error. */
+ * summary status names it), TVDS_ERR_INTERRUPTED when *o->stop was set (a signal number in
+ * *o->stop is named in the message), TVDS_ERR_WRITE when an output cannot be written (disk
+ * full: the CSVs end at their last whole row, summary.json says "write_failed"). */
 TVDS_API int tvds_run(const tvds_model *m, const char *outdir, const tvds_run_opts *o,
                       tvds_ctx *ctx);
 
 /* Word for summary.json's "status" of a run that ended with code: "ok", "interrupted",
  * "diverged", "contact_lost", "singular", "solver_failure", "invalid_input", "failed". */
 TVDS_API const char *tvds_run_status_word(int code);
+
+/* A run that could not start (its case file did not read): take outdir as tvds_run would
+ * (lock), remove the outputs of any earlier run there and write summary.json with the status
+ * of code ("invalid_input", ...) and message, so that nothing in outdir says "ok". case_name
+ * may be NULL. Returns TVDS_ERR_BUSY when another process owns outdir. */
+TVDS_API int tvds_run_record_failure(const char *outdir, const char *case_name, int code,
+                                     const char *message, tvds_ctx *ctx);
 
 #ifdef __cplusplus
 }

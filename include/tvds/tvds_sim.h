@@ -52,6 +52,12 @@ TVDS_API int tvds_step(const tvds_model *m, tvds_data *d, tvds_ctx *ctx);
 TVDS_API double tvds_data_time(const tvds_data *d); /* current time [s] */
 TVDS_API double tvds_data_dt(const tvds_data *d);   /* step in use [s] */
 TVDS_API long tvds_data_steps(const tvds_data *d);  /* steps taken */
+/* Steps whose iterative contact solve stopped before its tolerance (FiLm Gauss-Seidel at
+ * film_maxit with [run] nonconverged = warn, active-set iterations at their limit). */
+TVDS_API long tvds_data_nonconverged(const tvds_data *d);
+/* Stable step of central differences for this run: substructures and penalty contacts [s]
+ * (INFINITY when nothing bounds it). */
+TVDS_API double tvds_data_stable_dt(const tvds_data *d);
 
 /* Channels of a group at the current time: *n names and values. Pointers stay valid for the
  * life of d; values are refreshed by every tvds_step. The values describe the instant

@@ -4,6 +4,8 @@
 #ifndef TVDS_SWEEP_H
 #define TVDS_SWEEP_H
 
+#include <signal.h>
+
 #include "tvds/tvds_model.h"
 
 #ifdef __cplusplus
@@ -11,6 +13,24 @@ extern "C" {
 #endif
 
 #define TVDS_SWEEP_MAX_AXES 8
+
+/* The result of one run. */
+typedef struct tvds_sweep_row {
+    long index;                        /* run index: last axis fastest */
+    double param[TVDS_SWEEP_MAX_AXES]; /* the axis values of this run */
+    int status;                        /* TVDS_OK or the run's error code */
+    int unstable;                      /* 1 unstable (squeal), 0 stable */
+    double rms, peak;                  /* transient: RMS and peak |x| of the channel over the
+                                          run [channel unit]; CEA: NaN */
+    double f_dom;                      /* transient: dominant frequency of the channel over
+                                          the second half [Hz]; CEA: frequency of the most
+                                          unstable eigenvalue [Hz] */
+    double growth;                     /* transient: ln(RMS'_q4 / RMS'_q2) / (t_end / 2) with
+                                          RMS' the RMS about the mean over the 2nd and 4th
+                                          quarter of the run [1/s]; CEA: largest real part
+                                          of the locus [1/s] */
+    double cpu_seconds;                /* CPU time of the run (read, setup, steps) [s] */
+} tvds_sweep_row;
 
 /* One grid axis: the case key (as `--set`, "contact.tip.mu") takes n values evenly spaced
  * from a to b (n = 1: a only). */
@@ -38,27 +58,18 @@ typedef struct tvds_sweep_opts {
     double growth_tol; /* transient: unstable when the growth rate of the fluctuation
                           (see tvds_sweep_row) exceeds growth_tol / t_end; default
                           2 ln(1.05) (RMS up 5 % from the second to the last quarter) */
+    const unsigned char *done; /* tvds_sweep_count entries or NULL: runs with done[idx] != 0
+                                  are skipped (already finished: --resume) */
+    volatile sig_atomic_t *stop; /* nonzero: runs not started are skipped and running ones stop
+                                    at their next step; tvds_sweep_run then returns
+                                    TVDS_ERR_INTERRUPTED. May be NULL */
+    void (*row_done)(void *user, const tvds_sweep_row *row); /* called once per finished run,
+                                  as it finishes, one call at a time (from any thread) */
+    void *user; /* passed to row_done */
 } tvds_sweep_opts;
 
 TVDS_API tvds_sweep_opts tvds_sweep_opts_default(void);
 
-/* The result of one run. */
-typedef struct tvds_sweep_row {
-    long index;                        /* run index: last axis fastest */
-    double param[TVDS_SWEEP_MAX_AXES]; /* the axis values of this run */
-    int status;                        /* TVDS_OK or the run's error code */
-    int unstable;                      /* 1 unstable (squeal), 0 stable */
-    double rms, peak;                  /* transient: RMS and peak |x| of the channel over the
-                                          run [channel unit]; CEA: NaN */
-    double f_dom;                      /* transient: dominant frequency of the channel over
-                                          the second half [Hz]; CEA: frequency of the most
-                                          unstable eigenvalue [Hz] */
-    double growth;                     /* transient: ln(RMS'_q4 / RMS'_q2) / (t_end / 2) with
-                                          RMS' the RMS about the mean over the 2nd and 4th
-                                          quarter of the run [1/s]; CEA: largest real part
-                                          of the locus [1/s] */
-    double cpu_seconds;                /* CPU time of the run (read, setup, steps) [s] */
-} tvds_sweep_row;
 
 /* Number of runs of the grid (product of the axis sizes), or -1 when an axis is invalid
  * (n < 1, nax outside 1..TVDS_SWEEP_MAX_AXES). */
@@ -74,15 +85,30 @@ TVDS_API int tvds_sweep_axis_parse(const char *text, tvds_sweep_axis *ax, tvds_c
  * change the model) and owns its run data. The rows do not depend on the number of threads
  * or on the share (cpu_seconds aside). An engine failure of one run (divergence) is recorded
  * in its row (status, unstable = 1); an input error (bad key or value) stops the sweep with
- * that error. o may be NULL (defaults). */
+ * that error. Runs skipped (o->done) or not finished (o->stop) get index -1 in rows. o may be
+ * NULL (defaults). */
 TVDS_API int tvds_sweep_run(const char *case_path, const tvds_sweep_axis *ax, int nax,
                             const tvds_sweep_opts *o, long first, long stride, tvds_sweep_row *rows,
                             long *nrows, tvds_ctx *ctx);
 
 /* Write dir/sweep.csv: header "index,<keys>,status,unstable,rms,peak,f_dom_hz,growth_1_s,
- * cpu_s", one row per run (rows in any order; written sorted by index). */
+ * cpu_s", one row per run (rows in any order, index -1 left out; written sorted by index), to
+ * a temporary file renamed over sweep.csv (readers see the old file or the new one). */
 TVDS_API int tvds_sweep_write_csv(const char *dir, const tvds_sweep_axis *ax, int nax,
                                   const tvds_sweep_row *rows, long nrows, tvds_ctx *ctx);
+
+/* The journal of finished runs, DIR/sweep.points.csv, one line per run appended as it
+ * finishes (one write each: a killed sweep leaves whole lines): every field of the row with
+ * %.17g, so that the rows read back are bit for bit the rows computed.
+ * tvds_sweep_journal_line formats row (nax parameters) into buf[n] ('\n'-terminated) and returns
+ * its length; tvds_sweep_journal_read reads the file at path into *rows (tvds_malloc'd, caller
+ * frees; the last run of an index wins) and *nrows, ignoring a last line cut short; signature
+ * (a one-line description of the case, grid and options) must equal the file's first line,
+ * else TVDS_ERR_INVALID: the journal belongs to another sweep. A missing file is 0 rows. */
+TVDS_API int tvds_sweep_journal_line(const tvds_sweep_row *row, int nax, char *buf, size_t n);
+TVDS_API int tvds_sweep_journal_read(const char *path, const char *signature, int nax,
+                                     long total, tvds_sweep_row **rows, long *nrows,
+                                     tvds_ctx *ctx);
 
 /* Draw dir/squeal_map.png: the growth rate (transient) or largest real part (CEA) over the
  * first two parameters, unstable runs marked; a line over the first parameter when there is

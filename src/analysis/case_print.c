@@ -186,36 +186,35 @@ int tvds_model_print(const tvds_model *m, FILE *out, tvds_ctx *ctx)
         fprintf(out, "\n");
     }
 
-    /* Step: the engine's stable step when it is available, else the undamped 2/omega_max. */
+    /* Step and validation: exactly what a run does before its first step (tvds_data_create:
+     * every check, the stable step of substructures and penalty contacts, the step count), so
+     * that check passes what run accepts and nothing else. */
     fprintf(out, "\ntime step\n");
-    double dt_crit = 0.0;
-    tvds_ctx sctx;
-    tvds_ctx_init(&sctx);
-    const char *src = "engine";
-    if (tvds_stable_dt(m, &dt_crit, &sctx) != TVDS_OK || !(dt_crit > 0)) {
-        src = "undamped estimate 2/omega_max";
-        dt_crit = fmax_all > 0 ? 2.0 / (TWO_PI_C * fmax_all) : 0.0;
+    tvds_data *d = NULL;
+    tvds_ctx dctx;
+    tvds_ctx_init(&dctx);
+    int drc = rc ? TVDS_OK : tvds_data_create(m, &d, &dctx);
+    if (!rc && !drc) {
+        double dt_crit = tvds_data_stable_dt(d), dt = tvds_data_dt(d);
+        if (isfinite(dt_crit))
+            fprintf(out, "  stable dt   %.6g s\n", dt_crit);
+        else
+            fprintf(out, "  stable dt   unbounded (no stiffness)\n");
+        if (o->dt_auto)
+            fprintf(out, "  chosen dt   %.6g s (auto, safety %g)", dt, o->dt_safety);
+        else
+            fprintf(out, "  chosen dt   %.6g s (given)%s", dt,
+                    dt > dt_crit ? "  ABOVE the stable step (allowed)" : "");
+        fprintf(out, "  steps %.0f\n", ceil(o->t_end / dt));
+    } else if (!rc) {
+        fprintf(out, "  (not set up: see the error)\n");
+        /* Input errors the engine finds name the case, as tvds run does. */
+        const char *cp = m->case_path;
+        if (tvds_status_exit_code(drc) == 2 && cp && strncmp(dctx.msg, cp, strlen(cp)) != 0)
+            rc = tvds_error_at(ctx, drc, dctx.src_file, dctx.src_line, "%s: %s", cp, dctx.msg);
+        else
+            rc = tvds_error_at(ctx, drc, dctx.src_file, dctx.src_line, "%s", dctx.msg);
     }
-    if (dt_crit > 0)
-        fprintf(out, "  stable dt   %.6g s (%s)\n", dt_crit, src);
-    else
-        fprintf(out, "  stable dt   unbounded (no stiffness)\n");
-    if (o->dt_auto) {
-        double dt = o->dt_safety * dt_crit;
-        fprintf(out, "  chosen dt   %.6g s (auto, safety %g)", dt, o->dt_safety);
-        if (dt > 0) fprintf(out, "  steps %.0f", ceil(o->t_end / dt));
-        fprintf(out, "\n");
-    } else {
-        fprintf(out, "  chosen dt   %.6g s (given)  steps %.0f%s\n", o->dt, ceil(o->t_end / o->dt),
-                dt_crit > 0 && o->dt > dt_crit
-                    ? (o->allow_unstable_dt ? "  ABOVE the stable step (allowed)"
-                                            : "  ABOVE the stable step: the run will refuse it")
-                    : "");
-    }
-    if (!rc && !o->dt_auto && dt_crit > 0 && o->dt > dt_crit && !o->allow_unstable_dt)
-        rc = TVDS_ERROR(ctx, TVDS_ERR_UNSTABLE_DT,
-                        "%s: [run] dt = %g s is above the stable step %g s of central differences "
-                        "(set allow_unstable_dt = yes to force it)",
-                        m->case_path ? m->case_path : (m->name ? m->name : "case"), o->dt, dt_crit);
+    tvds_data_free(&d);
     return rc;
 }

@@ -1302,7 +1302,21 @@ int tvds_cea_run(const tvds_model *m, int contact, const double *s, int npos,
 #ifdef _OPENMP
             tid = omp_get_thread_num();
 #endif
+            if (o.stop && *o.stop) {
+                pool[base + i].err = TVDS_ERR_INTERRUPTED;
+                continue;
+            }
             solve_position(&p, pool_s[i], &work[tid], &pool[base + i]);
+        }
+        if (o.stop && *o.stop) {
+            int done = 0;
+            for (int i = 0; i < base + nnew; i++)
+                done += pool[i].err != TVDS_ERR_INTERRUPTED;
+            rc = TVDS_ERROR(ctx, TVDS_ERR_INTERRUPTED,
+                            "cea: interrupted after %d of %d positions (nothing written)", done,
+                            base + nnew);
+            ncomp += nnew;
+            goto fail;
         }
         for (int i = base; i < base + nnew; i++) {
             if (pool[i].err == TVDS_OK) continue;
@@ -1614,7 +1628,11 @@ static FILE *open_csv(const char *dir, const char *stem, const char *tag, char *
         *rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "cea: out of memory");
         return NULL;
     }
-    FILE *f = fopen(*path, "w");
+    /* Written to path.tmp and renamed over path when complete: a reader, or a process killed
+     * at any moment, sees the old file or the new one, never half of one. */
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp", *path);
+    FILE *f = fopen(tmp, "w");
     if (!f) {
         *rc = TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot write: %s", *path, strerror(errno));
         tvds_free(*path);
@@ -1625,8 +1643,16 @@ static FILE *open_csv(const char *dir, const char *stem, const char *tag, char *
 
 static int close_csv(FILE *f, char *path, tvds_ctx *ctx)
 {
-    int bad = ferror(f), rc = TVDS_OK;
-    if (fclose(f) != 0 || bad) rc = TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: write error", path);
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    int rc = TVDS_OK, bad = fflush(f) != 0 || ferror(f);
+    if ((fclose(f) != 0) | bad) {
+        remove(tmp);
+        rc = TVDS_ERROR(ctx, TVDS_ERR_WRITE, "%s: write error: %s", tmp, strerror(errno));
+    } else if (rename(tmp, path) != 0) {
+        remove(tmp);
+        rc = TVDS_ERROR(ctx, TVDS_ERR_WRITE, "%s: cannot rename: %s", tmp, strerror(errno));
+    }
     tvds_free(path);
     return rc;
 }

@@ -942,8 +942,49 @@ int tvds_compare_report(const tvds_model *m, const char *outdir, const tvds_comp
 
 /* ---- Driver --------------------------------------------------------------------------------- */
 
+/* Remove what an earlier compare wrote into outdir: the report, metrics and figures, and in
+ * each method's folder (all methods, not only this run's: a re-run with fewer methods must not
+ * leave the others behind) the run's files; the folder goes when nothing else is in it. Only
+ * names tvds writes are touched: a user's own files, and folders holding them, stay. */
+static int clear_previous(tvds_outdir *od, const char *outdir, tvds_ctx *ctx)
+{
+    static const char *const top[] = {"report.md",      "report.md.tmp",   "metrics.csv",
+                                      "spectrograms.png", "spectrograms.gp", "contact.png",
+                                      "contact.gp"};
+    static const char *const per[] = {"history.csv",  "contacts.csv",     "energy.csv",
+                                      "summary.json", "summary.json.tmp", "spectrogram.csv"};
+    int rc = tvds_outdir_clear(od, top, (int)(sizeof top / sizeof *top), ctx);
+    for (int k = 0; !rc && k < TVDS_METHOD_COUNT; k++) {
+        const char *mn = tvds_method_name(k);
+        char fig[2][96];
+        const char *pf[2] = {fig[0], fig[1]};
+        snprintf(fig[0], sizeof fig[0], "accel_%s.png", mn);
+        snprintf(fig[1], sizeof fig[1], "accel_%s.gp", mn);
+        rc = tvds_outdir_clear(od, pf, 2, ctx);
+        char dir[4200];
+        snprintf(dir, sizeof dir, "%s/%s", outdir, mn);
+        if (!rc) rc = tvds_outdir_remove(dir, per, (int)(sizeof per / sizeof *per), ctx);
+    }
+    return rc;
+}
+
+static int compare_run(const tvds_model *m, const char *outdir, const tvds_compare_opts *o,
+                       tvds_compare_result *res, tvds_ctx *ctx);
+
 int tvds_compare_run(const tvds_model *m, const char *outdir, const tvds_compare_opts *o,
                      tvds_compare_result *res, tvds_ctx *ctx)
+{
+    if (!m || !outdir || !res) return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "compare: NULL argument");
+    tvds_outdir *od = NULL;
+    int rc = tvds_outdir_open(outdir, &od, ctx);
+    if (!rc) rc = clear_previous(od, outdir, ctx);
+    if (!rc) rc = compare_run(m, outdir, o, res, ctx);
+    tvds_outdir_close(&od);
+    return rc;
+}
+
+static int compare_run(const tvds_model *m, const char *outdir, const tvds_compare_opts *o,
+                       tvds_compare_result *res, tvds_ctx *ctx)
 {
     tvds_compare_opts def = tvds_compare_opts_default();
     if (!o) o = &def;
@@ -985,6 +1026,7 @@ int tvds_compare_run(const tvds_model *m, const char *outdir, const tvds_compare
             return TVDS_ERROR(ctx, TVDS_ERR_INTERRUPTED, "compare: interrupted during %s",
                               tvds_method_name(meth[i]));
         if (res->e[i].status == TVDS_ERR_NOMEM || res->e[i].status == TVDS_ERR_IO ||
+            res->e[i].status == TVDS_ERR_WRITE || res->e[i].status == TVDS_ERR_BUSY ||
             res->e[i].status == TVDS_ERR_INVALID || res->e[i].status == TVDS_ERR_UNSTABLE_DT)
             return tvds_error_at(ctx, rctx.status, rctx.src_file, rctx.src_line, "%s: %s",
                                  tvds_method_name(meth[i]), rctx.msg);

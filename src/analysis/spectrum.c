@@ -330,8 +330,9 @@ int tvds_uniform_sampling(const double *t, double **x, long *n, double *dt, int 
         if (!(d[i] > 0)) {
             tvds_free(d);
             return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
-                              "sampling: time does not increase at sample %ld (t = %.17g)", i + 1,
-                              t[i + 1]);
+                              "sampling: time does not increase at data row %ld (t = %.17g after "
+                              "%.17g)",
+                              i + 2, t[i + 1], t[i]);
         }
     }
     qsort(d, (size_t)(m - 1), sizeof *d, cmp_double);

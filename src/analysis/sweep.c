@@ -9,10 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tvds/tvds_bench.h"
 #include "tvds/tvds_case.h"
 #include "tvds/tvds_cea.h"
+#include "tvds/tvds_output.h"
 #include "tvds/tvds_plot.h"
 #include "tvds/tvds_run.h"
 #include "tvds/tvds_sim.h"
@@ -204,7 +206,12 @@ static int run_transient(const tvds_model *m, const tvds_sweep_opts *o, tvds_swe
     }
     double sumsq = 0.0, peak = 0.0;
     while (tvds_data_time(d) < t_end && k < nsteps + 1) {
-        if ((rc = tvds_step(m, d, ctx)) != TVDS_OK) break;
+        if (o->stop && *o->stop) {
+            rc = TVDS_ERROR(ctx, TVDS_ERR_INTERRUPTED, "interrupted");
+            break;
+        }
+        if ((rc = tvds_step(m, d, ctx)) < 0) break;
+        rc = TVDS_OK;
         double x = val[ch];
         sumsq += x * x;
         if (fabs(x) > peak) peak = fabs(x);
@@ -295,6 +302,8 @@ int tvds_sweep_run(const char *case_path, const tvds_sweep_axis *ax, int nax,
         long idx = first + k * stride;
         tvds_sweep_row *row = &rows[k];
         memset(row, 0, sizeof *row);
+        row->index = -1;
+        if ((o->done && o->done[idx]) || (o->stop && *o->stop)) continue;
         row->index = idx;
         row->rms = row->peak = row->f_dom = row->growth = NAN;
         grid_point(ax, nax, idx, row->param);
@@ -315,7 +324,9 @@ int tvds_sweep_run(const char *case_path, const tvds_sweep_axis *ax, int nax,
         int rc = tvds_case_read(case_path, ov, nov, &m, &c);
         if (!rc)
             rc = o->mode == TVDS_SWEEP_CEA ? run_cea(m, o, row, &c) : run_transient(m, o, row, &c);
-        if (rc && !run_error(rc)) {
+        if (rc == TVDS_ERR_INTERRUPTED) {
+            row->index = -1; /* not finished: a --resume runs it again */
+        } else if (rc && !run_error(rc)) {
             row->status = rc;
 #pragma omp critical(tvds_sweep_err)
             {
@@ -328,12 +339,25 @@ int tvds_sweep_run(const char *case_path, const tvds_sweep_axis *ax, int nax,
         }
         tvds_model_free(&m);
         row->cpu_seconds = tvds_bench_thread_cpu() - c0;
+        if (row->index >= 0 && (!rc || run_error(rc)) && o->row_done) {
+#pragma omp critical(tvds_sweep_row_done)
+            o->row_done(o->user, row);
+        }
     }
     if (err_rc) {
         if (ctx && ctx->status == TVDS_OK) *ctx = err_ctx;
         return err_rc;
     }
     *nrows = cnt;
+    if (o->stop && *o->stop) {
+        long fin = 0;
+        for (long k = 0; k < cnt; k++)
+            fin += rows[k].index >= 0;
+        return TVDS_ERROR(ctx, TVDS_ERR_INTERRUPTED,
+                          "sweep interrupted: %ld of the %ld runs of this share finished in this "
+                          "session",
+                          fin, cnt);
+    }
     return TVDS_OK;
 }
 
@@ -360,14 +384,18 @@ int tvds_sweep_write_csv(const char *dir, const tvds_sweep_axis *ax, int nax,
         return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "tvds_sweep_write_csv: bad argument");
     tvds_sweep_row *s = tvds_malloc((size_t)(nrows > 0 ? nrows : 1) * sizeof *s);
     if (!s) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "sweep: out of memory");
-    if (nrows > 0) memcpy(s, rows, (size_t)nrows * sizeof *s);
+    long ns = 0;
+    for (long r = 0; r < nrows; r++)
+        if (rows[r].index >= 0) s[ns++] = rows[r];
+    nrows = ns;
     qsort(s, (size_t)nrows, sizeof *s, cmp_row);
-    char path[4200];
+    char path[4200], tmp[4210];
     snprintf(path, sizeof path, "%s/sweep.csv", dir);
-    FILE *f = fopen(path, "w");
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
     if (!f) {
         tvds_free(s);
-        return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot create: %s", path, strerror(errno));
+        return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
     }
     fputs("index", f);
     for (int i = 0; i < nax; i++)
@@ -390,8 +418,122 @@ int tvds_sweep_write_csv(const char *dir, const tvds_sweep_axis *ax, int nax,
         fprintf(f, ",%.6g\n", s[r].cpu_seconds);
     }
     tvds_free(s);
-    if (ferror(f) | fclose(f)) return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: write failed", path);
+    int bad = fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0;
+    if ((fclose(f) != 0) | bad) {
+        remove(tmp);
+        return TVDS_ERROR(ctx, TVDS_ERR_WRITE, "%s: write failed: %s", tmp, strerror(errno));
+    }
+    if (rename(tmp, path) != 0) {
+        remove(tmp);
+        return TVDS_ERROR(ctx, TVDS_ERR_WRITE, "%s: cannot rename: %s", tmp, strerror(errno));
+    }
     return TVDS_OK;
+}
+
+int tvds_sweep_journal_line(const tvds_sweep_row *r, int nax, char *buf, size_t n)
+{
+    size_t len = 0;
+    int k = snprintf(buf, n, "%ld", r->index);
+    len = k > 0 ? (size_t)k : 0;
+    double v[TVDS_SWEEP_MAX_AXES + 7];
+    int nv = 0;
+    for (int i = 0; i < nax; i++)
+        v[nv++] = r->param[i];
+    v[nv++] = r->status;
+    v[nv++] = r->unstable;
+    v[nv++] = r->rms;
+    v[nv++] = r->peak;
+    v[nv++] = r->f_dom;
+    v[nv++] = r->growth;
+    v[nv++] = r->cpu_seconds;
+    for (int i = 0; i < nv && len < n; i++) {
+        char num[32];
+        tvds_format_double(v[i], num);
+        k = snprintf(buf + len, n - len, ",%s", num);
+        len += k > 0 ? (size_t)k : 0;
+    }
+    if (len + 1 < n) {
+        buf[len++] = '\n';
+        buf[len] = '\0';
+    }
+    return (int)len;
+}
+
+int tvds_sweep_journal_read(const char *path, const char *signature, int nax, long total,
+                            tvds_sweep_row **rows, long *nrows, tvds_ctx *ctx)
+{
+    *rows = NULL;
+    *nrows = 0;
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        if (errno == ENOENT) return TVDS_OK;
+        return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    }
+    tvds_sweep_row *r = tvds_calloc((size_t)(total > 0 ? total : 1), sizeof *r);
+    char *seen = tvds_calloc((size_t)(total > 0 ? total : 1), 1);
+    char line[1024];
+    int rc = TVDS_OK;
+    long lineno = 0, n = 0;
+    if (!r || !seen) rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
+    while (!rc && fgets(line, sizeof line, f)) {
+        lineno++;
+        size_t len = strlen(line);
+        int whole = len > 0 && line[len - 1] == '\n';
+        if (whole) line[--len] = '\0';
+        if (lineno == 1) {
+            if (!whole || strcmp(line, signature) != 0)
+                rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                                "%s: written by another sweep (other case, grid or options): "
+                                "run without --resume to start afresh",
+                                path);
+            continue;
+        }
+        if (!whole) break; /* a line cut by a kill: that run is done again */
+        double v[1 + TVDS_SWEEP_MAX_AXES + 7];
+        int nv = 0, want = 1 + nax + 7;
+        char *p = line, *e;
+        while (nv < want) {
+            v[nv] = strtod(p, &e);
+            if (e == p) break;
+            nv++;
+            if (*e != ',') break;
+            p = e + 1;
+        }
+        long idx = nv > 0 ? (long)v[0] : -1;
+        if (nv != want || *e != '\0' || idx < 0 || idx >= total || v[0] != (double)idx) {
+            rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s:%ld: not a sweep journal line", path,
+                            lineno);
+            break;
+        }
+        tvds_sweep_row row;
+        memset(&row, 0, sizeof row);
+        row.index = idx;
+        for (int i = 0; i < nax; i++)
+            row.param[i] = v[1 + i];
+        const double *w = v + 1 + nax;
+        row.status = (int)w[0];
+        row.unstable = (int)w[1];
+        row.rms = w[2];
+        row.peak = w[3];
+        row.f_dom = w[4];
+        row.growth = w[5];
+        row.cpu_seconds = w[6];
+        r[idx] = row;
+        if (!seen[idx]) n++;
+        seen[idx] = 1;
+    }
+    fclose(f);
+    if (!rc) {
+        long k = 0;
+        for (long i = 0; i < total; i++)
+            if (seen[i]) r[k++] = r[i];
+        *rows = r;
+        *nrows = n;
+        r = NULL;
+    }
+    tvds_free(r);
+    tvds_free(seen);
+    return rc;
 }
 
 int tvds_sweep_plot(const char *dir, const tvds_sweep_axis *ax, int nax, const tvds_sweep_row *rows,

@@ -161,14 +161,16 @@ void tvds_cli_progress_clear(tvds_cli_progress *p)
     p->shown = 0;
 }
 
-/* ---- Ctrl-C --------------------------------------------------------------------------------- */
+/* ---- Stop signals ------------------------------------------------------------------------- */
 
 static volatile sig_atomic_t stop_flag = 0;
 
-static void on_sigint(int sig)
+/* SIGINT (Ctrl-C), SIGTERM (kill, job schedulers, systemd) and SIGHUP (closed terminal or ssh
+ * session) all ask for the same clean stop; the flag holds the signal's number so that the
+ * summary can name it. */
+static void on_stop_signal(int sig)
 {
-    (void)sig;
-    stop_flag = 1;
+    stop_flag = sig;
 }
 
 volatile sig_atomic_t *tvds_cli_stop_flag(void)
@@ -176,19 +178,29 @@ volatile sig_atomic_t *tvds_cli_stop_flag(void)
     return &stop_flag;
 }
 
+static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
+#define NSTOP ((int)(sizeof stop_signals / sizeof stop_signals[0]))
+
 void tvds_cli_sigint(int install)
 {
-    static struct sigaction old;
-    if (install) {
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_sigint;
-        sigemptyset(&sa.sa_mask);
-        sa.sa_flags = SA_RESETHAND; /* a second Ctrl-C kills at once */
-        sigaction(SIGINT, &sa, &old);
-    } else {
-        sigaction(SIGINT, &old, NULL);
+    static struct sigaction old[NSTOP];
+    for (int i = 0; i < NSTOP; i++) {
+        if (install) {
+            struct sigaction sa;
+            memset(&sa, 0, sizeof sa);
+            sa.sa_handler = on_stop_signal;
+            sigemptyset(&sa.sa_mask);
+            sa.sa_flags = SA_RESETHAND; /* a second signal kills at once */
+            sigaction(stop_signals[i], &sa, &old[i]);
+        } else {
+            sigaction(stop_signals[i], &old[i], NULL);
+        }
     }
+}
+
+const char *tvds_cli_signal_name(int sig)
+{
+    return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "signal";
 }
 
 /* ---- Option tables -------------------------------------------------------------------------- */

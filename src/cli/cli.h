@@ -99,9 +99,12 @@ void tvds_cli_progress_show(void *user, const tvds_progress *pr);
 /* Erase the progress line if one is shown. */
 void tvds_cli_progress_clear(tvds_cli_progress *p);
 
-/* Ctrl-C: install (1) or restore (0) a handler that sets the stop flag (a tvds_run_opts.stop);
- * the handler resets itself, so a second Ctrl-C kills at once. */
+/* Stop signals (SIGINT, SIGTERM, SIGHUP): install (1) or restore (0) handlers that set the stop
+ * flag (a tvds_run_opts.stop) to the signal's number; each handler resets itself, so a second
+ * signal kills at once. */
 void tvds_cli_sigint(int install);
 volatile sig_atomic_t *tvds_cli_stop_flag(void);
+/* "SIGINT", "SIGTERM", "SIGHUP" or "signal". */
+const char *tvds_cli_signal_name(int sig);
 
 #endif

@@ -45,8 +45,14 @@ static void cea_help(FILE *out)
             "  -o, --output D  output directory (created; default out/<case name>/cea)\n"
             "  -h, --help      this help\n"
             "\n"
-            "exit codes: 0 success (a missing gnuplot is a warning), 2 bad input, 3 solver\n"
-            "failure.\n"
+            "The output directory belongs to one command at a time (D/.lock); the outputs of an\n"
+            "earlier CEA there are removed first. Ctrl-C, SIGTERM or SIGHUP stop the positions\n"
+            "not started and exit 3 without writing anything; files are written whole (to a\n"
+            "temporary name, then renamed).\n"
+            "\n"
+            "exit codes: 0 success (a missing gnuplot is a warning), 2 bad input or D in use,\n"
+            "3 solver failure or interrupted, 1 internal error or an output that cannot be\n"
+            "written.\n"
             "\n"
             "example:\n"
             "  tvds cea models/beam_on_beam/beam_on_beam.ini --positions 201 -o out/beam/cea\n");
@@ -170,9 +176,16 @@ int tvds_cmd_cea(int argc, char **argv)
     tvds_ctx ctx;
     tvds_model *m = NULL;
     tvds_cea_result *res = NULL, *und = NULL;
+    tvds_outdir *od = NULL;
     double *s = NULL;
     char *dir = NULL;
-    if ((rc = tvds_cli_read_case(case_path, &sets, &m, &ctx)) != 0) return rc;
+    /* From here a stop signal is a clean stop (the CEA sees the flag before its first
+     * position), not a kill half way through the set-up. */
+    tvds_cli_sigint(1);
+    if ((rc = tvds_cli_read_case(case_path, &sets, &m, &ctx)) != 0) {
+        tvds_cli_sigint(0);
+        return rc;
+    }
     int contact = 0;
     if (m->ncontact < 1) {
         fprintf(stderr, "tvds: %s: the case has no contact to analyse\n", case_path);
@@ -217,9 +230,30 @@ int tvds_cmd_cea(int argc, char **argv)
         snprintf(dir, len, "out/%s/cea", name);
         outdir = dir;
     }
+    /* The directory belongs to this command while it runs; the outputs of an earlier CEA there
+     * go first, so that an interrupted or failed one leaves nothing that looks current. */
+    static const char *const owned[] = {"locus.csv",
+                                        "unstable.csv",
+                                        "locus.png",
+                                        "stability.png",
+                                        "locus.gp",
+                                        "stability.gp",
+                                        "locus.csv.tmp",
+                                        "unstable.csv.tmp",
+                                        "locus_undamped.csv",
+                                        "unstable_undamped.csv",
+                                        "locus_undamped.csv.tmp",
+                                        "unstable_undamped.csv.tmp"};
+    rc = tvds_outdir_open(outdir, &od, &ctx);
+    if (!rc) rc = tvds_outdir_clear(od, owned, (int)(sizeof owned / sizeof *owned), &ctx);
+    if (rc) {
+        rc = tvds_cli_report(rc, &ctx);
+        goto out;
+    }
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     if (norefine) o.refine = 0;
+    o.stop = tvds_cli_stop_flag();
     rc = tvds_cea_run(m, contact, s, npos, &o, &res, &ctx);
     if (!rc && !noundamped) {
         tvds_cea_options ou = o;
@@ -243,8 +277,7 @@ int tvds_cmd_cea(int argc, char **argv)
             goto out;
         }
     }
-    rc = tvds_mkdir_p(outdir, &ctx);
-    if (!rc) rc = tvds_cea_write_csv(res, outdir, &ctx);
+    rc = tvds_cea_write_csv(res, outdir, &ctx);
     if (!rc && und) rc = tvds_cea_write_csv_tag(und, outdir, "_undamped", &ctx);
     if (rc) {
         rc = tvds_cli_report(rc, &ctx);
@@ -300,6 +333,8 @@ int tvds_cmd_cea(int argc, char **argv)
     }
     rc = 0;
 out:
+    tvds_cli_sigint(0);
+    tvds_outdir_close(&od);
     tvds_cea_result_free(&res);
     tvds_cea_result_free(&und);
     tvds_model_free(&m);

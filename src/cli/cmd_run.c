@@ -25,11 +25,14 @@ static void run_help(FILE *out)
             "  -h, --help           this help\n"
             "\n"
             "A progress line is shown on stderr (when it is a terminal) for runs longer than\n"
-            "about 2 s. Ctrl-C stops the run cleanly: outputs are flushed and summary.json says\n"
-            "\"interrupted\".\n"
+            "about 2 s. Ctrl-C, SIGTERM or SIGHUP stop the run cleanly: the CSVs end at their\n"
+            "last whole row and summary.json says \"interrupted\". DIR belongs to one run at a\n"
+            "time (DIR/.lock); a run clears the outputs of the previous one before it starts,\n"
+            "and with -o a case that does not read leaves a summary.json saying why.\n"
             "\n"
-            "exit codes: 0 success, 2 bad input, 3 divergence, solver failure or interrupted\n"
-            "(outputs so far kept), 1 internal error.\n"
+            "exit codes: 0 success, 2 bad input or DIR in use by another run, 3 divergence,\n"
+            "solver failure or interrupted (outputs so far kept), 1 internal error or an output\n"
+            "that cannot be written (disk full; summary.json says \"write_failed\").\n"
             "\n"
             "example:\n"
             "  tvds run models/shoe/sdnd100a_lagrange.ini -o out/shoe --method film "
@@ -72,10 +75,24 @@ int tvds_cmd_run(int argc, char **argv)
 
     tvds_ctx ctx;
     tvds_model *m = NULL;
-    if ((code = tvds_cli_read_case(case_path, &sets, &m, &ctx)) != 0) return code;
+    /* A stop signal during the set-up stops the run before its first step (summary.json says
+     * "interrupted") instead of killing it half way. */
+    tvds_cli_sigint(1);
+    if ((code = tvds_cli_read_case(case_path, &sets, &m, &ctx)) != 0) {
+        tvds_cli_sigint(0);
+        /* With -o the directory is known although the case is not: an earlier run's "ok"
+         * outputs there are replaced by a summary saying why this one did not run. */
+        if (outdir) {
+            tvds_ctx fctx;
+            tvds_ctx_init(&fctx);
+            if (tvds_run_record_failure(outdir, NULL, ctx.status, ctx.msg, &fctx) ==
+                TVDS_ERR_BUSY)
+                tvds_cli_report(TVDS_ERR_BUSY, &fctx);
+        }
+        return code;
+    }
     if (meth >= 0) m->opt.method = meth;
 
-    tvds_cli_sigint(1);
     tvds_cli_progress ps;
     tvds_cli_progress_init(&ps, quiet, "run");
     tvds_run_result res;
@@ -92,7 +109,9 @@ int tvds_cmd_run(int argc, char **argv)
     int rc = tvds_run(m, outdir, &o, &ctx);
     tvds_cli_sigint(0);
     tvds_cli_progress_clear(&ps);
-    if (rc) {
+    if (rc > 0) /* reached t_end with a warning: said on stderr, exit 0 */
+        fprintf(stderr, "tvds: warning: %s\n", ctx.msg[0] ? ctx.msg : tvds_strerror(rc));
+    if (rc < 0) {
         code = tvds_cli_report(rc, &ctx);
     } else if (!quiet) {
         printf("tvds: %s (%s): %ld steps of %.6g s to t = %.6g s, %.3f s CPU (%.3g us/step); "

@@ -185,7 +185,13 @@ int tvds_cmd_spectrogram(int argc, char **argv)
     double dt;
     int resampled = 0;
     rc = tvds_uniform_sampling(t, &x, &n, &dt, &resampled, &ctx);
-    if (rc) goto report;
+    if (rc) { /* name the file the samples came from */
+        tvds_ctx fctx;
+        tvds_ctx_init(&fctx);
+        tvds_error_at(&fctx, rc, ctx.src_file, ctx.src_line, "%s: %s", hist, ctx.msg);
+        ctx = fctx;
+        goto report;
+    }
     if (resampled)
         fprintf(stderr, "tvds: warning: %s is not uniformly sampled; resampled at dt = %.6g s\n",
                 hist, dt);

@@ -71,6 +71,9 @@ static void study_help(FILE *out)
             "CASE must name two substructures beam1 and beam2, drive A by [constraint drive] and\n"
             "load it by [load Fy] (models/beam_on_beam/beam_on_beam.ini). Progress goes to\n"
             "stderr; the summary to stdout.\n"
+            "Ctrl-C, SIGTERM or SIGHUP stop the study at the next position (CEA) or step\n"
+            "(transients); report.md then says it was interrupted, and where.\n"
+            "\n"
             "exit codes: 0 success, 2 bad input, 3 solver failure or interrupted, 1 internal.\n",
             1e3 * STUDY_S_LO, 1e3 * STUDY_S_HI, STUDY_MU_LO, STUDY_MU_LO + STUDY_MU_STEP,
             STUDY_MU_HI, STUDY_G_MIN, STUDY_T_ENTRY, STUDY_T_AFTER, STUDY_DS);
@@ -192,6 +195,7 @@ static int survey(const tvds_model *m, const double *s, int npos, int state, int
                   int threads, double t_damp, tvds_cea_result **out, tvds_ctx *ctx)
 {
     tvds_cea_options co = tvds_cea_options_default();
+    co.stop = tvds_cli_stop_flag();
     co.nthreads = threads;
     co.state = state;
     co.undamped = undamped;
@@ -313,6 +317,7 @@ static int run_part(const char *case_path, const tvds_cli_sets *sets, const char
     tvds_cea_options co = tvds_cea_options_default();
     co.nthreads = threads;
     co.ds_min = STUDY_DS_MIN;
+    co.stop = tvds_cli_stop_flag();
     rc = tvds_cea_run(m, 0, pos, npos, &co, &pt->cea, ctx);
     free(pos);
     if (!rc) rc = tvds_cea_growth(pt->cea, m, 0, pt->s_a, pt->t_end, 1e-5, ctx);
@@ -346,9 +351,7 @@ static int run_part(const char *case_path, const tvds_cli_sets *sets, const char
     o.stage = tvds_cli_compare_stage;
     o.user = pg;
     o.stop = tvds_cli_stop_flag();
-    tvds_cli_sigint(1);
     rc = tvds_compare_run(m, dir, &o, &pt->res, ctx);
-    tvds_cli_sigint(0);
     tvds_cli_progress_clear(pg);
     tvds_model_free(&m);
     if (rc < 0) return rc;
@@ -535,6 +538,11 @@ int tvds_cmd_study(int argc, char **argv)
     tvds_ctx_init(&ctx);
     int rc;
     code = 0;
+    /* Ctrl-C, SIGTERM, SIGHUP: every stage stops cleanly (the CEA between positions, the runs
+     * between steps) and report.md says where the study was interrupted. */
+    const char *stage = "model";
+    volatile sig_atomic_t *stop = tvds_cli_stop_flag();
+    tvds_cli_sigint(1);
     tvds_model *m = NULL;
     tvds_cea_result *cd = NULL, *cu = NULL, *cx = NULL, *cmu = NULL;
     const tvds_cea_result *chosen = NULL; /* the CEA of the chosen mu (cd or cmu) */
@@ -555,6 +563,7 @@ int tvds_cmd_study(int argc, char **argv)
     if ((rc = tvds_mkdir_p(outdir, &ctx))) goto fail;
     snprintf(mdir, sizeof mdir, "%s/model", outdir);
     if ((rc = study_model(case_path, &sets, mdir, 0.020, 0.0, 0.0, &m, &ctx))) goto fail;
+    if (*stop) goto interrupted;
     double mu_case = m->contacts[0].mu_k, t_damp = damping_end(m);
     double v_ss = fabs(tvds_fn_deriv(&m->contacts[0].slave_kin[0], t_damp, 1));
     if (!quiet)
@@ -572,6 +581,7 @@ int tvds_cmd_study(int argc, char **argv)
     for (int i = 0; i < npos; i++)
         pos[i] = STUDY_S_LO + (STUDY_S_HI - STUDY_S_LO) * i / (npos - 1);
     double tc = now_s();
+    stage = "CEA survey";
     if (!quiet)
         fprintf(stderr, "study: [2/4] CEA survey, s = %g ... %g mm (%d positions + refinement), "
                         "deformed damped / undamped, undeformed damped\n",
@@ -600,6 +610,7 @@ int tvds_cmd_study(int argc, char **argv)
 
     /* 3. The paper's procedure for mu. */
     double tm = now_s(), mu_pick = mu_user;
+    stage = "procedure for mu";
     int found = 0;
     if (mu_user <= 0) {
         for (int k = 0; nmu < 32; k++) {
@@ -651,6 +662,7 @@ int tvds_cmd_study(int argc, char **argv)
 
     /* 4. Transients. */
     if (!notrans) {
+        stage = "transients";
         if (!quiet) fprintf(stderr, "study: [4/4] transients\n");
         if (wa >= 0) {
             pa.mu = mu_case;
@@ -697,9 +709,32 @@ int tvds_cmd_study(int argc, char **argv)
     if (!quiet) fprintf(stderr, "study: done in %.1f s\n", now_s() - t_start);
     goto done;
 
+interrupted:
+    if (*stop && rc == TVDS_OK)
+        rc = TVDS_ERROR(&ctx, TVDS_ERR_INTERRUPTED, "study: interrupted after the %s stage",
+                        stage);
 fail:
+    if (rc == TVDS_ERR_INTERRUPTED) {
+        /* The study's summary: report.md replaced (whole) by the reason it stopped. */
+        char rp[2100], tp[2110];
+        snprintf(rp, sizeof rp, "%s/report.md", outdir);
+        snprintf(tp, sizeof tp, "%s.tmp", rp);
+        FILE *fp = fopen(tp, "w");
+        if (fp) {
+            int sig = (int)*stop;
+            fprintf(fp,
+                    "# Beam-on-beam study: interrupted\n\nStatus: **interrupted** (%s) during the "
+                    "%s stage, after %.1f s.\n\n%s\n\nThe outputs of the finished stages "
+                    "(model/, cea/, and for the transients each method's summary.json, which "
+                    "says \"interrupted\" for the run that was stopped) are whole; run the "
+                    "study again to complete it.\n",
+                    tvds_cli_signal_name(sig), stage, now_s() - t_start, ctx.msg);
+            if ((fclose(fp) != 0) | (rename(tp, rp) != 0)) remove(tp);
+        }
+    }
     code = tvds_cli_report(rc, &ctx);
 done:
+    tvds_cli_sigint(0);
     free(pos);
     tvds_cea_result_free(&cd);
     tvds_cea_result_free(&cu);

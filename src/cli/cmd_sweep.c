@@ -1,9 +1,13 @@
 /* cmd_sweep.c — `tvds sweep`: a grid of runs over case parameters (OpenMP threads over runs;
  * MPI ranks when built with `make MPI=1`), one CSV row per run and a squeal-propensity map. */
+#include <errno.h>
+#include <fcntl.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "tvds/tvds_bench.h"
@@ -36,11 +40,18 @@ static void sweep_help(FILE *out)
             "  --positions N   CEA positions along the surface (default 21)\n"
             "  --set K=V       fixed override applied to every run (repeatable)\n"
             "  --threads N     OpenMP threads (default: OpenMP's default)\n"
-            "  -o, --output D  output directory (created)\n"
+            "  -o, --output D  output directory (created; one sweep at a time: DIR/.lock)\n"
+            "  --resume        keep the runs already finished in DIR/sweep.points.csv (same\n"
+            "                  case, grid and options) and run only the missing ones\n"
             "  -h, --help      this help\n"
             "\n"
             "Transient runs are unstable when the RMS of the channel's fluctuation grows by more\n"
             "than 5 %% from the second to the last quarter of the run, or when the run diverges.\n"
+            "\n"
+            "Each run is appended to DIR/sweep.points.csv as it finishes. Ctrl-C, SIGTERM or\n"
+            "SIGHUP stop the sweep (exit 3): the finished runs stay there and in sweep.csv, and\n"
+            "'--resume' completes the grid; the final sweep.csv is the same as an uninterrupted\n"
+            "sweep's (cpu_s aside). Without --resume a sweep clears DIR's sweep outputs first.\n"
             "\n"
             "example:\n"
             "  tvds sweep bench/cases/beam_on_beam.ini --grid contact.tip.mu=0.1:0.5:5 \\\n"
@@ -50,6 +61,7 @@ static void sweep_help(FILE *out)
 /* Parse the arguments; 0 to go on, otherwise the exit code (-1: --help printed, exit 0). */
 typedef struct sweep_args {
     const char *case_path, *outdir;
+    int resume;
     tvds_sweep_axis ax[TVDS_SWEEP_MAX_AXES];
     int nax;
     tvds_sweep_opts o;
@@ -63,6 +75,7 @@ static int parse_args(int argc, char **argv, sweep_args *a)
     const char *val;
     const tvds_cli_opt opts[] = {{"--channel", NULL, &a->o.channel, NULL, 0},
                                  {"--output", "-o", &a->outdir, NULL, 0},
+                                 {"--resume", NULL, NULL, &a->resume, 1},
                                  {NULL, NULL, NULL, NULL, 0}};
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
@@ -156,6 +169,50 @@ static void unpack(const double *v, tvds_sweep_row *r)
 }
 #endif
 
+/* The outputs a sweep owns in DIR (cleared by a sweep that does not resume). */
+static const char *const sweep_files[] = {"sweep.csv",        "sweep.csv.tmp",
+                                          "sweep.points.csv", "squeal_map.dat",
+                                          "squeal_unstable.dat", "squeal_map.png",
+                                          "squeal_map.gp"};
+
+/* First line of the journal: everything that decides the rows (case, mode, channel, options,
+ * fixed overrides, grid), so that --resume never mixes the runs of two different sweeps. */
+static void journal_signature(const sweep_args *a, char *buf, size_t n)
+{
+    size_t len = 0;
+#define SIG_APPEND(...)                                                                            \
+    do {                                                                                           \
+        int k_ = snprintf(buf + len, len < n ? n - len : 0, __VA_ARGS__);                          \
+        if (k_ > 0) len += (size_t)k_;                                                             \
+        if (len >= n) len = n - 1;                                                                 \
+    } while (0)
+    SIG_APPEND("# tvds sweep points: case=%s mode=%s channel=%s positions=%d growth_tol=%.17g",
+               a->case_path, a->o.mode == TVDS_SWEEP_CEA ? "cea" : "transient",
+               a->o.channel ? a->o.channel : "(first)", a->o.cea_npos, a->o.growth_tol);
+    for (int i = 0; i < a->sets.n; i++)
+        SIG_APPEND(" set=%s", a->sets.v[i]);
+    for (int i = 0; i < a->nax; i++)
+        SIG_APPEND(" grid=%s=%.17g:%.17g:%d", a->ax[i].key, a->ax[i].a, a->ax[i].b, a->ax[i].n);
+#undef SIG_APPEND
+    for (char *p = buf; *p; p++)
+        if (*p == '\n' || *p == '\r') *p = ' ';
+}
+
+typedef struct journal {
+    int fd;
+    int nax;
+    int failed;
+} journal;
+
+/* row_done: one write() per finished run (O_APPEND), so a killed sweep leaves whole lines. */
+static void journal_row(void *user, const tvds_sweep_row *row)
+{
+    journal *j = user;
+    char line[1024];
+    int len = tvds_sweep_journal_line(row, j->nax, line, sizeof line);
+    if (j->fd < 0 || write(j->fd, line, (size_t)len) != len) j->failed = 1;
+}
+
 int tvds_cmd_sweep(int argc, char **argv)
 {
     int rank = 0, size = 1;
@@ -182,15 +239,29 @@ int tvds_cmd_sweep(int argc, char **argv)
     }
     tvds_ctx ctx;
     tvds_ctx_init(&ctx);
-    int rc = rank == 0 ? tvds_mkdir_p(a.outdir, &ctx) : TVDS_OK;
+    tvds_outdir *od = NULL;
+    int rc = TVDS_OK;
+    if (rank == 0) {
+        rc = tvds_outdir_open(a.outdir, &od, &ctx);
+        if (!rc && !a.resume)
+            rc = tvds_outdir_clear(od, sweep_files, (int)(sizeof sweep_files / sizeof *sweep_files),
+                                   &ctx);
+    }
+#ifdef TVDS_MPI
+    MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+#endif
     if (rc) {
         tvds_cli_sets_free(&a.sets);
-        int ec = tvds_cli_report(rc, &ctx);
+        int ec = rank == 0 ? tvds_cli_report(rc, &ctx) : 2;
+        tvds_outdir_close(&od);
 #ifdef TVDS_MPI
         MPI_Abort(MPI_COMM_WORLD, ec);
 #endif
         return ec;
     }
+    char jpath[4200], sig[4096];
+    snprintf(jpath, sizeof jpath, "%s/sweep.points.csv", a.outdir);
+    journal_signature(&a, sig, sizeof sig);
     long total = tvds_sweep_count(a.ax, a.nax);
     long share = (total + size - 1) / size;
     tvds_sweep_row *rows = calloc((size_t)(share > 0 ? share : 1), sizeof *rows);
@@ -198,11 +269,63 @@ int tvds_cmd_sweep(int argc, char **argv)
         tvds_cli_sets_free(&a.sets);
         SWEEP_RETURN(1);
     }
+    /* Runs already finished (--resume), then the journal that receives the new ones. */
+    unsigned char *done = calloc((size_t)(total > 0 ? total : 1), 1);
+    tvds_sweep_row *prev = NULL;
+    long nprev = 0;
+    rc = done ? TVDS_OK : TVDS_ERR_NOMEM;
+    if (!rc && a.resume) rc = tvds_sweep_journal_read(jpath, sig, a.nax, total, &prev, &nprev, &ctx);
+    for (long i = 0; !rc && i < nprev; i++)
+        done[prev[i].index] = 1;
+    tvds_free(prev);
+    journal jr = {-1, a.nax, 0};
+#ifdef TVDS_MPI
+    /* Rank 0 opens the journal and writes its first line before any rank appends a run. */
+    if (rank != 0) MPI_Barrier(MPI_COMM_WORLD);
+#endif
+    if (!rc) {
+        jr.fd = open(jpath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+        struct stat st;
+        if (jr.fd < 0 || fstat(jr.fd, &st) != 0)
+            rc = TVDS_ERROR(&ctx, TVDS_ERR_IO, "%s: cannot open: %s", jpath, strerror(errno));
+        else if (st.st_size == 0 && rank == 0) {
+            size_t sl = strlen(sig);
+            sig[sl] = '\n';
+            if (write(jr.fd, sig, sl + 1) != (ssize_t)(sl + 1))
+                rc = TVDS_ERROR(&ctx, TVDS_ERR_WRITE, "%s: write failed: %s", jpath,
+                                strerror(errno));
+            sig[sl] = '\0';
+        }
+    }
+#ifdef TVDS_MPI
+    if (rank == 0) MPI_Barrier(MPI_COMM_WORLD);
+#endif
+    if (rc) {
+        int ec = tvds_cli_report(rc, &ctx);
+        if (jr.fd >= 0) close(jr.fd);
+        free(done);
+        free(rows);
+        tvds_outdir_close(&od);
+        tvds_cli_sets_free(&a.sets);
+        SWEEP_RETURN(ec);
+    }
+    if (a.resume && rank == 0)
+        printf("sweep: resuming: %ld of %ld runs already in %s\n", nprev, total, jpath);
+    a.o.done = done;
+    a.o.row_done = journal_row;
+    a.o.user = &jr;
+    a.o.stop = tvds_cli_stop_flag();
+    tvds_cli_sigint(1);
     long nrows = 0;
     double w0 = tvds_bench_now();
     rc = tvds_sweep_run(a.case_path, a.ax, a.nax, &a.o, rank, size, rows, &nrows, &ctx);
     double wall = tvds_bench_now() - w0;
-    int exit_code = 0;
+    tvds_cli_sigint(0);
+    close(jr.fd);
+    free(done);
+    int exit_code = 0, interrupted = rc == TVDS_ERR_INTERRUPTED;
+    if (!rc && jr.failed)
+        rc = TVDS_ERROR(&ctx, TVDS_ERR_WRITE, "%s: write failed", jpath);
     if (rc) exit_code = tvds_cli_report(rc, &ctx);
     tvds_sweep_row *all = rows;
     long nall = nrows;
@@ -247,11 +370,21 @@ int tvds_cmd_sweep(int argc, char **argv)
     free(displ);
     free(recv);
 #endif
-    if (rank == 0 && !exit_code) {
+    if (rank == 0 && (!exit_code || interrupted)) {
+        /* sweep.csv comes from the journal: the runs of this session and of the earlier ones
+         * (--resume), bit for bit as computed. */
+        if (all != rows) free(all);
+        all = NULL;
         tvds_ctx_init(&ctx);
-        rc = all ? tvds_sweep_write_csv(a.outdir, a.ax, a.nax, all, nall, &ctx) : TVDS_ERR_NOMEM;
+        rc = tvds_sweep_journal_read(jpath, sig, a.nax, total, &all, &nall, &ctx);
+        if (!rc) rc = tvds_sweep_write_csv(a.outdir, a.ax, a.nax, all, nall, &ctx);
         if (rc) exit_code = tvds_cli_report(rc, &ctx);
-        if (!rc) {
+        if (interrupted)
+            fprintf(stderr,
+                    "tvds: sweep: %ld of %ld runs finished, kept in %s and %s/sweep.csv; run the "
+                    "same command with --resume to complete the grid\n",
+                    nall, total, jpath, a.outdir);
+        if (!rc && !interrupted) {
             tvds_ctx_init(&ctx);
             int pr2 = tvds_sweep_plot(a.outdir, a.ax, a.nax, all, nall, a.o.mode, &ctx);
             if (pr2 > 0)
@@ -261,17 +394,19 @@ int tvds_cmd_sweep(int argc, char **argv)
         }
         long nun = 0;
         double cpu = 0.0;
-        for (long i = 0; i < nall; i++) {
+        for (long i = 0; !interrupted && i < nall; i++) {
             nun += all[i].unstable;
             cpu += all[i].cpu_seconds;
         }
         int nt = a.o.nthreads > 0 ? a.o.nthreads : omp_get_max_threads();
-        printf("sweep: %ld runs (%ld unstable) in %.3f s wall, %.3f runs/s, %.3f CPU s; %d "
+        if (!interrupted)
+            printf("sweep: %ld runs (%ld unstable) in %.3f s wall, %.3f runs/s, %.3f CPU s; %d "
                "thread(s) x %d rank(s); wrote %s/sweep.csv and %s/squeal_map.png\n",
                nall, nun, wall, wall > 0 ? nall / wall : 0.0, cpu, nt, size, a.outdir, a.outdir);
     }
-    if (all != rows) free(all);
+    if (all != rows) tvds_free(all);
     free(rows);
+    tvds_outdir_close(&od);
     tvds_cli_sets_free(&a.sets);
     SWEEP_RETURN(exit_code);
 }

@@ -41,8 +41,10 @@ static void usage(FILE *out)
     for (int i = 0; i < NCOMMANDS; i++)
         fprintf(out, "  %-12s %s\n", commands[i].name, commands[i].summary);
     fprintf(out, "\n"
-                 "exit codes: 0 success, 1 internal error, 2 bad input (one line on stderr naming\n"
-                 "file and line), 3 divergence or solver failure (outputs so far are kept).\n"
+                 "exit codes: 0 success, 1 internal error or an output that cannot be written\n"
+                 "(full disk), 2 bad input (one line on stderr naming file and line) or an\n"
+                 "output directory in use, 3 divergence, solver failure or interruption\n"
+                 "(SIGINT, SIGTERM, SIGHUP; outputs so far are kept).\n"
                  "Case files: docs/case-file.md. Outputs: docs/outputs.md.\n");
 }
 

@@ -170,6 +170,8 @@ tvds_options tvds_options_default(void)
     o.win_t1 = 0.0;
     o.film_tol = 1e-10;
     o.film_maxit = 100;
+    o.nonconverged_error = 1;
+    o.max_steps = 100000000L;
     o.v_stick = 1e-9;
     o.modal = 1;
     return o;

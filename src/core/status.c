@@ -40,6 +40,7 @@ int tvds_status_exit_code(int status)
     case TVDS_ERR_INVALID:
     case TVDS_ERR_NOT_POSDEF:
     case TVDS_ERR_UNSTABLE_DT:
+    case TVDS_ERR_BUSY:
         return 2;
     case TVDS_ERR_SINGULAR:
     case TVDS_ERR_DIVERGED:
@@ -47,6 +48,7 @@ int tvds_status_exit_code(int status)
     case TVDS_ERR_SOLVER:
     case TVDS_ERR_INTERRUPTED:
         return 3;
+    case TVDS_ERR_WRITE: /* disk full or write error: not the input, not the physics */
     default:
         return status > 0 ? 0 : 1;
     }

@@ -294,9 +294,17 @@ void tvds_ef_rigid_end(const tvds_element *el, tvds_ef_state *st, double t, doub
             st->armed = 0;
             st->Fi = lambda;
         } else {
-            /* Release: slide the way the held force pulls; the engine redoes the step. */
-            st->sf = lambda > 0.0 ? TVDS_SF_SLIDE_POS : TVDS_SF_SLIDE_NEG;
-            st->armed = 0;
+            /* Release: slide the way the held force pulls; the engine redoes the step.
+             * A sliding element whose stick row was tried because its speed fell into the
+             * band |dv| <= eps_dvsl, and whose held force exceeds Fst in its own sliding
+             * direction, has not stopped: the excess is the impulse m dv / h that would arrest
+             * the residual speed dv within one step, which grows as 1/h. It keeps sliding that
+             * way and stays armed, so that the row is tried again at the next step (where the
+             * speed has crossed zero and the arrest impulse is bounded by the deceleration);
+             * disarming it here made small steps miss every later stick (docs/theory.md). */
+            int dir = lambda > 0.0 ? TVDS_SF_SLIDE_POS : TVDS_SF_SLIDE_NEG;
+            st->armed = st->sf == dir ? 1 : 0;
+            st->sf = dir;
             st->Fi = (double)st->sf * Fsl;
             *redo = 1;
         }

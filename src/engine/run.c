@@ -4,12 +4,20 @@
 #include "tvds/tvds_sim.h"
 
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
 static const char *const group_files[TVDS_GROUP_COUNT] = {"history.csv", "contacts.csv",
                                                           "energy.csv"};
+
+/* Every file a run writes into its directory: removed when a new run starts, so that nothing
+ * of an earlier run (a summary saying "ok", a CSV of another model) survives next to the new
+ * one. */
+static const char *const owned_files[] = {"history.csv", "contacts.csv", "energy.csv",
+                                          "summary.json", "summary.json.tmp"};
+#define NOWNED ((int)(sizeof owned_files / sizeof owned_files[0]))
 
 tvds_run_opts tvds_run_opts_default(void)
 {
@@ -40,6 +48,10 @@ const char *tvds_run_status_word(int code)
     case TVDS_ERR_NOT_POSDEF:
     case TVDS_ERR_UNSTABLE_DT:
         return "invalid_input";
+    case TVDS_ERR_WRITE:
+        return "write_failed";
+    case TVDS_WARN_NOT_CONVERGED:
+        return "warning";
     default:
         return code > 0 ? "ok" : "failed";
     }
@@ -55,6 +67,7 @@ static double clock_s(clockid_t id)
 typedef struct run_state {
     const tvds_model *m;
     tvds_data *d;
+    tvds_outdir *od; /* the locked output directory */
     char *dir;
     char *summary_path;
     tvds_csv *csv[TVDS_GROUP_COUNT];
@@ -203,7 +216,8 @@ int tvds_run(const tvds_model *m, const char *outdir, const tvds_run_opts *o, tv
         rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
         goto done;
     }
-    if ((rc = tvds_mkdir_p(rs.dir, ctx))) goto done;
+    if ((rc = tvds_outdir_open(rs.dir, &rs.od, ctx))) goto done;
+    if ((rc = tvds_outdir_clear(rs.od, owned_files, NOWNED, ctx))) goto done;
 
     tvds_ctx ectx; /* engine errors: kept apart so that the summary can quote them */
     tvds_ctx_init(&ectx);
@@ -225,9 +239,9 @@ int tvds_run(const tvds_model *m, const char *outdir, const tvds_run_opts *o, tv
     }
     /* Displacement probes are computed only for the rows written (write_rows). */
     tvds_set_record(rs.d, out_dt_steps(m, rs.d));
-    if ((rc = open_groups(&rs, ctx))) goto done;
-    if ((rc = write_rows(&rs, ctx))) goto done; /* the initial state */
-    if ((rc = write_summary(&rs, "running", TVDS_OK, NULL, ctx))) goto done;
+    if ((rc = open_groups(&rs, ctx))) goto failed;
+    if ((rc = write_rows(&rs, ctx))) goto failed; /* the initial state */
+    if ((rc = write_summary(&rs, "running", TVDS_OK, NULL, ctx))) goto failed;
 
     const double t_end = m->opt.t_end, out_dt = m->opt.out_dt;
     const double dt = tvds_data_dt(rs.d);
@@ -244,9 +258,14 @@ int tvds_run(const tvds_model *m, const char *outdir, const tvds_run_opts *o, tv
     while (channel_time(&rs) < t_end - eps && tvds_data_time(rs.d) < t_end + 2.0 * dt) {
         if (opts.stop && *opts.stop) {
             step_rc = TVDS_ERR_INTERRUPTED;
+            int sig = (int)*opts.stop;
+            const char *sn = sig == SIGTERM  ? " (SIGTERM)"
+                             : sig == SIGHUP ? " (SIGHUP)"
+                             : sig == SIGINT ? " (SIGINT)"
+                                             : "";
             tvds_error_at(&ectx, TVDS_ERR_INTERRUPTED, __FILE__, __LINE__,
-                          "interrupted at t = %.9g s after %ld steps", channel_time(&rs),
-                          tvds_data_steps(rs.d));
+                          "interrupted at t = %.9g s after %ld steps%s", channel_time(&rs),
+                          tvds_data_steps(rs.d), sn);
             break;
         }
         step_rc = tvds_step(m, rs.d, &ectx);
@@ -259,7 +278,7 @@ int tvds_run(const tvds_model *m, const char *outdir, const tvds_run_opts *o, tv
             rc = write_rows(&rs, ctx);
             if (out_dt > 0.0) next_sample = (floor((t + eps) / out_dt) + 1.0) * out_dt;
             rs.cpu_out += clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
-            if (rc) goto done;
+            if (rc) goto failed;
         }
         /* The wall clock is read every 64 steps only: it would cost a fair part of a step of a
          * small model (~0.1 us). */
@@ -283,16 +302,43 @@ int tvds_run(const tvds_model *m, const char *outdir, const tvds_run_opts *o, tv
             if (!rc) rc = write_summary(&rs, "running", TVDS_OK, NULL, ctx);
             next_summary = now + opts.summary_interval;
             rs.cpu_out += clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
-            if (rc) goto done;
+            if (rc) goto failed;
         }
     }
     /* The last state reached is always in the files (end of run, divergence or interrupt). */
-    if (channel_time(&rs) > rs.last_row_t + eps && (rc = write_rows(&rs, ctx))) goto done;
-    if ((rc = flush_all(&rs, ctx))) goto done;
+    if (channel_time(&rs) > rs.last_row_t + eps && (rc = write_rows(&rs, ctx))) goto failed;
+    if ((rc = flush_all(&rs, ctx))) goto failed;
+    long nonconv = tvds_data_nonconverged(rs.d);
+    if (!step_rc && nonconv > 0) {
+        /* Reached t_end, but some steps' contact solve stopped before its tolerance: the
+         * answer is not trusted silently (summary status "warning", return value > 0). */
+        step_rc = TVDS_WARN_NOT_CONVERGED;
+        tvds_error_at(&ectx, step_rc, __FILE__, __LINE__,
+                      "%ld of %ld steps stopped before the contact solve converged (FiLm "
+                      "film_maxit = %d, film_tol = %g; see \"film non-converged steps\" and "
+                      "\"active set non-converged steps\")",
+                      nonconv, tvds_data_steps(rs.d), m->opt.film_maxit, m->opt.film_tol);
+    }
     rc = write_summary(&rs, tvds_run_status_word(step_rc), step_rc, step_rc ? ectx.msg : NULL, ctx);
+    if (rc) goto failed;
     if (step_rc) {
         tvds_error_at(ctx, step_rc, ectx.src_file, ectx.src_line, "%s", ectx.msg);
         rc = step_rc;
+    }
+    goto done;
+
+failed:
+    /* An output could not be written (disk full, I/O error): the CSVs end at their last whole
+     * row (tvds_csv_flush truncates a cut one); the space reserve is given back so that
+     * summary.json can say why the run stopped. */
+    for (int g = 0; g < TVDS_GROUP_COUNT; g++)
+        tvds_csv_close(&rs.csv[g], NULL);
+    tvds_outdir_release_reserve(rs.od);
+    {
+        char msg[1200];
+        snprintf(msg, sizeof msg, "%s; the CSV files end at their last whole row",
+                 ctx && ctx->msg[0] ? ctx->msg : tvds_strerror(rc));
+        write_summary(&rs, tvds_run_status_word(rc), rc, msg, NULL);
     }
 
 done:
@@ -302,7 +348,32 @@ done:
         if (r && !rc) rc = r;
     }
     tvds_data_free(&rs.d);
+    tvds_outdir_close(&rs.od);
     tvds_free(rs.dir);
     tvds_free(rs.summary_path);
+    return rc;
+}
+
+int tvds_run_record_failure(const char *outdir, const char *case_name, int code,
+                            const char *message, tvds_ctx *ctx)
+{
+    if (!outdir) return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "tvds_run_record_failure: NULL dir");
+    tvds_outdir *od = NULL;
+    int rc = tvds_outdir_open(outdir, &od, ctx);
+    if (!rc) rc = tvds_outdir_clear(od, owned_files, NOWNED, ctx);
+    char *path = rc ? NULL : path_in(outdir, "summary.json");
+    if (!rc && !path) rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
+    if (!rc) {
+        tvds_summary_info s;
+        memset(&s, 0, sizeof s);
+        s.case_name = case_name;
+        s.status = tvds_run_status_word(code);
+        s.status_code = tvds_status_name(code);
+        s.message = message;
+        s.dt = s.t_end = s.t_reached = NAN;
+        rc = tvds_summary_write(path, &s, ctx);
+    }
+    tvds_free(path);
+    tvds_outdir_close(&od);
     return rc;
 }

@@ -90,7 +90,7 @@ static int start(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
     }
     sim_touch(d, -1);
     d->film_iter_sum = d->film_iter_max = d->film_steps = 0;
-    d->as_iter_max = d->as_nonconv = 0;
+    d->as_iter_max = d->as_nonconv = d->film_nonconv = 0;
     for (int i = 0; i < d->ncp; i++) {
         sim_cp *c = &d->cp[i];
         if (c->pen) continue; /* keeps the law's state and forces at t_0 */
@@ -157,6 +157,16 @@ double tvds_data_dt(const tvds_data *d)
 long tvds_data_steps(const tvds_data *d)
 {
     return d ? d->step : 0;
+}
+
+double tvds_data_stable_dt(const tvds_data *d)
+{
+    return d ? d->h_stable : 0.0;
+}
+
+long tvds_data_nonconverged(const tvds_data *d)
+{
+    return d ? d->film_nonconv + d->as_nonconv : 0;
 }
 
 int tvds_channels(const tvds_data *d, int group, int *n, const char *const **names,

@@ -34,6 +34,7 @@ static const char *const sm_names[SM_N] = {"steps [-]",
                                            "film iterations max [-]",
                                            "active set iterations max [-]",
                                            "active set non-converged steps [-]",
+                                           "film non-converged steps [-]",
                                            "redundant constraint solves [-]"};
 
 static int n_ef(const tvds_model *m)

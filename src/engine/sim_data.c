@@ -1,6 +1,7 @@
 /* sim_data.c — engine set-up: eigenbases or M^-1, contact-space flexibilities, buffers sized
  * once, the stable step, and tvds_data_free (tvds_data_create, in sim.c, adds the start). */
 #include <lapacke.h>
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -28,6 +29,21 @@ static int sub_eigvals(const tvds_substructure *s, double *w2, double *A, double
                        const char *what, tvds_ctx *ctx)
 {
     int n = s->n;
+    /* A diagonal entry of M that is not a positive normal number makes M singular in double
+     * precision: name it (1-based, as in the file) rather than let the eigensolver fail. */
+    for (int i = 0; i < n; i++) {
+        double mii = s->M[i + (size_t)i * n];
+        if (!(mii > 0.0))
+            return TVDS_ERROR(ctx, TVDS_ERR_NOT_POSDEF,
+                              "substructure '%s': M(%d,%d) = %g: the mass matrix is not positive "
+                              "definite",
+                              s->name ? s->name : "?", i + 1, i + 1, mii);
+        if (mii < DBL_MIN)
+            return TVDS_ERROR(ctx, TVDS_ERR_NOT_POSDEF,
+                              "substructure '%s': M(%d,%d) = %g is subnormal (below %g): the "
+                              "mass matrix is singular in double precision",
+                              s->name ? s->name : "?", i + 1, i + 1, mii, DBL_MIN);
+    }
     memcpy(A, s->K, (size_t)n * n * sizeof(double));
     memcpy(B, s->M, (size_t)n * n * sizeof(double));
     lapack_int info = LAPACKE_dsygvd(LAPACK_COL_MAJOR, 1, *what, 'U', n, A, n, B, n, w2);
@@ -56,8 +72,10 @@ static int sub_eigvals(const tvds_substructure *s, double *w2, double *A, double
 }
 
 /* Stable step of one substructure given its largest omega^2 and damping. */
-static double sub_stable_dt(const tvds_model *m, int i, double w2max, const double *Phi_top)
+static double sub_stable_dt(const tvds_model *m, int i, double w2max, const double *Phi_top,
+                            double *xi_out)
 {
+    *xi_out = 0.0;
     if (w2max <= 0.0) return INFINITY;
     double w = sqrt(w2max), xi = 0.0;
     int kind = sub_damping(m, i);
@@ -73,8 +91,12 @@ static double sub_stable_dt(const tvds_model *m, int i, double w2max, const doub
         xi = a / (2.0 * w);
         if (xi < 0.0) xi = 0.0;
     }
-    /* Backward-difference damping: stable for (w h)^2 + 4 xi (w h) < 4 (docs/theory.md). */
-    return (2.0 / w) * (sqrt(1.0 + xi * xi) - xi);
+    /* Backward-difference damping: stable for (w h)^2 + 4 xi (w h) < 4 (docs/theory.md):
+     * w h = 2 (sqrt(1 + xi^2) - xi) = 2 / (sqrt(1 + xi^2) + xi), the second form without the
+     * cancellation and, through hypot, without the overflow of xi^2 (xi = 5e297 gave inf - inf
+     * and an "unbounded" step). */
+    *xi_out = xi;
+    return (2.0 / w) / (hypot(1.0, xi) + xi);
 }
 
 static int check_model(const tvds_model *m, tvds_ctx *ctx)
@@ -110,7 +132,19 @@ int tvds_stable_dt(const tvds_model *m, double *dt_crit, tvds_ctx *ctx)
             int vec = sub_damping(m, i) == TVDS_DAMP_MATRIX;
             rc = sub_eigvals(s, w2, A, B, vec ? "V" : "N", ctx);
             if (!rc) {
-                double dti = sub_stable_dt(m, i, w2[n - 1], vec ? A + (size_t)(n - 1) * n : NULL);
+                double xi;
+                double dti =
+                    sub_stable_dt(m, i, w2[n - 1], vec ? A + (size_t)(n - 1) * n : NULL, &xi);
+                /* A damping ratio beyond a million on the top mode is no physical damping: it
+                 * only shrinks the step towards zero. Say so instead of running for ever. */
+                if (xi > 1e6)
+                    rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                                    "substructure '%s': its damping gives the highest mode "
+                                    "(%.6g Hz) a damping ratio of %.3g, which limits the stable "
+                                    "step of central differences to %.3g s: check the damping "
+                                    "(Rayleigh alpha, beta or C.mtx)",
+                                    s->name ? s->name : "?", sqrt(w2[n - 1]) / (8.0 * atan(1.0)),
+                                    xi, dti);
                 if (dti < best) best = dti;
             }
         }
@@ -553,6 +587,11 @@ int sim_data_setup(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
         }
         ALLOC(s->ucl1, nc);
         ALLOC(s->ysingle, nc);
+        for (int k = 0; k < n; k++)
+            if (s->cand[k] >= 0) s->cand_dof[s->cand[k]] = k;
+        /* After cand_dof is filled: read before, every candidate took DoF 0's coordinate, and
+         * the exact-stick update of a stuck row along t2 overwrote the coordinate of the row
+         * along t1 (a shoe stuck on a moving master was held still). */
         for (int a = 0; a < nc; a++) {
             int j = s->cand_dof[a], k1 = -1, nz = 0;
             if (!s->modal) {
@@ -563,8 +602,6 @@ int sim_data_setup(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
             }
             s->ysingle[a] = nz == 1 ? k1 : -1;
         }
-        for (int k = 0; k < n; k++)
-            if (s->cand[k] >= 0) s->cand_dof[s->cand[k]] = k;
         for (int b = 0; b < nc; b++)
             for (int a = 0; a < nc; a++) {
                 int da = s->cand_dof[a], db = s->cand_dof[b];
@@ -650,6 +687,7 @@ int sim_data_setup(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
         if (rc) goto fail;
         double dtp = penalty_stable_dt(m, d);
         if (dtp < dtc) dtc = dtp;
+        d->h_stable = dtc;
         if (m->opt.dt_auto) {
             if (!isfinite(dtc)) {
                 rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
@@ -670,6 +708,17 @@ int sim_data_setup(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
                                 d->h, dtc);
                 goto fail;
             }
+        }
+        /* A step count no one means (dt = 1e-300 would run for ever): say how many, refuse
+         * above [run] max_steps unless asked. */
+        double nsteps = ceil(m->opt.t_end / d->h);
+        if (m->opt.max_steps > 0 && !(nsteps <= (double)m->opt.max_steps)) {
+            rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                            "t_end = %g s with dt = %.6g s takes %.3g steps, more than [run] "
+                            "max_steps = %ld (raise max_steps, or 0 for no limit, if this is "
+                            "meant)",
+                            m->opt.t_end, d->h, nsteps, m->opt.max_steps);
+            goto fail;
         }
     }
 

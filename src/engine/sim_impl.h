@@ -110,6 +110,7 @@ struct tvds_data {
     sim_sub *sub;
     int *off; /* nsub: start of each substructure in global (coordinate) numbering */
     double h;
+    double h_stable; /* stable step of the run (substructures and penalty contacts) [s] */
     long step;
     double t0;
     int method;
@@ -170,6 +171,7 @@ struct tvds_data {
     /* Statistics. */
     long film_iter_sum, film_iter_max, film_steps;
     long as_iter_max, as_nonconv;
+    long film_nonconv; /* FiLm steps whose Gauss-Seidel stopped at film_maxit */
     /* Channels. */
     int nch[TVDS_GROUP_COUNT];
     char **chname[TVDS_GROUP_COUNT];
@@ -270,6 +272,7 @@ enum {
     SM_FILM_MAX,
     SM_AS_MAX,
     SM_AS_NC,
+    SM_FILM_NC,
     SM_REDUNDANT,
     SM_N
 };

@@ -150,6 +150,7 @@ static void publish_summary(const tvds_model *m, tvds_data *d)
     v[SM_FILM_MAX] = (double)d->film_iter_max;
     v[SM_AS_MAX] = (double)d->as_iter_max;
     v[SM_AS_NC] = (double)d->as_nonconv;
+    v[SM_FILM_NC] = (double)d->film_nonconv;
     v[SM_REDUNDANT] = (double)d->n_redundant;
     for (int c = 0; c < m->ncontact; c++) {
         double pf = 0.0, pw = 0.0;

@@ -456,6 +456,7 @@ int sim_solve_film(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
             d->lam[i] = 0.0;
         int maxit = m->opt.film_maxit > 0 ? m->opt.film_maxit : 100;
         double tol = m->opt.film_tol > 0.0 ? m->opt.film_tol : 1e-10;
+        int converged = 0;
         for (it = 1; it <= maxit; it++) {
             double dmax = 0.0, lmax = 0.0;
             for (int i = 0; i < nr; i++) {
@@ -512,9 +513,25 @@ int sim_solve_film(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
                     if (fabs(lt[k]) > lmax) lmax = fabs(lt[k]);
                 }
             }
-            if (dmax <= tol * lmax || lmax == 0.0) break;
+            if (dmax <= tol * lmax || lmax == 0.0) {
+                converged = 1;
+                break;
+            }
         }
         if (it > maxit) it = maxit;
+        /* An unconverged step gives multipliers that satisfy neither the constraints nor the
+         * friction law to the tolerance asked for: never an answer that passes silently. */
+        if (!converged) {
+            d->film_nonconv++;
+            if (m->opt.nonconverged_error)
+                return TVDS_ERROR(ctx, TVDS_ERR_SOLVER,
+                                  "t = %.9g s (step %ld): FiLm Gauss-Seidel did not reach "
+                                  "film_tol = %g in film_maxit = %d iterations (raise "
+                                  "[run] film_maxit, or set [run] nonconverged = warn to go on "
+                                  "and count such steps)",
+                                  d->t0 + (double)(d->step + 1) * d->h, d->step + 1, tol,
+                                  maxit);
+        }
         /* States from the converged multipliers. */
         for (int i = 0; i < d->ncp; i++) {
             sim_cp *c = &d->cp[i];

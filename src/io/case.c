@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "io/case_impl.h"
+#include "io/io_impl.h"
 
 static int build_model(case_parser *p, tvds_model *m, const char *default_name)
 {
@@ -150,6 +151,11 @@ int tvds_case_read(const char *path, const char *const *overrides, int noverride
     if (!path) return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "tvds_case_read: NULL path");
     FILE *fp = fopen(path, "r");
     if (!fp) return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    int lrc = tvds_input_file_check(path, "case file", fp, ctx);
+    if (lrc) {
+        fclose(fp);
+        return lrc;
+    }
     case_parser p;
     memset(&p, 0, sizeof p);
     p.file = path;

@@ -131,7 +131,8 @@ int case_build_contact(case_parser *p, tvds_model *m, int sec, tvds_contact *c)
     } else {
         if ((rc = case_get_num(p, sec, "kn", 1, &c->kn, 0.0, 1, HUGE_VAL))) return rc;
         if ((rc = case_get_num(p, sec, "pen0", 0, &c->pen0, 0.0, 0, HUGE_VAL))) return rc;
-        if ((rc = case_get_num(p, sec, "kt", 0, &c->kt, 0.0, 0, HUGE_VAL))) return rc;
+        /* Required: without a tangential stiffness a penalty contact cannot stick. */
+        if ((rc = case_get_num(p, sec, "kt", 1, &c->kt, 0.0, 1, HUGE_VAL))) return rc;
         if ((rc = case_get_num(p, sec, "cn", 0, &c->cn, 0.0, 0, HUGE_VAL))) return rc;
         if ((rc = case_get_num(p, sec, "ct", 0, &c->ct, 0.0, 0, HUGE_VAL))) return rc;
     }

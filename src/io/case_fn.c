@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "io/case_impl.h"
+#include "io/io_impl.h"
 
 /* ---- Time functions ---------------------------------------------------------------------------
  */
@@ -47,6 +48,12 @@ static int fn_read_table_file(const char *path, const char *shown, tvds_fn *f, i
     if (!fp)
         return fn_fail(f, msg, msgsize, TVDS_ERR_IO, "cannot open table file '%s': %s", shown,
                        strerror(errno));
+    tvds_ctx lctx;
+    tvds_ctx_init(&lctx);
+    if (tvds_input_file_check(shown, "table file", fp, &lctx)) {
+        fclose(fp);
+        return fn_fail(f, msg, msgsize, TVDS_ERR_IO, "%s", lctx.msg);
+    }
     char *line = NULL;
     size_t cap_line = 0;
     int lineno = 0, rc = TVDS_OK;
@@ -102,8 +109,8 @@ int tvds_fn_parse(const char *text, const char *base_dir, tvds_fn *f, char *msg,
     }
     if (nt >= 3 && (strcmp(tok[nt - 2], "+") == 0 || strcmp(tok[nt - 2], "-") == 0)) {
         if (!case_parse_double(tok[nt - 1], &offset)) {
-            rc = fn_fail(f, msg, msgsize, TVDS_ERR_PARSE, "offset '%s' is not a finite number",
-                         tok[nt - 1]);
+            rc = fn_fail(f, msg, msgsize, TVDS_ERR_PARSE, "offset '%s' %s", tok[nt - 1],
+                         case_bad_number_why(tok[nt - 1]));
             goto done;
         }
         if (tok[nt - 2][0] == '-') offset = -offset;
@@ -128,8 +135,8 @@ int tvds_fn_parse(const char *text, const char *base_dir, tvds_fn *f, char *msg,
         }
         for (int i = 1; i < nt; i++)
             if (!case_parse_double(tok[i], &a[i - 1])) {
-                rc =
-                    fn_fail(f, msg, msgsize, TVDS_ERR_PARSE, "'%s' is not a finite number", tok[i]);
+                rc = fn_fail(f, msg, msgsize, TVDS_ERR_PARSE, "'%s' %s", tok[i],
+                             case_bad_number_why(tok[i]));
                 goto done;
             }
         f->amp = a[0];

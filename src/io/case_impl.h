@@ -62,6 +62,9 @@ int case_is_integer_text(const char *s);
 char *case_join_path(const char *base, const char *rel);
 void case_normalize3(double *v);
 int case_parse_double(const char *s, double *out);
+/* The end of the message for a text case_parse_double refuses: "is not a finite number", or
+ * what is wrong with a number that underflows or overflows. */
+const char *case_bad_number_why(const char *s);
 int case_parse_long(const char *s, long *out);
 int case_split_colon(char *s, char **f);
 int case_split_ws(char *s, char **tok, int maxtok);

@@ -12,7 +12,7 @@
 static const char *const case_run_keys[] = {
     "name",    "method", "dt",     "dt_safety", "allow_unstable_dt",
     "t_end",   "out_dt", "window", "film_tol",  "film_maxit",
-    "v_stick", "path",   NULL};
+    "v_stick", "path",   "nonconverged", "max_steps", NULL};
 static const char *const case_sub_keys[] = {"dir",   "damping", "alpha",  "beta", "alpha0",
                                             "beta0", "t_hold",  "t_ramp", NULL};
 static const char *const case_constraint_keys[] = {"terms", "value", NULL};
@@ -470,7 +470,8 @@ int case_get_num(case_parser *p, int sec, const char *key, int required, double 
     if (!e) return required ? case_missing(p, sec, key) : TVDS_OK;
     double v;
     if (!case_parse_double(e->value, &v))
-        return case_err_ent(p, TVDS_ERR_PARSE, e, "%s: '%s' is not a finite number", key, e->value);
+        return case_err_ent(p, TVDS_ERR_PARSE, e, "%s: '%s' %s", key, e->value,
+                            case_bad_number_why(e->value));
     if ((lo_strict ? !(v > lo) : !(v >= lo)) || !(v <= hi)) {
         if (hi < HUGE_VAL)
             return case_err_ent(p, TVDS_ERR_INVALID, e, "%s = %g is outside %s%g, %g]", key, v,
@@ -556,8 +557,8 @@ int case_get_vec(case_parser *p, int sec, const char *key, int n, double *out, i
                             nt > 6 ? "more than " : "", nt > 6 ? 6 : nt);
     for (int i = 0; i < n; i++)
         if (!case_parse_double(tok[i], &out[i]))
-            return case_err_ent(p, TVDS_ERR_PARSE, e, "%s: '%s' is not a finite number", key,
-                                tok[i]);
+            return case_err_ent(p, TVDS_ERR_PARSE, e, "%s: '%s' %s", key, tok[i],
+                                case_bad_number_why(tok[i]));
     return TVDS_OK;
 }
 

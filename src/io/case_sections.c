@@ -9,6 +9,7 @@
 
 static const char *const method_words[] = {"subs-a", "subs-b", "subs-c", "film", NULL};
 static const char *const path_words[] = {"physical", "modal", NULL};
+static const char *const nonconv_words[] = {"warn", "error", NULL};
 static const char *const yesno_dummy[] = {NULL};
 
 int case_build_run(case_parser *p, tvds_model *m, const char *default_name)
@@ -55,6 +56,16 @@ int case_build_run(case_parser *p, tvds_model *m, const char *default_name)
     if ((rc = case_get_int(p, sec, "film_maxit", &o->film_maxit, 1, 1000000))) return rc;
     if ((rc = case_get_num(p, sec, "v_stick", 0, &o->v_stick, 0.0, 0, HUGE_VAL))) return rc;
     if ((rc = case_get_enum(p, sec, "path", path_words, &o->modal))) return rc;
+    if ((rc = case_get_enum(p, sec, "nonconverged", nonconv_words, &o->nonconverged_error)))
+        return rc;
+    {
+        double ms = (double)o->max_steps;
+        if ((rc = case_get_num(p, sec, "max_steps", 0, &ms, 0.0, 0, 1e18))) return rc;
+        if (ms != floor(ms))
+            return case_err_ent(p, TVDS_ERR_INVALID, case_get(p, sec, "max_steps"),
+                                "max_steps = %g: need a whole number (0: no limit)", ms);
+        o->max_steps = (long)ms;
+    }
     if (!o->dt_auto && o->dt > o->t_end)
         return case_err_ent(p, TVDS_ERR_INVALID, case_get(p, sec, "dt"),
                             "dt = %g is longer than t_end = %g", o->dt, o->t_end);
@@ -327,7 +338,7 @@ int case_build_initial(case_parser *p, tvds_model *m, int sec, int *cap)
         for (int j = 0; j < m->nic; j++)
             if (m->ics[j].sub == sub && m->ics[j].dof == dofs[i]) {
                 rc = case_err_ent(p, TVDS_ERR_INVALID, e,
-                                  "dof: DoF %d of '%s' already has initial conditions", dofs[i],
+                                  "dof: DoF %d of '%s' already has initial conditions", dofs[i] + 1,
                                   m->subs[sub]->name);
                 break;
             }

@@ -21,6 +21,21 @@ int case_parse_double(const char *s, double *out)
     return 1;
 }
 
+/* Why s is not accepted by case_parse_double, for the message: a value that underflows (a
+ * subnormal such as 4.9e-324, which strtod flags with ERANGE) is a number, just not one tvds
+ * can use. */
+const char *case_bad_number_why(const char *s)
+{
+    char *end;
+    errno = 0;
+    double v = s && *s ? strtod(s, &end) : 0.0;
+    if (!s || !*s || end == s || *end != '\0' || isnan(v)) return "is not a finite number";
+    if (isinf(v) || (errno == ERANGE && fabs(v) > 1.0))
+        return "is not a finite number (too large for a double)";
+    if (errno == ERANGE) return "is too small: below 2.2e-308 it underflows (subnormal or zero)";
+    return "is not a finite number";
+}
+
 int case_parse_long(const char *s, long *out)
 {
     if (!s || !*s) return 0;

@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* ---- CHOLMOD common and error routing ----------------------------------------------------- */
 
@@ -94,10 +96,39 @@ static void parsed_clear(mm_parsed *m)
     memset(m, 0, sizeof *m);
 }
 
+int tvds_input_file_check(const char *path, const char *what, FILE *f, tvds_ctx *ctx)
+{
+    struct stat st;
+    const char *w = what ? what : "input file";
+    if (fstat(fileno(f), &st) != 0)
+        return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot stat the %s: %s", path, w,
+                          strerror(errno));
+    if (S_ISDIR(st.st_mode))
+        return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: is a directory, not a %s", path, w);
+    if (!S_ISREG(st.st_mode))
+        return TVDS_ERROR(ctx, TVDS_ERR_IO,
+                          "%s: not a regular file (a device, FIFO or socket has no size to "
+                          "bound): give the %s as a regular file",
+                          path, w);
+    long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+    double limit = pages > 0 && psize > 0 ? 0.5 * (double)pages * (double)psize : 1e18;
+    if ((double)st.st_size > limit)
+        return TVDS_ERROR(ctx, TVDS_ERR_IO,
+                          "%s: the %s is %.3g GB, more than half the memory (%.3g GB) that "
+                          "reading it would need",
+                          path, w, 1e-9 * (double)st.st_size, 1e-9 * limit);
+    return TVDS_OK;
+}
+
 static int slurp(mm_src *s, tvds_ctx *ctx)
 {
     FILE *f = fopen(s->path, "rb");
     if (!f) return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot open: %s", s->path, strerror(errno));
+    int lrc = tvds_input_file_check(s->path, "Matrix Market file", f, ctx);
+    if (lrc) {
+        fclose(f);
+        return lrc;
+    }
     size_t cap = 1 << 16, len = 0;
     char *buf = tvds_malloc(cap);
     if (!buf) {
@@ -360,6 +391,21 @@ static int parse_size(mm_src *s, mm_parsed *m, long *nnz, tvds_ctx *ctx)
         return TVDS_ERROR(ctx, TVDS_ERR_PARSE,
                           "%s:%ld: a symmetric matrix must be square, the size line says %ld x %ld",
                           s->path, s->line, v[0], v[1]);
+    /* Memory the declared size needs before any entry is read: readers and CHOLMOD hold
+     * O(rows + columns) arrays (column pointers, markers, workspace: about 24 bytes per row and
+     * column). A three-line file declaring 2e8 rows would take gigabytes before the size
+     * mismatch with its model shows: refuse it here, against the machine's memory. */
+    {
+        long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+        double mem = pages > 0 && psize > 0 ? (double)pages * (double)psize : 1e18;
+        double need = 24.0 * ((double)v[0] + (double)v[1]);
+        if (need > 0.25 * mem)
+            return TVDS_ERROR(ctx, TVDS_ERR_PARSE,
+                              "%s:%ld: size line declares %ld x %ld: its row and column arrays "
+                              "alone would take %.3g GB, more than a quarter of this machine's "
+                              "%.3g GB of memory",
+                              s->path, s->line, v[0], v[1], 1e-9 * need, 1e-9 * mem);
+    }
     m->nrow = (int)v[0];
     m->ncol = (int)v[1];
     /* Number of positions the file may fill. */

@@ -76,6 +76,11 @@ static int txt_open(txt *t, const char *path, tvds_ctx *ctx)
     snprintf(t->path, sizeof t->path, "%s", path);
     FILE *f = fopen(path, "rb");
     if (!f) return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    int lrc = tvds_input_file_check(path, "substructure file", f, ctx);
+    if (lrc) {
+        fclose(f);
+        return lrc;
+    }
     size_t cap = 4096, len = 0;
     char *buf = tvds_malloc(cap);
     while (buf) {
