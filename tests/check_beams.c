@@ -267,7 +267,6 @@ START_TEST(test_set_overrides)
 }
 END_TEST
 
-
 /* Rigid rotation of beam 1 about its driven point A: u = theta e_z x (x - x_A) on every node
  * DoF, theta = 1 on A itself (zero displacement there). |K r| / (|K|_max |r|). */
 static double rotation_residual(const tvds_fe_model *b)

@@ -599,7 +599,6 @@ START_TEST(test_errors)
 }
 END_TEST
 
-
 /* ---- Linearisation about the preloaded sliding state ------------------------------------- */
 
 static void add_load(tvds_model *m, int sub, int dof, double value)
@@ -843,8 +842,8 @@ START_TEST(test_refine_finds_narrow_window)
     ck_assert_int_eq(rr->capped, 0);
     ck_assert(rr->npos == 4 + rr->nrefined && rr->npos < 400);
     ck_assert_msg(fabs(rr->win[0].s_in - w_in) < 1e-3 && fabs(rr->win[0].s_out - w_out) < 1e-3,
-                  "refined window [%g, %g], fine [%g, %g]", rr->win[0].s_in, rr->win[0].s_out,
-                  w_in, w_out);
+                  "refined window [%g, %g], fine [%g, %g]", rr->win[0].s_in, rr->win[0].s_out, w_in,
+                  w_out);
     ck_assert_double_eq_tol(rr->win[0].re_max, rf->win[0].re_max, 0.02 * rf->win[0].re_max);
     /* Positions stay in path order. */
     for (int i = 1; i < rr->npos; i++)

@@ -30,29 +30,29 @@ enum tvds_cea_solver {
 
 /* Options; tvds_cea_options_default() gives the documented defaults. */
 typedef struct tvds_cea_options {
-    int nmodes;     /* branches: the lowest nmodes oscillating eigenvalues (Im > 0); default 20 */
-    int nextra;     /* extra candidates per position offered to the tracker so that a branch
-                       can enter from above; default 10 */
-    double chi;     /* sliding sign +1 / -1 (relative velocity of the slave along the master
-                       tangent T1->T2); 0 (default): from the model's kinematics at t_eval */
-    double t_eval;  /* time [s] at which the steady sliding state is taken (damping schedule,
-                       slave and rigid-master velocities); < 0 (default): the model's t_end */
-    int slave;      /* index into the contact's slave_nodes; default 0 */
-    double fmin_hz; /* eigenvalues below this frequency are ignored (rigid-body and
-                       non-oscillating ones); < 0 (default): 1e-6 times the system's
-                       frequency scale sqrt(tr K / tr M) / (2 pi) */
-    double re_tol;  /* a branch is unstable where Re > re_tol [1/s] + 1e-9 |lambda|; default 0 */
-    int solver;     /* enum tvds_cea_solver; default TVDS_CEA_AUTO */
-    int nthreads;   /* OpenMP threads over positions; 0 (default): OpenMP's default */
-    int state;      /* enum tvds_cea_state; default TVDS_CEA_DEFORMED */
-    int undamped;   /* 1: leave the damping out (C = 0), the conservative locus; default 0 */
-    int refine;     /* 1 (default): insert positions where a branch's real part nears or
-                       crosses the threshold or two branches approach (coalescence), down to
-                       a spacing ds_min; 0: the positions given only */
-    double ds_min;  /* smallest spacing of the refinement [m]; <= 0 (default): 2.5e-4 times
-                       the length of the master surface (0.025 mm on beam 2's 99 mm edge),
-                       of the span of the positions for a rigid master */
-    int max_pos;    /* refinement stops at this many positions in all; default 4000 */
+    int nmodes;       /* branches: the lowest nmodes oscillating eigenvalues (Im > 0); default 20 */
+    int nextra;       /* extra candidates per position offered to the tracker so that a branch
+                         can enter from above; default 10 */
+    double chi;       /* sliding sign +1 / -1 (relative velocity of the slave along the master
+                         tangent T1->T2); 0 (default): from the model's kinematics at t_eval */
+    double t_eval;    /* time [s] at which the steady sliding state is taken (damping schedule,
+                         slave and rigid-master velocities); < 0 (default): the model's t_end */
+    int slave;        /* index into the contact's slave_nodes; default 0 */
+    double fmin_hz;   /* eigenvalues below this frequency are ignored (rigid-body and
+                         non-oscillating ones); < 0 (default): 1e-6 times the system's
+                         frequency scale sqrt(tr K / tr M) / (2 pi) */
+    double re_tol;    /* a branch is unstable where Re > re_tol [1/s] + 1e-9 |lambda|; default 0 */
+    int solver;       /* enum tvds_cea_solver; default TVDS_CEA_AUTO */
+    int nthreads;     /* OpenMP threads over positions; 0 (default): OpenMP's default */
+    int state;        /* enum tvds_cea_state; default TVDS_CEA_DEFORMED */
+    int undamped;     /* 1: leave the damping out (C = 0), the conservative locus; default 0 */
+    int refine;       /* 1 (default): insert positions where a branch's real part nears or
+                         crosses the threshold or two branches approach (coalescence), down to
+                         a spacing ds_min; 0: the positions given only */
+    double ds_min;    /* smallest spacing of the refinement [m]; <= 0 (default): 2.5e-4 times
+                         the length of the master surface (0.025 mm on beam 2's 99 mm edge),
+                         of the span of the positions for a rigid master */
+    int max_pos;      /* refinement stops at this many positions in all; default 4000 */
     double zeta_near; /* refinement: a branch "nears" instability where its real part could
                          reach -zeta_near |lambda| inside an interval (extrapolating three times
                          its change over the interval); default 0 */
@@ -130,8 +130,8 @@ TVDS_API int tvds_cea_run(const tvds_model *m, int contact, const double *s, int
  * entry into and last exit from [s_in, s_out] and growth_pred = exp(integral of Re(s(t)) dt over
  * the time inside), Re interpolated linearly in s along the window's branch. Windows the path
  * does not reach keep NaN. Returns TVDS_OK or TVDS_ERR_INVALID. */
-TVDS_API int tvds_cea_growth(tvds_cea_result *r, const tvds_model *m, int contact,
-                             double s_initial, double t_end, double dt, tvds_ctx *ctx);
+TVDS_API int tvds_cea_growth(tvds_cea_result *r, const tvds_model *m, int contact, double s_initial,
+                             double t_end, double dt, tvds_ctx *ctx);
 
 /* Slave's curvilinear abscissa on the undeformed master surface of contact `contact` (its
  * closest point; slave node `slave` of the contact). TVDS_ERR_INVALID for a rigid master. */

@@ -55,7 +55,7 @@ typedef struct cea_problem {
     double *M, *K, *C; /* N x N column-major */
     double *f;         /* N: loads at t_eval [N] (the static preload) */
     int has_c, has_load;
-    int deformed;      /* linearise about the static sliding state (TVDS_CEA_DEFORMED) */
+    int deformed; /* linearise about the static sliding state (TVDS_CEA_DEFORMED) */
     /* Bilateral constraint rows (B_C = B_E). */
     int nbil, bil_nnz;
     int *bil_ptr, *bil_col;
@@ -145,11 +145,10 @@ static void work_free(cea_work *w)
 {
     if (!w) return;
     rows_free(&w->rows);
-    void *ptrs[] = {w->J,      w->isj,    w->F,      w->BJ,     w->VT,   w->sv,   w->superb,
-                    w->ZC,     w->ZE,     w->T,      w->Mc,     w->Kc,   w->Cc,   w->A,
-                    w->B,      w->VR,     w->ar,     w->ai,     w->beta, w->ipiv, w->order,
-                    w->lscale, w->rscale, w->rconde, w->rcondv, w->yr,   w->yi,
-                    w->Kt,     w->KKT,    w->krhs,   w->kpiv};
+    void *ptrs[] = {w->J,      w->isj, w->F,    w->BJ,   w->VT,    w->sv,     w->superb, w->ZC,
+                    w->ZE,     w->T,   w->Mc,   w->Kc,   w->Cc,    w->A,      w->B,      w->VR,
+                    w->ar,     w->ai,  w->beta, w->ipiv, w->order, w->lscale, w->rscale, w->rconde,
+                    w->rcondv, w->yr,  w->yi,   w->Kt,   w->KKT,   w->krhs,   w->kpiv};
     for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++)
         tvds_free(ptrs[i]);
     memset(w, 0, sizeof *w);
@@ -596,8 +595,8 @@ static int static_state(const cea_problem *p, double s, cea_geom *g, cea_work *w
         ng.alpha = ((xc[0] - x1[0]) * ng.t[0] + (xc[1] - x1[1]) * ng.t[1]) / L;
         if (ng.alpha < 0) ng.alpha = 0;
         if (ng.alpha > 1) ng.alpha = 1;
-        double change = fabs(ng.alpha - g->alpha) + fabs(ng.n[0] - g->n[0]) +
-                        fabs(ng.n[1] - g->n[1]);
+        double change =
+            fabs(ng.alpha - g->alpha) + fabs(ng.n[0] - g->n[0]) + fabs(ng.n[1] - g->n[1]);
         *g = ng;
         if (change < 1e-13) return TVDS_OK;
         last = change;
@@ -1203,8 +1202,8 @@ static int find_windows(tvds_cea_result *res, const tvds_cea_options *o)
             } else if (open) {
                 tvds_cea_window *cw = &res->win[res->nwin - 1];
                 size_t kp = (size_t)(i - 1) * nb + b;
-                double yp = res->re[kp] - unstable_threshold(o, res->re[kp],
-                                                             2 * TVDS_PI * res->freq[kp]);
+                double yp =
+                    res->re[kp] - unstable_threshold(o, res->re[kp], 2 * TVDS_PI * res->freq[kp]);
                 cw->s_out = isfinite(y) ? cross_at(s[i - 1], yp, s[i], y) : s[i - 1];
                 open = 0;
             }
@@ -1268,7 +1267,8 @@ int tvds_cea_run(const tvds_model *m, int contact, const double *s, int npos,
     cea_pos *pool = tvds_calloc((size_t)cap_pos, sizeof *pool); /* in order of computation */
     cea_pos **P = tvds_calloc((size_t)cap_pos, sizeof *P);      /* in path order */
     cea_pos **P2 = tvds_calloc((size_t)cap_pos, sizeof *P2);
-    double *S = tvds_malloc((size_t)cap_pos * sizeof *S), *S2 = tvds_malloc((size_t)cap_pos * sizeof *S2);
+    double *S = tvds_malloc((size_t)cap_pos * sizeof *S),
+           *S2 = tvds_malloc((size_t)cap_pos * sizeof *S2);
     double *fq = NULL, *rr = NULL, *zz = NULL, *mc = NULL;
     tvds_cea_result *res = tvds_calloc(1, sizeof *res);
     int nw = 0, ncomp = 0, nord = 0;
@@ -1492,8 +1492,7 @@ static void slave_travel(const tvds_model *m, const tvds_contact *c, double t, d
     }
 }
 
-int tvds_cea_slave_abscissa(const tvds_model *m, int contact, int slave, double *sa,
-                            tvds_ctx *ctx)
+int tvds_cea_slave_abscissa(const tvds_model *m, int contact, int slave, double *sa, tvds_ctx *ctx)
 {
     if (!m || !sa || contact < 0 || contact >= m->ncontact)
         return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "cea: bad contact index %d", contact);
@@ -1558,8 +1557,9 @@ int tvds_cea_growth(tvds_cea_result *r, const tvds_model *m, int contact, double
                     double t_end, double dt, tvds_ctx *ctx)
 {
     if (!r || !m || contact < 0 || contact >= m->ncontact || !(t_end > 0) || r->npos < 1)
-        return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "cea: growth needs a result, a contact and "
-                                                 "t_end > 0");
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                          "cea: growth needs a result, a contact and "
+                          "t_end > 0");
     const tvds_contact *c = &m->contacts[contact];
     /* Master tangent at s_initial (undeformed); rigid master: its t1. */
     double tm[2] = {1.0, 0.0};
@@ -1618,8 +1618,8 @@ static char *join(const char *dir, const char *name)
     return p;
 }
 
-static FILE *open_csv(const char *dir, const char *stem, const char *tag, char **path,
-                      int *rc, tvds_ctx *ctx)
+static FILE *open_csv(const char *dir, const char *stem, const char *tag, char **path, int *rc,
+                      tvds_ctx *ctx)
 {
     char leaf[256];
     snprintf(leaf, sizeof leaf, "%s%s.csv", stem, tag ? tag : "");

@@ -12,50 +12,51 @@
 
 static void cea_help(FILE *out)
 {
-    fprintf(out,
-            "usage: tvds cea CASE [--positions N | --s0 A --s1 B] [--modes 20] [options] -o DIR\n"
-            "\n"
-            "Complex eigenvalue analysis along the sliding path (docs/cea.md): at each position s\n"
-            "of the slave node along the undeformed master surface the substructures are coupled\n"
-            "by primal assembly (compatibility B_C, equilibrium B_E with friction), linearised\n"
-            "about steady sliding; the lowest complex eigenvalues are tracked across positions\n"
-            "by MAC. Writes DIR/locus.csv, DIR/unstable.csv, DIR/locus.png, DIR/stability.png.\n"
-            "\n"
-            "options:\n"
-            "  --positions N   number of positions (default 101), evenly spaced on [s0, s1]\n"
-            "  --s0 A, --s1 B  first and last position [m] (default: the whole master surface)\n"
-            "  --modes M       branches: lowest M oscillating eigenvalues (default 20)\n"
-            "  --contact NAME  contact to analyse (default: the first one)\n"
-            "  --chi +1|-1     sliding sign (default: from the case's kinematics)\n"
-            "  --slave K       slave node of the contact, index in its node list (default 0)\n"
-            "  --t-eval T      time of the steady state: damping schedule, sliding velocity\n"
-            "                  (default: the case's t_end)\n"
-            "  --solver S      auto (default), qz (LAPACK dggev) or standard (dgeev)\n"
-            "  --state S       deformed (default): linearise about the preloaded static sliding\n"
-            "                  state at each position (normal from the deformed master, alpha\n"
-            "                  from the deformed positions, preload stiffness; as subs-b);\n"
-            "                  undeformed: about the undeformed geometry (as subs-a)\n"
-            "  --ds-min D      smallest spacing of the automatic refinement [m] (default 2.5e-4 x\n"
-            "                  the surface: 0.025 mm on beam 2's edge; windows wider than 2 D are\n"
-            "                  found where a branch nears zero or two branches approach)\n"
-            "  --no-refine     the positions given only\n"
-            "  --no-undamped   skip the undamped locus (locus_undamped.csv, unstable_undamped.csv)\n"
-            "  --threads T     OpenMP threads over positions (default: OpenMP's)\n"
-            "  --set S.K=V     override a case key (as 'tvds run')\n"
-            "  -o, --output D  output directory (created; default out/<case name>/cea)\n"
-            "  -h, --help      this help\n"
-            "\n"
-            "The output directory belongs to one command at a time (D/.lock); the outputs of an\n"
-            "earlier CEA there are removed first. Ctrl-C, SIGTERM or SIGHUP stop the positions\n"
-            "not started and exit 3 without writing anything; files are written whole (to a\n"
-            "temporary name, then renamed).\n"
-            "\n"
-            "exit codes: 0 success (a missing gnuplot is a warning), 2 bad input or D in use,\n"
-            "3 solver failure or interrupted, 1 internal error or an output that cannot be\n"
-            "written.\n"
-            "\n"
-            "example:\n"
-            "  tvds cea models/beam_on_beam/beam_on_beam.ini --positions 201 -o out/beam/cea\n");
+    fprintf(
+        out,
+        "usage: tvds cea CASE [--positions N | --s0 A --s1 B] [--modes 20] [options] -o DIR\n"
+        "\n"
+        "Complex eigenvalue analysis along the sliding path (docs/cea.md): at each position s\n"
+        "of the slave node along the undeformed master surface the substructures are coupled\n"
+        "by primal assembly (compatibility B_C, equilibrium B_E with friction), linearised\n"
+        "about steady sliding; the lowest complex eigenvalues are tracked across positions\n"
+        "by MAC. Writes DIR/locus.csv, DIR/unstable.csv, DIR/locus.png, DIR/stability.png.\n"
+        "\n"
+        "options:\n"
+        "  --positions N   number of positions (default 101), evenly spaced on [s0, s1]\n"
+        "  --s0 A, --s1 B  first and last position [m] (default: the whole master surface)\n"
+        "  --modes M       branches: lowest M oscillating eigenvalues (default 20)\n"
+        "  --contact NAME  contact to analyse (default: the first one)\n"
+        "  --chi +1|-1     sliding sign (default: from the case's kinematics)\n"
+        "  --slave K       slave node of the contact, index in its node list (default 0)\n"
+        "  --t-eval T      time of the steady state: damping schedule, sliding velocity\n"
+        "                  (default: the case's t_end)\n"
+        "  --solver S      auto (default), qz (LAPACK dggev) or standard (dgeev)\n"
+        "  --state S       deformed (default): linearise about the preloaded static sliding\n"
+        "                  state at each position (normal from the deformed master, alpha\n"
+        "                  from the deformed positions, preload stiffness; as subs-b);\n"
+        "                  undeformed: about the undeformed geometry (as subs-a)\n"
+        "  --ds-min D      smallest spacing of the automatic refinement [m] (default 2.5e-4 x\n"
+        "                  the surface: 0.025 mm on beam 2's edge; windows wider than 2 D are\n"
+        "                  found where a branch nears zero or two branches approach)\n"
+        "  --no-refine     the positions given only\n"
+        "  --no-undamped   skip the undamped locus (locus_undamped.csv, unstable_undamped.csv)\n"
+        "  --threads T     OpenMP threads over positions (default: OpenMP's)\n"
+        "  --set S.K=V     override a case key (as 'tvds run')\n"
+        "  -o, --output D  output directory (created; default out/<case name>/cea)\n"
+        "  -h, --help      this help\n"
+        "\n"
+        "The output directory belongs to one command at a time (D/.lock); the outputs of an\n"
+        "earlier CEA there are removed first. Ctrl-C, SIGTERM or SIGHUP stop the positions\n"
+        "not started and exit 3 without writing anything; files are written whole (to a\n"
+        "temporary name, then renamed).\n"
+        "\n"
+        "exit codes: 0 success (a missing gnuplot is a warning), 2 bad input or D in use,\n"
+        "3 solver failure or interrupted, 1 internal error or an output that cannot be\n"
+        "written.\n"
+        "\n"
+        "example:\n"
+        "  tvds cea models/beam_on_beam/beam_on_beam.ini --positions 201 -o out/beam/cea\n");
 }
 
 int tvds_cmd_cea(int argc, char **argv)
@@ -267,8 +268,8 @@ int tvds_cmd_cea(int argc, char **argv)
     }
     /* Predicted growth along the case's own path (its slave from its start, 0 .. t_end). */
     double s_ini;
-    int have_path = m->opt.t_end > 0 &&
-                    tvds_cea_slave_abscissa(m, contact, o.slave, &s_ini, &ctx) == TVDS_OK;
+    int have_path =
+        m->opt.t_end > 0 && tvds_cea_slave_abscissa(m, contact, o.slave, &s_ini, &ctx) == TVDS_OK;
     if (have_path) {
         rc = tvds_cea_growth(res, m, contact, s_ini, m->opt.t_end, 0.0, &ctx);
         if (!rc && und) rc = tvds_cea_growth(und, m, contact, s_ini, m->opt.t_end, 0.0, &ctx);
@@ -307,9 +308,8 @@ int tvds_cmd_cea(int argc, char **argv)
     if (res->nwin == 0) printf("  no unstable window\n");
     for (int w = 0; w < res->nwin; w++) {
         const tvds_cea_window *cw = &res->win[w];
-        printf(
-            "  unstable: branch %d, s in [%.6g, %.6g] m, f in [%.6g, %.6g] Hz, max Re %.4g 1/s",
-            cw->branch, cw->s_start, cw->s_end, cw->f_min, cw->f_max, cw->re_max);
+        printf("  unstable: branch %d, s in [%.6g, %.6g] m, f in [%.6g, %.6g] Hz, max Re %.4g 1/s",
+               cw->branch, cw->s_start, cw->s_end, cw->f_min, cw->f_max, cw->re_max);
         if (isfinite(cw->growth_pred))
             printf(", crossed at t = %.4g ... %.4g s, predicted growth %.3g", cw->t_start,
                    cw->t_end, cw->growth_pred);

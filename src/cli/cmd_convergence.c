@@ -21,41 +21,43 @@
 typedef struct conv_mesh {
     int n1x, n1y, n2x, n2y;
     tvds_cea_result *r;
-    double lambda_n;  /* static normal force at the middle of the range [N] */
-    double re7;       /* largest real part of the branches between 6 and 8 kHz [1/s] */
-    double seconds;   /* wall time of generation + CEA */
+    double lambda_n; /* static normal force at the middle of the range [N] */
+    double re7;      /* largest real part of the branches between 6 and 8 kHz [1/s] */
+    double seconds;  /* wall time of generation + CEA */
     int nred;
 } conv_mesh;
 
 static void conv_help(FILE *out)
 {
-    fprintf(out,
-            "usage: tvds study --convergence CASE -o DIR [--meshes LIST] [--s0 A --s1 B] "
-            "[options]\n"
-            "\n"
-            "Mesh convergence of the beam-on-beam squeal analysis (docs/models.md): for each mesh\n"
-            "the FE models are generated and reduced (DIR/m<k>/model), CASE is read on them and\n"
-            "the CEA (linearised about the preloaded sliding state, damped, with refinement) runs\n"
-            "over s in [A, B] on beam 2's edge. Per mesh: the unstable windows (position, frequency\n"
-            "at the largest real part, largest real part), the largest real part of the 6-8 kHz\n"
-            "branches and the static normal force. The last mesh is the reference; a mesh is\n"
-            "converged when every window of the reference with max Re >= 10 %% of the largest is\n"
-            "found within 0.5 %% in frequency and 10 %% in max Re, no other such window appears,\n"
-            "and the normal force is within 0.5 %%. Writes DIR/convergence.csv and\n"
-            "DIR/convergence.md. CASE must drive A by [constraint drive] and load it by [load Fy]\n"
-            "(their DoFs are renamed to A's node id of each mesh).\n"
-            "\n"
-            "options:\n"
-            "  --meshes LIST    comma-separated 'N1XxN1Y/N2XxN2Y' (beam 1 / beam 2 elements along x\n"
-            "                   thickness; default %s)\n"
-            "  --s0 A, --s1 B   CEA range of the abscissa on beam 2's edge [m] (default 0.03, 0.06)\n"
-            "  --ds D           spacing of the initial CEA grid [m] (default 1e-3; refined to 0.05 mm)\n"
-            "  --model-set K=V  model parameter for every mesh (as 'tvds model beam-on-beam --set',\n"
-            "                   e.g. beam1.a_support=pin); repeatable\n"
-            "  --threads N      OpenMP threads of the CEA\n"
-            "  --set S.K=V      override a case key (repeatable)\n"
-            "  -q, --quiet      no progress on stderr\n",
-            CONV_MESHES);
+    fprintf(
+        out,
+        "usage: tvds study --convergence CASE -o DIR [--meshes LIST] [--s0 A --s1 B] "
+        "[options]\n"
+        "\n"
+        "Mesh convergence of the beam-on-beam squeal analysis (docs/models.md): for each mesh\n"
+        "the FE models are generated and reduced (DIR/m<k>/model), CASE is read on them and\n"
+        "the CEA (linearised about the preloaded sliding state, damped, with refinement) runs\n"
+        "over s in [A, B] on beam 2's edge. Per mesh: the unstable windows (position, frequency\n"
+        "at the largest real part, largest real part), the largest real part of the 6-8 kHz\n"
+        "branches and the static normal force. The last mesh is the reference; a mesh is\n"
+        "converged when every window of the reference with max Re >= 10 %% of the largest is\n"
+        "found within 0.5 %% in frequency and 10 %% in max Re, no other such window appears,\n"
+        "and the normal force is within 0.5 %%. Writes DIR/convergence.csv and\n"
+        "DIR/convergence.md. CASE must drive A by [constraint drive] and load it by [load Fy]\n"
+        "(their DoFs are renamed to A's node id of each mesh).\n"
+        "\n"
+        "options:\n"
+        "  --meshes LIST    comma-separated 'N1XxN1Y/N2XxN2Y' (beam 1 / beam 2 elements along x\n"
+        "                   thickness; default %s)\n"
+        "  --s0 A, --s1 B   CEA range of the abscissa on beam 2's edge [m] (default 0.03, 0.06)\n"
+        "  --ds D           spacing of the initial CEA grid [m] (default 1e-3; refined to 0.05 "
+        "mm)\n"
+        "  --model-set K=V  model parameter for every mesh (as 'tvds model beam-on-beam --set',\n"
+        "                   e.g. beam1.a_support=pin); repeatable\n"
+        "  --threads N      OpenMP threads of the CEA\n"
+        "  --set S.K=V      override a case key (repeatable)\n"
+        "  -q, --quiet      no progress on stderr\n",
+        CONV_MESHES);
 }
 
 static double now_s(void)
@@ -79,8 +81,10 @@ static int parse_meshes(const char *txt, conv_mesh *ms, int *n)
             return -1;
         (*n)++;
         p += used;
-        if (*p == ',') p++;
-        else if (*p) return -1;
+        if (*p == ',')
+            p++;
+        else if (*p)
+            return -1;
     }
     return *n > 0 ? 0 : -1;
 }
@@ -161,8 +165,7 @@ static int conv_one(const char *case_path, const tvds_cli_sets *sets, const tvds
         }
         for (int b = 0; b < r->nbranch; b++) {
             size_t q = (size_t)i * r->nbranch + b;
-            if (r->freq[q] >= 6000 && r->freq[q] <= 8000 && r->re[q] > cm->re7)
-                cm->re7 = r->re[q];
+            if (r->freq[q] >= 6000 && r->freq[q] <= 8000 && r->re[q] > cm->re7) cm->re7 = r->re[q];
         }
     }
     cm->nred = r->nred;
@@ -222,10 +225,14 @@ int tvds_cmd_study_convergence(int argc, char **argv)
                 if (r > 0) tvds_cli_usage_error("study: %s '%s' is not a number >= 0", opt, val);
                 goto out;
             }
-            if (strstr(opt, "--s0")) s0 = v;
-            else if (strstr(opt, "--s1")) s1 = v;
-            else if (strstr(opt, "--ds")) ds = v;
-            else threads = (int)v;
+            if (strstr(opt, "--s0"))
+                s0 = v;
+            else if (strstr(opt, "--s1"))
+                s1 = v;
+            else if (strstr(opt, "--ds"))
+                ds = v;
+            else
+                threads = (int)v;
         } else if ((r = tvds_cli_case_or_set(argc, argv, &i, "study", &sets, &case_path)) != 0) {
             code = r;
             goto out;
@@ -346,8 +353,8 @@ int tvds_cmd_study_convergence(int argc, char **argv)
     fclose(fm);
     if (!quiet) {
         fprintf(stderr, "convergence: %s/convergence.md, %s/convergence.csv\n", outdir, outdir);
-        printf("coarsest converged mesh: beam 1 %dx%d, beam 2 %dx%d\n", ms[pick].n1x,
-               ms[pick].n1y, ms[pick].n2x, ms[pick].n2y);
+        printf("coarsest converged mesh: beam 1 %dx%d, beam 2 %dx%d\n", ms[pick].n1x, ms[pick].n1y,
+               ms[pick].n2x, ms[pick].n2y);
     }
     code = 0;
 out:

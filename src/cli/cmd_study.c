@@ -21,9 +21,9 @@
  * edge (C's abscissa from the first master node); each transient starts C so that the window it
  * is meant to cross is entered STUDY_T_ENTRY after t = 0, i.e. 50 ms after the damping schedule
  * (0.25 s) ends, and stops STUDY_T_AFTER after it has left the window. */
-#define STUDY_S_LO    0.030
-#define STUDY_S_HI    0.060
-#define STUDY_DS      1e-3
+#define STUDY_S_LO 0.030
+#define STUDY_S_HI 0.060
+#define STUDY_DS   1e-3
 /* Smallest spacing of the refinement: every window wider than 0.1 mm is found (the beam's are
  * 0.2 mm and wider). */
 #define STUDY_DS_MIN  5e-5
@@ -38,45 +38,46 @@
 
 static void study_help(FILE *out)
 {
-    fprintf(out,
-            "usage: tvds study CASE -o DIR [options]\n"
-            "       tvds study --convergence CASE -o DIR [options]   (see --convergence --help)\n"
-            "\n"
-            "The beam-on-beam squeal study (docs/squeal.md), what `make run` runs:\n"
-            "  1. beam-on-beam FE models, Craig-Bampton reduction (DIR/model/), CASE read on them;\n"
-            "  2. CEA survey over s = %g ... %g mm at the case's mu: linearised about the\n"
-            "     preloaded sliding state (damped and undamped) and about the undeformed geometry\n"
-            "     (DIR/cea/), predicted growth of each window crossed at the steady speed;\n"
-            "  3. the paper's procedure for mu: CEA at mu = %g, %g, ... %g until a window's\n"
-            "     predicted growth exceeds %g (DIR/cea_mu<MU>/);\n"
-            "  4. (a) the paper's values: subs-b and FiLm across the strongest window at the case's\n"
-            "     mu (DIR/a/); (b) the chosen mu: the methods across its strongest window (DIR/b/);\n"
-            "     each run starts C so that the window is entered at t = %g s and ends %g s after\n"
-            "     leaving it; predicted growth per window beside the measured one;\n"
-            "  5. DIR/report.md: the whole study with every departure from the paper.\n"
-            "\n"
-            "options:\n"
-            "  -o, --out DIR     output directory (required)\n"
-            "  --methods LIST    methods of part (b) (default subs-a,subs-b,subs-c,film)\n"
-            "  --methods-a LIST  methods of part (a) (default subs-b,film)\n"
-            "  --mu MU           skip the procedure: use this mu for part (b)\n"
-            "  --no-transients   CEA parts only\n"
-            "  --ds D            initial CEA spacing [m] (default %g; refined automatically)\n"
-            "  --threads N       OpenMP threads of the CEA (default: OpenMP's)\n"
-            "  --no-plots        no PNG figures\n"
-            "  --set S.K=V       override a case key (repeatable)\n"
-            "  -q, --quiet       no progress on stderr\n"
-            "  -h, --help        this help\n"
-            "\n"
-            "CASE must name two substructures beam1 and beam2, drive A by [constraint drive] and\n"
-            "load it by [load Fy] (models/beam_on_beam/beam_on_beam.ini). Progress goes to\n"
-            "stderr; the summary to stdout.\n"
-            "Ctrl-C, SIGTERM or SIGHUP stop the study at the next position (CEA) or step\n"
-            "(transients); report.md then says it was interrupted, and where.\n"
-            "\n"
-            "exit codes: 0 success, 2 bad input, 3 solver failure or interrupted, 1 internal.\n",
-            1e3 * STUDY_S_LO, 1e3 * STUDY_S_HI, STUDY_MU_LO, STUDY_MU_LO + STUDY_MU_STEP,
-            STUDY_MU_HI, STUDY_G_MIN, STUDY_T_ENTRY, STUDY_T_AFTER, STUDY_DS);
+    fprintf(
+        out,
+        "usage: tvds study CASE -o DIR [options]\n"
+        "       tvds study --convergence CASE -o DIR [options]   (see --convergence --help)\n"
+        "\n"
+        "The beam-on-beam squeal study (docs/squeal.md), what `make run` runs:\n"
+        "  1. beam-on-beam FE models, Craig-Bampton reduction (DIR/model/), CASE read on them;\n"
+        "  2. CEA survey over s = %g ... %g mm at the case's mu: linearised about the\n"
+        "     preloaded sliding state (damped and undamped) and about the undeformed geometry\n"
+        "     (DIR/cea/), predicted growth of each window crossed at the steady speed;\n"
+        "  3. the paper's procedure for mu: CEA at mu = %g, %g, ... %g until a window's\n"
+        "     predicted growth exceeds %g (DIR/cea_mu<MU>/);\n"
+        "  4. (a) the paper's values: subs-b and FiLm across the strongest window at the case's\n"
+        "     mu (DIR/a/); (b) the chosen mu: the methods across its strongest window (DIR/b/);\n"
+        "     each run starts C so that the window is entered at t = %g s and ends %g s after\n"
+        "     leaving it; predicted growth per window beside the measured one;\n"
+        "  5. DIR/report.md: the whole study with every departure from the paper.\n"
+        "\n"
+        "options:\n"
+        "  -o, --out DIR     output directory (required)\n"
+        "  --methods LIST    methods of part (b) (default subs-a,subs-b,subs-c,film)\n"
+        "  --methods-a LIST  methods of part (a) (default subs-b,film)\n"
+        "  --mu MU           skip the procedure: use this mu for part (b)\n"
+        "  --no-transients   CEA parts only\n"
+        "  --ds D            initial CEA spacing [m] (default %g; refined automatically)\n"
+        "  --threads N       OpenMP threads of the CEA (default: OpenMP's)\n"
+        "  --no-plots        no PNG figures\n"
+        "  --set S.K=V       override a case key (repeatable)\n"
+        "  -q, --quiet       no progress on stderr\n"
+        "  -h, --help        this help\n"
+        "\n"
+        "CASE must name two substructures beam1 and beam2, drive A by [constraint drive] and\n"
+        "load it by [load Fy] (models/beam_on_beam/beam_on_beam.ini). Progress goes to\n"
+        "stderr; the summary to stdout.\n"
+        "Ctrl-C, SIGTERM or SIGHUP stop the study at the next position (CEA) or step\n"
+        "(transients); report.md then says it was interrupted, and where.\n"
+        "\n"
+        "exit codes: 0 success, 2 bad input, 3 solver failure or interrupted, 1 internal.\n",
+        1e3 * STUDY_S_LO, 1e3 * STUDY_S_HI, STUDY_MU_LO, STUDY_MU_LO + STUDY_MU_STEP, STUDY_MU_HI,
+        STUDY_G_MIN, STUDY_T_ENTRY, STUDY_T_AFTER, STUDY_DS);
 }
 
 static double now_s(void)
@@ -183,8 +184,10 @@ static double time_at_travel(const tvds_model *m, double d)
         b *= 2;
     for (int i = 0; i < 200; i++) {
         double c = 0.5 * (a + b);
-        if (travel(m, c) < d) a = c;
-        else b = c;
+        if (travel(m, c) < d)
+            a = c;
+        else
+            b = c;
     }
     return 0.5 * (a + b);
 }
@@ -223,8 +226,9 @@ static void windows_table(FILE *fp, const tvds_cea_result *r, int mark, double v
         fprintf(fp, "No unstable window.\n");
         return;
     }
-    fprintf(fp, "| branch | s_in … s_out [mm] | width [mm] | f at max Re [Hz] | max Re [1/s] | "
-                "predicted growth at %.0f mm/s |\n|---|---|---|---|---|---|\n",
+    fprintf(fp,
+            "| branch | s_in … s_out [mm] | width [mm] | f at max Re [Hz] | max Re [1/s] | "
+            "predicted growth at %.0f mm/s |\n|---|---|---|---|---|---|\n",
             v_mm_s);
     for (int w = 0; w < r->nwin; w++) {
         const tvds_cea_window *cw = &r->win[w];
@@ -242,14 +246,13 @@ static double max_re(const tvds_cea_result *r)
     return v;
 }
 
-
 /* One transient part: the model regenerated with C placed so that window target of r is entered
  * at STUDY_T_ENTRY, its CEA windows recomputed along the actual path, the comparison run. */
 typedef struct study_part {
     const char *name; /* "a" or "b" */
     double mu;
-    double s0_x;      /* x of C at t = 0 [m] */
-    double s_a;       /* C's abscissa at t = 0 [m] */
+    double s0_x; /* x of C at t = 0 [m] */
+    double s_a;  /* C's abscissa at t = 0 [m] */
     double t_end;
     tvds_cea_result *cea; /* along the actual path (owned) */
     tvds_compare_result res;
@@ -393,8 +396,9 @@ static void study_report(FILE *fp, const char *case_path, double mu_case, double
                          double mu_pick, int mu_given, const tvds_cea_result *cmu,
                          const study_part *pa, const study_part *pb)
 {
-    fprintf(fp, "# Beam-on-beam squeal study\n\nCase `%s` (the paper's Table 1–2 values, "
-                "docs/models.md), regenerated models (`model/`). Command: `tvds study %s -o DIR`.\n",
+    fprintf(fp,
+            "# Beam-on-beam squeal study\n\nCase `%s` (the paper's Table 1–2 values, "
+            "docs/models.md), regenerated models (`model/`). Command: `tvds study %s -o DIR`.\n",
             case_path, case_path);
     fprintf(fp,
             "\n## Departures from the paper\n\n"
@@ -410,9 +414,10 @@ static void study_report(FILE *fp, const char *case_path, double mu_case, double
             STUDY_T_ENTRY, STUDY_T_ENTRY - t_damp, t_damp, STUDY_T_AFTER);
     fprintf(fp, "\n## CEA survey at μ = %g, s = %g … %g mm\n\n", mu_case, 1e3 * STUDY_S_LO,
             1e3 * STUDY_S_HI);
-    fprintf(fp, "Predicted growth G = exp(∫ Re λ dt) while C crosses a window at the steady "
-                "speed %.4g mm/s. Positions refined automatically down to 0.05 mm (%d, %d and %d "
-                "positions); static normal force %.5g … %.5g N.\n\n",
+    fprintf(fp,
+            "Predicted growth G = exp(∫ Re λ dt) while C crosses a window at the steady "
+            "speed %.4g mm/s. Positions refined automatically down to 0.05 mm (%d, %d and %d "
+            "positions); static normal force %.5g … %.5g N.\n\n",
             1e3 * v_ss, cd->npos, cu->npos, cx->npos, cd->lambda_n[0], cd->lambda_n[cd->npos - 1]);
     fprintf(fp, "**About the preloaded sliding state, damped** (`cea/unstable.csv`):\n\n");
     windows_table(fp, cd, wa, 1e3 * v_ss);
@@ -427,14 +432,14 @@ static void study_report(FILE *fp, const char *case_path, double mu_case, double
     if (mu_given)
         fprintf(fp, "μ = %g given on the command line (`--mu`).\n", mu_pick);
     else {
-        fprintf(fp, "CEA (preloaded, damped) at μ = %g, %g, … until some window's predicted "
-                    "growth reaches %g (an amplitude ratio of %g, %.0f dB):\n\n| μ | windows | max "
-                    "Re [1/s] | largest predicted growth |\n|---|---|---|---|\n",
+        fprintf(fp,
+                "CEA (preloaded, damped) at μ = %g, %g, … until some window's predicted "
+                "growth reaches %g (an amplitude ratio of %g, %.0f dB):\n\n| μ | windows | max "
+                "Re [1/s] | largest predicted growth |\n|---|---|---|---|\n",
                 STUDY_MU_LO, STUDY_MU_LO + STUDY_MU_STEP, STUDY_G_MIN, STUDY_G_MIN,
                 20 * log10(STUDY_G_MIN));
         for (int k = 0; k < nmu; k++)
-            fprintf(fp, "| %.2f | %d | %.4g | %.3g |\n", mu_tab[k], nw_tab[k], re_tab[k],
-                    g_tab[k]);
+            fprintf(fp, "| %.2f | %d | %.4g | %.3g |\n", mu_tab[k], nw_tab[k], re_tab[k], g_tab[k]);
         if (found)
             fprintf(fp, "\nChosen: **μ = %.2f**, the lowest of the grid.\n", mu_pick);
         else
@@ -452,12 +457,12 @@ static void study_report(FILE *fp, const char *case_path, double mu_case, double
                 "amplitude ratio of %.3g, below the %g of a visible burst (∫ Re dt = %.3g against "
                 "ln %g = %.3g).\n",
                 mu_case, 1e3 * fabs(cd->win[wa].s_out - cd->win[wa].s_in), cd->win[wa].re_max,
-                1e3 * v_ss, 1e3 * fabs(cd->win[wa].s_out - cd->win[wa].s_in) / (1e3 * v_ss) * 1e3 / 1e3,
+                1e3 * v_ss,
+                1e3 * fabs(cd->win[wa].s_out - cd->win[wa].s_in) / (1e3 * v_ss) * 1e3 / 1e3,
                 cd->win[wa].growth_pred, STUDY_G_MIN, log(cd->win[wa].growth_pred), STUDY_G_MIN,
                 log(STUDY_G_MIN));
     part_report(fp, pb, "(b) The μ of the paper's procedure: all methods");
 }
-
 
 int tvds_cmd_study(int argc, char **argv)
 {
@@ -567,8 +572,9 @@ int tvds_cmd_study(int argc, char **argv)
     double mu_case = m->contacts[0].mu_k, t_damp = damping_end(m);
     double v_ss = fabs(tvds_fn_deriv(&m->contacts[0].slave_kin[0], t_damp, 1));
     if (!quiet)
-        fprintf(stderr, "study: [1/4] beam-on-beam models -> %s (%.2f s); mu = %g, damping "
-                        "schedule ends at %g s, steady speed %.4g mm/s\n",
+        fprintf(stderr,
+                "study: [1/4] beam-on-beam models -> %s (%.2f s); mu = %g, damping "
+                "schedule ends at %g s, steady speed %.4g mm/s\n",
                 mdir, now_s() - t_start, mu_case, t_damp, 1e3 * v_ss);
 
     /* 2. CEA survey at the case's mu. */
@@ -583,13 +589,13 @@ int tvds_cmd_study(int argc, char **argv)
     double tc = now_s();
     stage = "CEA survey";
     if (!quiet)
-        fprintf(stderr, "study: [2/4] CEA survey, s = %g ... %g mm (%d positions + refinement), "
-                        "deformed damped / undamped, undeformed damped\n",
+        fprintf(stderr,
+                "study: [2/4] CEA survey, s = %g ... %g mm (%d positions + refinement), "
+                "deformed damped / undamped, undeformed damped\n",
                 1e3 * STUDY_S_LO, 1e3 * STUDY_S_HI, npos);
     if ((rc = survey(m, pos, npos, TVDS_CEA_DEFORMED, 0, threads, t_damp, &cd, &ctx))) goto fail;
     if ((rc = survey(m, pos, npos, TVDS_CEA_DEFORMED, 1, threads, t_damp, &cu, &ctx))) goto fail;
-    if ((rc = survey(m, pos, npos, TVDS_CEA_UNDEFORMED, 0, threads, t_damp, &cx, &ctx)))
-        goto fail;
+    if ((rc = survey(m, pos, npos, TVDS_CEA_UNDEFORMED, 0, threads, t_damp, &cx, &ctx))) goto fail;
     snprintf(cdir, sizeof cdir, "%s/cea", outdir);
     if ((rc = tvds_mkdir_p(cdir, &ctx))) goto fail;
     if ((rc = tvds_cea_write_csv(cd, cdir, &ctx))) goto fail;
@@ -620,8 +626,7 @@ int tvds_cmd_study(int argc, char **argv)
             if (fabs(mu - mu_case) > 1e-12) {
                 m->contacts[0].mu_k = m->contacts[0].mu_s = mu;
                 tvds_cea_result_free(&cmu);
-                if ((rc = survey(m, pos, npos, TVDS_CEA_DEFORMED, 0, threads, t_damp, &cmu,
-                                 &ctx)))
+                if ((rc = survey(m, pos, npos, TVDS_CEA_DEFORMED, 0, threads, t_damp, &cmu, &ctx)))
                     goto fail;
                 cur = cmu;
             }
@@ -631,8 +636,9 @@ int tvds_cmd_study(int argc, char **argv)
             re_tab[nmu] = max_re(cur);
             g_tab[nmu] = w >= 0 ? cur->win[w].growth_pred : NAN;
             if (!quiet)
-                fprintf(stderr, "study: [3/4] mu = %.2f: %d window(s), max Re %.4g 1/s, largest "
-                                "predicted growth %.3g\n",
+                fprintf(stderr,
+                        "study: [3/4] mu = %.2f: %d window(s), max Re %.4g 1/s, largest "
+                        "predicted growth %.3g\n",
                         mu, cur->nwin, re_tab[nmu], g_tab[nmu]);
             nmu++;
             if (w >= 0 && cur->win[w].growth_pred >= STUDY_G_MIN) {
@@ -656,8 +662,9 @@ int tvds_cmd_study(int argc, char **argv)
     m->contacts[0].mu_k = m->contacts[0].mu_s = mu_case;
     t_mu = now_s() - tm;
     if (!found && !quiet)
-        fprintf(stderr, "study:       no mu up to %g gives a predicted growth of %g: part (b) "
-                        "skipped\n",
+        fprintf(stderr,
+                "study:       no mu up to %g gives a predicted growth of %g: part (b) "
+                "skipped\n",
                 STUDY_MU_HI, STUDY_G_MIN);
 
     /* 4. Transients. */
@@ -672,8 +679,8 @@ int tvds_cmd_study(int argc, char **argv)
         }
         if (found) {
             pb.mu = mu_pick;
-            if ((rc = run_part(case_path, &sets, outdir, chosen, strongest(chosen), ob, threads, quiet,
-                               &pg, &pb, &ctx)))
+            if ((rc = run_part(case_path, &sets, outdir, chosen, strongest(chosen), ob, threads,
+                               quiet, &pg, &pb, &ctx)))
                 goto fail;
         }
     }
@@ -711,8 +718,7 @@ int tvds_cmd_study(int argc, char **argv)
 
 interrupted:
     if (*stop && rc == TVDS_OK)
-        rc = TVDS_ERROR(&ctx, TVDS_ERR_INTERRUPTED, "study: interrupted after the %s stage",
-                        stage);
+        rc = TVDS_ERROR(&ctx, TVDS_ERR_INTERRUPTED, "study: interrupted after the %s stage", stage);
 fail:
     if (rc == TVDS_ERR_INTERRUPTED) {
         /* The study's summary: report.md replaced (whole) by the reason it stopped. */
