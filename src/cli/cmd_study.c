@@ -254,6 +254,7 @@ typedef struct study_part {
     double s0_x; /* x of C at t = 0 [m] */
     double s_a;  /* C's abscissa at t = 0 [m] */
     double t_end;
+    double t_damp;        /* end of the damping schedule [s] */
     tvds_cea_result *cea; /* along the actual path (owned) */
     tvds_compare_result res;
     int ran;
@@ -299,6 +300,7 @@ static int run_part(const char *case_path, const tvds_cli_sets *sets, const char
     double s_start = tw->s_in - travel(m, STUDY_T_ENTRY);
     double t_exit = time_at_travel(m, tw->s_out - s_start);
     pt->t_end = t_exit + STUDY_T_AFTER;
+    pt->t_damp = damping_end(m);
     pt->s0_x = s_start + x_minus_s;
     tvds_model_free(&m);
     rc = study_model(case_path, sets, mdir, pt->s0_x, pt->t_end, pt->mu, &m, ctx);
@@ -382,7 +384,8 @@ static void part_report(FILE *fp, const study_part *pt, const char *title)
         fprintf(fp, "| %d | %.3f … %.3f | %.0f | %.4g | ", cw->branch, 1e3 * cw->s_in,
                 1e3 * cw->s_out, cw->f_peak, cw->re_max);
         if (isfinite(cw->t_start))
-            fprintf(fp, "%.4f … %.4f | %.3g |\n", cw->t_start, cw->t_end, cw->growth_pred);
+            fprintf(fp, "%.4f … %.4f | %.3g%s |\n", cw->t_start, cw->t_end, cw->growth_pred,
+                    cw->t_end < pt->t_damp ? " (crossed under the high damping: less)" : "");
         else
             fprintf(fp, "not crossed | – |\n");
     }
@@ -457,8 +460,7 @@ static void study_report(FILE *fp, const char *case_path, double mu_case, double
                 "amplitude ratio of %.3g, below the %g of a visible burst (∫ Re dt = %.3g against "
                 "ln %g = %.3g).\n",
                 mu_case, 1e3 * fabs(cd->win[wa].s_out - cd->win[wa].s_in), cd->win[wa].re_max,
-                1e3 * v_ss,
-                1e3 * fabs(cd->win[wa].s_out - cd->win[wa].s_in) / (1e3 * v_ss) * 1e3 / 1e3,
+                1e3 * v_ss, 1e3 * fabs(cd->win[wa].s_out - cd->win[wa].s_in) / v_ss,
                 cd->win[wa].growth_pred, STUDY_G_MIN, log(cd->win[wa].growth_pred), STUDY_G_MIN,
                 log(STUDY_G_MIN));
     part_report(fp, pb, "(b) The μ of the paper's procedure: all methods");
