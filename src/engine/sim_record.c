@@ -84,7 +84,27 @@ static void sub_energy(const tvds_model *m, tvds_data *d, int i, int next, doubl
         /* Fused: |v|^2 and sum w2 xa xb in one pass. */
         const double *restrict w2 = s->w2;
         double rh = 1.0 / d->h, k0 = 0.0, s0 = 0.0;
-        if (w) {
+        if (s->bh) {
+            /* Exact modal propagation: central differences with the modal mass 1/bh, whose
+             * energy and work terms are those below with that mass (docs/theory.md). */
+            const double *restrict xp = s->x_prev, *restrict fe = s->fext, *restrict fl = s->fel,
+                                   *restrict fd = s->fdamp, *restrict mh = s->mhat;
+            double we = 0.0, wl = 0.0, wd = 0.0;
+#pragma omp simd reduction(+ : k0, s0, we, wl, wd)
+            for (int j = 0; j < n; j++) {
+                double v0 = (xb[j] - xa[j]) * rh, dx = 0.5 * (xb[j] - xp[j]);
+                k0 += mh[j] * v0 * v0;
+                s0 += w2[j] * xa[j] * xb[j];
+                we += fe[j] * dx;
+                wl += fl[j] * dx;
+                wd += fd[j] * dx;
+            }
+            if (w) {
+                w[0] += we;
+                w[1] += wl;
+                w[2] += wd;
+            }
+        } else if (w) {
             const double *restrict xp = s->x_prev, *restrict fe = s->fext, *restrict fl = s->fel,
                                    *restrict fd = s->fdamp;
             double we = 0.0, wl = 0.0, wd = 0.0;
