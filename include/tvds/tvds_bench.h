@@ -43,6 +43,17 @@ TVDS_API int tvds_bench_steps(const tvds_model *m, long nsteps, double *hist, in
 TVDS_API int tvds_bench_segments(const tvds_model *m, long nsteps, int nseg, double *us,
                                  tvds_bench_timing *t, tvds_ctx *ctx);
 
+/* The floor of one contact step: a kernel with the O(n) passes a subs-b step of one contact
+ * point cannot avoid, on nsub substructures of sizes n[0..nsub-1] (the modal path): per
+ * substructure the fused predictor (backward velocity, external and damping forces, x*), the
+ * energy pass (kinetic, strain and three work sums), two column corrections (normal and
+ * tangential force on two DoFs); three dot products of length n per substructure (the
+ * displacements of the contact DoFs at x*, and one probe). No engine code runs: it is what a
+ * hand-written loop over the same arrays costs. Returns the CPU us per step (median of nrep
+ * runs of nsteps) in *us. Returns TVDS_OK, TVDS_ERR_INVALID, TVDS_ERR_NOMEM. */
+TVDS_API int tvds_bench_floor(int nsub, const int *n, long nsteps, int nrep, double *us,
+                              tvds_ctx *ctx);
+
 /* Write a synthetic sliding model of reduced size n into dir (created if missing):
  * dir/track: n/2 nodes on the line y = 0 with ux, uy each (n even, n >= 4): lumped masses,
  *   chain springs between neighbours and a spring foundation; its node set "top" is the master

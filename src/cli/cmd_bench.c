@@ -253,6 +253,60 @@ static int bench_methods(btab *t, const char *case_path, int R, int quick)
         }
     }
     add(t, "method", "setup (tvds_data_create)", tm[0].setup_seconds, "s", "eigenbases etc.");
+    /* The floor: the same O(n) passes as one subs-b step, hand-written (tvds_bench_floor). */
+    {
+        int ns = m->nsub < 8 ? m->nsub : 8, nn[8];
+        for (int i = 0; i < ns; i++)
+            nn[i] = m->subs[i]->n;
+        double fl = 0.0;
+        if ((rc = tvds_bench_floor(ns, nn, nseg, Rm, &fl, &ctx))) {
+            fail("floor kernel", rc, &ctx);
+            goto done;
+        }
+        double b = tm[TVDS_METHOD_SUBS_B].us_per_step;
+        add(t, "floor", "floor kernel us/step", fl, "us",
+            "predictor, energy, 2 corrections, 3 dots per substructure; median of %d x %ld", Rm,
+            nseg);
+        add(t, "floor", "subs-b / floor", b / fl, "-", "same run");
+    }
+    /* Exact modal propagation (docs/theory.md 10b): the same steps, then the step of the band
+     * of interest (f_band = 11 kHz, above the 10.6 kHz squeal pair) over the whole transient. */
+    {
+        tvds_bench_timing te;
+        double ue[16];
+        m->opt.method = TVDS_METHOD_SUBS_B;
+        m->opt.integrator = TVDS_INTEGRATOR_EXACT;
+        int auto0 = m->opt.dt_auto;
+        double dt0 = m->opt.dt;
+        m->opt.dt_auto = 0;
+        m->opt.dt = tm[0].dt;
+        for (int r = 0; r < Rm && !rc; r++) {
+            rc = tvds_bench_steps(m, nseg, NULL, 0, &te, &ctx);
+            ue[r] = te.us_per_step;
+        }
+        double u1 = median(ue, Rm);
+        m->opt.dt_auto = 1;
+        m->opt.f_band = 11e3;
+        for (int r = 0; r < Rm && !rc; r++) {
+            rc = tvds_bench_steps(m, nseg, NULL, 0, &te, &ctx);
+            ue[r] = te.us_per_step;
+        }
+        m->opt.integrator = TVDS_INTEGRATOR_CENTRAL;
+        m->opt.dt_auto = auto0;
+        m->opt.dt = dt0;
+        if (rc) {
+            fail("exact integrator", rc, &ctx);
+            goto done;
+        }
+        double u2 = median(ue, Rm), ne = m->opt.t_end / te.dt;
+        add(t, "exact", "subs-b exact us/step", u1, "us", "integrator = exact, dt %.4g s", tm[0].dt);
+        add(t, "exact", "exact / central", u1 / tm[TVDS_METHOD_SUBS_B].us_per_step, "-",
+            "same steps, same run");
+        add(t, "exact", "subs-b exact f_band 11 kHz us/step", u2, "us", "dt = auto = %.4g s",
+            te.dt);
+        add(t, "exact", "subs-b exact full transient", ne * u2 * 1e-6, "s",
+            "extrapolated: %.0f steps to t_end %g s", ne, m->opt.t_end);
+    }
     {
         double b = tm[TVDS_METHOD_SUBS_B].us_per_step;
         add(t, "target", "subs-b <= 2 us/step", b, "us", "%s", b <= 2.0 ? "met" : "missed");
