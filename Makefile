@@ -67,7 +67,7 @@ SUITES_H := $(BUILD)/tests/suites.h
 # Deterministic numerics: CHOLMOD and OpenBLAS otherwise start threads of their own.
 TEST_ENV := OMP_THREAD_LIMIT=1 OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 
-.PHONY: all deps test run bench asan ubsan valgrind format clean help validate layers
+.PHONY: all deps test run bench bench-accuracy asan ubsan valgrind format clean help validate layers
 
 all: $(LIB) $(BIN)
 
@@ -79,6 +79,7 @@ help:
 	@echo "  make all       build $(LIB) and $(BIN)"
 	@echo "  make layers    check that the library calls only down its layers (part of make test)"
 	@echo "  make bench     run the benchmarks, print and record the table (bench/results/)"
+	@echo "  make bench-accuracy  exact modal integrator vs converged central differences (1 min)"
 	@echo "  make asan      the test suite under AddressSanitizer + UndefinedBehaviorSanitizer"
 	@echo "  make ubsan     the test suite under UndefinedBehaviorSanitizer alone"
 	@echo "  make valgrind  the test suite under valgrind memcheck (no fork, leaks are errors)"
@@ -157,6 +158,16 @@ run: deps
 bench: deps
 	@$(MAKE) --no-print-directory all
 	$(BIN) bench -o bench/results
+
+# Accuracy of the exact modal integrator against converged central differences (opt-in, about
+# a minute of CPU; docs/performance.md).
+bench-accuracy: deps
+	@$(MAKE) --no-print-directory all $(BUILD)/bench/accuracy
+	$(TEST_ENV) bench/accuracy.sh $(BIN) $(BUILD)/bench/accuracy $(BUILD)/bench/accuracy_runs
+
+$(BUILD)/bench/accuracy: bench/accuracy.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(STD) $(CFLAGS) $(WARN) $(INCS) -o $@ $< $(LIB) $(ALL_LDFLAGS) $(LIBS)
 
 asan: deps
 	@$(MAKE) --no-print-directory BUILD=build/asan SAN=address,undefined \

@@ -25,7 +25,7 @@
 static void bench_help(FILE *out)
 {
     fprintf(out,
-            "usage: tvds bench [-o DIR] [--case CASE] [--repeats R] [--quick]\n"
+            "usage: tvds bench [-o DIR] [--case CASE] [--repeats R] [--quick] [--large]\n"
             "\n"
             "Benchmarks of tvds on this machine (docs/performance.md). Every figure is the median\n"
             "of R runs (default 3). Prints one table and writes DIR/bench.csv and DIR/bench.md\n"
@@ -45,6 +45,8 @@ static void bench_help(FILE *out)
             "  --case CASE     beam-on-beam case to time\n"
             "  --repeats R     runs per figure (median), default 3 (methods: at least 5)\n"
             "  --quick         short segments, small models (a smoke run, not a benchmark)\n"
+            "  --large         also the set-up of reduced models of n = 2000, 3000, 5000\n"
+            "                  (eigenbasis and flexibilities; a few minutes)\n"
             "  -o, --output D  output directory (created)\n"
             "  -h, --help      this help\n");
 }
@@ -265,7 +267,7 @@ static int bench_methods(btab *t, const char *case_path, int R, int quick)
         }
         double b = tm[TVDS_METHOD_SUBS_B].us_per_step;
         add(t, "floor", "floor kernel us/step", fl, "us",
-            "predictor, energy, 2 corrections, 3 dots per substructure; median of %d x %ld", Rm,
+            "predictor, 3 dots, 2 corrections, work sums per substructure; median of %d x %ld", Rm,
             nseg);
         add(t, "floor", "subs-b / floor", b / fl, "-", "same run");
     }
@@ -564,6 +566,40 @@ static int bench_size(btab *t, const char *dir, int R, int quick)
     return TVDS_OK;
 }
 
+/* Set-up of large reduced models (opt-in, --large): tvds_data_create of the synthetic track
+ * with n = 2000, 3000, 5000 (all n DoFs retained and candidates of the master surface): the
+ * eigenbasis (dsygvd, O(n^3)) and the candidate flexibility G (BLAS dsyrk, O(n^3)). */
+static int bench_setup_large(btab *t, const char *dir)
+{
+    static const int sizes[] = {2000, 3000, 5000};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        tvds_ctx ctx;
+        tvds_ctx_init(&ctx);
+        char sub[4200], cpath[4300];
+        snprintf(sub, sizeof sub, "%s/large_%d", dir, sizes[i]);
+        int rc = tvds_bench_synthetic_write(sub, sizes[i], cpath, sizeof cpath, &ctx);
+        if (rc) return fail("synthetic model", rc, &ctx);
+        tvds_model *m = NULL;
+        if ((rc = tvds_case_read(cpath, NULL, 0, &m, &ctx))) return fail(cpath, rc, &ctx);
+        int n = 0;
+        for (int s = 0; s < m->nsub; s++)
+            n += m->subs[s]->n;
+        tvds_bench_timing tm;
+        double c0 = tvds_bench_thread_cpu();
+        rc = tvds_bench_steps(m, 10, NULL, 0, &tm, &ctx);
+        double cpu = tvds_bench_thread_cpu() - c0;
+        tvds_model_free(&m);
+        if (rc) return fail(cpath, rc, &ctx);
+        char item[64];
+        snprintf(item, sizeof item, "n = %d setup wall", n);
+        add(t, "setup", item, tm.setup_seconds, "s",
+            "tvds_data_create: eigenbasis + candidate flexibility (%d candidates)", sizes[i]);
+        snprintf(item, sizeof item, "n = %d setup CPU", n);
+        add(t, "setup", item, cpu, "s", "CPU of the calling thread (BLAS threads not counted)");
+    }
+    return TVDS_OK;
+}
+
 int tvds_cmd_bench(int argc, char **argv)
 {
     /* The study's case when it is there, else the bench's own copy of the same model. */
@@ -571,8 +607,9 @@ int tvds_cmd_bench(int argc, char **argv)
     const char *case_path = access("models/beam_on_beam/beam_on_beam.ini", R_OK) == 0
                                 ? "models/beam_on_beam/beam_on_beam.ini"
                                 : "bench/cases/beam_on_beam.ini";
-    int R = 3, quick = 0;
+    int R = 3, quick = 0, large = 0;
     const tvds_cli_opt opts[] = {{"--quick", NULL, NULL, &quick, 1},
+                                 {"--large", NULL, NULL, &large, 1},
                                  {"--output", "-o", &outdir, NULL, 0},
                                  {"--case", NULL, &case_path, NULL, 0},
                                  {NULL, NULL, NULL, NULL, 0}};
@@ -620,6 +657,7 @@ int tvds_cmd_bench(int argc, char **argv)
     int rc = bench_methods(t, case_path, R, quick);
     if (!rc) rc = bench_reduce(t, work, 1, quick);
     if (!rc) rc = bench_size(t, work, R, quick);
+    if (!rc && large) rc = bench_setup_large(t, work);
     rm_tree(work);
     add(t, "bench", "total wall time", tvds_bench_now() - t0, "s", NULL);
     int wr = write_outputs(t, outdir, machine, case_path);

@@ -57,6 +57,10 @@ typedef struct sim_sub {
     double pchk;     /* its non-finite check: sum of x_new * 0 */
 } sim_sub;
 
+/* Steps between two energy evaluations at the most (the runaway-energy guard) when the
+ * channels are published less often (tvds_set_record). */
+#define SIM_ENERGY_EVERY 1024
+
 /* Maximal entries in one contact row: 3 nodes x 3 directions. */
 #define SIM_ROW_MAX_CP 9
 
@@ -193,6 +197,7 @@ struct tvds_data {
     double t_pub;     /* time of the published channels */
     int rec_every;    /* tvds_set_record: probes published every rec_every steps (0: never) */
     int probes_stale; /* 1: the probe channels lag the last step (tvds_channels_update) */
+    int energy_stale; /* 1: the energies and balance lag the last step (tvds_channels_update) */
     int nprobe;
     double **prow; /* nprobe: coordinate row of each probe (u_probe = prow . x), n of its sub */
     double *pdot;  /* nprobe x 3: cached prow . x of recent state buffers, keyed by version */
