@@ -2,6 +2,7 @@
 #include "tvds/tvds_bench.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -272,9 +273,20 @@ static void spring(double *K, int n, int i, int j, double k)
 
 int tvds_bench_synthetic_write(const char *dir, int n, char *case_path, size_t size, tvds_ctx *ctx)
 {
+    return tvds_bench_synthetic_pad_write(dir, n, 1, case_path, size, ctx);
+}
+
+int tvds_bench_synthetic_pad_write(const char *dir, int n, int mtip, char *case_path, size_t size,
+                                   tvds_ctx *ctx)
+{
     if (!dir || !case_path || size < 2 || n < 4 || n % 2 || n > 200000)
         return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
                           "tvds_bench_synthetic_write: n = %d must be even and in [4, 200000]", n);
+    if (mtip < 1 || mtip > 1000 || mtip > n / 4)
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                          "tvds_bench_synthetic_pad_write: m = %d contact nodes must be in "
+                          "[1, min(1000, n/4)]",
+                          mtip);
     if (mkdir(dir, 0777) != 0 && errno != EEXIST)
         return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot create directory: %s", dir,
                           strerror(errno));
@@ -311,26 +323,42 @@ int tvds_bench_synthetic_write(const char *dir, int n, char *case_path, size_t s
     snprintf(sub, sizeof sub, "%s/track", dir);
     if ((rc = write_sub(sub, "track", n, M, K, dofs, 1, &set, ctx))) goto done;
 
-    /* Slider: carriage node 1 at (x0, 5 mm), tip node 2 at (x0, 0) on the track. */
+    /* Slider: carriage node 1 at (x0, 5 mm); tip nodes 2 .. m + 1 on the track at x0 + j dxt,
+     * each joined to the carriage, and to the next tip, by springs in x and y. */
     {
-        double Ms[16] = {0}, Ks[16] = {0};
-        tvds_dof ds[4];
-        memset(ds, 0, sizeof ds);
-        const double x0 = 0.2 * L, k_s = 1e4;
-        for (int k = 0; k < 4; k++) {
-            ds[k].kind = TVDS_DOF_PHYSICAL;
-            ds[k].node = 1 + k / 2;
-            ds[k].dir = k % 2 ? TVDS_DIR_Y : TVDS_DIR_X;
-            ds[k].xyz[0] = x0;
-            ds[k].xyz[1] = k < 2 ? 5e-3 : 0.0;
-            Ms[k + 4 * k] = m_node;
+        const int ns = 2 * (mtip + 1);
+        const double x0 = 0.2 * L, k_s = 1e4, dxt = mtip > 1 ? fmin(1.5e-3, 0.7 * L / mtip) : 0.0;
+        double *Ms = tvds_calloc((size_t)ns * ns, sizeof *Ms);
+        double *Ks = tvds_calloc((size_t)ns * ns, sizeof *Ks);
+        tvds_dof *ds = tvds_calloc((size_t)ns, sizeof *ds);
+        long *tips = tvds_malloc((size_t)mtip * sizeof *tips);
+        if (!Ms || !Ks || !ds || !tips) {
+            tvds_free(Ms), tvds_free(Ks), tvds_free(ds), tvds_free(tips);
+            rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "synthetic slider of %d tips: out of memory",
+                            mtip);
+            goto done;
         }
-        spring(Ks, 4, 0, 2, k_s);
-        spring(Ks, 4, 1, 3, k_s);
-        long tipnode = 2;
-        tvds_nodeset tip = {(char *)"tip", 1, &tipnode};
+        for (int k = 0; k < ns; k++) {
+            int node = k / 2;
+            ds[k].kind = TVDS_DOF_PHYSICAL;
+            ds[k].node = 1 + node;
+            ds[k].dir = k % 2 ? TVDS_DIR_Y : TVDS_DIR_X;
+            ds[k].xyz[0] = x0 + (node > 0 ? (node - 1) * dxt : 0.0);
+            ds[k].xyz[1] = node == 0 ? 5e-3 : 0.0;
+            Ms[k + (size_t)ns * k] = m_node;
+        }
+        for (int j = 0; j < mtip; j++) {
+            tips[j] = 2 + j;
+            for (int c = 0; c < 2; c++) {
+                spring(Ks, ns, c, 2 * (j + 1) + c, k_s);
+                if (j + 1 < mtip) spring(Ks, ns, 2 * (j + 1) + c, 2 * (j + 2) + c, k_s);
+            }
+        }
+        tvds_nodeset tip = {(char *)"tip", mtip, tips};
         snprintf(sub, sizeof sub, "%s/slider", dir);
-        if ((rc = write_sub(sub, "slider", 4, Ms, Ks, ds, 1, &tip, ctx))) goto done;
+        rc = write_sub(sub, "slider", ns, Ms, Ks, ds, 1, &tip, ctx);
+        tvds_free(Ms), tvds_free(Ks), tvds_free(ds), tvds_free(tips);
+        if (rc) goto done;
     }
 
     snprintf(case_path, size, "%s/case.ini", dir);
@@ -340,16 +368,16 @@ int tvds_bench_synthetic_write(const char *dir, int n, char *case_path, size_t s
         goto done;
     }
     fprintf(f,
-            "# Synthetic sliding model of %d + 4 DoFs written by tvds_bench_synthetic_write.\n"
+            "# Synthetic sliding model of %d + %d DoFs written by tvds_bench_synthetic_write.\n"
             "[run]\nname = synthetic_%d\nmethod = subs-b\ndt = auto\nt_end = 10\n\n"
             "[substructure track]\ndir = track\ndamping = rayleigh\nalpha = 1\nbeta = 1e-7\n\n"
             "[substructure slider]\ndir = slider\ndamping = rayleigh\nalpha = 1\nbeta = 1e-7\n\n"
             "[contact tip]\nslave = slider:tip\nmaster = track:top\nmu = 0.3\n\n"
-            "[load press]\ndof = slider:1:uy\nf = smooth -0.2 0 0.1\n\n"
+            "[load press]\ndof = slider:1:uy\nf = smooth %.15g 0 0.1\n\n"
             "[constraint drive]\nterms = slider:1:ux\nvalue = table 0 0  10 %.17g\n\n"
             "[probe mid_uy]\ndof = track:%d:uy\n\n"
             "[probe tip_uy]\ndof = slider:2:uy\n",
-            n, n, 0.5 * L, nn / 2 + 1);
+            n, 2 * (mtip + 1), n, -0.2 * mtip, 0.5 * L, nn / 2 + 1);
     if (ferror(f) | fclose(f)) rc = TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: write failed", case_path);
 done:
     tvds_free(M);

@@ -38,6 +38,8 @@ static void bench_help(FILE *out)
             "  - modal vs dense physical path (time ratio, max relative history difference);\n"
             "  - CEA seconds per position;\n"
             "  - 'tvds reduce' wall time and peak memory on a ~1e5-DoF plane-stress strip;\n"
+            "  - per-step cost vs the number m of contact nodes (504-DoF track, m = 1 .. 16 and\n"
+            "    128): quadratic fit;\n"
             "  - per-step cost vs reduced size n (synthetic track, one sliding contact): linear\n"
             "    fit, slope and R^2.\n"
             "\n"
@@ -566,6 +568,78 @@ static int bench_size(btab *t, const char *dir, int R, int quick)
     return TVDS_OK;
 }
 
+/* Solve the 3 x 3 system A x = b (Cramer's rule; the normal equations of a quadratic fit). */
+static void solve3(double A[3][3], const double b[3], double x[3])
+{
+    double det = A[0][0] * (A[1][1] * A[2][2] - A[1][2] * A[2][1]) -
+                 A[0][1] * (A[1][0] * A[2][2] - A[1][2] * A[2][0]) +
+                 A[0][2] * (A[1][0] * A[2][1] - A[1][1] * A[2][0]);
+    for (int k = 0; k < 3; k++) {
+        double M[3][3];
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                M[i][j] = j == k ? b[i] : A[i][j];
+        x[k] = (M[0][0] * (M[1][1] * M[2][2] - M[1][2] * M[2][1]) -
+                M[0][1] * (M[1][0] * M[2][2] - M[1][2] * M[2][0]) +
+                M[0][2] * (M[1][0] * M[2][1] - M[1][1] * M[2][0])) /
+               det;
+    }
+}
+
+/* Per-step cost against the number m of contact nodes: the 504-DoF synthetic track with a pad
+ * of m slave nodes (tvds_bench_synthetic_pad_write), subs-b; least-squares
+ * us = a + b m + c m^2 over m = 1 .. 16, and m = 128 against it. */
+static int bench_contacts(btab *t, const char *dir, int R, int quick)
+{
+    static const int ms[] = {1, 2, 4, 8, 16, 128};
+    const int nm = quick ? 4 : 6;
+    double us[8];
+    for (int i = 0; i < nm; i++) {
+        tvds_ctx ctx;
+        tvds_ctx_init(&ctx);
+        char sub[4200], cpath[4300];
+        snprintf(sub, sizeof sub, "%s/pad_%d", dir, ms[i]);
+        int rc = tvds_bench_synthetic_pad_write(sub, 500, ms[i], cpath, sizeof cpath, &ctx);
+        if (rc) return fail("synthetic pad model", rc, &ctx);
+        tvds_model *m = NULL;
+        if ((rc = tvds_case_read(cpath, NULL, 0, &m, &ctx))) return fail(cpath, rc, &ctx);
+        m->opt.method = TVDS_METHOD_SUBS_B;
+        long nst = quick ? 500 : ms[i] >= 128 ? 1000 : 10000;
+        tvds_bench_timing tm;
+        double useg[16];
+        rc = tvds_bench_segments(m, nst, R, useg, &tm, &ctx);
+        tvds_model_free(&m);
+        if (rc) return fail(cpath, rc, &ctx);
+        us[i] = tm.us_per_step;
+        char item[64];
+        snprintf(item, sizeof item, "m = %d us/step", ms[i]);
+        add(t, "contacts", item, us[i], "us",
+            "504 DoFs, %d slave nodes, subs-b, median of %d x %ld steps", ms[i], R, nst);
+    }
+    int nf = nm < 5 ? nm : 5;
+    double A[3][3] = {{0}}, b[3] = {0}, c[3];
+    for (int i = 0; i < nf; i++) {
+        double p[3] = {1.0, ms[i], (double)ms[i] * ms[i]};
+        for (int r = 0; r < 3; r++) {
+            b[r] += p[r] * us[i];
+            for (int q = 0; q < 3; q++)
+                A[r][q] += p[r] * p[q];
+        }
+    }
+    solve3(A, b, c);
+    add(t, "contacts", "fit a (us = a + b m + c m^2)", c[0], "us", "least squares, m = 1 .. %d",
+        ms[nf - 1]);
+    add(t, "contacts", "fit b", c[1], "us", NULL);
+    add(t, "contacts", "fit c", c[2], "us", NULL);
+    if (nm == 6) {
+        double pred = c[0] + c[1] * 128 + c[2] * 128.0 * 128.0;
+        add(t, "contacts", "m = 128 / fit", us[5] / pred, "-", "fit extrapolated: %.4g us", pred);
+        add(t, "contacts", "exponent m = 16 -> 128", log(us[5] / us[4]) / log(8.0), "-",
+            "log(us(128) / us(16)) / log 8");
+    }
+    return TVDS_OK;
+}
+
 /* Set-up of large reduced models (opt-in, --large): tvds_data_create of the synthetic track
  * with n = 2000, 3000, 5000 (all n DoFs retained and candidates of the master surface): the
  * eigenbasis (dsygvd, O(n^3)) and the candidate flexibility G (BLAS dsyrk, O(n^3)). */
@@ -657,6 +731,7 @@ int tvds_cmd_bench(int argc, char **argv)
     int rc = bench_methods(t, case_path, R, quick);
     if (!rc) rc = bench_reduce(t, work, 1, quick);
     if (!rc) rc = bench_size(t, work, R, quick);
+    if (!rc) rc = bench_contacts(t, work, R, quick);
     if (!rc && large) rc = bench_setup_large(t, work);
     rm_tree(work);
     add(t, "bench", "total wall time", tvds_bench_now() - t0, "s", NULL);
