@@ -70,7 +70,7 @@ TVDS_API int tvds_bench_synthetic_write(const char *dir, int n, char *case_path,
 /* The same track with a pad of m contact nodes instead of one tip (the contact's slave set
  * "tip" has m nodes, spaced min(1.5 mm, 0.7 L / m), each sprung to the carriage and to its
  * neighbour; the load is 0.2 N per node). m = 1 writes the model above. Returns as above, and
- * TVDS_ERR_INVALID when m is outside [1, min(1000, n/4)]. */
+ * TVDS_ERR_INVALID when m is outside [1, min(1000, n/2)]. */
 TVDS_API int tvds_bench_synthetic_pad_write(const char *dir, int n, int m, char *case_path,
                                             size_t size, tvds_ctx *ctx);
 

@@ -282,10 +282,10 @@ int tvds_bench_synthetic_pad_write(const char *dir, int n, int mtip, char *case_
     if (!dir || !case_path || size < 2 || n < 4 || n % 2 || n > 200000)
         return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
                           "tvds_bench_synthetic_write: n = %d must be even and in [4, 200000]", n);
-    if (mtip < 1 || mtip > 1000 || mtip > n / 4)
+    if (mtip < 1 || mtip > 1000 || mtip > n / 2)
         return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
                           "tvds_bench_synthetic_pad_write: m = %d contact nodes must be in "
-                          "[1, min(1000, n/4)]",
+                          "[1, min(1000, n/2)]",
                           mtip);
     if (mkdir(dir, 0777) != 0 && errno != EEXIST)
         return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot create directory: %s", dir,
