@@ -52,8 +52,8 @@ static double f_dom(const run *r, double t0, double t1, double fmin, double fmax
 {
     long i0 = first_at(r->t, r->n, t0), i1 = first_at(r->t, r->n, t1);
     double f = NAN;
-    if (i1 - i0 < 8 || tvds_dominant_frequency(r->a + i0, i1 - i0, sample_dt(r, i0, i1), fmin,
-                                               fmax, &f, NULL, ctx))
+    if (i1 - i0 < 8 || tvds_dominant_frequency(r->a + i0, i1 - i0, sample_dt(r, i0, i1), fmin, fmax,
+                                               &f, NULL, ctx))
         return NAN;
     return f;
 }

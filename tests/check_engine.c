@@ -1570,9 +1570,9 @@ END_TEST
 START_TEST(test_exact_coeffs)
 {
     /* (w2, c, h): underdamped at small and large w h, overdamped, critical, free mass. */
-    static const double cs[][3] = {{1e4, 0.5, 1e-3},  {1e8, 2.0, 1e-3},   {4e12, 4e4, 1e-6},
-                                   {100.0, 100.0, 0.05}, {100.0, 20.0, 0.05}, {0.0, 3.0, 0.1},
-                                   {0.0, 0.0, 0.1},   {1e4, 0.0, 0.0314159}};
+    static const double cs[][3] = {{1e4, 0.5, 1e-3},     {1e8, 2.0, 1e-3},     {4e12, 4e4, 1e-6},
+                                   {100.0, 100.0, 0.05}, {100.0, 20.0, 0.05},  {0.0, 3.0, 0.1},
+                                   {0.0, 0.0, 0.1},      {1e4, 0.0, 0.0314159}};
     for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
         double w2 = cs[i][0], c = cs[i][1], h = cs[i][2], a1, a2, bh, chat;
         sim_exact_coeffs(w2, c, h, &a1, &a2, &bh, &chat);

@@ -31,16 +31,17 @@ TVDS_API double tvds_bench_thread_cpu(void);
 
 /* Create the run data of m and take nsteps steps (no output files; nothing but tvds_step in
  * the timed loop). Without hist, the recorded quantities are published every out_dt / dt
- * steps as in a run that writes every out_dt (tvds_set_record); with hist at every step. hist (nsteps x nhist, row-major, may be NULL) receives the first nhist
- * channels of the history group after every step (column 0 is the time; columns past the
- * group's channel count are left untouched). Returns TVDS_OK or
- * the engine's error (t is filled with what was measured up to the failure). */
+ * steps as in a run that writes every out_dt (tvds_set_record); with hist at every step. hist
+ * (nsteps x nhist, row-major, may be NULL) receives the first nhist channels of the history group
+ * after every step (column 0 is the time; columns past the group's channel count are left
+ * untouched). Returns TVDS_OK or the engine's error (t is filled with what was measured up to the
+ * failure). */
 TVDS_API int tvds_bench_steps(const tvds_model *m, long nsteps, double *hist, int nhist,
                               tvds_bench_timing *t, tvds_ctx *ctx);
 
-/* Like tvds_bench_steps (without hist) but the run data are created once and nseg consecutive segments of
- * nsteps steps are timed: us[k] (nseg) receives the CPU us per step of segment k; t describes
- * the whole (t->us_per_step: the median segment). For models whose setup dominates. */
+/* Like tvds_bench_steps (without hist) but the run data are created once and nseg consecutive
+ * segments of nsteps steps are timed: us[k] (nseg) receives the CPU us per step of segment k; t
+ * describes the whole (t->us_per_step: the median segment). For models whose setup dominates. */
 TVDS_API int tvds_bench_segments(const tvds_model *m, long nsteps, int nseg, double *us,
                                  tvds_bench_timing *t, tvds_ctx *ctx);
 

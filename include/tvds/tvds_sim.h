@@ -82,8 +82,8 @@ TVDS_API int tvds_set_record(tvds_data *d, int every);
 
 /* Bring the displacement probes of the history group, the energies and the summary's balance
  * error up to date with the last successful step (no-op when they are; call it before
- * reading them when tvds_set_record deferred them). m is the model d was created from. No allocation. Returns TVDS_OK or
- * TVDS_ERR_INVALID (NULL argument). */
+ * reading them when tvds_set_record deferred them). m is the model d was created from. No
+ * allocation. Returns TVDS_OK or TVDS_ERR_INVALID (NULL argument). */
 TVDS_API int tvds_channels_update(const tvds_model *m, tvds_data *d);
 
 /* Summary scalars for summary.json (energy balance error, per-contact window means of friction

@@ -334,8 +334,8 @@ int tvds_bench_synthetic_pad_write(const char *dir, int n, int mtip, char *case_
         long *tips = tvds_malloc((size_t)mtip * sizeof *tips);
         if (!Ms || !Ks || !ds || !tips) {
             tvds_free(Ms), tvds_free(Ks), tvds_free(ds), tvds_free(tips);
-            rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "synthetic slider of %d tips: out of memory",
-                            mtip);
+            rc =
+                TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "synthetic slider of %d tips: out of memory", mtip);
             goto done;
         }
         for (int k = 0; k < ns; k++) {

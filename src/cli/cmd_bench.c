@@ -303,7 +303,8 @@ static int bench_methods(btab *t, const char *case_path, int R, int quick)
             goto done;
         }
         double u2 = median(ue, Rm), ne = m->opt.t_end / te.dt;
-        add(t, "exact", "subs-b exact us/step", u1, "us", "integrator = exact, dt %.4g s", tm[0].dt);
+        add(t, "exact", "subs-b exact us/step", u1, "us", "integrator = exact, dt %.4g s",
+            tm[0].dt);
         add(t, "exact", "exact / central", u1 / tm[TVDS_METHOD_SUBS_B].us_per_step, "-",
             "same steps, same run");
         add(t, "exact", "subs-b exact f_band 11 kHz us/step", u2, "us", "dt = auto = %.4g s",

@@ -1,5 +1,5 @@
 /* sim_exact.c — exact propagation of the uncoupled damped modal oscillators, written as central
- * differences with a per-mode mass and damping (docs/theory.md, "Exact modal propagation"). */
+ * differences with a per-mode mass and damping (docs/theory.md 10b). */
 #include <math.h>
 #include <string.h>
 

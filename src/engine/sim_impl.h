@@ -42,16 +42,16 @@ typedef struct sim_sub {
     int *ysingle; /* ncand: the coordinate k with u_j = Y(k,j) x[k] exactly (modal: Y(:,j) has
                      one nonzero; physical: k = j), or -1 */
     int ucn1;
-    /* Exact modal propagation (run.integrator = exact, docs/theory.md "Exact modal
-     * propagation"): the scheme is central differences with the modal mass 1/bh[k] and the
-     * damping chat[k] + the explicit remainder of a damping schedule above (a_ref, b_ref).
-     * Central differences: bh = chat = NULL and Yx = Y. */
-    double *bh;           /* n: b_k / h^2, b_k the one-step response to a force at t_n */
-    double *chat;         /* n: damping of the modified oscillator [1/s] */
-    double *mhat;         /* n: modal mass 1 / bh */
-    double *Yx;           /* n x n: columns bh .* Y(:,j): x_new moves by c Yx(:,j) when a force
-                             c / h^2 acts on DoF j (owned only when != Y) */
-    double a_ref, b_ref;  /* Rayleigh damping inside the propagator (alpha [1/s], beta [s]) */
+    /* Exact modal propagation (run.integrator = exact, docs/theory.md 10b): the scheme is
+     * central differences with the modal mass 1/bh[k] and the damping chat[k] + the explicit
+     * remainder of a damping schedule above (a_ref, b_ref). Central differences: bh = chat =
+     * mhat = NULL and Yx = Y. */
+    double *bh;          /* n: b_k / h^2, b_k the one-step response to a force at t_n */
+    double *chat;        /* n: damping of the modified oscillator [1/s] */
+    double *mhat;        /* n: modal mass 1 / bh */
+    double *Yx;          /* n x n: columns bh .* Y(:,j): x_new moves by c Yx(:,j) when a force
+                            c / h^2 acts on DoF j (owned only when != Y) */
+    double a_ref, b_ref; /* Rayleigh damping inside the propagator (alpha [1/s], beta [s]) */
     double fused_h2; /* h^2 while the force pass has computed x_new (modal predictor fused into
                         it, sim_predict.c), else 0 */
     double pchk;     /* its non-finite check: sum of x_new * 0 */
