@@ -284,15 +284,14 @@ static int sub_setup(const tvds_model *m, int i, sim_sub *s, tvds_ctx *ctx)
     /* The stable step from the same eigensolution (tvds_stable_dt would solve again), with
      * its check of the damping (as tvds_stable_dt). */
     double xi;
-    s->dt_cd = sub_stable_dt(m, i, s->w2max,
-                             s->damp_kind == TVDS_DAMP_MATRIX ? A + (size_t)(n - 1) * n : NULL, &xi);
+    s->dt_cd = sub_stable_dt(
+        m, i, s->w2max, s->damp_kind == TVDS_DAMP_MATRIX ? A + (size_t)(n - 1) * n : NULL, &xi);
     if (xi > 1e6 && !(m->opt.integrator == TVDS_INTEGRATOR_EXACT && s->modal)) {
         rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
                         "substructure '%s': its damping gives the highest mode (%.6g Hz) a "
                         "damping ratio of %.3g, which limits the stable step of central "
                         "differences to %.3g s: check the damping (Rayleigh alpha, beta or C.mtx)",
-                        S->name ? S->name : "?", sqrt(s->w2max) / (8.0 * atan(1.0)), xi,
-                        s->dt_cd);
+                        S->name ? S->name : "?", sqrt(s->w2max) / (8.0 * atan(1.0)), xi, s->dt_cd);
         goto done;
     }
     if (s->modal) {
