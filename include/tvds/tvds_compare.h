@@ -101,9 +101,9 @@ typedef struct tvds_compare_opts {
     double band_rel;  /* -3 dB half-width of the band / f_hz; 0 = 0.05 */
     double mask_half; /* half-width of the span masked around each master-node crossing [s];
                          0 = 3 band time constants, < 0 = no masking */
-    int nwin;              /* spectrogram window [samples]; 0 = about 10 ms of samples (>= 64) */
-    double fmax_plot;      /* upper frequency of the spectrograms [Hz]; 0 = 2 f_cea or Nyquist */
-    int plots;             /* 1 (default): draw the PNGs with gnuplot */
+    int nwin;         /* spectrogram window [samples]; 0 = about 10 ms of samples (>= 64) */
+    double fmax_plot; /* upper frequency of the spectrograms [Hz]; 0 = 2 f_cea or Nyquist */
+    int plots;        /* 1 (default): draw the PNGs with gnuplot */
     /* Progress: passed to every tvds_run (progress, user, stop) and the stage callback. */
     tvds_progress_fn progress;
     tvds_compare_stage_fn stage;
@@ -141,17 +141,19 @@ typedef struct tvds_compare_entry {
 } tvds_compare_entry;
 
 typedef struct tvds_compare_result {
-    int n;                                    /* entries */
-    tvds_compare_entry e[TVDS_METHOD_COUNT];  /* in run order */
-    int ref;                                  /* index of FiLm in e[], or -1 */
-    double t0, t1;                            /* metric window used [s] */
-    double f_cea, s_cea0, s_cea1;             /* as given */
-    int nwindows;                             /* unstable windows measured */
+    int n;                                   /* entries */
+    tvds_compare_entry e[TVDS_METHOD_COUNT]; /* in run order */
+    int ref;                                 /* index of FiLm in e[], or -1 */
+    double t0, t1;                           /* metric window used [s] */
+    double f_cea, s_cea0, s_cea1;            /* as given */
+    int nwindows;                            /* unstable windows measured */
     tvds_growth_window windows[TVDS_COMPARE_MAX_WINDOWS];
-    double band_half[TVDS_COMPARE_MAX_WINDOWS]; /* -3 dB half-width used per window [Hz] */
-    double mask_half;                         /* masked half-span around node crossings [s] */
-    int ncross;                               /* master-node crossings found in the record */
-    char accel[64], deflect[64], contact[64]; /* channel and contact names used */
+    double band_half[TVDS_COMPARE_MAX_WINDOWS];  /* -3 dB half-width used per window [Hz] */
+    double mask_half;                            /* masked half-span around node crossings [s] */
+    int ncross;                                  /* master-node crossings found in the record
+                                                    (reference run, or the first with a position) */
+    int ncross_window[TVDS_COMPARE_MAX_WINDOWS]; /* of them within [t0, t1] of each window */
+    char accel[64], deflect[64], contact[64];    /* channel and contact names used */
 } tvds_compare_result;
 
 /* Run each method of o on m (same model, same step) one after the other in this process, the
