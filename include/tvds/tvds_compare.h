@@ -134,10 +134,16 @@ typedef struct tvds_compare_entry {
     double ln_min, ln_max;        /* over the window [N] */
     double defl_first, defl_last; /* mean deflection probe over the same spans [m] (NaN without) */
     double vs_mean;               /* mean sliding speed over the window [m/s] */
+    double ln_mean;               /* mean normal force over the window [N] */
     /* Per unstable window w of the result: measured band-envelope growth (NaN if not
        measurable): E(t1)/E(t0) and max E over [t0, t1 + after]/E(t0) (docs/burst-metrics.md). */
     double growth_exit[TVDS_COMPARE_MAX_WINDOWS];
     double growth_peak[TVDS_COMPARE_MAX_WINDOWS];
+    /* Master-node crossing kicks in the metric window (surface masters): envelope of the
+       acceleration above 15 kHz, its peak within 1 ms of each crossing over its median farther
+       than 3 ms from every crossing (geometric mean over the crossings), and that median. */
+    double kick_ratio;
+    double hf_level; /* [m/s^2] */
 } tvds_compare_entry;
 
 typedef struct tvds_compare_result {

@@ -21,12 +21,13 @@
 #define MATCH_FREQ   0.02 /* relative dominant-frequency difference that still matches */
 #define LN_FRACTION  0.1  /* Subs-c's normal-force decrease below this part of Subs-b's: none */
 /* Band-envelope metrics (docs/burst-metrics.md). */
-#define BAND_REL   0.05 /* default -3 dB half-width of the band / branch frequency */
-#define MASK_TAUS  4.0  /* default masked half-span around a node crossing, in kernel widths */
-#define BAND_BURST 1.5  /* FiLm's band growth above which the window shows a burst */
-#define DETECT_LOG                                                                                 \
-    0.5 /* a method detects the burst with at least this part of FiLm's                            \
-           log-growth ln G */
+#define BAND_REL   0.05    /* default -3 dB half-width of the band / branch frequency */
+#define MASK_TAUS  4.0     /* default masked half-span around a node crossing, in kernel widths */
+#define BAND_BURST 1.5     /* FiLm's band growth above which the window shows a burst */
+#define DETECT_LOG 0.5     /* detects: ln G at least this part of FiLm's ln G */
+#define KICK_FMIN  15000.0 /* lower edge of the band of the node-crossing kicks [Hz] */
+#define KICK_NEAR  1e-3    /* half-span around a crossing searched for its kick [s] */
+#define KICK_FAR   3e-3    /* quiet samples: farther than this from every crossing [s] */
 
 /* ---- Metrics -------------------------------------------------------------------------------- */
 
@@ -149,6 +150,12 @@ int tvds_dominant_frequency(const double *x, long n, double dt, double fmin, dou
     tvds_free(buf);
     tvds_free(spec);
     return TVDS_OK;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double u = *(const double *)a, v = *(const double *)b;
+    return (u > v) - (u < v);
 }
 
 /* ---- Band envelope and growth across a window (docs/burst-metrics.md) ---------------------- */
@@ -539,7 +546,7 @@ static int master_abscissae(const tvds_model *m, int ic, double **S, int *ns, tv
     *ns = 0;
     if (ic < 0 || ic >= m->ncontact) return TVDS_OK;
     const tvds_contact *c = &m->contacts[ic];
-    if (c->master_kind != TVDS_MASTER_SURFACE || c->master_sub < 0 || c->master_sub >= m->nsub ||
+    if (c->master_kind == TVDS_MASTER_RIGID || c->master_sub < 0 || c->master_sub >= m->nsub ||
         c->nmaster < 2)
         return TVDS_OK;
     const tvds_substructure *sub = m->subs[c->master_sub];
@@ -633,6 +640,59 @@ static void path_times(const cmp_signal *s, double s0, double s1, double *t0, do
     }
 }
 
+/* Node-crossing kicks: the envelope of x in the band from KICK_FMIN to 0.98 Nyquist (Gaussian
+ * band, tvds_band_envelope); for each crossing in [t0, t1] its largest value within
+ * +-KICK_NEAR of the crossing over the median of the quiet samples of [t0, t1] (farther than
+ * KICK_FAR from every crossing). *ratio: geometric mean over the crossings; *level: the quiet
+ * median. NaN when the band does not fit below Nyquist or nothing to measure. env: n scratch. */
+static int kick_metric(const double *t, const double *x, long n, double dt, const double *tc,
+                       long nc, double t0, double t1, double *env, double *ratio, double *level,
+                       tvds_ctx *ctx)
+{
+    *ratio = *level = NAN;
+    double fhi = 0.98 * 0.5 / dt;
+    if (!(fhi > KICK_FMIN)) return TVDS_OK;
+    tvds_ctx c2;
+    tvds_ctx_init(&c2);
+    if (tvds_band_envelope(x, n, dt, 0.5 * (KICK_FMIN + fhi), 0.5 * (fhi - KICK_FMIN), env, &c2))
+        return TVDS_OK; /* record too short */
+    double *q = tvds_malloc((size_t)n * sizeof *q);
+    if (!q) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "compare: out of memory");
+    long nq = 0, j = 0;
+    for (long k = 0; k < n; k++) {
+        if (t[k] < t0 || t[k] > t1) continue;
+        while (j + 1 < nc && tc[j + 1] <= t[k])
+            j++; /* tc[j] is the last crossing at or before t[k] (or the first) */
+        double dmin = fabs(t[k] - tc[j]);
+        if (j + 1 < nc && fabs(tc[j + 1] - t[k]) < dmin) dmin = fabs(tc[j + 1] - t[k]);
+        if (dmin > KICK_FAR) q[nq++] = env[k];
+    }
+    if (nq > 0) {
+        qsort(q, (size_t)nq, sizeof *q, cmp_double);
+        *level = q[nq / 2];
+    }
+    tvds_free(q);
+    if (!(*level > 0.0)) return TVDS_OK;
+    double slog = 0.0;
+    int cnt = 0;
+    for (long c = 0; c < nc; c++) {
+        if (tc[c] < t0 || tc[c] > t1) continue;
+        long k0 = (long)floor((tc[c] - KICK_NEAR - t[0]) / dt);
+        long k1 = (long)ceil((tc[c] + KICK_NEAR - t[0]) / dt);
+        if (k0 < 0) k0 = 0;
+        if (k1 > n - 1) k1 = n - 1;
+        double pk = 0.0;
+        for (long k = k0; k <= k1; k++)
+            if (env[k] > pk) pk = env[k];
+        if (pk > 0.0) {
+            slog += log(pk / *level);
+            cnt++;
+        }
+    }
+    if (cnt > 0) *ratio = exp(slog / cnt);
+    return TVDS_OK;
+}
+
 /* Band envelopes of one method's acceleration for every window: growths into e, and
  * outdir/<method>/envelope.csv (t, then per window the envelope and its mask). */
 static int band_growths(const char *outdir, const char *mname, const cmp_signal *a,
@@ -640,7 +700,7 @@ static int band_growths(const char *outdir, const char *mname, const cmp_signal 
                         tvds_ctx *ctx)
 {
     int nw = res->nwindows;
-    if (nw == 0 || a->n < 8) return TVDS_OK;
+    if (a->n < 8 || (nw == 0 && nc == 0)) return TVDS_OK;
     long n = a->n;
     double dt;
     int resampled;
@@ -653,14 +713,19 @@ static int band_growths(const char *outdir, const char *mname, const cmp_signal 
         return rc;
     }
     double *t = tvds_malloc((size_t)n * sizeof *t);
-    double *env = tvds_malloc((size_t)n * (size_t)nw * sizeof *env);
-    unsigned char *mask = tvds_calloc((size_t)n * (size_t)nw, 1);
+    double *env = tvds_malloc((size_t)n * (size_t)(nw > 0 ? nw : 1) * sizeof *env);
+    unsigned char *mask = tvds_calloc((size_t)n * (size_t)(nw > 0 ? nw : 1), 1);
     if (!t || !env || !mask) {
         rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "compare: out of memory");
         goto done;
     }
     for (long k = 0; k < n; k++)
         t[k] = a->t[0] + (double)k * dt;
+    if (nc > 0) {
+        rc = kick_metric(t, x, n, dt, tc, nc, res->t0, res->t1, env, &e->kick_ratio, &e->hf_level,
+                         ctx);
+        if (rc) goto done;
+    }
     for (int w = 0; w < nw; w++) {
         const tvds_growth_window *g = &res->windows[w];
         double *ew = env + (size_t)w * (size_t)n;
@@ -696,7 +761,7 @@ static int band_growths(const char *outdir, const char *mname, const cmp_signal 
                                         &e->growth_peak[w]);
         }
     }
-    {
+    if (nw > 0) {
         char path[1024];
         snprintf(path, sizeof path, "%s/%s/envelope.csv", outdir, mname);
         FILE *fp = fopen(path, "w");
@@ -745,6 +810,7 @@ int tvds_compare_analyse(const tvds_model *m, const char *outdir, const tvds_com
         e->cpu_ratio = e->rms = e->peak = e->growth = e->rms_diff = e->rms_rel = NAN;
         e->peak_ratio = e->f_dom = e->ln_first = e->ln_last = e->ln_min = e->ln_max = NAN;
         e->defl_first = e->defl_last = e->vs_mean = NAN;
+        e->kick_ratio = e->hf_level = e->ln_mean = NAN;
         for (int w = 0; w < TVDS_COMPARE_MAX_WINDOWS; w++)
             e->growth_exit[w] = e->growth_peak[w] = NAN;
         tvds_ctx c2;
@@ -760,7 +826,7 @@ int tvds_compare_analyse(const tvds_model *m, const char *outdir, const tvds_com
     }
     /* Band envelopes across the unstable windows: node crossings from each run's own contact
      * position, window times (when only positions are given) from the reference run's. */
-    if (res->nwindows > 0) {
+    if (res->contact[0]) {
         double *S = NULL;
         int ns = 0;
         if ((rc = master_abscissae(m, o->contact, &S, &ns, ctx))) goto done;
@@ -871,6 +937,7 @@ int tvds_compare_analyse(const tvds_model *m, const char *outdir, const tvds_com
                 window_range(&ln, res->t0, res->t1, &a0, &a1);
                 long ne = (a1 - a0) / 10 > 0 ? (a1 - a0) / 10 : 1;
                 if (a1 > a0) {
+                    e->ln_mean = mean_range(ln.x, a0, a1);
                     e->ln_first = mean_range(ln.x, a0, a0 + ne);
                     e->ln_last = mean_range(ln.x, a1 - ne, a1);
                     e->ln_min = e->ln_max = ln.x[a0];
@@ -1258,16 +1325,18 @@ int tvds_compare_report(const tvds_model *m, const char *outdir, const tvds_comp
     fprintf(fp, "method,status,steps,dt [s],cpu [s],us/step,cpu ratio to film [-],rms [m/s^2],"
                 "peak [m/s^2],growth [-],rms diff [m/s^2],rms diff rel [-],peak ratio [-],"
                 "dominant f [Hz],lambda_n first [N],lambda_n last [N],lambda_n min [N],"
-                "lambda_n max [N],deflection first [m],deflection last [m],v_slide mean [m/s]\n");
+                "lambda_n max [N],deflection first [m],deflection last [m],v_slide mean [m/s],"
+                "node kick ratio [-],hf level [m/s^2],lambda_n mean [N]\n");
     for (int i = 0; i < res->n; i++) {
         const tvds_compare_entry *e = &res->e[i];
         fprintf(fp,
                 "%s,%s,%ld,%.9g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.8g,%.8g,%.8g,"
-                "%.8g,%.8g,%.8g,%.8g,%.8g\n",
+                "%.8g,%.8g,%.8g,%.8g,%.8g,%.6g,%.6g,%.9g\n",
                 tvds_method_name(e->method), tvds_run_status_word(e->status), e->run.steps,
                 e->run.dt, e->run.cpu_seconds, e->run.us_per_step, e->cpu_ratio, e->rms, e->peak,
                 e->growth, e->rms_diff, e->rms_rel, e->peak_ratio, e->f_dom, e->ln_first,
-                e->ln_last, e->ln_min, e->ln_max, e->defl_first, e->defl_last, e->vs_mean);
+                e->ln_last, e->ln_min, e->ln_max, e->defl_first, e->defl_last, e->vs_mean,
+                e->kick_ratio, e->hf_level, e->ln_mean);
     }
     if (fclose(fp) != 0) return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: write failed", path);
     if (res->nwindows > 0) {
@@ -1402,16 +1471,17 @@ int tvds_compare_report(const tvds_model *m, const char *outdir, const tvds_comp
     }
     if (res->contact[0]) {
         fprintf(fp, "\n## Contact `%s`\n\n", res->contact);
-        fprintf(fp, "Means over the first and last 10 %% of the window.\n\n");
+        fprintf(fp, "Means over the first and last 10 %% of the window, and over all of it.\n\n");
         fprintf(fp,
                 "| method | λ_N first [N] | λ_N last [N] | change | λ_N min…max [N] | "
-                "%s first [mm] | %s last [mm] | mean v_slide [mm/s] |\n",
+                "%s first [mm] | %s last [mm] | mean v_slide [mm/s] | mean λ_N [N] |\n",
                 res->deflect[0] ? res->deflect : "deflection",
                 res->deflect[0] ? res->deflect : "deflection");
-        fprintf(fp, "|---|---|---|---|---|---|---|---|\n");
+        fprintf(fp, "|---|---|---|---|---|---|---|---|---|\n");
         for (int i = 0; i < res->n; i++) {
             const tvds_compare_entry *e = &res->e[i];
             char b[7][32];
+            fmt_num(b[6], 32, "%.7g", e->ln_mean);
             fmt_num(b[0], 32, "%.5g", e->ln_first);
             fmt_num(b[1], 32, "%.5g", e->ln_last);
             fmt_num(b[2], 32, "%+.2f %%", 100.0 * (e->ln_last - e->ln_first) / fabs(e->ln_first));
@@ -1423,11 +1493,30 @@ int tvds_compare_report(const tvds_model *m, const char *outdir, const tvds_comp
                 snprintf(mm, sizeof mm, "%.4g … %.4g", e->ln_min, e->ln_max);
             else
                 snprintf(mm, sizeof mm, "–");
-            fprintf(fp, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", tvds_method_name(e->method),
-                    b[0], b[1], b[2], mm, b[3], b[4], b[5]);
+            fprintf(fp, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+                    tvds_method_name(e->method), b[0], b[1], b[2], mm, b[3], b[4], b[5], b[6]);
         }
     }
 
+    {
+        int any = 0;
+        for (int i = 0; i < res->n; i++)
+            any |= isfinite(res->e[i].kick_ratio);
+        if (any) {
+            fprintf(fp,
+                    "\nMaster-node crossings (%d in the record): envelope of `%s` above %.0f kHz "
+                    "within %.0f ms of each crossing in the window, over its median farther than "
+                    "%.0f ms from every crossing (geometric mean over the crossings):",
+                    res->ncross, res->accel, 1e-3 * KICK_FMIN, 1e3 * KICK_NEAR, 1e3 * KICK_FAR);
+            for (int i = 0; i < res->n; i++) {
+                char b[2][32];
+                fmt_num(b[0], 32, "%.3g", res->e[i].kick_ratio);
+                fmt_num(b[1], 32, "%.3g", res->e[i].hf_level);
+                fprintf(fp, " %s ×%s (quiet level %s m/s²)%s", tvds_method_name(res->e[i].method),
+                        b[0], b[1], i + 1 < res->n ? "," : ".\n");
+            }
+        }
+    }
     /* The paper's findings, one by one. */
     fprintf(fp, "\n## The paper's findings against tvds\n\n");
     const tvds_compare_entry *ea = NULL, *eb = NULL, *ec = NULL;
