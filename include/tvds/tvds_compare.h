@@ -65,12 +65,12 @@ typedef struct tvds_growth_window {
 TVDS_API int tvds_band_envelope(const double *x, long n, double dt, double fc, double half_hz,
                                 double *env, tvds_ctx *ctx);
 
-/* Growth of an envelope env[0..n-1] sampled at t[] across [t0, t1]: the envelope at a time is
- * exp of a least-squares line through ln(env) over the unmasked samples within +-span of it,
- * evaluated at that time. *exit_ratio = E(t1) / E(t0); *peak_ratio = max over unmasked samples
- * in [t0, t1 + after] of env / E(t0). mask[k] != 0 excludes sample k (NULL: none). Either
- * output may be NULL; each is NaN when too few unmasked samples (< 3 within a span) or when
- * E(t0) is not positive. */
+/* Growth of an envelope env[0..n-1] sampled at t[] across [t0, t1]: the envelope E(tc) at a
+ * time is exp of a least-squares line through ln(env) over the unmasked samples in
+ * [tc - span, tc], evaluated at tc (one-sided; exact for an exponential). *exit_ratio =
+ * E(t1) / E(t0); *peak_ratio = max over unmasked samples in [t0, t1 + after] of env / E(t0).
+ * mask[k] != 0 excludes sample k (NULL: none). Either output may be NULL; each is NaN when
+ * fewer than 3 unmasked samples lie in a fitting span or when E(t0) is not positive. */
 TVDS_API void tvds_envelope_window_growth(const double *t, const double *env,
                                           const unsigned char *mask, long n, double t0, double t1,
                                           double span, double after, double *exit_ratio,
@@ -139,6 +139,9 @@ typedef struct tvds_compare_entry {
        measurable): E(t1)/E(t0) and max E over [t0, t1 + after]/E(t0) (docs/burst-metrics.md). */
     double growth_exit[TVDS_COMPARE_MAX_WINDOWS];
     double growth_peak[TVDS_COMPARE_MAX_WINDOWS];
+    /* exp(RMS residual of ln E about its fit at the entry): the factor within which E(t0), and
+       so each growth, is known (about 1 for a smooth envelope, large on beating noise) */
+    double growth_scatter[TVDS_COMPARE_MAX_WINDOWS];
     /* Master-node crossing kicks in the metric window (surface masters): envelope of the
        acceleration above 15 kHz, its peak within 1 ms of each crossing over its median farther
        than 3 ms from every crossing (geometric mean over the crossings), and that median. */

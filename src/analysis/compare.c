@@ -232,12 +232,15 @@ done :
     return rc;
 }
 
-/* Envelope at time tc: the sample values interpolated linearly when both neighbours are
- * unmasked, otherwise exp of a least-squares line through ln(env) over the unmasked samples
- * within +-span of tc (exact for an exponential envelope). NaN when neither is possible. */
-static double envelope_at(const double *t, const double *env, const unsigned char *mask, long n,
-                          double tc, double span)
+/* Envelope at time tc: exp of the least-squares line through ln(env) over the unmasked samples
+ * in [tc - span, tc], evaluated at tc. One-sided, so that the entry is read on the settled
+ * state before the window and the exit on the growth inside it, not across the corner of ln E
+ * there; exact for an exponential envelope; the fit averages the beats of the band's content.
+ * NaN with fewer than 3 such samples. */
+static double envelope_fit(const double *t, const double *env, const unsigned char *mask, long n,
+                           double tc, double span, double *rms)
 {
+    if (rms) *rms = NAN;
     if (n < 2 || tc < t[0] || tc > t[n - 1]) return NAN;
     long lo = 0, hi = n - 1; /* t[lo] <= tc <= t[hi], hi = lo + 1 at the end */
     while (hi - lo > 1) {
@@ -247,15 +250,8 @@ static double envelope_at(const double *t, const double *env, const unsigned cha
         else
             hi = mid;
     }
-    if ((!mask || (!mask[lo] && !mask[hi])) && env[lo] > 0.0 && env[hi] > 0.0) {
-        double w = t[hi] > t[lo] ? (tc - t[lo]) / (t[hi] - t[lo]) : 0.0;
-        return (1.0 - w) * env[lo] + w * env[hi];
-    }
-    double s0 = 0.0, s1 = 0.0, s2 = 0.0, y0 = 0.0, y1 = 0.0;
-    long a = lo;
-    while (a > 0 && t[a - 1] >= tc - span)
-        a--;
-    for (long k = a; k < n && t[k] <= tc + span; k++) {
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0, y0 = 0.0, y1 = 0.0, yy = 0.0;
+    for (long k = lo; k >= 0 && t[k] >= tc - span; k--) {
         if ((mask && mask[k]) || !(env[k] > 0.0)) continue;
         double u = t[k] - tc, y = log(env[k]);
         s0 += 1.0;
@@ -263,10 +259,23 @@ static double envelope_at(const double *t, const double *env, const unsigned cha
         s2 += u * u;
         y0 += y;
         y1 += u * y;
+        yy += y * y;
     }
     double det = s0 * s2 - s1 * s1;
     if (s0 < 3.0 || !(det > 0.0)) return NAN;
-    return exp((s2 * y0 - s1 * y1) / det); /* intercept at u = 0 */
+    double a = (s2 * y0 - s1 * y1) / det, b = (s0 * y1 - s1 * y0) / det;
+    if (rms) {
+        /* residual sum of squares of the line: sum (y - a - b u)^2 */
+        double r2 = yy - 2.0 * a * y0 - 2.0 * b * y1 + a * a * s0 + 2.0 * a * b * s1 + b * b * s2;
+        *rms = sqrt(r2 > 0.0 ? r2 / s0 : 0.0);
+    }
+    return exp(a); /* intercept at u = 0 */
+}
+
+static double envelope_at(const double *t, const double *env, const unsigned char *mask, long n,
+                          double tc, double span)
+{
+    return envelope_fit(t, env, mask, n, tc, span, NULL);
 }
 
 void tvds_envelope_window_growth(const double *t, const double *env, const unsigned char *mask,
@@ -759,6 +768,9 @@ static int band_growths(const char *outdir, const char *mname, const cmp_signal 
                     after = tc[j] - mh - g->t1 > 0.0 ? tc[j] - mh - g->t1 : 0.0;
             tvds_envelope_window_growth(t, ew, mw, n, g->t0, g->t1, span, after, &e->growth_exit[w],
                                         &e->growth_peak[w]);
+            double sc;
+            envelope_fit(t, ew, mw, n, g->t0, span, &sc);
+            e->growth_scatter[w] = exp(sc);
         }
     }
     if (nw > 0) {
@@ -812,7 +824,7 @@ int tvds_compare_analyse(const tvds_model *m, const char *outdir, const tvds_com
         e->defl_first = e->defl_last = e->vs_mean = NAN;
         e->kick_ratio = e->hf_level = e->ln_mean = NAN;
         for (int w = 0; w < TVDS_COMPARE_MAX_WINDOWS; w++)
-            e->growth_exit[w] = e->growth_peak[w] = NAN;
+            e->growth_exit[w] = e->growth_peak[w] = e->growth_scatter[w] = NAN;
         tvds_ctx c2;
         tvds_ctx_init(&c2);
         /* A failed run may have left no file: its metrics stay NaN. */
@@ -1222,14 +1234,15 @@ static int write_growth_csv(const char *outdir, const tvds_compare_result *res, 
     if (!fp) return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot write", path);
     fprintf(fp, "window,branch,f [Hz],band half-width [Hz],s0 [m],s1 [m],t0 [s],t1 [s],"
                 "node crossings [-],growth predicted [-],method,growth peak [-],"
-                "growth exit [-]\n");
+                "growth exit [-],entry scatter [-]\n");
     for (int w = 0; w < res->nwindows; w++) {
         const tvds_growth_window *g = &res->windows[w];
         for (int i = 0; i < res->n; i++)
-            fprintf(fp, "%d,%d,%.9g,%.6g,%.9g,%.9g,%.9g,%.9g,%d,%.6g,%s,%.6g,%.6g\n", w + 1,
+            fprintf(fp, "%d,%d,%.9g,%.6g,%.9g,%.9g,%.9g,%.9g,%d,%.6g,%s,%.6g,%.6g,%.4g\n", w + 1,
                     g->branch, g->f_hz, res->band_half[w], g->s0, g->s1, g->t0, g->t1,
                     res->ncross_window[w], g->growth_pred, tvds_method_name(res->e[i].method),
-                    res->e[i].growth_peak[w], res->e[i].growth_exit[w]);
+                    res->e[i].growth_peak[w], res->e[i].growth_exit[w],
+                    res->e[i].growth_scatter[w]);
     }
     if (fclose(fp) != 0) return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: write failed", path);
     return TVDS_OK;
@@ -1432,7 +1445,9 @@ int tvds_compare_report(const tvds_model *m, const char *outdir, const tvds_comp
                 "signal by FFT), samples within ±%.3g ms of a master-node crossing masked "
                 "(%d crossings in the record). Measured growth G = max envelope over [t0, t1 + "
                 "T/4 + 4τ] (cut at the first node crossing after t1) / envelope at t0 "
-                "(docs/burst-metrics.md); in brackets E(t1)/E(t0). A node crossing inside a "
+                "(docs/burst-metrics.md); in brackets E(t1)/E(t0); ×/÷ the scatter of the "
+                "envelope about its fit at the entry, exp(RMS of ln E − line), the factor within "
+                "which E(t0) is known. A node crossing inside a "
                 "window adds its kick to the growth measured there. "
                 "Predicted: exp(∫ Re λ dt) from the CEA.\n\n",
                 res->accel, 1e3 * window_mask_half(res, 0), res->ncross);
@@ -1458,10 +1473,11 @@ int tvds_compare_report(const tvds_model *m, const char *outdir, const tvds_comp
             fprintf(fp, "| %d | %.1f ± %.0f | %s | %s | %d | %s |", w + 1, g->f_hz,
                     res->band_half[w], sp, tp, res->ncross_window[w], gp);
             for (int i = 0; i < res->n; i++) {
-                char a[32], b[32];
+                char a[32], b[32], c[32];
                 fmt_num(a, sizeof a, "%.3g", res->e[i].growth_peak[w]);
                 fmt_num(b, sizeof b, "%.3g", res->e[i].growth_exit[w]);
-                fprintf(fp, " %s (%s) |", a, b);
+                fmt_num(c, sizeof c, "%.2f", res->e[i].growth_scatter[w]);
+                fprintf(fp, " %s (%s) ×/÷%s |", a, b, c);
             }
             fprintf(fp, "\n");
         }
