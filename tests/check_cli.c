@@ -136,6 +136,20 @@ START_TEST(test_compare_window_errors)
     fclose(fp);
     snprintf(prefix, sizeof prefix, "tvds: %s/unstable.csv:1: header lacks", dir);
     usage_error(args, prefix);
+    /* The CEA's own columns, with "nan" times and growth for a window off the path: read
+     * without complaint (the run then stops at the missing outputs of --analyse-only). */
+    fp = fopen(p, "w");
+    ck_assert_ptr_nonnull(fp);
+    fputs("branch,s_start [m],s_end [m],f_min [Hz],f_max [Hz],max real part [1/s],s_in [m],"
+          "s_out [m],f at max Re [Hz],s at max Re [m],t_start [s],t_end [s],predicted growth\n"
+          "14,0.0466,0.04695,10553,10581,47.5,0.04661,0.04694,10567,0.0468,0.9689,0.98,1.57\n"
+          "15,0.0506,0.0511,10556,10584,46.7,0.0506,0.0511,10570,0.0508,nan,nan,nan\n",
+          fp);
+    fclose(fp);
+    snprintf(args, sizeof args,
+             "compare tests/data/case/valid.ini --cea '%s' --analyse-only -o '%s/none'", dir, dir);
+    snprintf(prefix, sizeof prefix, "tvds: compare: cannot read %s/none/", dir);
+    usage_error(args, prefix);
 }
 END_TEST
 

@@ -31,9 +31,10 @@ static void compare_help(FILE *out)
             "  --methods LIST  comma-separated methods (default subs-a,subs-b,subs-c,film)\n"
             "  -o, --out DIR   output directory (default out/<case name>/compare)\n"
             "  --cea DIR       a CEA output directory: every window of DIR/unstable.csv is\n"
-            "                  measured (columns branch, s_start, s_end, f_hz or f_min/f_max,\n"
-            "                  optional t_start, t_end, growth_pred; without times the run's\n"
-            "                  contact position gives them); the strongest sets the CEA frequency\n"
+            "                  measured (columns by name: s_in/s_out or s_start/s_end; f_hz,\n"
+            "                  'f at max Re' or f_min/f_max; optional branch, t_start, t_end,\n"
+            "                  growth_pred or 'predicted growth'; without times the run's\n"
+            "                  contact position gives them)\n"
             "  --f-cea HZ      the CEA frequency directly (one window: the metric window)\n"
             "  --window F,T0,T1[,G]  an unstable window by hand: band centre F [Hz], entry and\n"
             "                  exit times [s], predicted growth G (repeatable)\n"
@@ -157,14 +158,25 @@ int tvds_cli_read_windows(const char *dir, tvds_growth_window *w, int cap, int *
         return 2;
     }
     int nf = split_csv(line, fld, 64);
-    int cb = header_col(fld, nf, "branch"), cs0 = header_col(fld, nf, "s_start"),
-        cs1 = header_col(fld, nf, "s_end"), ct0 = header_col(fld, nf, "t_start"),
+    /* Positions: the interpolated crossings of Re = 0 (s_in, s_out) when given, else the
+     * grid's (s_start, s_end); frequency: f_hz, else the branch's at its largest real part,
+     * else the middle of its range; predicted growth under either name. */
+    int cb = header_col(fld, nf, "branch"), cs0 = header_col(fld, nf, "s_in"),
+        cs1 = header_col(fld, nf, "s_out"), ct0 = header_col(fld, nf, "t_start"),
         ct1 = header_col(fld, nf, "t_end"), cf = header_col(fld, nf, "f_hz"),
         cf0 = header_col(fld, nf, "f_min"), cf1 = header_col(fld, nf, "f_max"),
         cg = header_col(fld, nf, "growth_pred");
+    if (cs0 < 0 || cs1 < 0) {
+        cs0 = header_col(fld, nf, "s_start");
+        cs1 = header_col(fld, nf, "s_end");
+    }
+    if (cf < 0) cf = header_col(fld, nf, "f at max Re");
+    if (cg < 0) cg = header_col(fld, nf, "predicted growth");
     if (cs0 < 0 || cs1 < 0 || (cf < 0 && (cf0 < 0 || cf1 < 0))) {
         fclose(fp);
-        tvds_cli_usage_error("%s:1: header lacks s_start, s_end and f_hz (or f_min, f_max)", path);
+        tvds_cli_usage_error("%s:1: header lacks the positions (s_in, s_out or s_start, s_end) or "
+                             "the frequency (f_hz, 'f at max Re' or f_min, f_max)",
+                             path);
         return 2;
     }
     int lineno = 1, rc = 0;
@@ -178,7 +190,17 @@ int tvds_cli_read_windows(const char *dir, tvds_growth_window *w, int cap, int *
         for (int k = 0; k < 9; k++) {
             v[k] = NAN;
             if (col[k] < 0) continue;
-            if (col[k] >= nf || tvds_cli_parse_double(fld[col[k]], &v[k])) bad = 1;
+            if (col[k] >= nf) {
+                bad = 1;
+                continue;
+            }
+            /* Times and the predicted growth are "nan" for a window the path does not cross. */
+            const char *f = fld[col[k]];
+            while (*f == ' ')
+                f++;
+            int optional = k == 3 || k == 4 || k == 8;
+            if (optional && (!strcmp(f, "nan") || !strcmp(f, "-nan"))) continue;
+            if (tvds_cli_parse_double(f, &v[k])) bad = 1;
         }
         if (bad) {
             tvds_cli_usage_error("%s:%d: bad row (a number is missing or malformed)", path, lineno);
@@ -191,8 +213,8 @@ int tvds_cli_read_windows(const char *dir, tvds_growth_window *w, int cap, int *
         }
         tvds_growth_window *g = &w[(*nw)++];
         g->branch = cb >= 0 ? (int)v[0] : -1;
-        g->s0 = v[1];
-        g->s1 = v[2];
+        g->s0 = v[1] < v[2] ? v[1] : v[2];
+        g->s1 = v[1] < v[2] ? v[2] : v[1];
         g->t0 = v[3];
         g->t1 = v[4];
         g->f_hz = cf >= 0 ? v[5] : 0.5 * (v[6] + v[7]);
