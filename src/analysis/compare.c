@@ -1552,15 +1552,17 @@ int tvds_compare_report(const tvds_model *m, const char *outdir, const tvds_comp
     if (!ref) {
         fprintf(fp, "FiLm was not run: no finding can be checked.\n");
     } else {
+        char gpred[32];
+        fmt_num(gpred, sizeof gpred, "%.3g", jw >= 0 ? res->windows[jw].growth_pred : NAN);
         if (jw >= 0) {
             const tvds_growth_window *g = &res->windows[jw];
             fprintf(fp,
-                    "Judged on the band envelope of window %d (%.0f Hz, t = %.4f … %.4f s), "
-                    "where FiLm's grows most: FiLm %s (growth %.3g, threshold %g; CEA "
-                    "prediction %.3g)%s\n\n",
-                    jw + 1, g->f_hz, g->t0, g->t1,
+                    "Judged on the band envelope of window %d (%.0f Hz, t = %.4f … %.4f s, %d "
+                    "node crossing(s) inside), where FiLm's grows most: FiLm %s (growth %.3g, "
+                    "threshold %g; CEA prediction %s)%s\n\n",
+                    jw + 1, g->f_hz, g->t0, g->t1, res->ncross_window[jw],
                     film_burst ? "shows a friction-induced burst" : "shows **no** burst",
-                    ref->growth_peak[jw], BAND_BURST, g->growth_pred,
+                    ref->growth_peak[jw], BAND_BURST, gpred,
                     film_burst ? "."
                                : ": the findings below about bursts cannot be confirmed "
                                  "on this run.");
@@ -1582,8 +1584,8 @@ int tvds_compare_report(const tvds_model *m, const char *outdir, const tvds_comp
             if (jw >= 0) {
                 double gA = ea->growth_peak[jw];
                 missed = !(log(gA) >= DETECT_LOG * log(gF));
-                snprintf(num, sizeof num, "band growth %.3g (FiLm %.3g, CEA %.3g); ln G ratio %.3g",
-                         gA, gF, res->windows[jw].growth_pred, log(gA) / log(gF));
+                snprintf(num, sizeof num, "band growth %.3g (FiLm %.3g, CEA %s); ln G ratio %.3g",
+                         gA, gF, gpred, log(gA) / log(gF));
             } else {
                 missed = !(ea->peak_ratio >= DETECT_RATIO) || !(ea->growth > BURST_GROWTH);
                 snprintf(num, sizeof num,
@@ -1623,8 +1625,8 @@ int tvds_compare_report(const tvds_model *m, const char *outdir, const tvds_comp
                 double gC = ec->growth_peak[jw];
                 det = log(gC) >= DETECT_LOG * log(gF);
                 over = gC / gF > MATCH_RATIO;
-                snprintf(num, sizeof num, "band growth %.3g vs FiLm %.3g (ratio %.3g, CEA %.3g)",
-                         gC, gF, gC / gF, res->windows[jw].growth_pred);
+                snprintf(num, sizeof num, "band growth %.3g vs FiLm %.3g (ratio %.3g, CEA %s)", gC,
+                         gF, gC / gF, gpred);
             } else {
                 det = ec->peak_ratio >= DETECT_RATIO && ec->growth > BURST_GROWTH;
                 over = ec->peak_ratio > MATCH_RATIO;
