@@ -1544,9 +1544,12 @@ int tvds_compare_report(const tvds_model *m, const char *outdir, const tvds_comp
     /* With unstable windows the burst findings are judged on the band-envelope growth of the
      * window where FiLm's grows most; without, on the raw signal (growth and peak ratio). */
     int jw = -1;
-    for (int w = 0; ref && w < res->nwindows; w++)
-        if (isfinite(ref->growth_peak[w]) && (jw < 0 || ref->growth_peak[w] > ref->growth_peak[jw]))
-            jw = w;
+    /* Windows with a node crossing inside carry its kick: judged only when no other is. */
+    for (int pass = 0; pass < 2 && jw < 0; pass++)
+        for (int w = 0; ref && w < res->nwindows; w++)
+            if (isfinite(ref->growth_peak[w]) && (pass == 1 || res->ncross_window[w] == 0) &&
+                (jw < 0 || ref->growth_peak[w] > ref->growth_peak[jw]))
+                jw = w;
     int film_burst = jw >= 0 ? ref->growth_peak[jw] > BAND_BURST
                              : ref && isfinite(ref->growth) && ref->growth > BURST_GROWTH;
     if (!ref) {
@@ -1558,7 +1561,8 @@ int tvds_compare_report(const tvds_model *m, const char *outdir, const tvds_comp
             const tvds_growth_window *g = &res->windows[jw];
             fprintf(fp,
                     "Judged on the band envelope of window %d (%.0f Hz, t = %.4f … %.4f s, %d "
-                    "node crossing(s) inside), where FiLm's grows most: FiLm %s (growth %.3g, "
+                    "node crossing(s) inside), where FiLm's grows most among the windows without "
+                    "node crossings (if any): FiLm %s (growth %.3g, "
                     "threshold %g; CEA prediction %s)%s\n\n",
                     jw + 1, g->f_hz, g->t0, g->t1, res->ncross_window[jw],
                     film_burst ? "shows a friction-induced burst" : "shows **no** burst",
