@@ -11,6 +11,7 @@
 #include <omp.h>
 #endif
 
+#include "engine/contact/hermite.h"
 #include "tvds/tvds_plot.h"
 
 #define TVDS_PI 3.14159265358979323846
@@ -65,6 +66,7 @@ typedef struct cea_problem {
     int rigid;
     int slave_dof[2]; /* global DoFs x, y of the slave node */
     int nmaster;
+    int smooth;        /* 1: C1 master curve (engine/contact/hermite.h) */
     int *master_dof;   /* nmaster x 2: global x, y DoFs */
     double *master_xy; /* nmaster x 2: undeformed coordinates [m] */
     double *cum;       /* nmaster: curvilinear abscissa of each master node [m] */
@@ -397,6 +399,7 @@ static int setup(const tvds_model *m, int contact, const tvds_cea_options *o, ce
                               "nodes",
                               cname);
         p->nmaster = c->nmaster;
+        p->smooth = c->master_kind == TVDS_MASTER_SURFACE_C1;
         p->master_dof = tvds_malloc((size_t)2 * c->nmaster * sizeof(int));
         p->master_xy = tvds_malloc((size_t)2 * c->nmaster * sizeof(double));
         p->cum = tvds_malloc((size_t)c->nmaster * sizeof(double));
@@ -436,8 +439,21 @@ nomem:
 typedef struct cea_geom {
     int seg;
     double alpha, n[2], t[2];
-    double len; /* length of T1 T2 in this geometry [m] */
+    double len;    /* length of T1 T2 in this geometry [m] */
+    double wgt[2]; /* shares of T1, T2 in the contact row: 1 - alpha, alpha (Hermite weights on
+                      a C1 master) */
 } cea_geom;
+
+/* Frame and weights of the C1 master through the node coordinates xy (nmaster x 2) on segment
+ * k at xi = a. */
+static void c1_frame(const cea_problem *p, const double *xy, int k, double a, cea_geom *g)
+{
+    tvds_c1_seg sg;
+    tvds_c1_segment(k > 0 ? xy + 2 * k - 2 : NULL, xy + 2 * k, xy + 2 * k + 2,
+                    k + 2 < p->nmaster ? xy + 2 * k + 4 : NULL, &sg);
+    tvds_c1_frame(&sg, a, g->t, g->n);
+    tvds_c1_weights(a, g->wgt);
+}
 
 /* Contact geometry at abscissa s: normal, tangent, segment and alpha (undeformed surface). */
 static void contact_geometry(const cea_problem *p, double s, cea_geom *g)
@@ -462,6 +478,13 @@ static void contact_geometry(const cea_problem *p, double s, cea_geom *g)
     *seg = k;
     *alpha = a;
     g->len = len;
+    g->wgt[0] = 1.0 - a;
+    g->wgt[1] = a;
+    if (p->smooth) {
+        /* C1 master (engine/contact/hermite.h): the same curve and weights as the engine. */
+        c1_frame(p, p->master_xy, k, a, g);
+        return;
+    }
     /* t = (cos gamma, sin gamma) along T1 -> T2, n = (-sin gamma, cos gamma) (docs/theory.md). */
     t[0] = (p->master_xy[2 * k + 2] - p->master_xy[2 * k]) / len;
     t[1] = (p->master_xy[2 * k + 3] - p->master_xy[2 * k + 1]) / len;
@@ -493,8 +516,7 @@ static double build_rows(const cea_problem *p, const cea_geom *g, cea_work *w)
     r->nrows = p->nbil;
     double chi = p->chi_fixed;
     if (p->has_contact) {
-        const double *n = g->n, *t = g->t;
-        double a = g->alpha;
+        const double *n = g->n, *t = g->t, *wgt = g->wgt;
         chi = chi_along(p, t);
         double e[2] = {n[0] - chi * p->mu * t[0], n[1] - chi * p->mu * t[1]};
         r->ptr[r->nrows] = nz;
@@ -506,7 +528,6 @@ static double build_rows(const cea_problem *p, const cea_geom *g, cea_work *w)
             nz++;
         }
         if (!p->rigid) {
-            double wgt[2] = {1.0 - a, a};
             for (int node = 0; node < 2; node++)
                 for (int k = 0; k < 2; k++) {
                     r->col[nz] = p->master_dof[2 * (g->seg + node) + k];
@@ -595,6 +616,22 @@ static int static_state(const cea_problem *p, double s, cea_geom *g, cea_work *w
         ng.alpha = ((xc[0] - x1[0]) * ng.t[0] + (xc[1] - x1[1]) * ng.t[1]) / L;
         if (ng.alpha < 0) ng.alpha = 0;
         if (ng.alpha > 1) ng.alpha = 1;
+        ng.wgt[0] = 1.0 - ng.alpha;
+        ng.wgt[1] = ng.alpha;
+        if (p->smooth) {
+            /* C1 master: the frame of the curve through the deformed nodes at the chord's alpha
+             * (the preload stiffness below keeps the chord's rotation: docs/cea.md). */
+            int k0 = g->seg > 0 ? g->seg - 1 : 0,
+                k1 = g->seg + 2 < p->nmaster ? g->seg + 2 : g->seg + 1;
+            double xyd[2 * 4];
+            for (int q = k0; q <= k1; q++)
+                for (int d2 = 0; d2 < 2; d2++)
+                    xyd[2 * (q - k0) + d2] =
+                        p->master_xy[2 * q + d2] + b[p->master_dof[2 * q + d2]];
+            cea_problem sub = *p;
+            sub.nmaster = k1 - k0 + 1;
+            c1_frame(&sub, xyd, g->seg - k0, ng.alpha, &ng);
+        }
         double change =
             fabs(ng.alpha - g->alpha) + fabs(ng.n[0] - g->n[0]) + fabs(ng.n[1] - g->n[1]);
         *g = ng;
@@ -949,7 +986,7 @@ int tvds_cea_surface_length(const tvds_model *m, int contact, double *length, tv
     if (!m || !length || contact < 0 || contact >= m->ncontact)
         return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "cea: bad contact index %d", contact);
     const tvds_contact *c = &m->contacts[contact];
-    if (c->master_kind != TVDS_MASTER_SURFACE || c->master_sub < 0 || c->master_sub >= m->nsub)
+    if (c->master_kind == TVDS_MASTER_RIGID || c->master_sub < 0 || c->master_sub >= m->nsub)
         return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
                           "cea: contact '%s' has no master surface (rigid master): give positions",
                           c->name ? c->name : "?");
@@ -1497,8 +1534,7 @@ int tvds_cea_slave_abscissa(const tvds_model *m, int contact, int slave, double 
     if (!m || !sa || contact < 0 || contact >= m->ncontact)
         return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "cea: bad contact index %d", contact);
     const tvds_contact *ct = &m->contacts[contact];
-    if (ct->master_kind != TVDS_MASTER_SURFACE || ct->nmaster < 2 || slave < 0 ||
-        slave >= ct->nslave)
+    if (ct->master_kind == TVDS_MASTER_RIGID || ct->nmaster < 2 || slave < 0 || slave >= ct->nslave)
         return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
                           "cea: contact '%s' has no master surface or no slave %d",
                           ct->name ? ct->name : "?", slave);

@@ -257,6 +257,7 @@ typedef struct study_part {
     double t_damp;        /* end of the damping schedule [s] */
     tvds_cea_result *cea; /* along the actual path (owned) */
     tvds_compare_result res;
+    tvds_growth_window gw[TVDS_COMPARE_MAX_WINDOWS]; /* windows passed to the comparison */
     int ran;
     double seconds;
 } study_part;
@@ -264,15 +265,51 @@ typedef struct study_part {
 /* The CEA windows crossed by a part's path, for the band-envelope growth of the comparison. */
 static void pass_windows(tvds_compare_opts *o, study_part *pt)
 {
-    (void)o;
-    (void)pt;
+    int n = 0;
+    for (int w = 0; w < pt->cea->nwin && n < TVDS_COMPARE_MAX_WINDOWS; w++) {
+        const tvds_cea_window *cw = &pt->cea->win[w];
+        if (!isfinite(cw->t_start)) continue;
+        tvds_growth_window *g = &pt->gw[n++];
+        g->branch = cw->branch;
+        g->f_hz = cw->f_peak;
+        g->s0 = cw->s_in;
+        g->s1 = cw->s_out;
+        g->t0 = cw->t_start;
+        g->t1 = cw->t_end;
+        g->growth_pred = cw->growth_pred;
+    }
+    o->nwindows = n;
+    o->windows = pt->gw;
 }
 
 /* Measured growth of each window by each method (from the comparison), into the report. */
 static void part_measured(FILE *fp, const study_part *pt)
 {
-    (void)fp;
-    (void)pt;
+    if (!pt->ran) return;
+    const tvds_compare_result *r = &pt->res;
+    if (r->nwindows == 0) {
+        fprintf(fp, "\nNo window crossed: nothing to measure.\n");
+        return;
+    }
+    fprintf(fp,
+            "\nPredicted (CEA) against measured growth of the band envelope around each "
+            "window's frequency (node crossings masked; `%s/report.md` and "
+            "docs/burst-metrics.md for the metric): E(t1)/E(t0), in brackets the largest "
+            "envelope after entry over E(t0).\n\n| f [Hz] | crossed t [s] | predicted |",
+            pt->name);
+    for (int k = 0; k < r->n; k++)
+        fprintf(fp, " %s |", tvds_method_name(r->e[k].method));
+    fprintf(fp, "\n|---|---|---|");
+    for (int k = 0; k < r->n; k++)
+        fprintf(fp, "---|");
+    fprintf(fp, "\n");
+    for (int w = 0; w < r->nwindows; w++) {
+        const tvds_growth_window *g = &r->windows[w];
+        fprintf(fp, "| %.0f | %.4f … %.4f | %.3g |", g->f_hz, g->t0, g->t1, g->growth_pred);
+        for (int k = 0; k < r->n; k++)
+            fprintf(fp, " %.3g (%.3g) |", r->e[k].growth_exit[w], r->e[k].growth_peak[w]);
+        fprintf(fp, "\n");
+    }
 }
 
 static int run_part(const char *case_path, const tvds_cli_sets *sets, const char *outdir,
