@@ -36,16 +36,36 @@ TVDS_API int tvds_fe_model_write(const tvds_fe_model *m, const char *dir, tvds_c
  * (free sets with tvds_fe_sets_free). *n receives the number of DoFs. */
 TVDS_API int tvds_fe_dofs_read(const char *dofs_path, const char *sets_path, int *n,
                                tvds_dof **dofs, int *nsets, tvds_nodeset **sets, tvds_ctx *ctx);
+/* The files of a full model on disk (docs/reduce.md). */
+typedef struct tvds_fe_paths {
+    const char *mass, *stiffness; /* M.mtx, K.mtx (Matrix Market) */
+    const char *dofs;             /* dofs.txt */
+    const char *sets;             /* sets.txt, or NULL */
+    int check_mass;               /* 1: prove M positive definite by a sparse Cholesky */
+} tvds_fe_paths;
+
+/* Read a full model and check it as a substructure is checked: DoF table (one line per DoF,
+ * coordinates equal for the DoFs of a node), node sets (nodes with DoFs, no repeats, unique
+ * names), declared matrix sizes against the DoF table and the machine's memory before any
+ * entry is read, M and K symmetric (a 'general' file holding one triangle is refused), M with
+ * a positive diagonal (and positive definite with check_mass), K with no negative diagonal.
+ * Every message names the file (and line where there is one). *out is owned by the caller
+ * (tvds_fe_model_free). Linear in the size of the files (plus the Cholesky of M). Returns
+ * TVDS_OK, TVDS_ERR_IO, TVDS_ERR_PARSE, TVDS_ERR_INVALID, TVDS_ERR_NOT_POSDEF, TVDS_ERR_NOMEM. */
+TVDS_API int tvds_fe_model_read(const tvds_fe_paths *paths, tvds_fe_model **out,
+                                cholmod_common *cc, tvds_ctx *ctx);
 /* Free an array of node sets. */
 TVDS_API void tvds_fe_sets_free(int nsets, tvds_nodeset **sets);
 
 /* Options of the reduction; tvds_reduce_opts_default() gives the documented defaults. */
 typedef struct tvds_reduce_opts {
-    int nmodes;      /* fixed-interface modes to keep (default 20; at most n_i - 1, larger
-                        requests are clamped); 0 with f_cut_hz > 0: all modes below the cut-off */
+    int nmodes;      /* fixed-interface modes to keep (default 20; at most n_i - 1: a larger
+                        request is an error); 0 with f_cut_hz > 0: all modes below the cut-off */
     double f_cut_hz; /* > 0: keep only modes below this frequency [Hz] (default 0: off) */
     double tol;      /* ARPACK relative tolerance (default 1e-12) */
     double sigma; /* shift of K_ii - sigma M_ii in the eigensolver, <= 0 (default 0) [rad^2/s^2] */
+    const char *m_name, *k_name; /* names of M and K in messages, e.g. their files (default
+                                    NULL: "M", "K") */
 } tvds_reduce_opts;
 
 TVDS_API tvds_reduce_opts tvds_reduce_opts_default(void);

@@ -146,24 +146,25 @@ int tvds_cmd_reduce(int argc, char **argv)
     int rc = tvds_cholmod_start(&cc);
     if (rc) return tvds_cli_report(rc, NULL);
     tvds_cholmod_ctx(&ctx);
-    cholmod_sparse *M = NULL, *K = NULL;
-    tvds_dof *dofs = NULL;
-    tvds_nodeset *sets = NULL;
-    int n = 0, nsets = 0, nb = 0, nr = 0, *bidx = NULL, *ridx = NULL;
+    tvds_fe_model *fe = NULL;
+    int nb = 0, nr = 0, *bidx = NULL, *ridx = NULL;
     tvds_substructure *s = NULL;
     tvds_reduce_stats st;
     memset(&st, 0, sizeof st);
-    rc = tvds_mm_read(mpath, &M, &cc, &ctx);
-    if (!rc) rc = tvds_mm_read(kpath, &K, &cc, &ctx);
-    if (!rc) rc = tvds_fe_dofs_read(dpath, spath, &n, &dofs, &nsets, &sets, &ctx);
-    if (!rc && ((int)M->nrow != n || (int)K->nrow != n || M->nrow != M->ncol || K->nrow != K->ncol))
-        rc = TVDS_ERROR(&ctx, TVDS_ERR_INVALID,
-                        "%s: %d DoF labels, but M is %zu x %zu and K is %zu x %zu", dpath, n,
-                        M->nrow, M->ncol, K->nrow, K->ncol);
+    /* Every check of the input runs before anything is written: a defect is reported against
+     * its file and leaves no output directory behind. */
+    tvds_fe_paths paths = {mpath, kpath, dpath, spath, 1};
+    rc = tvds_fe_model_read(&paths, &fe, &cc, &ctx);
+    int n = fe ? fe->n : 0, nsets = fe ? fe->nsets : 0;
+    const tvds_dof *dofs = fe ? fe->dofs : NULL;
+    const tvds_nodeset *sets = fe ? fe->sets : NULL;
+    opt.m_name = mpath;
+    opt.k_name = kpath;
     if (!rc) rc = tvds_reduce_parse_spec(bspec, n, dofs, nsets, sets, &nb, &bidx, &ctx);
     if (!rc && rspec) rc = tvds_reduce_parse_spec(rspec, n, dofs, nsets, sets, &nr, &ridx, &ctx);
     if (!rc)
-        rc = tvds_reduce_cb(M, K, dofs, nb, bidx, nr, ridx, nsets, sets, &opt, &s, &st, &cc, &ctx);
+        rc = tvds_reduce_cb(fe->M, fe->K, dofs, nb, bidx, nr, ridx, nsets, sets, &opt, &s, &st,
+                            &cc, &ctx);
     if (!rc) { /* the substructure is named after its directory */
         const char *base = strrchr(outdir, '/');
         base = base && base[1] ? base + 1 : outdir;
@@ -175,6 +176,7 @@ int tvds_cmd_reduce(int argc, char **argv)
             s->name = nm;
         }
     }
+    if (!rc) rc = tvds_substructure_validate(s, &ctx);
     if (!rc) rc = tvds_substructure_write(s, outdir, &ctx);
     if (!rc) {
         printf("reduce: wrote %s (%d DoFs: %d boundary + %d modes, %d recovery rows)\n", outdir,
@@ -184,10 +186,7 @@ int tvds_cmd_reduce(int argc, char **argv)
     tvds_substructure_free(&s);
     tvds_free(bidx);
     tvds_free(ridx);
-    tvds_free(dofs);
-    tvds_fe_sets_free(nsets, &sets);
-    cholmod_free_sparse(&M, &cc);
-    cholmod_free_sparse(&K, &cc);
+    tvds_fe_model_free(&fe, &cc);
     tvds_cholmod_ctx(NULL);
     cholmod_finish(&cc);
     if (rc) return tvds_cli_report(rc, &ctx);
