@@ -9,6 +9,10 @@ MPI     ?= 0
 # Debian packages tvds needs (installed by `make deps` when missing).
 DEB_PKGS := libsuitesparse-dev check liblapacke-dev libopenblas-dev libarpack2-dev \
             libfftw3-dev libinih-dev pkg-config gnuplot-nox
+# The import test runs a real FE code (CalculiX) on a small cantilever.
+DEB_PKGS += calculix-ccx
+# `make bench` compares `tvds reduce` with the same reduction in scipy.
+BENCH_PKGS := python3-scipy
 
 # MPI=1: build with mpicc and -DTVDS_MPI (`tvds sweep` then spreads runs over MPI ranks);
 # the default build needs no MPI.

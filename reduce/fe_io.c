@@ -639,6 +639,78 @@ static void diagonal(const cholmod_sparse *A, double *d)
     }
 }
 
+int tvds_fe_model_check(const tvds_fe_model *m, const tvds_fe_paths *names, cholmod_common *cc,
+                        tvds_ctx *ctx)
+{
+    if (!m || !names || !m->M || !m->K || !m->dofs)
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "fe_model_check: missing argument");
+    double *dm = NULL, *dk = NULL;
+    char la[96];
+    int rc = TVDS_OK;
+    for (int k = 0; k < 2; k++) {
+        cholmod_sparse *A = k ? m->K : m->M;
+        const char *path = k ? names->stiffness : names->mass, *what = k ? "K" : "M";
+        if ((int)A->nrow != m->n || (int)A->ncol != m->n)
+            return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "%s: %s is %zu x %zu, but %s lists %d DoFs",
+                              path, what, A->nrow, A->ncol, names->dofs, m->n);
+        if ((rc = check_symmetric_sparse(A, path, what, m->dofs, cc, ctx))) return rc;
+    }
+    dm = tvds_malloc((size_t)m->n * sizeof *dm);
+    dk = tvds_malloc((size_t)m->n * sizeof *dk);
+    if (!dm || !dk) {
+        rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
+        goto out;
+    }
+    diagonal(m->M, dm);
+    diagonal(m->K, dk);
+    for (int g = 0; g < m->n; g++) {
+        if (!(dm[g] > 0.0)) {
+            rc = TVDS_ERROR(ctx, TVDS_ERR_NOT_POSDEF,
+                            "%s: M is not positive definite: diagonal M(%d,%d) = %.17g at %s",
+                            names->mass, g + 1, g + 1, dm[g], label(m->dofs, g, la, sizeof la));
+            goto out;
+        }
+        if (dk[g] < 0.0) {
+            rc = TVDS_ERROR(ctx, TVDS_ERR_NOT_POSDEF,
+                            "%s: K is not positive semidefinite: negative diagonal K(%d,%d) = "
+                            "%.17g at %s",
+                            names->stiffness, g + 1, g + 1, dk[g],
+                            label(m->dofs, g, la, sizeof la));
+            goto out;
+        }
+    }
+    if (names->check_mass) {
+        /* M positive definite: a sparse LL' (CHOLMOD's fill-reducing order) must not break
+         * down; the DoF named is where it did, in the original numbering. */
+        cholmod_sparse *U = m->M->stype ? NULL : cholmod_copy(m->M, 1, 1, cc);
+        cholmod_sparse *A = U ? U : m->M;
+        int save_ll = cc->final_ll;
+        cc->final_ll = 1;
+        cholmod_factor *L = (m->M->stype || U) ? cholmod_analyze(A, cc) : NULL;
+        int ok = L && cholmod_factorize(A, L, cc);
+        cc->final_ll = save_ll;
+        if (L && (cc->status == CHOLMOD_NOT_POSDEF || L->minor < L->n)) {
+            long k = (long)L->minor < (long)L->n ? (long)L->minor : 0;
+            if (L->Perm) k = ((int *)L->Perm)[k];
+            rc = TVDS_ERROR(ctx, TVDS_ERR_NOT_POSDEF,
+                            "%s: M is not positive definite: its Cholesky factorization breaks "
+                            "down at %s",
+                            names->mass, label(m->dofs, (int)k, la, sizeof la));
+        } else if (!ok) {
+            rc = TVDS_ERROR(ctx, cc->status == CHOLMOD_OUT_OF_MEMORY ? TVDS_ERR_NOMEM
+                                                                      : TVDS_ERR_SOLVER,
+                            "%s: cannot factor M (CHOLMOD status %d)", names->mass, cc->status);
+        }
+        cholmod_free_factor(&L, cc);
+        cholmod_free_sparse(&U, cc);
+        if (rc) goto out;
+    }
+out:
+    tvds_free(dm);
+    tvds_free(dk);
+    return rc;
+}
+
 int tvds_fe_model_read(const tvds_fe_paths *paths, tvds_fe_model **out, cholmod_common *cc,
                        tvds_ctx *ctx)
 {
@@ -650,8 +722,6 @@ int tvds_fe_model_read(const tvds_fe_paths *paths, tvds_fe_model **out, cholmod_
     node_index x;
     memset(&x, 0, sizeof x);
     long *lines = NULL;
-    double *dm = NULL, *dk = NULL;
-    char la[96];
     int rc = read_dofs(paths->dofs, &m->n, &m->dofs, &lines, &x, ctx);
     if (!rc && paths->sets) rc = read_sets(paths->sets, &x, &m->nsets, &m->sets, ctx);
     if (rc) goto done;
@@ -672,75 +742,8 @@ int tvds_fe_model_read(const tvds_fe_paths *paths, tvds_fe_model **out, cholmod_
     if ((rc = tvds_mm_read(paths->mass, &m->M, cc, ctx)) ||
         (rc = tvds_mm_read(paths->stiffness, &m->K, cc, ctx)))
         goto done;
-    {
-        const struct {
-            cholmod_sparse *A;
-            const char *path, *what;
-        } mat[2] = {{m->M, paths->mass, "M"}, {m->K, paths->stiffness, "K"}};
-        for (int k = 0; k < 2; k++) {
-            cholmod_sparse *A = mat[k].A;
-            if ((int)A->nrow != m->n || (int)A->ncol != m->n) {
-                rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID, "%s: %s is %zu x %zu, but %s lists %d DoFs",
-                                mat[k].path, mat[k].what, A->nrow, A->ncol, paths->dofs, m->n);
-                goto done;
-            }
-            if ((rc = check_symmetric_sparse(A, mat[k].path, mat[k].what, m->dofs, cc, ctx)))
-                goto done;
-        }
-    }
-    dm = tvds_malloc((size_t)m->n * sizeof *dm);
-    dk = tvds_malloc((size_t)m->n * sizeof *dk);
-    if (!dm || !dk) {
-        rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
-        goto done;
-    }
-    diagonal(m->M, dm);
-    diagonal(m->K, dk);
-    for (int g = 0; g < m->n; g++) {
-        if (!(dm[g] > 0.0)) {
-            rc = TVDS_ERROR(ctx, TVDS_ERR_NOT_POSDEF,
-                            "%s: M is not positive definite: diagonal M(%d,%d) = %.17g at %s",
-                            paths->mass, g + 1, g + 1, dm[g], label(m->dofs, g, la, sizeof la));
-            goto done;
-        }
-        if (dk[g] < 0.0) {
-            rc = TVDS_ERROR(ctx, TVDS_ERR_NOT_POSDEF,
-                            "%s: K is not positive semidefinite: negative diagonal K(%d,%d) = "
-                            "%.17g at %s",
-                            paths->stiffness, g + 1, g + 1, dk[g],
-                            label(m->dofs, g, la, sizeof la));
-            goto done;
-        }
-    }
-    if (paths->check_mass) {
-        /* M positive definite: a sparse LL' (CHOLMOD's fill-reducing order) must not break
-         * down; the DoF named is where it did, in the original numbering. */
-        cholmod_sparse *U = m->M->stype ? NULL : cholmod_copy(m->M, 1, 1, cc);
-        cholmod_sparse *A = U ? U : m->M;
-        int save_ll = cc->final_ll;
-        cc->final_ll = 1;
-        cholmod_factor *L = (m->M->stype || U) ? cholmod_analyze(A, cc) : NULL;
-        int ok = L && cholmod_factorize(A, L, cc);
-        cc->final_ll = save_ll;
-        if (L && (cc->status == CHOLMOD_NOT_POSDEF || L->minor < L->n)) {
-            long k = (long)L->minor < (long)L->n ? (long)L->minor : 0;
-            if (L->Perm) k = ((int *)L->Perm)[k];
-            rc = TVDS_ERROR(ctx, TVDS_ERR_NOT_POSDEF,
-                            "%s: M is not positive definite: its Cholesky factorization breaks "
-                            "down at %s",
-                            paths->mass, label(m->dofs, (int)k, la, sizeof la));
-        } else if (!ok) {
-            rc = TVDS_ERROR(ctx, cc->status == CHOLMOD_OUT_OF_MEMORY ? TVDS_ERR_NOMEM
-                                                                      : TVDS_ERR_SOLVER,
-                            "%s: cannot factor M (CHOLMOD status %d)", paths->mass, cc->status);
-        }
-        cholmod_free_factor(&L, cc);
-        cholmod_free_sparse(&U, cc);
-        if (rc) goto done;
-    }
+    rc = tvds_fe_model_check(m, paths, cc, ctx);
 done:
-    tvds_free(dm);
-    tvds_free(dk);
     tvds_free(lines);
     nix_free(&x);
     if (rc) {

@@ -54,6 +54,28 @@ typedef struct tvds_fe_paths {
  * TVDS_OK, TVDS_ERR_IO, TVDS_ERR_PARSE, TVDS_ERR_INVALID, TVDS_ERR_NOT_POSDEF, TVDS_ERR_NOMEM. */
 TVDS_API int tvds_fe_model_read(const tvds_fe_paths *paths, tvds_fe_model **out,
                                 cholmod_common *cc, tvds_ctx *ctx);
+/* The checks of tvds_fe_model_read on a model in memory; names gives the file names used in
+ * the messages (mass, stiffness, dofs). */
+TVDS_API int tvds_fe_model_check(const tvds_fe_model *m, const tvds_fe_paths *names,
+                                 cholmod_common *cc, tvds_ctx *ctx);
+
+/* What an import found (for the report of `tvds import`). */
+typedef struct tvds_ccx_info {
+    int nodes;              /* nodes with coordinates in the deck */
+    int nsets_deck;         /* node sets defined in the deck */
+    int sets_dropped;       /* sets left out: none of their nodes has a DoF */
+    char first_dropped[64]; /* name of the first one */
+} tvds_ccx_info;
+
+/* Import a CalculiX job as a full model: inp_path is JOB.inp (its *NODE coordinates and *NSET
+ * node sets, with *INCLUDE, GENERATE, keyword-line continuations, '**' comments, keywords in
+ * any case); JOB.dof ("node.direction" per line, matrix order; directions 1-3 translations,
+ * 4-6 rotations), JOB.sti and JOB.mas (upper triangle "row col value", 1-based, no header), as
+ * written by *FREQUENCY, SOLVER=MATRIXSTORAGE, are read beside it. Node sets keep the nodes
+ * that have a DoF. Errors name the file and line. *out is owned by the caller; info may be
+ * NULL. Nothing is run and nothing is written. */
+TVDS_API int tvds_import_calculix(const char *inp_path, tvds_fe_model **out, tvds_ccx_info *info,
+                                  cholmod_common *cc, tvds_ctx *ctx);
 /* Free an array of node sets. */
 TVDS_API void tvds_fe_sets_free(int nsets, tvds_nodeset **sets);
 

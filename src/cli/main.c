@@ -18,6 +18,7 @@ static const struct {
     {"cea", tvds_cmd_cea, "complex eigenvalue locus along the sliding path, unstable windows"},
     {"spectrogram", tvds_cmd_spectrogram, "STFT spectrogram of a history channel (CSV + PNG)"},
     {"reduce", tvds_cmd_reduce, "Craig-Bampton reduction of a full Matrix Market model"},
+    {"import", tvds_cmd_import, "import a full FE model from CalculiX (matrix storage + deck)"},
     {"model", tvds_cmd_model, "generate shipped FE models (beam-on-beam), full and reduced"},
     {"compare", tvds_cmd_compare, "run several contact methods, compare them with FiLm (report)"},
     {"study", tvds_cmd_study, "beam-on-beam squeal study: model, CEA, transients, report"},
