@@ -150,9 +150,12 @@ run: deps
 	@$(MAKE) --no-print-directory all
 	$(BIN) study models/beam_on_beam/beam_on_beam.ini -o out/beam_on_beam
 
+# BENCH_SIZES: DoF counts of the reduction rows (the 1e6 row takes minutes: add it on request).
+BENCH_SIZES ?= 1e4,1e5
 bench: deps
+	@$(MAKE) --no-print-directory deps DEB_PKGS="$(BENCH_PKGS)"
 	@$(MAKE) --no-print-directory all
-	$(BIN) bench -o bench/results
+	$(BIN) bench -o bench/results --reduce-sizes $(BENCH_SIZES)
 
 asan: deps
 	@$(MAKE) --no-print-directory BUILD=build/asan SAN=address,undefined \

@@ -76,6 +76,22 @@ typedef struct tvds_ccx_info {
  * NULL. Nothing is run and nothing is written. */
 TVDS_API int tvds_import_calculix(const char *inp_path, tvds_fe_model **out, tvds_ccx_info *info,
                                   cholmod_common *cc, tvds_ctx *ctx);
+/* A box-shaped solid of 8-node hexahedra clamped at x = 0 (benchmarks, docs/performance.md). */
+typedef struct tvds_block_params {
+    double lx, ly, lz; /* box [m] (default 0.1 x 0.02 x 0.002: beam 2 as a solid) */
+    int nx, ny, nz;    /* elements along x, y, z */
+    double E, nu, rho; /* polycarbonate by default, as beam 2 [Pa, -, kg/m^3] */
+    int patch;         /* side of the 'patch' node set in nodes (default 10) */
+} tvds_block_params;
+
+TVDS_API tvds_block_params tvds_block_default(void);
+/* Element counts in the box's proportions for about ndofs free DoFs. */
+TVDS_API void tvds_block_size_for(tvds_block_params *p, double ndofs);
+/* Build the block: K and M upper triangles (stype +1), DoFs of the nodes with x > 0 in node
+ * order, node sets 'top' (face z = lz), 'patch' (patch x patch nodes of it at the free end),
+ * 'tip' (face x = lx). *out is owned by the caller. */
+TVDS_API int tvds_block_build(const tvds_block_params *p, tvds_fe_model **out, cholmod_common *cc,
+                              tvds_ctx *ctx);
 /* Free an array of node sets. */
 TVDS_API void tvds_fe_sets_free(int nsets, tvds_nodeset **sets);
 
