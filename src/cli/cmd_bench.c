@@ -373,6 +373,7 @@ static int run_child(char *const argv[], const char *log, double limit_bytes, do
                      double *wall, long *maxrss_kib)
 {
     double t0 = tvds_bench_now();
+    fflush(stdout); /* or the child would write the parent's pending output again */
     pid_t pid = fork();
     if (pid < 0) return 1;
     if (pid == 0) {
