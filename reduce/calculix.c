@@ -9,7 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "hash_impl.h"
+#include "core/hash_impl.h"
 #include "tvds/tvds_io.h"
 #include "tvds/tvds_reduce.h"
 

@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "tvds/tvds_reduce.h"
-#include "hash_impl.h"
+#include "core/hash_impl.h"
 #include <lapacke.h>
 
 #define RED_TWO_PI 6.283185307179586476925286766559

@@ -14,7 +14,7 @@
 
 #include "tvds/tvds_io.h"
 #include "tvds/tvds_reduce.h"
-#include "hash_impl.h"
+#include "core/hash_impl.h"
 
 /* Direction names of the substructure DoF table (docs/formats.md); specs also accept x y z. */
 static const char *const dir_names[] = {"ux", "uy", "uz", "rx", "ry", "rz"};

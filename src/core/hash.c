@@ -2,7 +2,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "hash_impl.h"
+#include "core/hash_impl.h"
 #include "tvds/tvds.h"
 
 static size_t pow2_at_least(size_t n)
