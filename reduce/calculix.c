@@ -8,18 +8,21 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "core/hash_impl.h"
 #include "tvds/tvds_io.h"
 #include "tvds/tvds_reduce.h"
 
-#define CCX_MAX_INCLUDE 16
+#define CCX_MAX_INCLUDE 16     /* nesting depth */
+#define CCX_MAX_FILES 1000      /* files read for one deck (includes included again count) */
 
 /* What the deck gives: node coordinates and ordered node sets (names as first written). */
 typedef struct ccx_set {
     char *name;
-    long *nodes;
+    long *nodes; /* each node once, in order of first mention */
     int n, cap;
+    tvds_lmap in; /* node -> position, to keep each node once */
 } ccx_set;
 
 typedef struct ccx_deck {
@@ -28,6 +31,7 @@ typedef struct ccx_deck {
     int nnode, cap;
     ccx_set *sets;
     int nsets, scap;
+    int nfiles; /* deck files opened so far */
 } ccx_deck;
 
 static void deck_free(ccx_deck *d)
@@ -37,6 +41,7 @@ static void deck_free(ccx_deck *d)
     for (int i = 0; i < d->nsets; i++) {
         tvds_free(d->sets[i].name);
         tvds_free(d->sets[i].nodes);
+        tvds_lmap_free(&d->sets[i].in);
     }
     tvds_free(d->sets);
     memset(d, 0, sizeof *d);
@@ -49,8 +54,13 @@ static int find_set(const ccx_deck *d, const char *name)
     return -1;
 }
 
+/* Append node unless the set has it already (a set is a set: this also bounds its size by
+ * the distinct ids mentioned, whatever sets named inside sets repeat). */
 static int set_push(ccx_set *s, long node)
 {
+    int old;
+    if (tvds_lmap_put(&s->in, node, s->n, &old) != TVDS_OK) return TVDS_ERR_NOMEM;
+    if (old >= 0) return TVDS_OK;
     if (s->n == s->cap) {
         int nc = s->cap ? 2 * s->cap : 64;
         long *nn = tvds_realloc(s->nodes, (size_t)nc * sizeof *nn);
@@ -60,6 +70,26 @@ static int set_push(ccx_set *s, long node)
     }
     s->nodes[s->n++] = node;
     return TVDS_OK;
+}
+
+/* fopen for reading, refusing what is not a regular file (a device or a FIFO named by mistake
+ * or by *INCLUDE would be read forever); errno is set on failure (EINVAL: not regular). */
+static FILE *open_regular(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return NULL;
+    struct stat sb;
+    if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        fclose(f);
+        errno = EINVAL;
+        return NULL;
+    }
+    return f;
+}
+
+static const char *open_error(void)
+{
+    return errno == EINVAL ? "not a regular file" : strerror(errno);
 }
 
 /* Strip the line end and trailing blanks. */
@@ -152,8 +182,10 @@ static int get_or_add_set(ccx_deck *d, const char *name, const char *path, long 
     ccx_set *s = &d->sets[d->nsets];
     memset(s, 0, sizeof *s);
     s->name = tvds_strdup(name);
-    if (!s->name) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
-    *q = d->nsets++;
+    d->nsets++; /* owned from here on (deck_free) */
+    if (!s->name || tvds_lmap_init(&s->in, 16) != TVDS_OK)
+        return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
+    *q = d->nsets - 1;
     return TVDS_OK;
 }
 
@@ -217,7 +249,7 @@ static int keyword(char *kw, const char *path, long line, int depth, ccx_deck *d
         int rc = read_deck(inc, depth + 1, d, st, ctx);
         if (rc == TVDS_ERR_IO)
             return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s:%ld: *INCLUDE: cannot open %s: %s", path, line,
-                              inc, strerror(errno));
+                              inc, open_error());
         return rc;
     }
     return TVDS_OK;
@@ -288,8 +320,17 @@ static int data_line(char *text, const char *path, long line, ccx_deck *d, ccx_s
                               "%s:%ld: *NSET, GENERATE: expected 'first, last[, increment]' with "
                               "1 <= first <= last, increment >= 1",
                               path, line);
-        for (long v = a; v <= b; v += inc)
+        /* A range far beyond the nodes defined is a typo (or a hostile file), not a set. */
+        double count = floor((double)(b - a) / (double)inc) + 1.0;
+        if (count > 10.0 * (d->nnode + 100000.0))
+            return TVDS_ERROR(ctx, TVDS_ERR_PARSE,
+                              "%s:%ld: *NSET, GENERATE: %ld..%ld holds %.0f ids, far more than "
+                              "the %d nodes defined above",
+                              path, line, a, b, count, d->nnode);
+        for (long v = a; v <= b; v += inc) {
             if (set_push(s, v) != TVDS_OK) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
+            if (v > LONG_MAX - inc) break;
+        }
         return TVDS_OK;
     }
     for (int c = 0; c < nf; c++) {
@@ -318,10 +359,13 @@ static int data_line(char *text, const char *path, long line, ccx_deck *d, ccx_s
 
 static int read_deck(const char *path, int depth, ccx_deck *d, ccx_state *st, tvds_ctx *ctx)
 {
-    FILE *f = fopen(path, "r");
+    if (++d->nfiles > CCX_MAX_FILES)
+        return TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s: more than %d files read for one deck "
+                          "(*INCLUDE loop?)", path, CCX_MAX_FILES);
+    FILE *f = open_regular(path);
     if (!f) {
         if (depth > 0) return TVDS_ERR_IO; /* the *INCLUDE line words the message */
-        return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+        return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot open: %s", path, open_error());
     }
     char *line = NULL, *kw = NULL;
     size_t cap = 0, kwlen = 0;
@@ -374,16 +418,21 @@ static int read_deck(const char *path, int depth, ccx_deck *d, ccx_state *st, tv
 /* JOB.dof: one "node.direction" per line, in matrix order. */
 static int read_dof_list(const char *path, const ccx_deck *d, tvds_fe_model *m, tvds_ctx *ctx)
 {
-    FILE *f = fopen(path, "r");
+    FILE *f = open_regular(path);
     if (!f)
         return TVDS_ERROR(ctx, TVDS_ERR_IO,
                           "%s: cannot open: %s (run the job with *FREQUENCY, "
                           "SOLVER=MATRIXSTORAGE first)",
-                          path, strerror(errno));
+                          path, open_error());
     char *line = NULL;
     size_t cap = 0;
-    long lineno = 0;
+    long lineno = 0, *dof_line = NULL;
     int rc = TVDS_OK, alloc = 0;
+    tvds_lmap seen; /* 8 node + direction -> row: each DoF once */
+    if (tvds_lmap_init(&seen, 1024) != TVDS_OK) {
+        fclose(f);
+        return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
+    }
     while (getline(&line, &cap, f) >= 0) {
         lineno++;
         char *s = trim(line), *end;
@@ -393,7 +442,7 @@ static int read_dof_list(const char *path, const ccx_deck *d, tvds_fe_model *m, 
         long dir = -1;
         if (end != s && *end == '.' && isdigit((unsigned char)end[1]) && !end[2] && !errno)
             dir = end[1] - '0';
-        if (dir < 0 || node < 1) {
+        if (dir < 0 || node < 1 || node > LONG_MAX / 8) {
             rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s:%ld: expected '<node>.<direction>', found "
                             "'%.40s'", path, lineno, s);
             break;
@@ -412,15 +461,28 @@ static int read_dof_list(const char *path, const ccx_deck *d, tvds_fe_model *m, 
                             lineno, node);
             break;
         }
+        int prev;
+        if (tvds_lmap_put(&seen, 8 * node + dir, m->n, &prev) != TVDS_OK) {
+            rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
+            break;
+        }
+        if (prev >= 0) {
+            rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s:%ld: %ld.%ld listed twice (first on line %ld)",
+                            path, lineno, node, dir, dof_line[prev]);
+            break;
+        }
         if (m->n == alloc) {
             alloc = alloc ? 2 * alloc : 1024;
             tvds_dof *nd = tvds_realloc(m->dofs, (size_t)alloc * sizeof *nd);
-            if (!nd) {
+            if (nd) m->dofs = nd;
+            long *nl = nd ? tvds_realloc(dof_line, (size_t)alloc * sizeof *nl) : NULL;
+            if (nl) dof_line = nl;
+            if (!nd || !nl) {
                 rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
                 break;
             }
-            m->dofs = nd;
         }
+        dof_line[m->n] = lineno;
         tvds_dof *dd = &m->dofs[m->n++];
         memset(dd, 0, sizeof *dd);
         dd->kind = TVDS_DOF_PHYSICAL;
@@ -430,6 +492,8 @@ static int read_dof_list(const char *path, const ccx_deck *d, tvds_fe_model *m, 
     }
     free(line); /* getline's buffer */
     fclose(f);
+    tvds_lmap_free(&seen);
+    tvds_free(dof_line);
     if (!rc && m->n == 0) rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s: no DoF listed", path);
     return rc;
 }
@@ -451,8 +515,8 @@ static int pos_cmp(const void *a, const void *b)
 static int read_triangle(const char *path, int n, cholmod_sparse **A, cholmod_common *cc,
                          tvds_ctx *ctx)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    FILE *f = open_regular(path);
+    if (!f) return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot open: %s", path, open_error());
     char *line = NULL;
     size_t cap = 0, cnt = 0, alloc = 0;
     long lineno = 0;

@@ -128,6 +128,7 @@ START_TEST(test_errors_file_line)
         {"job.dof", "2.1\n7.1\n", "job.dof:2: node 7 has no coordinates in the input deck"},
         {"job.dof", "2.1\n2.0\n", "job.dof:2: node 2 direction 0: tvds maps directions 1-3"},
         {"job.dof", "2.1\n2x\n", "job.dof:2: expected '<node>.<direction>'"},
+        {"job.dof", "2.1\n2.2\n3.1\n2.2\n", "job.dof:4: 2.2 listed twice (first on line 2)"},
         {"job.sti", "1 1 1\n2 2 1\n2 1 3\n", "job.sti:3: entry (2,1) below the diagonal"},
         {"job.sti", "1 1 1\n1 9 1\n", "job.sti:2: index (1,9) out of range 1..4"},
         {"job.mas", "1 1 1\n2 2 1\n1 1 2\n3 3 1\n4 4 1\n",
@@ -141,6 +142,10 @@ START_TEST(test_errors_file_line)
         {"job.inp", "*NODE\n1, 0\n*NSET, NSET=A, GENERATE\n5, 1\n",
          "job.inp:4: *NSET, GENERATE: expected 'first, last[, increment]'"},
         {"job.inp", "*NODE\n1, 0\n*NSET, NSET=a b\n1\n", "job.inp:3: set name 'a b'"},
+        {"job.inp", "*NODE\n1, 0\n*INCLUDE, INPUT=/dev/zero\n",
+         "job.inp:3: *INCLUDE: cannot open /dev/zero: not a regular file"},
+        {"job.inp", "** includes itself\n*INCLUDE, INPUT=job.inp\n",
+         "job.inp:2: *INCLUDE nested more than 16 deep"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         small_job();
