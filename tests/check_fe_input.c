@@ -282,7 +282,12 @@ Suite *fe_input_suite(void)
     tcase_add_test(tc, test_too_many_modes);
     tcase_add_test(tc, test_huge_declared_size);
     tcase_add_test(tc, test_singular_vs_indefinite_interior);
-    tcase_add_test(tc, test_readers_linear);
     suite_add_tcase(s, tc);
+    /* 300 000 lines: long under valgrind, so left out of valgrind-fast (still in make test). */
+    TCase *tl = tcase_create("fe_input_large");
+    tcase_set_tags(tl, "long");
+    tcase_add_checked_fixture(tl, setup, teardown);
+    tcase_add_test(tl, test_readers_linear);
+    suite_add_tcase(s, tl);
     return s;
 }

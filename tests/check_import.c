@@ -162,6 +162,50 @@ START_TEST(test_errors_file_line)
 }
 END_TEST
 
+/* Every allocation failure (tvds's and CHOLMOD's, routed by tvds_cholmod_start) is reported
+ * as TVDS_ERR_NOMEM with nothing returned and nothing leaked (ASan/valgrind in CI): the
+ * import, its checks, and reading the written directory back. */
+START_TEST(test_alloc_failures)
+{
+    small_job();
+    cholmod_common c2;
+    ck_assert_int_eq(tvds_cholmod_start(&c2), TVDS_OK);
+    char out[400], mp[500], kp[500], dp[500], sp[500];
+    snprintf(out, sizeof out, "%s/full", dir);
+    snprintf(mp, sizeof mp, "%s/M.mtx", out);
+    snprintf(kp, sizeof kp, "%s/K.mtx", out);
+    snprintf(dp, sizeof dp, "%s/dofs.txt", out);
+    snprintf(sp, sizeof sp, "%s/sets.txt", out);
+    for (int stage = 0; stage < 2; stage++) {
+        long k;
+        for (k = 0; k < 5000; k++) {
+            tvds_ctx ctx;
+            tvds_ctx_init(&ctx);
+            tvds_cholmod_ctx(&ctx);
+            tvds_fe_model *m = NULL;
+            tvds_fe_paths names = {"job.mas", "job.sti", "job.dof", NULL, 1};
+            tvds_fe_paths p = {mp, kp, dp, sp, 1};
+            tvds_alloc_fail_after(k);
+            int rc = stage == 0 ? tvds_import_calculix(path_of("job.inp"), &m, NULL, &c2, &ctx)
+                                : tvds_fe_model_read(&p, &m, &c2, &ctx);
+            if (rc == TVDS_OK && stage == 0) rc = tvds_fe_model_check(m, &names, &c2, &ctx);
+            tvds_alloc_fail_after(-1);
+            tvds_cholmod_ctx(NULL);
+            if (rc == TVDS_OK) {
+                if (stage == 0) ck_assert_int_eq(tvds_fe_model_write(m, out, &ctx), TVDS_OK);
+                tvds_fe_model_free(&m, &c2);
+                break;
+            }
+            ck_assert_msg(rc == TVDS_ERR_NOMEM && ctx.status == TVDS_ERR_NOMEM,
+                          "stage %d, failure %ld: %d %s", stage, k, rc, ctx.msg);
+            tvds_fe_model_free(&m, &c2);
+        }
+        ck_assert_msg(k > 10 && k < 5000, "stage %d: %ld allocations", stage, k);
+    }
+    cholmod_finish(&c2);
+}
+END_TEST
+
 /* ---- Round trip through CalculiX ----------------------------------------------------------- */
 
 /* Cantilever of nx x ny x nz C3D8 hexahedra, a x a x len, clamped at z = 0, steel; the
@@ -336,6 +380,7 @@ Suite *import_suite(void)
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, test_deck_features);
     tcase_add_test(tc, test_errors_file_line);
+    tcase_add_test(tc, test_alloc_failures);
     suite_add_tcase(s, tc);
     TCase *tl = tcase_create("import_ccx");
     tcase_set_tags(tl, "long");

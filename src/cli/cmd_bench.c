@@ -476,7 +476,7 @@ static int bench_reduce(btab *t, const char *dir, const char *sizes, double scip
     /* scipy's memory is capped below the machine's so that a fill-in it cannot hold fails
      * in its own process (MemoryError) instead of pushing the machine into swap. */
     double phys = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
-    double cap = phys > 0 ? 0.66 * phys : 0;
+    double cap = phys > 0 ? 0.5 * phys : 0;
     char *list = tvds_strdup(sizes), *save = NULL;
     if (!list) return TVDS_ERR_NOMEM;
     int rc = TVDS_OK;
