@@ -19,7 +19,7 @@ static const struct {
     {"spectrogram", tvds_cmd_spectrogram, "STFT spectrogram of a history channel (CSV + PNG)"},
     {"reduce", tvds_cmd_reduce, "Craig-Bampton reduction of a full Matrix Market model"},
     {"import", tvds_cmd_import, "import a full FE model from CalculiX (matrix storage + deck)"},
-    {"model", tvds_cmd_model, "generate shipped FE models (beam-on-beam), full and reduced"},
+    {"model", tvds_cmd_model, "generate FE models: beam-on-beam (full, reduced), block (3D solid)"},
     {"compare", tvds_cmd_compare, "run several contact methods, compare them with FiLm (report)"},
     {"study", tvds_cmd_study, "beam-on-beam squeal study: model, CEA, transients, report"},
     {"sweep", tvds_cmd_sweep, "parameter grid of runs (OpenMP, MPI): CSV and squeal map"},
