@@ -223,7 +223,8 @@ static int keyword(char *kw, const char *path, long line, int depth, ccx_deck *d
             return TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s:%ld: *NSET without NSET=<name>", path,
                               line);
         st->block = CCX_NSET;
-        st->generate = param(kw, "GENERATE", val + 256, 256) != NULL;
+        char gen[16];
+        st->generate = param(kw, "GENERATE", gen, sizeof gen) != NULL;
         return get_or_add_set(d, val, path, line, &st->set, ctx);
     } else if (strcmp(nm, "INCLUDE") == 0) {
         if (!param(kw, "INPUT", val, sizeof val) || !*val)

@@ -370,7 +370,7 @@ done:
  * limit (s); *wall, *maxrss_kib (of that child alone, wait4) on return. 0 ok, 1 failed, 2 timed
  * out (the child is killed). */
 static int run_child(char *const argv[], const char *log, double limit_bytes, double limit_s,
-                     double *wall, long *maxrss_kib)
+                     double *wall, double *cpu, long *maxrss_kib)
 {
     double t0 = tvds_bench_now();
     fflush(stdout); /* or the child would write the parent's pending output again */
@@ -400,6 +400,8 @@ static int run_child(char *const argv[], const char *log, double limit_bytes, do
         nanosleep(&ts, NULL);
     }
     *wall = tvds_bench_now() - t0;
+    *cpu = (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
+           (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
     *maxrss_kib = ru.ru_maxrss;
     if (timed_out) return 2;
     return (WIFEXITED(st) && WEXITSTATUS(st) == 0) ? 0 : 1;
@@ -458,6 +460,16 @@ static double freq_agreement(const char *red, const char *scipy_log)
     return worst;
 }
 
+/* Echo the stage lines of a child's log ('tvds reduce --verbose'), which the table leaves out. */
+static void print_log(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    char line[512];
+    while (f && fgets(line, sizeof line, f))
+        fputs(line, stdout);
+    if (f) fclose(f);
+}
+
 /* `tvds reduce` of the generated 3D solid (beam 2 as hexahedra, `tvds model block`) at each
  * size, boundary = the 10 x 10-node patch (300 DoFs), 20 modes, as a child process; beside it
  * the same reduction by scipy (bench/cb_scipy.py) when scipy is installed. */
@@ -513,11 +525,11 @@ static int bench_reduce(btab *t, const char *dir, const char *sizes, double scip
             break;
         }
         tg = tvds_bench_now() - tg;
-        double la = load1(), wall = 0, swall = 0;
+        double la = load1(), wall = 0, swall = 0, cpu = 0, scpu = 0;
         long rss = 0, srss = 0;
         char *targv[] = {self,  "reduce", "--model", full, "--boundary", "patch", "--modes",
                          "20",  "-o",     red,       "--verbose", NULL};
-        if (run_child(targv, logp, 0, 0, &wall, &rss) != 0) {
+        if (run_child(targv, logp, 0, 0, &wall, &cpu, &rss) != 0) {
             fprintf(stderr, "tvds: bench: 'tvds reduce' failed (log %s)\n", logp);
             rc = TVDS_ERR_SOLVER;
             break;
@@ -526,19 +538,21 @@ static int bench_reduce(btab *t, const char *dir, const char *sizes, double scip
         char item[64];
         snprintf(item, sizeof item, "%s tvds reduce wall", nm);
         add(t, "reduce", item, wall, "s",
-            "block %dx%dx%d hex8, %d DoFs, 300 boundary + 20 modes, whole command; load %.2f",
-            bp.nx, bp.ny, bp.nz, n, la);
+            "block %dx%dx%d hex8, %d DoFs, 300 boundary + 20 modes, whole command, CPU %.1f s; "
+            "load %.2f",
+            bp.nx, bp.ny, bp.nz, n, cpu, la);
         snprintf(item, sizeof item, "%s tvds reduce peak memory", nm);
         add(t, "reduce", item, rss / 1024.0, "MiB", "max RSS of the child (wait4)");
         if (py && script) {
             char *sargv[] = {(char *)py, (char *)script, full, "patch", "20", NULL};
-            int sr = run_child(sargv, slog, cap, scipy_limit_s, &swall, &srss);
+            int sr = run_child(sargv, slog, cap, scipy_limit_s, &swall, &scpu, &srss);
             snprintf(item, sizeof item, "%s scipy wall", nm);
             if (sr == 0) {
                 double agree = freq_agreement(red, slog);
                 add(t, "reduce", item, swall, "s",
-                    "bench/cb_scipy.py: splu + eigsh shift-invert, same model; load %.2f",
-                    load1());
+                    "bench/cb_scipy.py: splu + eigsh shift-invert, same model, CPU %.1f s; "
+                    "load %.2f",
+                    scpu, load1());
                 snprintf(item, sizeof item, "%s scipy peak memory", nm);
                 add(t, "reduce", item, srss / 1024.0, "MiB", "max RSS of the child (wait4)");
                 snprintf(item, sizeof item, "%s tvds / scipy wall", nm);
@@ -553,6 +567,7 @@ static int bench_reduce(btab *t, const char *dir, const char *sizes, double scip
             }
         }
         printf("reduce: generated %d DoFs in %.1f s\n", n, tg);
+        print_log(logp);
         rm_tree(full);
         rm_tree(red);
     }
