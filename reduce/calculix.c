@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "core/hash_impl.h"
+#include "io/io_impl.h"
 #include "tvds/tvds_io.h"
 #include "tvds/tvds_reduce.h"
 
@@ -363,10 +364,15 @@ static int read_deck(const char *path, int depth, ccx_deck *d, ccx_state *st, tv
     if (++d->nfiles > CCX_MAX_FILES)
         return TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s: more than %d files read for one deck "
                           "(*INCLUDE loop?)", path, CCX_MAX_FILES);
-    FILE *f = open_regular(path);
+    FILE *f = depth > 0 ? open_regular(path) : fopen(path, "r");
     if (!f) {
         if (depth > 0) return TVDS_ERR_IO; /* the *INCLUDE line words the message */
-        return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot open: %s", path, open_error());
+        return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    }
+    int frc = depth > 0 ? TVDS_OK : tvds_input_file_check(path, "CalculiX input deck", f, ctx);
+    if (frc) {
+        fclose(f);
+        return frc;
     }
     char *line = NULL, *kw = NULL;
     size_t cap = 0, kwlen = 0;
@@ -419,12 +425,17 @@ static int read_deck(const char *path, int depth, ccx_deck *d, ccx_state *st, tv
 /* JOB.dof: one "node.direction" per line, in matrix order. */
 static int read_dof_list(const char *path, const ccx_deck *d, tvds_fe_model *m, tvds_ctx *ctx)
 {
-    FILE *f = open_regular(path);
+    FILE *f = fopen(path, "r");
     if (!f)
         return TVDS_ERROR(ctx, TVDS_ERR_IO,
                           "%s: cannot open: %s (run the job with *FREQUENCY, "
                           "SOLVER=MATRIXSTORAGE first)",
-                          path, open_error());
+                          path, strerror(errno));
+    int frc = tvds_input_file_check(path, "CalculiX DoF list", f, ctx);
+    if (frc) {
+        fclose(f);
+        return frc;
+    }
     char *line = NULL;
     size_t cap = 0;
     long lineno = 0, *dof_line = NULL;
@@ -516,8 +527,13 @@ static int pos_cmp(const void *a, const void *b)
 static int read_triangle(const char *path, int n, cholmod_sparse **A, cholmod_common *cc,
                          tvds_ctx *ctx)
 {
-    FILE *f = open_regular(path);
-    if (!f) return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot open: %s", path, open_error());
+    FILE *f = fopen(path, "r");
+    if (!f) return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    int frc = tvds_input_file_check(path, "CalculiX matrix file", f, ctx);
+    if (frc) {
+        fclose(f);
+        return frc;
+    }
     char *line = NULL;
     size_t cap = 0, cnt = 0, alloc = 0;
     long lineno = 0;
