@@ -23,6 +23,13 @@ DEB_PKGS += libopenmpi-dev openmpi-bin
 endif
 
 CFLAGS  ?= -O2 -g
+# NATIVE=1: -march=native (measured in docs/performance.md: -21 % per step on the project
+# machine; -O3 alone gains nothing). Off by default: the build stays portable and valgrind
+# (CI) cannot decode AVX-512. Use its own build directory: make NATIVE=1 BUILD=build/native
+NATIVE  ?= 0
+ifeq ($(NATIVE),1)
+CFLAGS  += -march=native
+endif
 WARN    := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wno-unused-parameter
 ifeq ($(WERROR),1)
 WARN    += -Werror
@@ -64,7 +71,7 @@ SUITES_H := $(BUILD)/tests/suites.h
 # Deterministic numerics: CHOLMOD and OpenBLAS otherwise start threads of their own.
 TEST_ENV := OMP_THREAD_LIMIT=1 OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 
-.PHONY: all deps test run bench asan ubsan valgrind format clean help validate layers
+.PHONY: all deps test run bench bench-accuracy asan ubsan valgrind format clean help validate layers
 
 all: $(LIB) $(BIN)
 
@@ -76,12 +83,14 @@ help:
 	@echo "  make all       build $(LIB) and $(BIN)"
 	@echo "  make layers    check that the library calls only down its layers (part of make test)"
 	@echo "  make bench     run the benchmarks, print and record the table (bench/results/)"
+	@echo "  make bench-accuracy  exact modal integrator vs converged central differences (1 min)"
 	@echo "  make asan      the test suite under AddressSanitizer + UndefinedBehaviorSanitizer"
 	@echo "  make ubsan     the test suite under UndefinedBehaviorSanitizer alone"
 	@echo "  make valgrind  the test suite under valgrind memcheck (no fork, leaks are errors)"
 	@echo "  make format    clang-format every C source and header"
 	@echo "  make clean     remove build/"
-	@echo "Variables: V=1 verbose, WERROR=1 warnings as errors, BUILD=dir, SAN=address,undefined"
+	@echo "Variables: V=1 verbose, WERROR=1 warnings as errors, BUILD=dir, SAN=address,undefined,"
+	@echo "           NATIVE=1 -march=native (with its own BUILD=build/native)"
 
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \
@@ -156,6 +165,16 @@ bench: deps
 	@$(MAKE) --no-print-directory deps DEB_PKGS="$(BENCH_PKGS)"
 	@$(MAKE) --no-print-directory all
 	$(BIN) bench -o bench/results --reduce-sizes $(BENCH_SIZES)
+
+# Accuracy of the exact modal integrator against converged central differences (opt-in, about
+# a minute of CPU; docs/performance.md).
+bench-accuracy: deps
+	@$(MAKE) --no-print-directory all $(BUILD)/bench/accuracy
+	$(TEST_ENV) bench/accuracy.sh $(BIN) $(BUILD)/bench/accuracy $(BUILD)/bench/accuracy_runs
+
+$(BUILD)/bench/accuracy: bench/accuracy.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(STD) $(CFLAGS) $(WARN) $(INCS) -o $@ $< $(LIB) $(ALL_LDFLAGS) $(LIBS)
 
 asan: deps
 	@$(MAKE) --no-print-directory BUILD=build/asan SAN=address,undefined \

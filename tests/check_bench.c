@@ -51,6 +51,53 @@ START_TEST(test_no_alloc_in_loop)
 }
 END_TEST
 
+/* The exact modal integrator on the same model at the step of its 11 kHz band (8 times the
+ * central-difference step): no allocation in the loop, finite channels. */
+START_TEST(test_exact_no_alloc)
+{
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_model *m = NULL;
+    int rc = tvds_case_read(BOB_CASE, NULL, 0, &m, &ctx);
+    ck_assert_msg(rc == TVDS_OK, "%s", ctx.msg);
+    m->opt.integrator = TVDS_INTEGRATOR_EXACT;
+    m->opt.f_band = 11e3;
+    tvds_data *d = NULL;
+    rc = tvds_data_create(m, &d, &ctx);
+    ck_assert_msg(rc == TVDS_OK, "%s", ctx.msg);
+    ck_assert_double_eq_tol(tvds_data_dt(d), 0.9 * sqrt(24e-3) / (2.0 * 3.14159265358979 * 11e3),
+                            1e-12);
+    long before = tvds_alloc_count();
+    for (int k = 0; k < 1000 && rc == TVDS_OK; k++)
+        rc = tvds_step(m, d, &ctx);
+    ck_assert_msg(rc == TVDS_OK, "%s", ctx.msg);
+    ck_assert_int_eq(tvds_alloc_count(), before);
+    int n = 0;
+    const double *v = NULL;
+    tvds_channels(d, TVDS_GROUP_HISTORY, &n, NULL, &v);
+    for (int c = 0; c < n; c++)
+        ck_assert(isfinite(v[c]));
+    tvds_data_free(&d);
+    tvds_model_free(&m);
+}
+END_TEST
+
+/* The floor kernel runs on the beam-on-beam sizes and rejects bad sizes. */
+START_TEST(test_floor_kernel)
+{
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    int n[2] = {24, 220};
+    double us = -1.0;
+    ck_assert_int_eq(tvds_bench_floor(2, n, 2000, 3, &us, &ctx), TVDS_OK);
+    ck_assert_double_gt(us, 0.0);
+    ck_assert(isfinite(us));
+    n[0] = 1;
+    ck_assert_int_eq(tvds_bench_floor(2, n, 10, 1, &us, &ctx), TVDS_ERR_INVALID);
+    ck_assert_int_eq(tvds_bench_floor(0, n, 10, 1, &us, &ctx), TVDS_ERR_INVALID);
+}
+END_TEST
+
 static void rm_sub(const char *dir)
 {
     static const char *const files[] = {"M.mtx",    "K.mtx",        "C.mtx",       "dofs.txt",
@@ -111,6 +158,8 @@ Suite *bench_suite(void)
     tcase_set_timeout(tc, 30);
     tcase_add_loop_test(tc, test_no_alloc_in_loop, 0, 2 * TVDS_METHOD_COUNT);
     tcase_add_test(tc, test_synthetic_model);
+    tcase_add_test(tc, test_exact_no_alloc);
+    tcase_add_test(tc, test_floor_kernel);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1421,12 +1421,16 @@ START_TEST(test_deferred_probes)
     ck_assert_int_eq(tvds_channels_update(NULL, d[1]), TVDS_ERR_INVALID);
     ck_assert_int_eq(tvds_set_record(d[1], 0), TVDS_OK);
     ck_assert_int_eq(tvds_set_record(d[2], 7), TVDS_OK);
-    int nh;
-    const double *hv[3], *cv[3];
+    int nh, ne;
+    const double *hv[3], *cv[3], *ev[3];
     for (int i = 0; i < 3; i++) {
         tvds_channels(d[i], TVDS_GROUP_HISTORY, &nh, NULL, &hv[i]);
         tvds_channels(d[i], TVDS_GROUP_CONTACTS, NULL, NULL, &cv[i]);
+        tvds_channels(d[i], TVDS_GROUP_ENERGY, &ne, NULL, &ev[i]);
     }
+    int ik = ch_index(d[0], TVDS_GROUP_ENERGY, "kinetic [J]");
+    int ib = ch_index(d[0], TVDS_GROUP_ENERGY, "balance error [J]");
+    int iw = ch_index(d[0], TVDS_GROUP_ENERGY, "damping dissipation [J]");
     ck_assert_int_eq(nh, 4); /* t, dy, vy, ay */
     int nstale = 0;
     for (long k = 0; k < 300; k++) {
@@ -1438,16 +1442,32 @@ START_TEST(test_deferred_probes)
             ck_assert_double_eq(hv[2][j], hv[0][j]);
         }
         ck_assert_double_eq(cv[1][1], cv[0][1]); /* lambda_n */
-        if ((k + 1) % 7 == 0) ck_assert_double_eq(hv[2][1], hv[0][1]);
+        /* The work integrals at every step, the energies with the probes. */
+        ck_assert_double_eq(ev[1][iw], ev[0][iw]);
+        ck_assert_double_eq(ev[2][iw], ev[0][iw]);
+        if ((k + 1) % 7 == 0) {
+            ck_assert_double_eq(hv[2][1], hv[0][1]);
+            ck_assert_double_eq(ev[2][ik], ev[0][ik]);
+            ck_assert_double_eq(ev[2][ib], ev[0][ib]);
+        }
         if (hv[1][1] != hv[0][1]) nstale++;
         if (k % 10 == 3) {
             ck_assert_int_eq(tvds_channels_update(m, d[1]), TVDS_OK);
             ck_assert_int_eq(tvds_channels_update(m, d[2]), TVDS_OK);
             ck_assert_double_eq(hv[1][1], hv[0][1]);
             ck_assert_double_eq(hv[2][1], hv[0][1]);
+            for (int j = 1; j < ne; j++) {
+                ck_assert_double_eq(ev[1][j], ev[0][j]);
+                ck_assert_double_eq(ev[2][j], ev[0][j]);
+            }
         }
     }
     ck_assert_int_gt(nstale, 100); /* the deferral does defer */
+    /* The summary's balance error: the largest over the evaluated steps, at most that of the
+     * every-step run. */
+    ck_assert_int_eq(tvds_channels_update(m, d[1]), TVDS_OK);
+    ck_assert_double_le(summary(d[1], "energy balance error [-]"),
+                        summary(d[0], "energy balance error [-]"));
     for (int i = 0; i < 3; i++)
         tvds_data_free(&d[i]);
     tvds_model_free(&m);
@@ -1543,6 +1563,199 @@ START_TEST(test_penalty_surface)
 }
 END_TEST
 
+/* ---- 9. Exact modal propagation (docs/theory.md 10b) --------------------------------------- */
+
+/* The free recurrence reproduces samples of the exact damped motion, the force coefficient
+ * keeps the static deflection, and h -> 0 gives central differences. */
+START_TEST(test_exact_coeffs)
+{
+    /* (w2, c, h): underdamped at small and large w h, overdamped, critical, free mass. */
+    static const double cs[][3] = {{1e4, 0.5, 1e-3},     {1e8, 2.0, 1e-3},     {4e12, 4e4, 1e-6},
+                                   {100.0, 100.0, 0.05}, {100.0, 20.0, 0.05},  {0.0, 3.0, 0.1},
+                                   {0.0, 0.0, 0.1},      {1e4, 0.0, 0.0314159}};
+    for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
+        double w2 = cs[i][0], c = cs[i][1], h = cs[i][2], a1, a2, bh, chat;
+        sim_exact_coeffs(w2, c, h, &a1, &a2, &bh, &chat);
+        double sg = 0.5 * c, dsc = sg * sg - w2;
+        /* Two independent free solutions q(t), sampled at 0, h, 2h. */
+        for (int sol = 0; sol < 2; sol++) {
+            double q[3];
+            for (int k = 0; k < 3; k++) {
+                double t = k * h;
+                if (dsc < 0.0) {
+                    double wd = sqrt(-dsc);
+                    q[k] = exp(-sg * t) * (sol ? sin(wd * t) / wd : cos(wd * t));
+                } else if (dsc > 0.0) {
+                    double r = sqrt(dsc);
+                    q[k] = exp((sol ? -sg - r : -sg + r) * t);
+                } else {
+                    q[k] = exp(-sg * t) * (sol ? t : 1.0);
+                }
+            }
+            double sc = fabs(q[0]) + fabs(q[1]) + fabs(q[2]);
+            ck_assert_msg(fabs(q[2] - (a1 * q[1] - a2 * q[0])) <= 1e-13 * sc,
+                          "case %zu: free recurrence", i);
+        }
+        double b = bh * h * h;
+        if (w2 > 0.0) /* a constant force f: the fixed point f/w2 of the recurrence */
+            ck_assert_double_eq_tol(b * w2, 1.0 - a1 + a2, 1e-13);
+        else if (c > 0.0) /* the drift f t / c: q_n = n h f / c */
+            ck_assert_double_eq_tol(b * c / h, 1.0 - a2, 1e-13);
+        else
+            ck_assert_double_eq_tol(bh, 1.0, 1e-15);
+        /* The modal mass 1/bh >= 1 (docs/theory.md: penalty bound still valid). */
+        ck_assert_double_le(bh, 1.0 + 1e-14);
+        /* Central-difference form: (1 - a2) = b chat / h. */
+        ck_assert_double_eq_tol(b * chat / h, 1.0 - a2, 1e-13);
+    }
+    /* h -> 0: bh = 1 - c h / 2 + O((w h)^2, (c h)^2), here (w h)^2 = 1e-8. */
+    double a1, a2, bh, chat;
+    sim_exact_coeffs(1e6, 10.0, 1e-7, &a1, &a2, &bh, &chat);
+    ck_assert_double_eq_tol(bh, 1.0 - 0.5 * 10.0 * 1e-7, 2e-9);
+    ck_assert_double_eq_tol(chat, 10.0, 1e-5);
+}
+END_TEST
+
+/* One mass on a spring (w = 1000 rad/s, light Rayleigh damping) and a free DoF, at a step of
+ * 20 / w (ten times the central-difference limit): the free vibration stays on the exact
+ * damped solution through the first two samples. */
+static tvds_model *exact_osc_model(double beta)
+{
+    double x0 = 0.0;
+    tvds_model *m = model_new(1);
+    tvds_substructure *s = m->subs[0] = sub_nodes("osc", 1, &x0, NULL);
+    addM(s, 0, 0, 2.0);
+    addM(s, 1, 1, 2.0);
+    spring(s, 0, -1, 2e6);
+    m->damping[0] = (tvds_damping){.kind = TVDS_DAMP_RAYLEIGH, .alpha = 0.0, .beta = beta};
+    add_probe(m, "u", TVDS_PROBE_U, 0, 0);
+    m->opt.integrator = TVDS_INTEGRATOR_EXACT;
+    fixed_dt(m, 0.02);
+    m->opt.t_end = 4.0;
+    return m;
+}
+
+START_TEST(test_exact_free_oscillator)
+{
+    tvds_model *m = exact_osc_model(2e-6); /* c = 2 1/s */
+    add_ic(m, 0, 0, 1e-3, 0.0);
+    tvds_ctx ctx;
+    /* Central differences refuse this step. */
+    m->opt.integrator = TVDS_INTEGRATOR_CENTRAL;
+    tvds_data *d = NULL;
+    tvds_ctx_init(&ctx);
+    ck_assert_int_eq(tvds_data_create(m, &d, &ctx), TVDS_ERR_UNSTABLE_DT);
+    m->opt.integrator = TVDS_INTEGRATOR_EXACT;
+    d = data_new(m, &ctx);
+    double t[200], u[200];
+    for (int k = 0; k < 200; k++) {
+        steps_ok(m, d, &ctx, 1);
+        t[k] = ch(d, TVDS_GROUP_HISTORY, 0);
+        u[k] = ch(d, TVDS_GROUP_HISTORY, 1);
+    }
+    /* u(t) = e^{-t}(A cos wd t + B sin wd t) through samples 1 and 2 (the start is only
+     * second-order, docs/theory.md 10b). */
+    double sg = 1.0, wd = sqrt(1e6 - 1.0);
+    double c1 = exp(-sg * t[1]) * cos(wd * t[1]), s1 = exp(-sg * t[1]) * sin(wd * t[1]);
+    double c2 = exp(-sg * t[2]) * cos(wd * t[2]), s2 = exp(-sg * t[2]) * sin(wd * t[2]);
+    double det = c1 * s2 - c2 * s1;
+    double A = (u[1] * s2 - u[2] * s1) / det, B = (c1 * u[2] - c2 * u[1]) / det;
+    double amp = sqrt(A * A + B * B), emax = 0.0;
+    for (int k = 1; k < 200; k++) {
+        double ue = exp(-sg * t[k]) * (A * cos(wd * t[k]) + B * sin(wd * t[k]));
+        if (fabs(u[k] - ue) > emax) emax = fabs(u[k] - ue);
+    }
+    /* Round-off of 200 steps of an O(1)-conditioned recurrence. */
+    ck_assert_msg(emax < 1e-11 * amp, "exact propagation: error %g of %g", emax, amp);
+    ck_assert_double_gt(amp, 0.5e-3);
+    /* No forces: the discrete energy (modal mass 1/bh) is dissipated only by damping. */
+    ck_assert_double_lt(summary(d, "energy balance error [-]"), 1e-9);
+    tvds_data_free(&d);
+    tvds_model_free(&m);
+}
+END_TEST
+
+/* A constant load at w h = 20 with damping: the static deflection F/k exactly. */
+START_TEST(test_exact_static)
+{
+    tvds_model *m = exact_osc_model(2e-4); /* c = 200 1/s */
+    add_load(m, 0, 0, (tvds_fn){.kind = TVDS_FN_CONST, .amp = 3.0});
+    tvds_ctx ctx;
+    tvds_data *d = data_new(m, &ctx);
+    steps_ok(m, d, &ctx, 200);
+    ck_assert_double_eq_tol(ch(d, TVDS_GROUP_HISTORY, 1), 3.0 / 2e6, 1e-12 * 3.0 / 2e6);
+    ck_assert_double_lt(summary(d, "energy balance error [-]"), 1e-9);
+    tvds_data_free(&d);
+    tvds_model_free(&m);
+}
+END_TEST
+
+/* dt = auto: the band step sqrt(24e-3) / (2 pi f_band) times dt_safety; f_band is required. */
+START_TEST(test_exact_dt_auto)
+{
+    tvds_model *m = exact_osc_model(2e-6);
+    m->opt.dt_auto = 1;
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    double dtc;
+    ck_assert_int_eq(tvds_stable_dt(m, &dtc, &ctx), TVDS_ERR_INVALID);
+    ck_assert_ptr_nonnull(strstr(ctx.msg, "f_band"));
+    m->opt.f_band = 50.0;
+    tvds_ctx_init(&ctx);
+    ck_assert_int_eq(tvds_stable_dt(m, &dtc, &ctx), TVDS_OK);
+    ck_assert_double_eq_tol(dtc, sqrt(24e-3) / (2.0 * PI * 50.0), 1e-15);
+    tvds_data *d = data_new(m, &ctx);
+    ck_assert_double_eq_tol(tvds_data_dt(d), 0.9 * dtc, 1e-15);
+    tvds_data_free(&d);
+    /* Central differences: the limit of the top mode, f_band ignored. */
+    m->opt.integrator = TVDS_INTEGRATOR_CENTRAL;
+    ck_assert_int_eq(tvds_stable_dt(m, &dtc, &ctx), TVDS_OK);
+    double xi = 0.5 * 2e-6 * 1e3;
+    ck_assert_double_eq_tol(dtc, 2e-3 * (sqrt(1 + xi * xi) - xi), 1e-15);
+    tvds_model_free(&m);
+}
+END_TEST
+
+/* The sliding slider of test_slide_methods under exact propagation at four times the
+ * central-difference step: the contact invariants hold and the energy balance closes as with
+ * central differences (same bound, same reasoning). */
+START_TEST(test_exact_slide)
+{
+    int method = _i;
+    tvds_model *m = slide_model(method, SL_T, 1);
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    double dtc;
+    ck_assert_int_eq(tvds_stable_dt(m, &dtc, &ctx), TVDS_OK);
+    m->opt.integrator = TVDS_INTEGRATOR_EXACT;
+    fixed_dt(m, 4.0 * dtc);
+    tvds_data *d = data_new(m, &ctx);
+    int igap = ch_index(d, TVDS_GROUP_CONTACTS, "slide.gap [m]");
+    int ipf = ch_index(d, TVDS_GROUP_CONTACTS, "slide.p_friction [W]");
+    int iln = ch_index(d, TVDS_GROUP_CONTACTS, "slide.lambda_n [N]");
+    double lnsum = 0.0;
+    long nln = 0;
+    while (tvds_data_time(d) < m->opt.t_end) {
+        int rc = tvds_step(m, d, &ctx);
+        ck_assert_msg(rc == TVDS_OK, "%s: %s", tvds_method_name(method), ctx.msg);
+        double t = ch(d, TVDS_GROUP_CONTACTS, 0);
+        ck_assert_double_ge(ch(d, TVDS_GROUP_CONTACTS, igap), -1e-15);
+        ck_assert_double_ge(ch(d, TVDS_GROUP_CONTACTS, ipf), -1e-12);
+        ck_assert_double_ge(ch(d, TVDS_GROUP_CONTACTS, iln), 0.0);
+        if (t > 0.05) lnsum += ch(d, TVDS_GROUP_CONTACTS, iln), nln++;
+    }
+    /* After the weight is on: lambda_N = m g on average (the master's vibration averages
+     * out; 2 % for the residual oscillation over 0.15 s). */
+    ck_assert_double_eq_tol(lnsum / nln, SL_MS * SL_G, 0.02 * SL_MS * SL_G);
+    double bal = summary(d, "energy balance error [-]");
+    ck_assert_msg(bal < 2e-2, "%s: balance error %g", tvds_method_name(method), bal);
+    ck_assert_double_eq_tol(summary(d, "slide.mean p_friction [W]"), 0.3 * SL_MS * SL_G * SL_V,
+                            0.1 * 0.03);
+    tvds_data_free(&d);
+    tvds_model_free(&m);
+}
+END_TEST
+
 Suite *engine_suite(void)
 {
     Suite *s = suite_create("engine");
@@ -1584,5 +1797,13 @@ Suite *engine_suite(void)
     tcase_add_test(te, test_no_alloc);
     tcase_add_test(te, test_create_alloc_failure);
     suite_add_tcase(s, te);
+    TCase *tx = tcase_create("exact");
+    tcase_set_timeout(tx, 30);
+    tcase_add_test(tx, test_exact_coeffs);
+    tcase_add_test(tx, test_exact_free_oscillator);
+    tcase_add_test(tx, test_exact_static);
+    tcase_add_test(tx, test_exact_dt_auto);
+    tcase_add_loop_test(tx, test_exact_slide, 0, TVDS_METHOD_COUNT);
+    suite_add_tcase(s, tx);
     return s;
 }

@@ -29,6 +29,7 @@ LAYERS='
 45 strict src/engine/sim_assemble.c
 45 strict src/engine/sim_penalty.c
 45 strict src/engine/sim_channels.c
+45 strict src/engine/sim_exact.c
 46 strict src/engine/sim_predict.c
 46 strict src/engine/sim_contact.c
 46 strict src/engine/sim_elements.c

@@ -30,18 +30,31 @@ TVDS_API double tvds_bench_now(void);
 TVDS_API double tvds_bench_thread_cpu(void);
 
 /* Create the run data of m and take nsteps steps (no output files; nothing but tvds_step in
- * the timed loop). hist (nsteps x nhist, row-major, may be NULL) receives the first nhist
- * channels of the history group after every step (column 0 is the time; columns past the
- * group's channel count are left untouched). Returns TVDS_OK or
- * the engine's error (t is filled with what was measured up to the failure). */
+ * the timed loop). Without hist, the recorded quantities are published every out_dt / dt
+ * steps as in a run that writes every out_dt (tvds_set_record); with hist at every step. hist
+ * (nsteps x nhist, row-major, may be NULL) receives the first nhist channels of the history group
+ * after every step (column 0 is the time; columns past the group's channel count are left
+ * untouched). Returns TVDS_OK or the engine's error (t is filled with what was measured up to the
+ * failure). */
 TVDS_API int tvds_bench_steps(const tvds_model *m, long nsteps, double *hist, int nhist,
                               tvds_bench_timing *t, tvds_ctx *ctx);
 
-/* Like tvds_bench_steps but the run data are created once and nseg consecutive segments of
- * nsteps steps are timed: us[k] (nseg) receives the CPU us per step of segment k; t describes
- * the whole (t->us_per_step: the median segment). For models whose setup dominates. */
+/* Like tvds_bench_steps (without hist) but the run data are created once and nseg consecutive
+ * segments of nsteps steps are timed: us[k] (nseg) receives the CPU us per step of segment k; t
+ * describes the whole (t->us_per_step: the median segment). For models whose setup dominates. */
 TVDS_API int tvds_bench_segments(const tvds_model *m, long nsteps, int nseg, double *us,
                                  tvds_bench_timing *t, tvds_ctx *ctx);
+
+/* The floor of one contact step: a kernel with the O(n) passes a subs-b step of one contact
+ * point cannot avoid, on nsub substructures of sizes n[0..nsub-1] (the modal path): per
+ * substructure the fused predictor (backward velocity, external and damping forces, x*),
+ * three dot products of length n (the displacements of the contact DoFs at x*, and one
+ * probe), two column corrections (normal and tangential force on two DoFs) and the pass of
+ * the work sums of the energy balance (external and damping). No engine code runs: it is what a
+ * hand-written loop over the same arrays costs. Returns the CPU us per step (median of nrep
+ * runs of nsteps) in *us. Returns TVDS_OK, TVDS_ERR_INVALID, TVDS_ERR_NOMEM. */
+TVDS_API int tvds_bench_floor(int nsub, const int *n, long nsteps, int nrep, double *us,
+                              tvds_ctx *ctx);
 
 /* Write a synthetic sliding model of reduced size n into dir (created if missing):
  * dir/track: n/2 nodes on the line y = 0 with ux, uy each (n even, n >= 4): lumped masses,
@@ -54,6 +67,13 @@ TVDS_API int tvds_bench_segments(const tvds_model *m, long nsteps, int nseg, dou
  * (bad n), TVDS_ERR_IO. */
 TVDS_API int tvds_bench_synthetic_write(const char *dir, int n, char *case_path, size_t size,
                                         tvds_ctx *ctx);
+
+/* The same track with a pad of m contact nodes instead of one tip (the contact's slave set
+ * "tip" has m nodes, spaced min(1.5 mm, 0.7 L / m), each sprung to the carriage and to its
+ * neighbour; the load is 0.2 N per node). m = 1 writes the model above. Returns as above, and
+ * TVDS_ERR_INVALID when m is outside [1, min(1000, n/2)]. */
+TVDS_API int tvds_bench_synthetic_pad_write(const char *dir, int n, int m, char *case_path,
+                                            size_t size, tvds_ctx *ctx);
 
 #ifdef __cplusplus
 }

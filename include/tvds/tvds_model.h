@@ -246,6 +246,12 @@ TVDS_API const char *tvds_method_name(int method);
 /* Method from its name, or -1. */
 TVDS_API int tvds_method_from_name(const char *name);
 
+/* Time integration of the modal coordinates (docs/theory.md). */
+enum tvds_integrator {
+    TVDS_INTEGRATOR_CENTRAL = 0, /* central differences, stable step from the top mode */
+    TVDS_INTEGRATOR_EXACT        /* exact propagation of each damped modal oscillator */
+};
+
 typedef struct tvds_options {
     int method;            /* enum tvds_method; default subs-b */
     double dt;             /* [s]; ignored when dt_auto */
@@ -265,6 +271,9 @@ typedef struct tvds_options {
                                default 1e8; 0: no limit */
     double v_stick;        /* default sliding-speed threshold for exact stick [m/s]; default 1e-9 */
     int modal;             /* 1: modal path where damping allows (default); 0: dense physical */
+    int integrator;        /* enum tvds_integrator; default TVDS_INTEGRATOR_CENTRAL */
+    double f_band;         /* [Hz] top of the band of interest: sets dt = auto of the exact modal
+                              integrator (docs/theory.md, "Exact modal propagation"); 0 = unset */
 } tvds_options;
 
 /* Documented defaults. */

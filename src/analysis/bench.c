@@ -2,6 +2,7 @@
 #include "tvds/tvds_bench.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -37,6 +38,14 @@ static double summary_value(const tvds_data *d, const char *prefix)
     return 0.0;
 }
 
+/* Publish the recorded quantities (displacement probes, energies) as a run that writes a row
+ * every out_dt does: every k = out_dt / dt steps (tvds_set_record). */
+static void record_as_run(const tvds_model *m, tvds_data *d)
+{
+    double dt = tvds_data_dt(d);
+    if (m->opt.out_dt > dt) tvds_set_record(d, (int)(m->opt.out_dt / dt + 0.5));
+}
+
 int tvds_bench_steps(const tvds_model *m, long nsteps, double *hist, int nhist,
                      tvds_bench_timing *t, tvds_ctx *ctx)
 {
@@ -48,6 +57,7 @@ int tvds_bench_steps(const tvds_model *m, long nsteps, double *hist, int nhist,
     int rc = tvds_data_create(m, &d, ctx);
     t->setup_seconds = tvds_bench_now() - t0;
     if (rc) return rc;
+    if (!hist) record_as_run(m, d); /* hist compares every step's channels */
     t->dt = tvds_data_dt(d);
     int nch = 0;
     const double *val = NULL;
@@ -79,6 +89,121 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+static volatile double floor_sink;
+
+/* One substructure's arrays for the floor kernel. */
+typedef struct floor_sub {
+    int n;
+    double *Y; /* n x n */
+    double *x, *xp, *xn, *w2, *fg, *fe, *fd, *v;
+} floor_sub;
+
+/* The passes of one step (see tvds_bench_floor); returns a value the caller keeps (so that
+ * nothing is optimised away). */
+static double floor_step(floor_sub *fs, int nsub, double h)
+{
+    double acc = 0.0, rh = 1.0 / h, h2 = h * h, a = 0.24, b = 4e-8;
+    for (int i = 0; i < nsub; i++) {
+        floor_sub *s = &fs[i];
+        int n = s->n;
+        double *restrict xn = s->xn, *restrict fe = s->fe, *restrict fd = s->fd;
+        const double *restrict x = s->x, *restrict xp = s->xp, *restrict w2 = s->w2,
+                               *restrict fg = s->fg;
+        double chk = 0.0;
+#pragma omp simd reduction(+ : chk)
+        for (int k = 0; k < n; k++) {
+            double vk = (x[k] - xp[k]) * rh, fek = 0.5 * fg[k], fdk = (a + b * w2[k]) * vk;
+            fe[k] = fek;
+            fd[k] = fdk;
+            xn[k] = 2.0 * x[k] - xp[k] + h2 * (fek - fdk - w2[k] * x[k]);
+            chk += xn[k] * 0.0;
+        }
+        /* Contact DoFs at x* and one probe: three dot products with columns of Y. */
+        double u[3];
+        for (int j = 0; j < 3; j++) {
+            const double *restrict y = s->Y + (size_t)(j * (n - 1) / 2) * n;
+            double d = 0.0;
+#pragma omp simd reduction(+ : d)
+            for (int k = 0; k < n; k++)
+                d += y[k] * xn[k];
+            u[j] = d;
+        }
+        /* Correction: two columns (normal and tangential force on two DoFs). */
+        const double *restrict y0 = s->Y, *restrict y1 = s->Y + (size_t)(n - 1) * n;
+        double c0 = 1e-12 * u[0], c1 = 1e-12 * u[1];
+#pragma omp simd
+        for (int k = 0; k < n; k++)
+            xn[k] -= c0 * y0[k] + c1 * y1[k];
+        /* The work sums the energy balance accumulates at every step (the energies
+         * themselves are needed at output samples only). */
+        double we = 0.0, wd = 0.0;
+#pragma omp simd reduction(+ : we, wd)
+        for (int k = 0; k < n; k++) {
+            double dx = 0.5 * (xn[k] - xp[k]);
+            we += fe[k] * dx;
+            wd += fd[k] * dx;
+        }
+        acc += chk + u[2] + we + wd;
+        /* Rotate the state buffers, as the engine does. */
+        double *p = s->xp;
+        s->xp = s->x;
+        s->x = s->xn;
+        s->xn = p;
+    }
+    return acc;
+}
+
+int tvds_bench_floor(int nsub, const int *n, long nsteps, int nrep, double *us, tvds_ctx *ctx)
+{
+    if (nsub < 1 || !n || nsteps < 1 || nrep < 1 || nrep > 64 || !us)
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "tvds_bench_floor: bad argument");
+    floor_sub *fs = tvds_calloc((size_t)nsub, sizeof *fs);
+    int rc = fs ? TVDS_OK : TVDS_ERR_NOMEM;
+    for (int i = 0; i < nsub && !rc; i++) {
+        floor_sub *s = &fs[i];
+        s->n = n[i];
+        if (s->n < 2) {
+            rc = TVDS_ERR_INVALID;
+            break;
+        }
+        s->Y = tvds_malloc((size_t)s->n * s->n * sizeof(double));
+        double **v[] = {&s->x, &s->xp, &s->xn, &s->w2, &s->fg, &s->fe, &s->fd, &s->v};
+        for (size_t q = 0; q < sizeof v / sizeof v[0]; q++)
+            if (!(*v[q] = tvds_calloc((size_t)s->n, sizeof(double)))) rc = TVDS_ERR_NOMEM;
+        if (!s->Y) rc = TVDS_ERR_NOMEM;
+        if (rc) break;
+        /* A bounded oscillation: w h = 0.5 at most, small initial state. */
+        for (size_t k = 0; k < (size_t)s->n * s->n; k++)
+            s->Y[k] = 1.0 / (1.0 + (double)(k % 97));
+        for (int k = 0; k < s->n; k++) {
+            s->w2[k] = 0.25 * (double)(k + 1) / s->n;
+            s->x[k] = s->xp[k] = 1e-6 * (double)(k % 7);
+            s->fg[k] = 1e-3;
+        }
+    }
+    double t[64], keep = 0.0;
+    for (int r = 0; r < nrep && !rc; r++) {
+        double c0 = tvds_bench_thread_cpu();
+        for (long k = 0; k < nsteps; k++)
+            keep += floor_step(fs, nsub, 1.0);
+        t[r] = 1e6 * (tvds_bench_thread_cpu() - c0) / (double)nsteps;
+    }
+    if (!rc) {
+        qsort(t, (size_t)nrep, sizeof t[0], cmp_double);
+        *us = t[nrep / 2];
+        floor_sink = keep; /* the kernel's results are used */
+    }
+    for (int i = 0; fs && i < nsub; i++) {
+        tvds_free(fs[i].Y);
+        tvds_free(fs[i].x), tvds_free(fs[i].xp), tvds_free(fs[i].xn), tvds_free(fs[i].w2);
+        tvds_free(fs[i].fg), tvds_free(fs[i].fe), tvds_free(fs[i].fd), tvds_free(fs[i].v);
+    }
+    tvds_free(fs);
+    if (rc == TVDS_ERR_NOMEM) return TVDS_ERROR(ctx, rc, "out of memory (floor kernel)");
+    if (rc) return TVDS_ERROR(ctx, rc, "tvds_bench_floor: sizes must be >= 2");
+    return TVDS_OK;
+}
+
 int tvds_bench_segments(const tvds_model *m, long nsteps, int nseg, double *us,
                         tvds_bench_timing *t, tvds_ctx *ctx)
 {
@@ -90,6 +215,7 @@ int tvds_bench_segments(const tvds_model *m, long nsteps, int nseg, double *us,
     int rc = tvds_data_create(m, &d, ctx);
     t->setup_seconds = tvds_bench_now() - t0;
     if (rc) return rc;
+    record_as_run(m, d);
     t->dt = tvds_data_dt(d);
     long a0 = tvds_alloc_count();
     double w0 = tvds_bench_now(), cpu0 = tvds_bench_thread_cpu();
@@ -147,9 +273,20 @@ static void spring(double *K, int n, int i, int j, double k)
 
 int tvds_bench_synthetic_write(const char *dir, int n, char *case_path, size_t size, tvds_ctx *ctx)
 {
+    return tvds_bench_synthetic_pad_write(dir, n, 1, case_path, size, ctx);
+}
+
+int tvds_bench_synthetic_pad_write(const char *dir, int n, int mtip, char *case_path, size_t size,
+                                   tvds_ctx *ctx)
+{
     if (!dir || !case_path || size < 2 || n < 4 || n % 2 || n > 200000)
         return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
                           "tvds_bench_synthetic_write: n = %d must be even and in [4, 200000]", n);
+    if (mtip < 1 || mtip > 1000 || mtip > n / 2)
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                          "tvds_bench_synthetic_pad_write: m = %d contact nodes must be in "
+                          "[1, min(1000, n/2)]",
+                          mtip);
     if (mkdir(dir, 0777) != 0 && errno != EEXIST)
         return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot create directory: %s", dir,
                           strerror(errno));
@@ -186,26 +323,42 @@ int tvds_bench_synthetic_write(const char *dir, int n, char *case_path, size_t s
     snprintf(sub, sizeof sub, "%s/track", dir);
     if ((rc = write_sub(sub, "track", n, M, K, dofs, 1, &set, ctx))) goto done;
 
-    /* Slider: carriage node 1 at (x0, 5 mm), tip node 2 at (x0, 0) on the track. */
+    /* Slider: carriage node 1 at (x0, 5 mm); tip nodes 2 .. m + 1 on the track at x0 + j dxt,
+     * each joined to the carriage, and to the next tip, by springs in x and y. */
     {
-        double Ms[16] = {0}, Ks[16] = {0};
-        tvds_dof ds[4];
-        memset(ds, 0, sizeof ds);
-        const double x0 = 0.2 * L, k_s = 1e4;
-        for (int k = 0; k < 4; k++) {
-            ds[k].kind = TVDS_DOF_PHYSICAL;
-            ds[k].node = 1 + k / 2;
-            ds[k].dir = k % 2 ? TVDS_DIR_Y : TVDS_DIR_X;
-            ds[k].xyz[0] = x0;
-            ds[k].xyz[1] = k < 2 ? 5e-3 : 0.0;
-            Ms[k + 4 * k] = m_node;
+        const int ns = 2 * (mtip + 1);
+        const double x0 = 0.2 * L, k_s = 1e4, dxt = mtip > 1 ? fmin(1.5e-3, 0.7 * L / mtip) : 0.0;
+        double *Ms = tvds_calloc((size_t)ns * ns, sizeof *Ms);
+        double *Ks = tvds_calloc((size_t)ns * ns, sizeof *Ks);
+        tvds_dof *ds = tvds_calloc((size_t)ns, sizeof *ds);
+        long *tips = tvds_malloc((size_t)mtip * sizeof *tips);
+        if (!Ms || !Ks || !ds || !tips) {
+            tvds_free(Ms), tvds_free(Ks), tvds_free(ds), tvds_free(tips);
+            rc =
+                TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "synthetic slider of %d tips: out of memory", mtip);
+            goto done;
         }
-        spring(Ks, 4, 0, 2, k_s);
-        spring(Ks, 4, 1, 3, k_s);
-        long tipnode = 2;
-        tvds_nodeset tip = {(char *)"tip", 1, &tipnode};
+        for (int k = 0; k < ns; k++) {
+            int node = k / 2;
+            ds[k].kind = TVDS_DOF_PHYSICAL;
+            ds[k].node = 1 + node;
+            ds[k].dir = k % 2 ? TVDS_DIR_Y : TVDS_DIR_X;
+            ds[k].xyz[0] = x0 + (node > 0 ? (node - 1) * dxt : 0.0);
+            ds[k].xyz[1] = node == 0 ? 5e-3 : 0.0;
+            Ms[k + (size_t)ns * k] = m_node;
+        }
+        for (int j = 0; j < mtip; j++) {
+            tips[j] = 2 + j;
+            for (int c = 0; c < 2; c++) {
+                spring(Ks, ns, c, 2 * (j + 1) + c, k_s);
+                if (j + 1 < mtip) spring(Ks, ns, 2 * (j + 1) + c, 2 * (j + 2) + c, k_s);
+            }
+        }
+        tvds_nodeset tip = {(char *)"tip", mtip, tips};
         snprintf(sub, sizeof sub, "%s/slider", dir);
-        if ((rc = write_sub(sub, "slider", 4, Ms, Ks, ds, 1, &tip, ctx))) goto done;
+        rc = write_sub(sub, "slider", ns, Ms, Ks, ds, 1, &tip, ctx);
+        tvds_free(Ms), tvds_free(Ks), tvds_free(ds), tvds_free(tips);
+        if (rc) goto done;
     }
 
     snprintf(case_path, size, "%s/case.ini", dir);
@@ -215,16 +368,16 @@ int tvds_bench_synthetic_write(const char *dir, int n, char *case_path, size_t s
         goto done;
     }
     fprintf(f,
-            "# Synthetic sliding model of %d + 4 DoFs written by tvds_bench_synthetic_write.\n"
+            "# Synthetic sliding model of %d + %d DoFs written by tvds_bench_synthetic_write.\n"
             "[run]\nname = synthetic_%d\nmethod = subs-b\ndt = auto\nt_end = 10\n\n"
             "[substructure track]\ndir = track\ndamping = rayleigh\nalpha = 1\nbeta = 1e-7\n\n"
             "[substructure slider]\ndir = slider\ndamping = rayleigh\nalpha = 1\nbeta = 1e-7\n\n"
             "[contact tip]\nslave = slider:tip\nmaster = track:top\nmu = 0.3\n\n"
-            "[load press]\ndof = slider:1:uy\nf = smooth -0.2 0 0.1\n\n"
+            "[load press]\ndof = slider:1:uy\nf = smooth %.15g 0 0.1\n\n"
             "[constraint drive]\nterms = slider:1:ux\nvalue = table 0 0  10 %.17g\n\n"
             "[probe mid_uy]\ndof = track:%d:uy\n\n"
             "[probe tip_uy]\ndof = slider:2:uy\n",
-            n, n, 0.5 * L, nn / 2 + 1);
+            n, 2 * (mtip + 1), n, -0.2 * mtip, 0.5 * L, nn / 2 + 1);
     if (ferror(f) | fclose(f)) rc = TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: write failed", case_path);
 done:
     tvds_free(M);

@@ -82,6 +82,8 @@ int tvds_model_print(const tvds_model *m, FILE *out, tvds_ctx *ctx)
             o->out_dt == 0 ? " (every step)" : "");
     if (o->win_t1 > o->win_t0) fprintf(out, "window      %.6g .. %.6g s\n", o->win_t0, o->win_t1);
     fprintf(out, "path        %s\n", o->modal ? "modal" : "physical");
+    if (o->integrator == TVDS_INTEGRATOR_EXACT)
+        fprintf(out, "integrator  exact modal propagation, f_band %.6g Hz\n", o->f_band);
 
     fprintf(out, "\nsubstructures (%d)\n", m->nsub);
     double fmax_all = 0.0;
@@ -197,7 +199,10 @@ int tvds_model_print(const tvds_model *m, FILE *out, tvds_ctx *ctx)
     if (!rc && !drc) {
         double dt_crit = tvds_data_stable_dt(d), dt = tvds_data_dt(d);
         if (isfinite(dt_crit))
-            fprintf(out, "  stable dt   %.6g s\n", dt_crit);
+            fprintf(out, "  stable dt   %.6g s%s\n", dt_crit,
+                    o->integrator == TVDS_INTEGRATOR_EXACT
+                        ? " (exact modal propagation: band step and explicit terms)"
+                        : "");
         else
             fprintf(out, "  stable dt   unbounded (no stiffness)\n");
         if (o->dt_auto)

@@ -29,7 +29,7 @@
 static void bench_help(FILE *out)
 {
     fprintf(out,
-            "usage: tvds bench [-o DIR] [--case CASE] [--repeats R] [--quick]\n"
+            "usage: tvds bench [-o DIR] [--case CASE] [--repeats R] [--quick] [--large]\n"
             "                  [--reduce-sizes N,N,...] [--only reduce] [--scipy-limit S]\n"
             "\n"
             "Benchmarks of tvds on this machine (docs/performance.md). Every figure is the median\n"
@@ -46,6 +46,8 @@ static void bench_help(FILE *out)
             "    8-node hexahedra, 'tvds model block') at each size of --reduce-sizes\n"
             "    (default 1e4,1e5), beside the same reduction by scipy (bench/cb_scipy.py)\n"
             "    where python3-scipy is installed;\n"
+            "  - per-step cost vs the number m of contact nodes (504-DoF track, m = 1 .. 16 and\n"
+            "    128): quadratic fit;\n"
             "  - per-step cost vs reduced size n (synthetic track, one sliding contact): linear\n"
             "    fit, slope and R^2.\n"
             "\n"
@@ -53,6 +55,8 @@ static void bench_help(FILE *out)
             "  --case CASE     beam-on-beam case to time\n"
             "  --repeats R     runs per figure (median), default 3 (methods: at least 5)\n"
             "  --quick         short segments, small models (a smoke run, not a benchmark)\n"
+            "  --large         also the set-up of reduced models of n = 2000, 3000, 5000\n"
+            "                  (eigenbasis and flexibilities; a few minutes)\n"
             "  --reduce-sizes L  comma-separated DoF counts of the reduction rows (1e6 takes\n"
             "                  minutes: 'make bench BENCH_SIZES=1e4,1e5,1e6')\n"
             "  --only reduce   run the reduction rows only\n"
@@ -265,6 +269,61 @@ static int bench_methods(btab *t, const char *case_path, int R, int quick)
         }
     }
     add(t, "method", "setup (tvds_data_create)", tm[0].setup_seconds, "s", "eigenbases etc.");
+    /* The floor: the same O(n) passes as one subs-b step, hand-written (tvds_bench_floor). */
+    {
+        int ns = m->nsub < 8 ? m->nsub : 8, nn[8];
+        for (int i = 0; i < ns; i++)
+            nn[i] = m->subs[i]->n;
+        double fl = 0.0;
+        if ((rc = tvds_bench_floor(ns, nn, nseg, Rm, &fl, &ctx))) {
+            fail("floor kernel", rc, &ctx);
+            goto done;
+        }
+        double b = tm[TVDS_METHOD_SUBS_B].us_per_step;
+        add(t, "floor", "floor kernel us/step", fl, "us",
+            "predictor, 3 dots, 2 corrections, work sums per substructure; median of %d x %ld", Rm,
+            nseg);
+        add(t, "floor", "subs-b / floor", b / fl, "-", "same run");
+    }
+    /* Exact modal propagation (docs/theory.md 10b): the same steps, then the step of the band
+     * of interest (f_band = 11 kHz, above the 10.6 kHz squeal pair) over the whole transient. */
+    {
+        tvds_bench_timing te;
+        double ue[16];
+        m->opt.method = TVDS_METHOD_SUBS_B;
+        m->opt.integrator = TVDS_INTEGRATOR_EXACT;
+        int auto0 = m->opt.dt_auto;
+        double dt0 = m->opt.dt;
+        m->opt.dt_auto = 0;
+        m->opt.dt = tm[0].dt;
+        for (int r = 0; r < Rm && !rc; r++) {
+            rc = tvds_bench_steps(m, nseg, NULL, 0, &te, &ctx);
+            ue[r] = te.us_per_step;
+        }
+        double u1 = median(ue, Rm);
+        m->opt.dt_auto = 1;
+        m->opt.f_band = 11e3;
+        for (int r = 0; r < Rm && !rc; r++) {
+            rc = tvds_bench_steps(m, nseg, NULL, 0, &te, &ctx);
+            ue[r] = te.us_per_step;
+        }
+        m->opt.integrator = TVDS_INTEGRATOR_CENTRAL;
+        m->opt.dt_auto = auto0;
+        m->opt.dt = dt0;
+        if (rc) {
+            fail("exact integrator", rc, &ctx);
+            goto done;
+        }
+        double u2 = median(ue, Rm), ne = m->opt.t_end / te.dt;
+        add(t, "exact", "subs-b exact us/step", u1, "us", "integrator = exact, dt %.4g s",
+            tm[0].dt);
+        add(t, "exact", "exact / central", u1 / tm[TVDS_METHOD_SUBS_B].us_per_step, "-",
+            "same steps, same run");
+        add(t, "exact", "subs-b exact f_band 11 kHz us/step", u2, "us", "dt = auto = %.4g s",
+            te.dt);
+        add(t, "exact", "subs-b exact full transient", ne * u2 * 1e-6, "s",
+            "extrapolated: %.0f steps to t_end %g s", ne, m->opt.t_end);
+    }
     {
         double b = tm[TVDS_METHOD_SUBS_B].us_per_step;
         add(t, "target", "subs-b <= 2 us/step", b, "us", "%s", b <= 2.0 ? "met" : "missed");
@@ -645,6 +704,112 @@ static int bench_size(btab *t, const char *dir, int R, int quick)
     return TVDS_OK;
 }
 
+/* Solve the 3 x 3 system A x = b (Cramer's rule; the normal equations of a quadratic fit). */
+static void solve3(double A[3][3], const double b[3], double x[3])
+{
+    double det = A[0][0] * (A[1][1] * A[2][2] - A[1][2] * A[2][1]) -
+                 A[0][1] * (A[1][0] * A[2][2] - A[1][2] * A[2][0]) +
+                 A[0][2] * (A[1][0] * A[2][1] - A[1][1] * A[2][0]);
+    for (int k = 0; k < 3; k++) {
+        double M[3][3];
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                M[i][j] = j == k ? b[i] : A[i][j];
+        x[k] = (M[0][0] * (M[1][1] * M[2][2] - M[1][2] * M[2][1]) -
+                M[0][1] * (M[1][0] * M[2][2] - M[1][2] * M[2][0]) +
+                M[0][2] * (M[1][0] * M[2][1] - M[1][1] * M[2][0])) /
+               det;
+    }
+}
+
+/* Per-step cost against the number m of contact nodes: the 504-DoF synthetic track with a pad
+ * of m slave nodes (tvds_bench_synthetic_pad_write), subs-b; least-squares
+ * us = a + b m + c m^2 over m = 1 .. 16, and m = 128 against it. */
+static int bench_contacts(btab *t, const char *dir, int R, int quick)
+{
+    static const int ms[] = {1, 2, 4, 8, 16, 128};
+    const int nm = quick ? 4 : 6;
+    double us[8];
+    for (int i = 0; i < nm; i++) {
+        tvds_ctx ctx;
+        tvds_ctx_init(&ctx);
+        char sub[4200], cpath[4300];
+        snprintf(sub, sizeof sub, "%s/pad_%d", dir, ms[i]);
+        int rc = tvds_bench_synthetic_pad_write(sub, 500, ms[i], cpath, sizeof cpath, &ctx);
+        if (rc) return fail("synthetic pad model", rc, &ctx);
+        tvds_model *m = NULL;
+        if ((rc = tvds_case_read(cpath, NULL, 0, &m, &ctx))) return fail(cpath, rc, &ctx);
+        m->opt.method = TVDS_METHOD_SUBS_B;
+        long nst = quick ? 500 : ms[i] >= 128 ? 1000 : 10000;
+        tvds_bench_timing tm;
+        double useg[16];
+        rc = tvds_bench_segments(m, nst, R, useg, &tm, &ctx);
+        tvds_model_free(&m);
+        if (rc) return fail(cpath, rc, &ctx);
+        us[i] = tm.us_per_step;
+        char item[64];
+        snprintf(item, sizeof item, "m = %d us/step", ms[i]);
+        add(t, "contacts", item, us[i], "us",
+            "504 DoFs, %d slave nodes, subs-b, median of %d x %ld steps", ms[i], R, nst);
+    }
+    int nf = nm < 5 ? nm : 5;
+    double A[3][3] = {{0}}, b[3] = {0}, c[3];
+    for (int i = 0; i < nf; i++) {
+        double p[3] = {1.0, ms[i], (double)ms[i] * ms[i]};
+        for (int r = 0; r < 3; r++) {
+            b[r] += p[r] * us[i];
+            for (int q = 0; q < 3; q++)
+                A[r][q] += p[r] * p[q];
+        }
+    }
+    solve3(A, b, c);
+    add(t, "contacts", "fit a (us = a + b m + c m^2)", c[0], "us", "least squares, m = 1 .. %d",
+        ms[nf - 1]);
+    add(t, "contacts", "fit b", c[1], "us", NULL);
+    add(t, "contacts", "fit c", c[2], "us", NULL);
+    if (nm == 6) {
+        double pred = c[0] + c[1] * 128 + c[2] * 128.0 * 128.0;
+        add(t, "contacts", "m = 128 / fit", us[5] / pred, "-", "fit extrapolated: %.4g us", pred);
+        add(t, "contacts", "exponent m = 16 -> 128", log(us[5] / us[4]) / log(8.0), "-",
+            "log(us(128) / us(16)) / log 8");
+    }
+    return TVDS_OK;
+}
+
+/* Set-up of large reduced models (opt-in, --large): tvds_data_create of the synthetic track
+ * with n = 2000, 3000, 5000 (all n DoFs retained and candidates of the master surface): the
+ * eigenbasis (dsygvd, O(n^3)) and the candidate flexibility G (BLAS dsyrk, O(n^3)). */
+static int bench_setup_large(btab *t, const char *dir)
+{
+    static const int sizes[] = {2000, 3000, 5000};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        tvds_ctx ctx;
+        tvds_ctx_init(&ctx);
+        char sub[4200], cpath[4300];
+        snprintf(sub, sizeof sub, "%s/large_%d", dir, sizes[i]);
+        int rc = tvds_bench_synthetic_write(sub, sizes[i], cpath, sizeof cpath, &ctx);
+        if (rc) return fail("synthetic model", rc, &ctx);
+        tvds_model *m = NULL;
+        if ((rc = tvds_case_read(cpath, NULL, 0, &m, &ctx))) return fail(cpath, rc, &ctx);
+        int n = 0;
+        for (int s = 0; s < m->nsub; s++)
+            n += m->subs[s]->n;
+        tvds_bench_timing tm;
+        double c0 = tvds_bench_thread_cpu();
+        rc = tvds_bench_steps(m, 10, NULL, 0, &tm, &ctx);
+        double cpu = tvds_bench_thread_cpu() - c0;
+        tvds_model_free(&m);
+        if (rc) return fail(cpath, rc, &ctx);
+        char item[64];
+        snprintf(item, sizeof item, "n = %d setup wall", n);
+        add(t, "setup", item, tm.setup_seconds, "s",
+            "tvds_data_create: eigenbasis + candidate flexibility (%d candidates)", sizes[i]);
+        snprintf(item, sizeof item, "n = %d setup CPU", n);
+        add(t, "setup", item, cpu, "s", "CPU of the calling thread (BLAS threads not counted)");
+    }
+    return TVDS_OK;
+}
+
 int tvds_cmd_bench(int argc, char **argv)
 {
     /* The study's case when it is there, else the bench's own copy of the same model. */
@@ -652,10 +817,11 @@ int tvds_cmd_bench(int argc, char **argv)
     const char *case_path = access("models/beam_on_beam/beam_on_beam.ini", R_OK) == 0
                                 ? "models/beam_on_beam/beam_on_beam.ini"
                                 : "bench/cases/beam_on_beam.ini";
-    int R = 3, quick = 0;
+    int R = 3, quick = 0, large = 0;
     const char *rsizes = NULL, *only = NULL;
     double scipy_limit = 1800.0;
     const tvds_cli_opt opts[] = {{"--quick", NULL, NULL, &quick, 1},
+                                 {"--large", NULL, NULL, &large, 1},
                                  {"--reduce-sizes", NULL, &rsizes, NULL, 0},
                                  {"--only", NULL, &only, NULL, 0},
                                  {"--output", "-o", &outdir, NULL, 0},
@@ -691,7 +857,7 @@ int tvds_cmd_bench(int argc, char **argv)
     tvds_model_free(&m);
     if (code) return code;
     if ((code = tvds_mkdir_p(outdir, &ctx)) != 0) return tvds_cli_report(code, &ctx);
-    /* Generated models (the ~1e5-DoF strip is ~100 MB) go to a temporary directory. */
+    /* Generated models (the 1e5-DoF solid is ~180 MB, 1e6 2 GB) go to a temporary directory. */
     const char *tmp = getenv("TMPDIR");
     char work[1024];
     snprintf(work, sizeof work, "%s/tvds_bench_XXXXXX", tmp && *tmp ? tmp : "/tmp");
@@ -716,6 +882,8 @@ int tvds_cmd_bench(int argc, char **argv)
     int rc = only ? TVDS_OK : bench_methods(t, case_path, R, quick);
     if (!rc) rc = bench_reduce(t, work, rsizes, scipy_limit);
     if (!rc && !only) rc = bench_size(t, work, R, quick);
+    if (!rc && !only) rc = bench_contacts(t, work, R, quick);
+    if (!rc && !only && large) rc = bench_setup_large(t, work);
     rm_tree(work);
     add(t, "bench", "total wall time", tvds_bench_now() - t0, "s", NULL);
     int wr = write_outputs(t, outdir, machine, case_path);

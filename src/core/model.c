@@ -174,6 +174,8 @@ tvds_options tvds_options_default(void)
     o.max_steps = 100000000L;
     o.v_stick = 1e-9;
     o.modal = 1;
+    o.integrator = TVDS_INTEGRATOR_CENTRAL;
+    o.f_band = 0.0;
     return o;
 }
 

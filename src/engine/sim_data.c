@@ -71,6 +71,9 @@ static int sub_eigvals(const tvds_substructure *s, double *w2, double *A, double
     return TVDS_OK;
 }
 
+/* Relative frequency error allowed at f_band by dt = auto under exact modal propagation. */
+#define EXACT_PHASE_TOL 1e-3
+
 /* Stable step of one substructure given its largest omega^2 and damping. */
 static double sub_stable_dt(const tvds_model *m, int i, double w2max, const double *Phi_top,
                             double *xi_out)
@@ -115,11 +118,27 @@ static int check_model(const tvds_model *m, tvds_ctx *ctx)
     return TVDS_OK;
 }
 
+/* Exact modal propagation with dt = auto: *best becomes min(*best, the step of the band of
+ * interest, docs/theory.md 10b): coupled modes at f_band keep a relative frequency error
+ * (w h)^2 / 24 <= EXACT_PHASE_TOL. */
+static int band_dt(const tvds_model *m, double *best, tvds_ctx *ctx)
+{
+    if (m->opt.integrator != TVDS_INTEGRATOR_EXACT || !m->opt.dt_auto) return TVDS_OK;
+    if (!(m->opt.f_band > 0.0))
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                          "integrator = exact with dt = auto needs [run] f_band (the top of the "
+                          "band of interest, Hz)");
+    double hb = sqrt(24.0 * EXACT_PHASE_TOL) / (6.283185307179586 * m->opt.f_band);
+    if (hb < *best) *best = hb;
+    return TVDS_OK;
+}
+
 int tvds_stable_dt(const tvds_model *m, double *dt_crit, tvds_ctx *ctx)
 {
     int rc = check_model(m, ctx);
     if (rc) return rc;
     double best = INFINITY;
+    int exact = m->opt.integrator == TVDS_INTEGRATOR_EXACT;
     for (int i = 0; i < m->nsub && !rc; i++) {
         const tvds_substructure *s = m->subs[i];
         int n = s->n;
@@ -131,7 +150,9 @@ int tvds_stable_dt(const tvds_model *m, double *dt_crit, tvds_ctx *ctx)
         } else {
             int vec = sub_damping(m, i) == TVDS_DAMP_MATRIX;
             rc = sub_eigvals(s, w2, A, B, vec ? "V" : "N", ctx);
-            if (!rc) {
+            /* Exact modal propagation is stable at any step for the modal substructures; the
+             * dense path keeps the limit of central differences. */
+            if (!rc && !(exact && m->opt.modal && !vec)) {
                 double xi;
                 double dti =
                     sub_stable_dt(m, i, w2[n - 1], vec ? A + (size_t)(n - 1) * n : NULL, &xi);
@@ -153,6 +174,8 @@ int tvds_stable_dt(const tvds_model *m, double *dt_crit, tvds_ctx *ctx)
         tvds_free(w2);
     }
     if (rc) return rc;
+    rc = band_dt(m, &best, ctx);
+    if (rc) return rc;
     *dt_crit = best;
     return TVDS_OK;
 }
@@ -166,6 +189,7 @@ void tvds_data_free(tvds_data **pd)
     if (d->sub) {
         for (int i = 0; i < d->nsub; i++) {
             sim_sub *s = &d->sub[i];
+            sim_exact_free(s);
             tvds_free(s->Y);
             tvds_free(s->w2);
             tvds_free(s->x_prev);
@@ -257,6 +281,19 @@ static int sub_setup(const tvds_model *m, int i, sim_sub *s, tvds_ctx *ctx)
     rc = sub_eigvals(S, s->w2, A, B, "V", ctx);
     if (rc) goto done;
     s->w2max = s->w2[n - 1];
+    /* The stable step from the same eigensolution (tvds_stable_dt would solve again), with
+     * its check of the damping (as tvds_stable_dt). */
+    double xi;
+    s->dt_cd = sub_stable_dt(
+        m, i, s->w2max, s->damp_kind == TVDS_DAMP_MATRIX ? A + (size_t)(n - 1) * n : NULL, &xi);
+    if (xi > 1e6 && !(m->opt.integrator == TVDS_INTEGRATOR_EXACT && s->modal)) {
+        rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                        "substructure '%s': its damping gives the highest mode (%.6g Hz) a "
+                        "damping ratio of %.3g, which limits the stable step of central "
+                        "differences to %.3g s: check the damping (Rayleigh alpha, beta or C.mtx)",
+                        S->name ? S->name : "?", sqrt(s->w2max) / (8.0 * atan(1.0)), xi, s->dt_cd);
+        goto done;
+    }
     if (s->modal) {
         /* A holds Phi (columns, Phi^T M Phi = I); Y(:,j) = Phi(j,:)^T. */
         for (int j = 0; j < n; j++)
@@ -414,6 +451,7 @@ int sim_data_setup(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
         d->off[i] = o;
         o += n;
         ALLOC(s->Y, (size_t)n * n);
+        s->Yx = s->Y; /* central differences; sim_exact_setup gives exact propagation its own */
         ALLOC(s->w2, n);
         ALLOC(s->x_prev, n);
         ALLOC(s->x, n);
@@ -602,20 +640,14 @@ int sim_data_setup(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
             }
             s->ysingle[a] = nz == 1 ? k1 : -1;
         }
-        for (int b = 0; b < nc; b++)
-            for (int a = 0; a < nc; a++) {
-                int da = s->cand_dof[a], db = s->cand_dof[b];
-                double g;
-                if (s->modal) {
-                    const double *ya = s->Y + (size_t)da * n, *yb = s->Y + (size_t)db * n;
-                    g = 0.0;
-                    for (int k = 0; k < n; k++)
-                        g += ya[k] * yb[k];
-                } else {
-                    g = s->Y[da + (size_t)db * n];
-                }
-                s->G[a + (size_t)b * nc] = g;
-            }
+        if (s->modal) {
+            rc = sim_cand_flex(s, NULL, ctx);
+            if (rc) goto fail;
+        } else {
+            for (int b = 0; b < nc; b++)
+                for (int a = 0; a < nc; a++)
+                    s->G[a + (size_t)b * nc] = s->Y[s->cand_dof[a] + (size_t)s->cand_dof[b] * n];
+        }
     }
     ALLOC(d->du_c, d->ncand_tot);
     ALLOC(d->du_cv, d->ncand_tot);
@@ -682,8 +714,13 @@ int sim_data_setup(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
 
     /* Step size. */
     {
-        double dtc;
-        rc = tvds_stable_dt(m, &dtc, ctx);
+        /* tvds_stable_dt from the eigensolutions of sub_setup. */
+        double dtc = INFINITY;
+        for (int i = 0; i < d->nsub; i++)
+            if (!(m->opt.integrator == TVDS_INTEGRATOR_EXACT && d->sub[i].modal) &&
+                d->sub[i].dt_cd < dtc)
+                dtc = d->sub[i].dt_cd;
+        rc = band_dt(m, &dtc, ctx);
         if (rc) goto fail;
         double dtp = penalty_stable_dt(m, d);
         if (dtp < dtc) dtc = dtp;
@@ -720,6 +757,11 @@ int sim_data_setup(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
                             m->opt.t_end, d->h, nsteps, m->opt.max_steps);
             goto fail;
         }
+    }
+
+    if (m->opt.integrator == TVDS_INTEGRATOR_EXACT) {
+        rc = sim_exact_setup(m, d, ctx);
+        if (rc) goto fail;
     }
 
     rc = sim_channels_create(m, d);

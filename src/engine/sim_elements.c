@@ -31,7 +31,7 @@ static void push_force(tvds_data *d, int sub, int dof, double F, int move)
 {
     sim_sub *s = &d->sub[sub];
     double c = d->h * d->h * F;
-    const double *y = s->Y + (size_t)dof * s->n;
+    const double *y = s->Y + (size_t)dof * s->n, *yx = s->Yx + (size_t)dof * s->n;
     if (s->modal) {
         for (int k = 0; k < s->n; k++)
             s->fel[k] += F * y[k];
@@ -40,7 +40,7 @@ static void push_force(tvds_data *d, int sub, int dof, double F, int move)
     }
     if (move)
         for (int k = 0; k < s->n; k++)
-            s->x_new[k] += c * y[k];
+            s->x_new[k] += c * yx[k];
 }
 
 /* The element's internal force changes by dFi: DoF a receives -dFi, DoF b +dFi. */

@@ -18,6 +18,7 @@ typedef struct sim_sub {
     double *Y;     /* n x n column-major (see above) */
     double *w2;    /* n: modal omega^2 [1/s^2] (modal path), all generalized eigenvalues */
     double w2max;  /* largest omega^2 */
+    double dt_cd;  /* stable step of central differences for this substructure [s] */
     double *x_prev, *x, *x_new; /* n: coordinates at t_{n-1}, t_n, t_{n+1} */
     double *fext;               /* n: external force in coordinates at t_n (loads, gravity, base) */
     double *fel;                /* n: discrete element forces in coordinates at t_n */
@@ -41,10 +42,24 @@ typedef struct sim_sub {
     int *ysingle; /* ncand: the coordinate k with u_j = Y(k,j) x[k] exactly (modal: Y(:,j) has
                      one nonzero; physical: k = j), or -1 */
     int ucn1;
+    /* Exact modal propagation (run.integrator = exact, docs/theory.md 10b): the scheme is
+     * central differences with the modal mass 1/bh[k] and the damping chat[k] + the explicit
+     * remainder of a damping schedule above (a_ref, b_ref). Central differences: bh = chat =
+     * mhat = NULL and Yx = Y. */
+    double *bh;          /* n: b_k / h^2, b_k the one-step response to a force at t_n */
+    double *chat;        /* n: damping of the modified oscillator [1/s] */
+    double *mhat;        /* n: modal mass 1 / bh */
+    double *Yx;          /* n x n: columns bh .* Y(:,j): x_new moves by c Yx(:,j) when a force
+                            c / h^2 acts on DoF j (owned only when != Y) */
+    double a_ref, b_ref; /* Rayleigh damping inside the propagator (alpha [1/s], beta [s]) */
     double fused_h2; /* h^2 while the force pass has computed x_new (modal predictor fused into
                         it, sim_predict.c), else 0 */
     double pchk;     /* its non-finite check: sum of x_new * 0 */
 } sim_sub;
+
+/* Steps between two energy evaluations at the most (the runaway-energy guard) when the
+ * channels are published less often (tvds_set_record). */
+#define SIM_ENERGY_EVERY 1024
 
 /* Maximal entries in one contact row: 3 nodes x 3 directions. */
 #define SIM_ROW_MAX_CP 9
@@ -182,6 +197,7 @@ struct tvds_data {
     double t_pub;     /* time of the published channels */
     int rec_every;    /* tvds_set_record: probes published every rec_every steps (0: never) */
     int probes_stale; /* 1: the probe channels lag the last step (tvds_channels_update) */
+    int energy_stale; /* 1: the energies and balance lag the last step (tvds_channels_update) */
     int nprobe;
     double **prow; /* nprobe: coordinate row of each probe (u_probe = prow . x), n of its sub */
     double *pdot;  /* nprobe x 3: cached prow . x of recent state buffers, keyed by version */
@@ -191,12 +207,28 @@ struct tvds_data {
 /* ---- sim_state.c: helpers shared by every phase ---- */
 /* Physical displacement of DoF dof of substructure s from coordinates x. */
 double sim_phys(const sim_sub *s, const double *x, int dof);
+/* G of a modal substructure: Y(:,cand)^T diag(wk) Y(:,cand) (wk NULL: identity, G = M^-1 on
+ * the candidates; wk = bh: the one-step flexibility of exact propagation). */
+int sim_cand_flex(sim_sub *s, const double *wk, tvds_ctx *ctx);
 /* State buffer which (0, 1, 2; -1: all) of every substructure was rewritten: new version. */
 void sim_touch(tvds_data *d, int which);
 /* Rotate the state buffers after a step (x_prev <- x <- x_new) with their caches. */
 void sim_rotate(tvds_data *d);
 /* Undeformed coordinates of (sub, node) and its DoF indices per direction (x, y, z). */
 int sim_node_dofs(const tvds_substructure *s, long node, int dofs[3], double X[3]);
+
+/* ---- sim_exact.c: exact modal propagation (docs/theory.md 10b), set-up only ---- */
+/* The coefficients of every modal substructure for the step d->h, Yx, and G replaced by the
+ * one-step flexibility Y^T diag(bh) Y on the candidates. Fails when a damping schedule's
+ * explicit remainder is unstable at this step. */
+int sim_exact_setup(const tvds_model *m, tvds_data *d, tvds_ctx *ctx);
+/* Free what sim_exact_setup allocated. */
+void sim_exact_free(sim_sub *s);
+/* Coefficients of one damped oscillator x'' + c x' + w2 x = f advanced exactly over h, written
+ * as the central-difference recurrence of the mass 1/bh and damping chat (the free recurrence
+ * x_{n+1} = a1 x_n - a2 x_{n-1}). */
+void sim_exact_coeffs(double w2, double c, double h, double *a1, double *a2, double *bh,
+                      double *chat);
 
 /* Physical displacement of DoF dof of substructure sub in state buffer which (0: x, 1: x_new,
  * 2: x_prev, 3: the coordinate velocities in tmp), through the candidate cache (inline: it is

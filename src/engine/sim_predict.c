@@ -20,12 +20,13 @@ static void add_force(sim_sub *s, int dof, double F, double *v)
     int n = s->n;
     if (s->fused_h2 > 0.0) {
         double *restrict xn = s->x_new;
+        const double *restrict yx = s->Yx + (size_t)dof * s->n;
         double c = s->fused_h2 * F;
         s->pchk += F * 0.0;
 #pragma omp simd
         for (int i = 0; i < n; i++) {
             vv[i] += F * y[i];
-            xn[i] += c * y[i];
+            xn[i] += c * yx[i];
         }
         return;
     }
@@ -60,7 +61,36 @@ int sim_forces(const tvds_model *m, tvds_data *d, double t, int vel_from_x, tvds
             double a = 0.0, b = 0.0, h2 = d->h * d->h, chk = 0.0;
             if (s->damp_kind != TVDS_DAMP_NONE) tvds_damping_at(&m->damping[i], t, &a, &b);
             double *restrict xn = s->x_new;
-            if (d->fel_used) {
+            if (s->bh) {
+                /* Exact modal propagation: central differences with the modal mass 1/bh and
+                 * damping chat + the schedule's remainder (docs/theory.md 10b). Locals that
+                 * are not address-taken, so that the loop vectorises. */
+                const double *restrict bh = s->bh, *restrict ch = s->chat;
+                const double da = a - s->a_ref, db = b - s->b_ref;
+                if (d->fel_used) {
+#pragma omp simd reduction(+ : chk)
+                    for (int k = 0; k < n; k++) {
+                        double vk = (x[k] - xp[k]) * rh;
+                        double fek = gs * fg[k] + ba * fb[k], fdk = (ch[k] + da + db * w2[k]) * vk;
+                        vw[k] = vk;
+                        fe[k] = fek;
+                        fl[k] = 0.0;
+                        fd[k] = fdk;
+                        xn[k] = 2.0 * x[k] - xp[k] + h2 * bh[k] * (fek - fdk - w2[k] * x[k]);
+                        chk += xn[k] * 0.0;
+                    }
+                } else {
+#pragma omp simd reduction(+ : chk)
+                    for (int k = 0; k < n; k++) {
+                        double vk = (x[k] - xp[k]) * rh;
+                        double fek = gs * fg[k] + ba * fb[k], fdk = (ch[k] + da + db * w2[k]) * vk;
+                        fe[k] = fek;
+                        fd[k] = fdk;
+                        xn[k] = 2.0 * x[k] - xp[k] + h2 * bh[k] * (fek - fdk - w2[k] * x[k]);
+                        chk += xn[k] * 0.0;
+                    }
+                }
+            } else if (d->fel_used) {
 #pragma omp simd reduction(+ : chk)
                 for (int k = 0; k < n; k++) {
                     double vk = (x[k] - xp[k]) * rh;
@@ -111,9 +141,16 @@ int sim_forces(const tvds_model *m, tvds_data *d, double t, int vel_from_x, tvds
         } else if (s->modal) {
             double a, b;
             tvds_damping_at(&m->damping[i], t, &a, &b);
+            if (s->bh) {
+                const double *restrict ch = s->chat;
+                a -= s->a_ref, b -= s->b_ref;
+                for (int k = 0; k < n; k++)
+                    fd[k] = (ch[k] + a + b * w2[k]) * v[k];
+            } else {
 #pragma omp simd
-            for (int k = 0; k < n; k++)
-                fd[k] = (a + b * w2[k]) * v[k];
+                for (int k = 0; k < n; k++)
+                    fd[k] = (a + b * w2[k]) * v[k];
+            }
         } else {
             double a = 0.0, b = 0.0;
             int mat = s->damp_kind == TVDS_DAMP_MATRIX;
@@ -186,6 +223,9 @@ void sim_accel(const tvds_model *m, const sim_sub *s, int i, double *acc)
 #pragma omp simd
         for (int k = 0; k < n; k++)
             ac[k] = fe[k] + fl[k] - fd[k] - w2[k] * x[k];
+        if (s->bh) /* exact modal propagation: the modal mass is 1/bh */
+            for (int k = 0; k < n; k++)
+                ac[k] *= s->bh[k];
         return;
     }
     const double *K = m->subs[i]->K;
@@ -287,7 +327,7 @@ void sim_correct(const tvds_model *m, tvds_data *d)
         const double *y[4];
         for (int j = 0; j < 4; j++) {
             if (j < ns) c[j] = d->cr_c[sel[j]];
-            y[j] = s->Y + (size_t)d->cr_dof[sel[j]] * s->n;
+            y[j] = s->Yx + (size_t)d->cr_dof[sel[j]] * s->n;
         }
         double *restrict xn = s->x_new;
         const double *restrict y0 = y[0], *restrict y1 = y[1], *restrict y2 = y[2],

@@ -80,11 +80,58 @@ static void sub_energy(const tvds_model *m, tvds_data *d, int i, int next, doubl
     sim_sub *s = &d->sub[i];
     const double *restrict xa = next ? s->x : s->x_prev, *restrict xb = next ? s->x_new : s->x;
     int n = s->n;
+    if (s->modal && !ek) {
+        /* The work terms alone (a step whose energy is not sampled): one pass over four
+         * streams. A non-finite x_new makes them NaN (0 * inf as well). */
+        const double *restrict xp = s->x_prev, *restrict fe = s->fext, *restrict fl = s->fel,
+                               *restrict fd = s->fdamp;
+        double we = 0.0, wl = 0.0, wd = 0.0;
+        if (d->fel_used) {
+#pragma omp simd reduction(+ : we, wl, wd)
+            for (int j = 0; j < n; j++) {
+                double dx = 0.5 * (xb[j] - xp[j]);
+                we += fe[j] * dx;
+                wl += fl[j] * dx;
+                wd += fd[j] * dx;
+            }
+        } else {
+#pragma omp simd reduction(+ : we, wd)
+            for (int j = 0; j < n; j++) {
+                double dx = 0.5 * (xb[j] - xp[j]);
+                we += fe[j] * dx;
+                wd += fd[j] * dx;
+            }
+        }
+        w[0] += we;
+        w[1] += wl;
+        w[2] += wd;
+        return;
+    }
     if (s->modal) {
         /* Fused: |v|^2 and sum w2 xa xb in one pass. */
         const double *restrict w2 = s->w2;
         double rh = 1.0 / d->h, k0 = 0.0, s0 = 0.0;
-        if (w) {
+        if (s->bh) {
+            /* Exact modal propagation: central differences with the modal mass 1/bh, whose
+             * energy and work terms are those below with that mass (docs/theory.md). */
+            const double *restrict xp = s->x_prev, *restrict fe = s->fext, *restrict fl = s->fel,
+                                   *restrict fd = s->fdamp, *restrict mh = s->mhat;
+            double we = 0.0, wl = 0.0, wd = 0.0;
+#pragma omp simd reduction(+ : k0, s0, we, wl, wd)
+            for (int j = 0; j < n; j++) {
+                double v0 = (xb[j] - xa[j]) * rh, dx = 0.5 * (xb[j] - xp[j]);
+                k0 += mh[j] * v0 * v0;
+                s0 += w2[j] * xa[j] * xb[j];
+                we += fe[j] * dx;
+                wl += fl[j] * dx;
+                wd += fd[j] * dx;
+            }
+            if (w) {
+                w[0] += we;
+                w[1] += wl;
+                w[2] += wd;
+            }
+        } else if (w) {
             const double *restrict xp = s->x_prev, *restrict fe = s->fext, *restrict fl = s->fel,
                                    *restrict fd = s->fdamp;
             double we = 0.0, wl = 0.0, wd = 0.0;
@@ -190,6 +237,25 @@ static void publish_probes(tvds_data *d, const tvds_model *m, double t, const in
     if (kinds & 2) d->probes_stale = 0;
 }
 
+/* Energy E = ek + es at t_{n+1/2} of the last recorded step with the work sums accumulated
+ * up to it: the balance error, its maximum, the energy scale, and the energy channels. */
+static void energy_balance(tvds_data *d, double ek, double es)
+{
+    double etot = ek + es;
+    d->e_kin = ek;
+    d->e_strain = es;
+    d->bal_err = etot + d->w_damp + d->w_fric - d->e0 - d->w_ext - d->w_el - d->w_imp;
+    if (fabs(d->bal_err) > d->bal_err_max) d->bal_err_max = fabs(d->bal_err);
+    double sc = fabs(etot), win = fabs(d->w_ext) + fabs(d->w_imp) + fabs(d->w_el);
+    if (fabs(d->e0) > sc) sc = fabs(d->e0);
+    if (win > sc) sc = win;
+    if (sc > d->e_max) d->e_max = sc;
+    double *ev = d->chval[TVDS_GROUP_ENERGY];
+    ev[1 + EN_KIN] = ek;
+    ev[1 + EN_STRAIN] = es;
+    ev[1 + EN_BAL] = d->bal_err;
+}
+
 int tvds_set_record(tvds_data *d, int every)
 {
     if (!d || every < 0) return TVDS_ERR_INVALID;
@@ -200,6 +266,17 @@ int tvds_set_record(tvds_data *d, int every)
 int tvds_channels_update(const tvds_model *m, tvds_data *d)
 {
     if (!m || !d) return TVDS_ERR_INVALID;
+    if (d->energy_stale) {
+        /* E_{n+1/2} of the last step from x_n, x_{n+1}, which the rotation left in x_prev
+         * and x (a failed step does not rotate: the skipped energy is still the last one). */
+        double ek = 0.0, es = 0.0;
+        cd_energy(m, d, 0, &ek, &es);
+        energy_balance(d, ek, es);
+        /* The summary's balance figures (the rest of it is that of the last step). */
+        d->sumval[SM_BAL] = d->e_max > 0.0 ? d->bal_err_max / d->e_max : 0.0;
+        d->sumval[SM_EMAX] = d->e_max;
+        d->energy_stale = 0;
+    }
     if (!d->probes_stale) return TVDS_OK;
     /* Only displacement probes are deferred: they need x_n, which the last tvds_step left in
      * x_prev (and a failed step leaves there too). */
@@ -277,18 +354,25 @@ int sim_record(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
     double h = d->h, tn = d->t0 + (double)d->step * h;
     /* Work of the forces at t_n over the central increment dx = (x_{n+1} - x_{n-1}) / 2. */
     double dWext = 0.0, dWel = 0.0, dDamp = 0.0, dWimp = 0.0, dDf = 0.0, dWn = 0.0;
-    /* Energies at t_{n+1/2}, fused with the work loop on the modal path. */
+    /* Energies at t_{n+1/2}, fused with the work loop on the modal path, at the steps whose
+     * displacement channels are published (tvds_set_record) and every SIM_ENERGY_EVERY steps
+     * (the runaway-energy guard); the work terms at every step. tvds_channels_update
+     * evaluates a skipped step's energy (docs/theory.md 12). */
+    long done = d->step + 1; /* steps completed with this one */
+    int all = d->rec_every == 1 || (d->rec_every > 1 && done % d->rec_every == 0);
+    int energy_now = all || done % SIM_ENERGY_EVERY == 0;
     double ek = 0.0, es = 0.0;
     for (int i = 0; i < d->nsub; i++) {
         const sim_sub *s = &d->sub[i];
         if (s->modal) {
             double w[3] = {0.0, 0.0, 0.0}, ek0 = ek, es0 = es;
-            sub_energy(m, d, i, 1, &ek, &es, w);
+            sub_energy(m, d, i, 1, energy_now ? &ek : NULL, &es, w);
             dWext += w[0];
             dWel += w[1];
             dDamp += w[2];
-            /* The kinetic energy sums (x_{n+1} - x_n)^2: not finite when x_{n+1} is not. */
-            if (!isfinite(ek - ek0) || !isfinite(es - es0)) {
+            /* The kinetic energy sums (x_{n+1} - x_n)^2, the work terms the increments
+             * x_{n+1} - x_{n-1}: not finite when x_{n+1} is not. */
+            if (!isfinite(ek - ek0) || !isfinite(es - es0) || !isfinite(w[0] + w[1] + w[2])) {
                 int rc = nonfinite_state(m, d, i, ctx);
                 if (rc) return rc;
             }
@@ -309,8 +393,8 @@ int sim_record(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
         dWel += wl;
         dDamp += wd;
         double ek0 = ek, es0 = es;
-        sub_energy(m, d, i, 1, &ek, &es, NULL);
-        if (!isfinite(ek - ek0) || !isfinite(es - es0)) {
+        if (energy_now) sub_energy(m, d, i, 1, &ek, &es, NULL);
+        if (!isfinite(ek - ek0) || !isfinite(es - es0) || !isfinite(we + wl + wd)) {
             int rc = nonfinite_state(m, d, i, ctx);
             if (rc) return rc;
         }
@@ -389,7 +473,7 @@ int sim_record(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
     double w_damp = d->w_damp + dDamp, w_fric = d->w_fric + dDf;
     double inputs = d->inputs_abs + fabs(dWext) + fabs(dWel) + fabs(dWimp);
     double etot = ek + es;
-    if (!isfinite(etot) || (etot > 1e3 * (fabs(d->e0) + inputs) && etot > 1e-300)) {
+    if (energy_now && (!isfinite(etot) || (etot > 1e3 * (fabs(d->e0) + inputs) && etot > 1e-300))) {
         return TVDS_ERROR(ctx, TVDS_ERR_DIVERGED,
                           "t = %.9g s, step %ld: runaway energy %.6g J against %.6g J put in "
                           "(step too large or unstable coupling)",
@@ -403,14 +487,8 @@ int sim_record(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
     d->w_norm += dWn;
     d->w_eldiss += dEl;
     d->inputs_abs = inputs;
-    d->e_kin = ek;
-    d->e_strain = es;
-    d->bal_err = etot + w_damp + w_fric - d->e0 - w_ext - w_el - w_imp;
-    if (fabs(d->bal_err) > d->bal_err_max) d->bal_err_max = fabs(d->bal_err);
-    double sc = fabs(etot);
-    if (fabs(d->e0) > sc) sc = fabs(d->e0);
-    if (fabs(w_ext) + fabs(w_imp) + fabs(w_el) > sc) sc = fabs(w_ext) + fabs(w_imp) + fabs(w_el);
-    if (sc > d->e_max) d->e_max = sc;
+    d->energy_stale = !energy_now;
+    if (energy_now) energy_balance(d, ek, es);
     double *cv = d->chval[TVDS_GROUP_CONTACTS];
     cv[0] = tn;
     for (int i = 0; i < d->ncp; i++) {
@@ -437,20 +515,15 @@ int sim_record(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
     }
     double *ev = d->chval[TVDS_GROUP_ENERGY];
     ev[0] = tn;
-    ev[1 + EN_KIN] = ek;
-    ev[1 + EN_STRAIN] = es;
     ev[1 + EN_DAMP] = w_damp;
     ev[1 + EN_FRIC] = w_fric;
     ev[1 + EN_EXT] = w_ext + w_imp;
     ev[1 + EN_EL] = w_el;
     ev[1 + EN_NORM] = d->w_norm;
-    ev[1 + EN_BAL] = d->bal_err;
     ev[1 + EN_ELDISS] = d->w_eldiss;
     /* Velocity and acceleration probes need x_{n-1}, which the next predictor overwrites:
      * they are published at every step; displacement probes as tvds_set_record says. */
     static const int current[3] = {2, 0, 1};
-    long done = d->step + 1; /* steps completed with this one */
-    int all = d->rec_every == 1 || (d->rec_every > 1 && done % d->rec_every == 0);
     publish_probes(d, m, tn, current, all ? 3 : 1);
     if (!all && d->nprobe > 0) d->probes_stale = 1;
     publish_elements(m, d);

@@ -1,5 +1,8 @@
 /* sim_state.c — helpers every phase shares: physical displacements from the stepping
- * coordinates, state-buffer versions and rotation, node DoFs, contact-point entries. */
+ * coordinates, state-buffer versions and rotation, node DoFs, contact-point entries, the
+ * candidate flexibility G. */
+#include <cblas.h>
+#include <math.h>
 #include <string.h>
 
 #include "engine/sim_impl.h"
@@ -62,4 +65,26 @@ int sim_node_dofs(const tvds_substructure *s, long node, int dofs[3], double X[3
 int sim_rigid_el(const tvds_element *E)
 {
     return E->kind == TVDS_EL_ELASTIC_FRICTION && E->rigid && E->kindF == TVDS_EF_STICK_SLIP;
+}
+
+int sim_cand_flex(sim_sub *s, const double *wk, tvds_ctx *ctx)
+{
+    /* G = Yc^T diag(wk) Yc with Yc = Y(:, candidates), n x nc: one BLAS dsyrk on the weighted
+     * columns sqrt(wk) .* Y(:,j) (wk >= 0), O(n nc^2 / 2) flops at BLAS speed. */
+    int n = s->n, nc = s->ncand;
+    if (nc == 0) return TVDS_OK;
+    double *Yc = tvds_malloc((size_t)n * nc * sizeof(double));
+    if (!Yc) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory (candidate flexibility)");
+    for (int a = 0; a < nc; a++) {
+        const double *y = s->Y + (size_t)s->cand_dof[a] * n;
+        double *yc = Yc + (size_t)a * n;
+        for (int k = 0; k < n; k++)
+            yc[k] = wk ? sqrt(wk[k]) * y[k] : y[k];
+    }
+    cblas_dsyrk(CblasColMajor, CblasUpper, CblasTrans, nc, n, 1.0, Yc, n, 0.0, s->G, nc);
+    for (int b = 0; b < nc; b++)
+        for (int a = b + 1; a < nc; a++)
+            s->G[a + (size_t)b * nc] = s->G[b + (size_t)a * nc];
+    tvds_free(Yc);
+    return TVDS_OK;
 }

@@ -10,6 +10,7 @@
 static const char *const method_words[] = {"subs-a", "subs-b", "subs-c", "film", NULL};
 static const char *const path_words[] = {"physical", "modal", NULL};
 static const char *const nonconv_words[] = {"warn", "error", NULL};
+static const char *const integrator_words[] = {"central", "exact", NULL};
 static const char *const yesno_dummy[] = {NULL};
 
 int case_build_run(case_parser *p, tvds_model *m, const char *default_name)
@@ -66,6 +67,8 @@ int case_build_run(case_parser *p, tvds_model *m, const char *default_name)
                                 "max_steps = %g: need a whole number (0: no limit)", ms);
         o->max_steps = (long)ms;
     }
+    if ((rc = case_get_enum(p, sec, "integrator", integrator_words, &o->integrator))) return rc;
+    if ((rc = case_get_num(p, sec, "f_band", 0, &o->f_band, 0.0, 1, HUGE_VAL))) return rc;
     if (!o->dt_auto && o->dt > o->t_end)
         return case_err_ent(p, TVDS_ERR_INVALID, case_get(p, sec, "dt"),
                             "dt = %g is longer than t_end = %g", o->dt, o->t_end);
