@@ -558,9 +558,9 @@ static int check_declared(const char *path, const char *what, int n, const char 
     if (!peek_size(path, &nrow, &ncol, &nnz, &sym, &line)) return TVDS_OK;
     if (nrow != n || ncol != n)
         return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
-                          "%s:%ld: the size line declares a %ld x %ld %s matrix, but %s lists %d "
-                          "DoFs",
-                          path, line, nrow, ncol, what, dofs_path, n);
+                          "%s:%ld: size line declares %ld x %ld, but %s lists %d DoFs (the %s "
+                          "matrix must be %d x %d)",
+                          path, line, nrow, ncol, dofs_path, n, what, n, n);
     return TVDS_OK;
 }
 
