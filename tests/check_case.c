@@ -155,6 +155,26 @@ START_TEST(test_freq_range)
 }
 END_TEST
 
+/* surface = c1 makes the master surface the C1 master kind; c0 (the default) keeps straight
+ * segments; an override switches it. */
+START_TEST(test_surface_key)
+{
+    static const char *text = "[run]\nt_end = 1\n[substructure shoe]\ndir = shoe\n"
+                              "[substructure bar]\ndir = bar\n[contact c]\nslave = shoe:1\n"
+                              "master = bar:top\nsurface = c1\n";
+    tvds_model *m = NULL;
+    tvds_ctx ctx;
+    ck_assert_msg(read_text(text, NULL, 0, &m, &ctx) == TVDS_OK, "%s", ctx.msg);
+    ck_assert_int_eq(m->contacts[0].master_kind, TVDS_MASTER_SURFACE_C1);
+    ck_assert_int_eq(m->contacts[0].nmaster, 3);
+    tvds_model_free(&m);
+    const char *ov[1] = {"contact.c.surface=c0"};
+    ck_assert_msg(read_text(text, ov, 1, &m, &ctx) == TVDS_OK, "%s", ctx.msg);
+    ck_assert_int_eq(m->contacts[0].master_kind, TVDS_MASTER_SURFACE);
+    tvds_model_free(&m);
+}
+END_TEST
+
 /* ---- Errors name the line ------------------------------------------------------------------- */
 
 #define HEAD  "[run]\nt_end = 1\n[substructure shoe]\ndir = shoe\n" /* lines 1-4 */
@@ -224,6 +244,10 @@ static const struct {
     {HEAD2 "[contact c]\nslave = shoe:1\nmaster = rigid\nnormal = 0 1 0\nt1 = 0 1 1\n", 11,
      "not perpendicular"},
     {HEAD2 "[contact c]\nslave = shoe:1\nmaster = rigid\n", 7, "missing key 'normal'"},
+    {HEAD2 "[contact c]\nslave = shoe:1\nmaster = rigid\nnormal = 0 1 0\nsurface = c1\n", 11,
+     "surface only applies to a master surface"},
+    {HEAD2 "[contact c]\nslave = shoe:1\nmaster = bar:top\nsurface = c2\n", 10,
+     "'c2' is not one of c0 or c1"},
     {HEAD2 "[contact c]\nslave = shoe:1\nmaster = rigid\nnormal = 0 1 0\nlaw = penalty\n", 7,
      "missing key 'kn'"},
     {HEAD2 "[constraint r]\nterms = shoe:1:ux*0 shoe:1:uy\n", 8, "not a finite nonzero number"},
@@ -486,6 +510,7 @@ Suite *case_suite(void)
     TCase *tc = tcase_create("case");
     tcase_add_test(tc, test_valid_case);
     tcase_add_test(tc, test_freq_range);
+    tcase_add_test(tc, test_surface_key);
     tcase_add_loop_test(tc, test_errors_name_the_line, 0,
                         (int)(sizeof bad_cases / sizeof bad_cases[0]));
     tcase_add_test(tc, test_long_line);

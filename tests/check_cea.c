@@ -448,6 +448,39 @@ START_TEST(test_solvers_and_threads_agree)
 }
 END_TEST
 
+/* The C1 master kind on a straight master: the curve is the chord and the frame the chord's, so
+ * with the belt rigid in y (its two nodes tied), where the split of the contact force between
+ * them does not matter, the eigenvalues are those of straight segments to round-off at every
+ * position, unstable ones included (mu = 0.7 > mu_c). */
+START_TEST(test_c1_straight_master)
+{
+    double s[6];
+    for (int i = 0; i < 6; i++)
+        s[i] = 0.2 * i;
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_cea_options o = tvds_cea_options_default();
+    o.nmodes = 2;
+    o.t_eval = 1.0;
+    tvds_cea_result *r[2] = {NULL, NULL};
+    for (int k = 0; k < 2; k++) {
+        tvds_model *m = oscillator(0.7);
+        if (k) m->contacts[0].master_kind = TVDS_MASTER_SURFACE_C1;
+        ck_assert_msg(tvds_cea_run(m, 0, s, 6, &o, &r[k], &ctx) == TVDS_OK, "%s", ctx.msg);
+        tvds_model_free(&m);
+    }
+    ck_assert_int_eq(r[0]->nwin, 1);
+    ck_assert_int_eq(r[1]->nwin, 1);
+    for (int i = 0; i < 12; i++) {
+        double sc = 2 * PI * r[0]->freq[i];
+        ck_assert_double_eq_tol(r[1]->freq[i], r[0]->freq[i], 1e-12 * r[0]->freq[i]);
+        ck_assert_double_eq_tol(r[1]->re[i], r[0]->re[i], 1e-12 * sc);
+    }
+    tvds_cea_result_free(&r[0]);
+    tvds_cea_result_free(&r[1]);
+}
+END_TEST
+
 /* ---- 4. MAC tracking through an exact crossing ---------------------------------------------- */
 
 START_TEST(test_mac_tracking_crossing)
@@ -599,6 +632,7 @@ Suite *cea_suite(void)
     tcase_add_test(tc, test_mu0_symmetric_penalty);
     tcase_add_test(tc, test_flutter_closed_form);
     tcase_add_test(tc, test_solvers_and_threads_agree);
+    tcase_add_test(tc, test_c1_straight_master);
     tcase_add_test(tc, test_mac_tracking_crossing);
     tcase_add_test(tc, test_rigid_master_closed_form);
     tcase_add_test(tc, test_errors);

@@ -107,6 +107,52 @@ START_TEST(test_usage_errors)
 }
 END_TEST
 
+/* compare's window options: malformed --window, and an unstable.csv without the columns it
+ * needs or with a bad row (file:line). */
+START_TEST(test_compare_window_errors)
+{
+    usage_error("compare tests/data/case/valid.ini --window 10000,0.2",
+                "tvds: compare: bad --window '10000,0.2'");
+    usage_error("compare tests/data/case/valid.ini --window 10000,0.3,0.2",
+                "tvds: compare: bad --window '10000,0.3,0.2'");
+    usage_error("compare tests/data/case/valid.ini --band 0.7",
+                "tvds: compare: --band '0.7' is not in (0, 0.5)");
+    char p[400], args[700];
+    snprintf(p, sizeof p, "%s/unstable.csv", dir);
+    FILE *fp = fopen(p, "w");
+    ck_assert_ptr_nonnull(fp);
+    fputs("branch,s_start [m],s_end [m],t_start [s],t_end [s],f_hz [Hz],re_max [1/s],"
+          "growth_pred [-]\n14,0.0466,0.04695,0.9685,0.9802,10567,47.5,1.57\n"
+          "15,0.0506,oops,0.1,0.2,10560,46,1.6\n",
+          fp);
+    fclose(fp);
+    snprintf(args, sizeof args, "compare tests/data/case/valid.ini --cea '%s'", dir);
+    char prefix[400];
+    snprintf(prefix, sizeof prefix, "tvds: %s/unstable.csv:3: bad row", dir);
+    usage_error(args, prefix);
+    fp = fopen(p, "w");
+    ck_assert_ptr_nonnull(fp);
+    fputs("branch,position [m],f [Hz]\n1,0.01,100\n", fp);
+    fclose(fp);
+    snprintf(prefix, sizeof prefix, "tvds: %s/unstable.csv:1: header lacks", dir);
+    usage_error(args, prefix);
+    /* The CEA's own columns, with "nan" times and growth for a window off the path: read
+     * without complaint (the run then stops at the missing outputs of --analyse-only). */
+    fp = fopen(p, "w");
+    ck_assert_ptr_nonnull(fp);
+    fputs("branch,s_start [m],s_end [m],f_min [Hz],f_max [Hz],max real part [1/s],s_in [m],"
+          "s_out [m],f at max Re [Hz],s at max Re [m],t_start [s],t_end [s],predicted growth\n"
+          "14,0.0466,0.04695,10553,10581,47.5,0.04661,0.04694,10567,0.0468,0.9689,0.98,1.57\n"
+          "15,0.0506,0.0511,10556,10584,46.7,0.0506,0.0511,10570,0.0508,nan,nan,nan\n",
+          fp);
+    fclose(fp);
+    snprintf(args, sizeof args,
+             "compare tests/data/case/valid.ini --cea '%s' --analyse-only -o '%s/none'", dir, dir);
+    snprintf(prefix, sizeof prefix, "tvds: compare: cannot read %s/none/", dir);
+    usage_error(args, prefix);
+}
+END_TEST
+
 START_TEST(test_bad_case_file)
 {
     char args[512];
@@ -250,6 +296,7 @@ Suite *cli_suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, test_help);
     tcase_add_test(tc, test_usage_errors);
+    tcase_add_test(tc, test_compare_window_errors);
     tcase_add_test(tc, test_bad_case_file);
     tcase_add_test(tc, test_check_valid);
     tcase_add_test(tc, test_run_outputs);

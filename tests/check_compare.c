@@ -113,6 +113,112 @@ START_TEST(test_envelope_growth)
 }
 END_TEST
 
+/* Band-envelope growth (docs/burst-metrics.md, "Accuracy"). A 10.5 kHz tone growing as
+ * exp(sigma t), sampled at 50 kHz, under a 165 Hz ring 100 times larger, with single-sample
+ * spikes (node kicks) 30 times the local amplitude at instants listed in kick[], one of them
+ * 0.3 ms from the window's entry. Band: -3 dB half-width hw = 525 Hz, sf = hw / sqrt(ln 2),
+ * tau = 1 / (2 pi sf) = 0.252 ms.
+ * - The Gaussian band-pass of A e^{sigma t} e^{i w t} is the same exponential times a constant,
+ *   so the ratio E(t1)/E(t0) is exact away from the record's ends (the window starts 200 tau
+ *   after the start: truncation below 1e-13), from the ring (attenuated by
+ *   exp(-(10335 Hz)^2 / (2 sf^2)) = 0) and from the spikes.
+ * - A spike P dt delta(t - tk) leaves in the envelope P dt 2 sf sqrt(2 pi) exp(-(t-tk)^2/(2
+ *   tau^2)); masking +-4 tau around tk leaves at most r = P dt 2 sf sqrt(2 pi) e^{-8} (relative
+ *   to the local amplitude) on the samples used, at each end: tolerance 2 r = 1.3e-3.
+ * - Unmasked, the spike near the entry changes the growth by more than that bound. */
+static void synth_growth(double *x, long n, double dt, double sigma, double f, const double *kick,
+                         int nkick, double P)
+{
+    for (long i = 0; i < n; i++) {
+        double t = (double)i * dt;
+        x[i] = exp(sigma * t) * sin(2.0 * PI * f * t + 0.3) +
+               100.0 * exp(-3.0 * t) * sin(2.0 * PI * 165.0 * t);
+    }
+    for (int k = 0; k < nkick; k++) {
+        long i = lround(kick[k] / dt);
+        x[i] += P * exp(sigma * (double)i * dt);
+    }
+}
+
+START_TEST(test_band_envelope_exact_growth)
+{
+    const double dt = 2e-5, f = 10500.0, sigma = 40.0, hw = 0.05 * f;
+    const double t0 = 0.05, t1 = 0.12, P = 30.0;
+    const long n = 10000; /* 0.2 s */
+    const double sf = hw / sqrt(log(2.0)), tau = 1.0 / (2.0 * PI * sf), mh = 4.0 * tau;
+    const double kick[4] = {t0 + 0.0003, 0.07, 0.1, t1 - 0.0021};
+    double *x = malloc((size_t)n * sizeof *x), *t = malloc((size_t)n * sizeof *t);
+    double *env = malloc((size_t)n * sizeof *env);
+    unsigned char *mask = calloc((size_t)n, 1);
+    for (long i = 0; i < n; i++)
+        t[i] = (double)i * dt;
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    const double exact = exp(sigma * (t1 - t0));
+    /* No spikes: exact to round-off of the transforms. */
+    synth_growth(x, n, dt, sigma, f, kick, 0, P);
+    ck_assert_int_eq(tvds_band_envelope(x, n, dt, f, hw, env, &ctx), TVDS_OK);
+    double ge = NAN, gp = NAN;
+    tvds_envelope_window_growth(t, env, NULL, n, t0, t1, 8.0 * tau, 0.0, &ge, &gp);
+    ck_assert_msg(fabs(ge / exact - 1.0) < 1e-9, "exit growth %.12g, exact %.12g", ge, exact);
+    /* Spikes masked +-4 tau. */
+    synth_growth(x, n, dt, sigma, f, kick, 4, P);
+    ck_assert_int_eq(tvds_band_envelope(x, n, dt, f, hw, env, &ctx), TVDS_OK);
+    for (long i = 0; i < n; i++)
+        for (int k = 0; k < 4; k++)
+            if (fabs(t[i] - kick[k]) <= mh) mask[i] = 1;
+    const double r = P * dt * 2.0 * sf * sqrt(2.0 * PI) * exp(-8.0);
+    tvds_envelope_window_growth(t, env, mask, n, t0, t1, 8.0 * tau, 0.0, &ge, &gp);
+    ck_assert_msg(fabs(ge / exact - 1.0) < 2.0 * r, "masked exit growth %.9g, exact %.9g (tol %g)",
+                  ge, exact, 2.0 * r);
+    /* Not masked: the spike near the entry spoils it. */
+    tvds_envelope_window_growth(t, env, NULL, n, t0, t1, 8.0 * tau, 0.0, &ge, &gp);
+    ck_assert_msg(fabs(ge / exact - 1.0) > 2.0 * r, "unmasked exit growth %.9g", ge);
+    /* Errors. */
+    ck_assert_int_eq(tvds_band_envelope(x, n, dt, 24800.0, hw, env, &ctx), TVDS_ERR_INVALID);
+    free(x);
+    free(t);
+    free(env);
+    free(mask);
+}
+END_TEST
+
+/* A burst as the sliding path makes it: flat amplitude before the window, exp(sigma (t - t0))
+ * inside, decay at sigma_d after it, on the same ring. The peak ratio measures exp(sigma T);
+ * the Gaussian kernel rounds the corners of ln A: to first order in tau the entry is read high by
+ * sigma tau / sqrt(2 pi) and the peak low by (sigma + sigma_d) tau / sqrt(2 pi), so the measured
+ * growth is low by at most (2 sigma + sigma_d) tau / sqrt(2 pi) (+ the second-order
+ * ((sigma + sigma_d) tau)^2). */
+START_TEST(test_band_envelope_burst_peak)
+{
+    const double dt = 2e-5, f = 10570.0, sigma = 60.0, sigd = 90.0, hw = 0.05 * f;
+    const double t0 = 0.06, t1 = 0.077, T = t1 - t0;
+    const long n = 8000;
+    const double sf = hw / sqrt(log(2.0)), tau = 1.0 / (2.0 * PI * sf);
+    double *x = malloc((size_t)n * sizeof *x), *t = malloc((size_t)n * sizeof *t);
+    double *env = malloc((size_t)n * sizeof *env);
+    for (long i = 0; i < n; i++) {
+        double ti = (double)i * dt;
+        double lnA = ti < t0 ? 0.0 : ti < t1 ? sigma * (ti - t0) : sigma * T - sigd * (ti - t1);
+        t[i] = ti;
+        x[i] = exp(lnA) * sin(2.0 * PI * f * ti) + 50.0 * sin(2.0 * PI * 165.0 * ti);
+    }
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    ck_assert_int_eq(tvds_band_envelope(x, n, dt, f, hw, env, &ctx), TVDS_OK);
+    double ge, gp;
+    tvds_envelope_window_growth(t, env, NULL, n, t0, t1, 8.0 * tau, 0.25 * T + 4.0 * tau, &ge, &gp);
+    const double exact = exp(sigma * T);
+    const double bias = (2.0 * sigma + sigd) * tau / sqrt(2.0 * PI);
+    const double tol = bias + pow((sigma + sigd) * tau, 2.0);
+    ck_assert_msg(gp / exact - 1.0 <= 1e-12 && gp / exact - 1.0 > -tol,
+                  "peak growth %.9g, exact %.9g, tolerance -%g", gp, exact, tol);
+    free(x);
+    free(t);
+    free(env);
+}
+END_TEST
+
 /* SDND100 modeling B with an acceleration probe: the shoe released on a plane substructure. */
 static const char *shoe_case = "[run]\n"
                                "name = cmp_shoe\n"
@@ -228,8 +334,25 @@ START_TEST(test_two_method_compare)
         ck_assert_ptr_nonnull(strstr(text, "| subs-b | ok | 13001 |"));
     }
     ck_assert(file_exists(dir, "metrics.csv"));
+    /* f_cea alone is the one-window shorthand over the metric window: growth table and files. */
+    ck_assert_int_eq(res.nwindows, 1);
+    ck_assert_double_eq(res.windows[0].t0, 0.005);
+    ck_assert_double_eq(res.windows[0].t1, 0.12);
+    ck_assert(file_exists(dir, "growth.csv"));
+    ck_assert(file_exists(dir, "film/envelope.csv"));
+    ck_assert(res.ncross == 0); /* the shoe sits on one segment */
     ck_assert(file_exists(dir, "subs-b/history.csv"));
     ck_assert(file_exists(dir, "film/contacts.csv"));
+    /* Bad windows: exit before entry, neither times nor positions. */
+    tvds_growth_window gw = {0, 15.9, 0.0, -1.0, 0.1, 0.05, NAN};
+    o.nwindows = 1;
+    o.windows = &gw;
+    tvds_ctx_init(&ctx);
+    ck_assert_int_eq(tvds_compare_analyse(m, dir, &o, &res, &ctx), TVDS_ERR_INVALID);
+    gw.t0 = gw.t1 = NAN;
+    tvds_ctx_init(&ctx);
+    ck_assert_int_eq(tvds_compare_analyse(m, dir, &o, &res, &ctx), TVDS_ERR_INVALID);
+    o.nwindows = 0;
     /* Bad option: a method twice. */
     o.methods[1] = TVDS_METHOD_SUBS_B;
     tvds_ctx_init(&ctx);
@@ -247,6 +370,8 @@ Suite *compare_suite(void)
     tcase_add_test(tc, test_peak_ratio_of_scaled_signal);
     tcase_add_test(tc, test_dominant_frequency_of_sine_burst);
     tcase_add_test(tc, test_envelope_growth);
+    tcase_add_test(tc, test_band_envelope_exact_growth);
+    tcase_add_test(tc, test_band_envelope_burst_peak);
     suite_add_tcase(s, tc);
     tc = tcase_create("run");
     tcase_set_timeout(tc, 5);

@@ -40,6 +40,42 @@ TVDS_API double tvds_envelope_growth(const double *x, long n, int nframes);
 TVDS_API int tvds_dominant_frequency(const double *x, long n, double dt, double fmin, double fmax,
                                      double *f, double *amp, tvds_ctx *ctx);
 
+/* ---- Band envelope and growth across unstable windows (docs/burst-metrics.md) ------------- */
+
+/* Most windows one comparison measures. */
+#define TVDS_COMPARE_MAX_WINDOWS 32
+
+/* One unstable window of a complex eigenvalue analysis crossed by the sliding path: band centre,
+ * positions, entry and exit times, predicted growth. */
+typedef struct tvds_growth_window {
+    int branch;         /* branch index in the CEA (labels only); -1 when unknown */
+    double f_hz;        /* frequency of the unstable branch in the window: band centre [Hz] */
+    double s0, s1;      /* contact positions at entry and exit [m] (labels; s1 < s0: unknown) */
+    double t0, t1;      /* times at which the path enters and leaves the window [s] */
+    double growth_pred; /* predicted amplitude ratio exp(integral of Re(lambda) dt) over [t0, t1]
+                           (NaN if unknown) */
+} tvds_growth_window;
+
+/* Envelope of x[0..n-1] (uniform step dt) in a band around fc: the analytic signal of x
+ * filtered by a Gaussian band-pass H(f) = exp(-(f - fc)^2 / (2 sf^2)), sf = half_hz / sqrt(ln 2)
+ * (half_hz is the -3 dB half-width), computed with FFTW on a zero-padded copy (mean removed);
+ * env[0..n-1] receives |z(t)| in the units of x. The first and last 4 / (2 pi sf) seconds are
+ * edge-affected (docs/burst-metrics.md). Returns TVDS_ERR_INVALID (n < 8, dt <= 0, fc <= 0,
+ * half_hz <= 0, fc + half_hz above Nyquist), TVDS_ERR_NOMEM, TVDS_ERR_SOLVER. */
+TVDS_API int tvds_band_envelope(const double *x, long n, double dt, double fc, double half_hz,
+                                double *env, tvds_ctx *ctx);
+
+/* Growth of an envelope env[0..n-1] sampled at t[] across [t0, t1]: the envelope E(tc) at a
+ * time is exp of a least-squares line through ln(env) over the unmasked samples in
+ * [tc - span, tc], evaluated at tc (one-sided; exact for an exponential). *exit_ratio =
+ * E(t1) / E(t0); *peak_ratio = max over unmasked samples in [t0, t1 + after] of env / E(t0).
+ * mask[k] != 0 excludes sample k (NULL: none). Either output may be NULL; each is NaN when
+ * fewer than 3 unmasked samples lie in a fitting span or when E(t0) is not positive. */
+TVDS_API void tvds_envelope_window_growth(const double *t, const double *env,
+                                          const unsigned char *mask, long n, double t0, double t1,
+                                          double span, double after, double *exit_ratio,
+                                          double *peak_ratio);
+
 /* ---- Comparison run ----------------------------------------------------------------------- */
 
 /* Called before each method starts (index of the method in the run order, method count). */
@@ -57,9 +93,17 @@ typedef struct tvds_compare_opts {
                               schedule (largest t_hold + t_ramp) to t_end */
     double f_cea;          /* unstable frequency from a CEA [Hz] (report and band); 0 = none */
     double s_cea0, s_cea1; /* unstable positions from the CEA [m] (report only); s1 < s0: none */
-    int nwin;              /* spectrogram window [samples]; 0 = about 10 ms of samples (>= 64) */
-    double fmax_plot;      /* upper frequency of the spectrograms [Hz]; 0 = 2 f_cea or Nyquist */
-    int plots;             /* 1 (default): draw the PNGs with gnuplot */
+    /* Unstable windows whose growth is measured (not owned; copied into the result). With
+       nwindows = 0 and f_cea > 0, one window at f_cea over the metric window [t0, t1] (or the
+       times at which the contact crosses s_cea0, s_cea1 when given). */
+    int nwindows; /* <= TVDS_COMPARE_MAX_WINDOWS */
+    const tvds_growth_window *windows;
+    double band_rel;  /* -3 dB half-width of the band / f_hz; 0 = 0.05 */
+    double mask_half; /* half-width of the span masked around each master-node crossing [s];
+                         0 = 3 band time constants, < 0 = no masking */
+    int nwin;         /* spectrogram window [samples]; 0 = about 10 ms of samples (>= 64) */
+    double fmax_plot; /* upper frequency of the spectrograms [Hz]; 0 = 2 f_cea or Nyquist */
+    int plots;        /* 1 (default): draw the PNGs with gnuplot */
     /* Progress: passed to every tvds_run (progress, user, stop) and the stage callback. */
     tvds_progress_fn progress;
     tvds_compare_stage_fn stage;
@@ -90,15 +134,35 @@ typedef struct tvds_compare_entry {
     double ln_min, ln_max;        /* over the window [N] */
     double defl_first, defl_last; /* mean deflection probe over the same spans [m] (NaN without) */
     double vs_mean;               /* mean sliding speed over the window [m/s] */
+    double ln_mean;               /* mean normal force over the window [N] */
+    /* Per unstable window w of the result: measured band-envelope growth (NaN if not
+       measurable): E(t1)/E(t0) and max E over [t0, t1 + after]/E(t0) (docs/burst-metrics.md). */
+    double growth_exit[TVDS_COMPARE_MAX_WINDOWS];
+    double growth_peak[TVDS_COMPARE_MAX_WINDOWS];
+    /* exp(RMS residual of ln E about its fit at the entry): the factor within which E(t0), and
+       so each growth, is known (about 1 for a smooth envelope, large on beating noise) */
+    double growth_scatter[TVDS_COMPARE_MAX_WINDOWS];
+    /* Master-node crossing kicks in the metric window (surface masters): envelope of the
+       acceleration above 15 kHz, its peak within 1 ms of each crossing over its median farther
+       than 3 ms from every crossing (geometric mean over the crossings), and that median. */
+    double kick_ratio;
+    double hf_level; /* [m/s^2] */
 } tvds_compare_entry;
 
 typedef struct tvds_compare_result {
-    int n;                                    /* entries */
-    tvds_compare_entry e[TVDS_METHOD_COUNT];  /* in run order */
-    int ref;                                  /* index of FiLm in e[], or -1 */
-    double t0, t1;                            /* metric window used [s] */
-    double f_cea, s_cea0, s_cea1;             /* as given */
-    char accel[64], deflect[64], contact[64]; /* channel and contact names used */
+    int n;                                   /* entries */
+    tvds_compare_entry e[TVDS_METHOD_COUNT]; /* in run order */
+    int ref;                                 /* index of FiLm in e[], or -1 */
+    double t0, t1;                           /* metric window used [s] */
+    double f_cea, s_cea0, s_cea1;            /* as given */
+    int nwindows;                            /* unstable windows measured */
+    tvds_growth_window windows[TVDS_COMPARE_MAX_WINDOWS];
+    double band_half[TVDS_COMPARE_MAX_WINDOWS];  /* -3 dB half-width used per window [Hz] */
+    double mask_half;                            /* masked half-span around node crossings [s] */
+    int ncross;                                  /* master-node crossings found in the record
+                                                    (reference run, or the first with a position) */
+    int ncross_window[TVDS_COMPARE_MAX_WINDOWS]; /* of them within [t0, t1] of each window */
+    char accel[64], deflect[64], contact[64];    /* channel and contact names used */
 } tvds_compare_result;
 
 /* Run each method of o on m (same model, same step) one after the other in this process, the

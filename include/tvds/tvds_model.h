@@ -133,6 +133,8 @@ typedef struct tvds_bilateral {
 enum tvds_master_kind {
     TVDS_MASTER_SURFACE = 0, /* ordered node set of another substructure (2D, x-y plane) */
     TVDS_MASTER_RIGID,       /* rigid line (2D) or plane (3D), fixed or moving */
+    TVDS_MASTER_SURFACE_C1,  /* the same node set as a C1 curve: cubic Hermite segments with
+                                tangents from averaged nodal normals (docs/theory.md 4b) */
     TVDS_MASTER_KIND_COUNT
 };
 
@@ -149,9 +151,9 @@ typedef struct tvds_contact {
     int nslave;
     long *slave_nodes; /* nslave node ids of slave_sub */
     int master_kind;   /* enum tvds_master_kind */
-    int master_sub;    /* TVDS_MASTER_SURFACE: substructure index */
+    int master_sub;    /* TVDS_MASTER_SURFACE(_C1): substructure index */
     int nmaster;
-    long *master_nodes; /* TVDS_MASTER_SURFACE: nmaster node ids, surface order */
+    long *master_nodes; /* TVDS_MASTER_SURFACE(_C1): nmaster node ids, surface order */
     /* Rigid master: a point, the outward normal (pointing toward the slave side) and the
      * first tangent; the second tangent is normal x t1. rigid_motion[k] is the displacement
      * of the rigid master along axis k over time. */

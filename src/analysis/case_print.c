@@ -126,7 +126,8 @@ int tvds_model_print(const tvds_model *m, FILE *out, tvds_ctx *ctx)
             fprintf(out, "rigid (normal %g %g %g)", c->rigid_normal[0], c->rigid_normal[1],
                     c->rigid_normal[2]);
         else
-            fprintf(out, "%d master nodes of %s", c->nmaster, m->subs[c->master_sub]->name);
+            fprintf(out, "%d master nodes of %s (%s)", c->nmaster, m->subs[c->master_sub]->name,
+                    c->master_kind == TVDS_MASTER_SURFACE_C1 ? "C1 Hermite" : "C0 segments");
         fprintf(out, "  mu_s %g mu_k %g", c->mu_s, c->mu_k);
         if (c->anisotropic) fprintf(out, " (axes %g %g)", c->mu_axis[0], c->mu_axis[1]);
         fprintf(out, "  %s\n", c->law == TVDS_LAW_PENALTY ? "penalty" : "lagrange");

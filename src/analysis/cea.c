@@ -11,6 +11,7 @@
 #include <omp.h>
 #endif
 
+#include "engine/contact/hermite.h"
 #include "tvds/tvds_plot.h"
 
 #define TVDS_PI 3.14159265358979323846
@@ -56,6 +57,7 @@ typedef struct cea_problem {
     int rigid;
     int slave_dof[2]; /* global DoFs x, y of the slave node */
     int nmaster;
+    int smooth;        /* 1: C1 master curve (engine/contact/hermite.h) */
     int *master_dof;   /* nmaster x 2: global x, y DoFs */
     double *master_xy; /* nmaster x 2: undeformed coordinates [m] */
     double *cum;       /* nmaster: curvilinear abscissa of each master node [m] */
@@ -361,6 +363,7 @@ static int setup(const tvds_model *m, int contact, const tvds_cea_options *o, ce
                               "nodes",
                               cname);
         p->nmaster = c->nmaster;
+        p->smooth = c->master_kind == TVDS_MASTER_SURFACE_C1;
         p->master_dof = tvds_malloc((size_t)2 * c->nmaster * sizeof(int));
         p->master_xy = tvds_malloc((size_t)2 * c->nmaster * sizeof(double));
         p->cum = tvds_malloc((size_t)c->nmaster * sizeof(double));
@@ -397,7 +400,7 @@ nomem:
 
 /* Contact geometry at abscissa s: normal, tangent, segment and alpha (undeformed surface). */
 static void contact_geometry(const cea_problem *p, double s, int *seg, double *alpha, double n[2],
-                             double t[2])
+                             double t[2], double wgt[2])
 {
     if (p->rigid) {
         *seg = -1;
@@ -415,6 +418,18 @@ static void contact_geometry(const cea_problem *p, double s, int *seg, double *a
     if (a > 1) a = 1;
     *seg = k;
     *alpha = a;
+    wgt[0] = 1.0 - a;
+    wgt[1] = a;
+    if (p->smooth) {
+        /* C1 master (master_c1_impl.h): the same curve and weights as the engine, xi = a. */
+        const double *xy = p->master_xy;
+        tvds_c1_seg sg;
+        tvds_c1_segment(k > 0 ? xy + 2 * k - 2 : NULL, xy + 2 * k, xy + 2 * k + 2,
+                        k + 2 < p->nmaster ? xy + 2 * k + 4 : NULL, &sg);
+        tvds_c1_frame(&sg, a, t, n);
+        tvds_c1_weights(a, wgt);
+        return;
+    }
     /* t = (cos gamma, sin gamma) along T1 -> T2, n = (-sin gamma, cos gamma) (docs/theory.md). */
     t[0] = (p->master_xy[2 * k + 2] - p->master_xy[2 * k]) / len;
     t[1] = (p->master_xy[2 * k + 3] - p->master_xy[2 * k + 1]) / len;
@@ -439,8 +454,8 @@ static double build_rows(const cea_problem *p, double s, cea_work *w)
     double chi = p->chi_fixed;
     if (p->has_contact) {
         int seg;
-        double a, n[2], t[2];
-        contact_geometry(p, s, &seg, &a, n, t);
+        double a, n[2], t[2], wgt[2];
+        contact_geometry(p, s, &seg, &a, n, t, wgt);
         if (chi == 0.0) {
             double vt = p->v_rel[0] * t[0] + p->v_rel[1] * t[1];
             chi = vt > 0 ? 1.0 : (vt < 0 ? -1.0 : 0.0);
@@ -455,7 +470,6 @@ static double build_rows(const cea_problem *p, double s, cea_work *w)
             nz++;
         }
         if (!p->rigid) {
-            double wgt[2] = {1.0 - a, a};
             for (int node = 0; node < 2; node++)
                 for (int k = 0; k < 2; k++) {
                     r->col[nz] = p->master_dof[2 * (seg + node) + k];
@@ -769,7 +783,7 @@ int tvds_cea_surface_length(const tvds_model *m, int contact, double *length, tv
     if (!m || !length || contact < 0 || contact >= m->ncontact)
         return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "cea: bad contact index %d", contact);
     const tvds_contact *c = &m->contacts[contact];
-    if (c->master_kind != TVDS_MASTER_SURFACE || c->master_sub < 0 || c->master_sub >= m->nsub)
+    if (c->master_kind == TVDS_MASTER_RIGID || c->master_sub < 0 || c->master_sub >= m->nsub)
         return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
                           "cea: contact '%s' has no master surface (rigid master): give positions",
                           c->name ? c->name : "?");

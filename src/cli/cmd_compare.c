@@ -14,21 +14,33 @@ static void compare_help(FILE *out)
 {
     fprintf(out,
             "usage: tvds compare CASE [--methods subs-a,subs-b,subs-c,film] [-o DIR]\n"
-            "                    [--cea DIR | --f-cea HZ] [--t0 T0 --t1 T1] [--set S.K=V]...\n"
+            "                    [--cea DIR | --f-cea HZ | --window F,T0,T1[,G]...]\n"
+            "                    [--t0 T0 --t1 T1] [--set S.K=V]...\n"
             "\n"
             "Run the contact methods one after the other in this process on the same model and\n"
             "step (so that their CPU times compare), write each method's outputs to DIR/<method>/\n"
             "and compare them with FiLm: DIR/report.md, DIR/metrics.csv and the figures\n"
             "DIR/accel_<method>.png (acceleration against FiLm), DIR/spectrograms.png and\n"
-            "DIR/contact.png (normal force and sliding speed). The report checks the findings of\n"
-            "the Machines 2022 paper against this run (docs/squeal.md).\n"
+            "DIR/contact.png (normal force and sliding speed). With unstable windows (--cea,\n"
+            "--window) it measures the growth of the band envelope of the response across each\n"
+            "(DIR/growth.csv, DIR/envelopes.png, DIR/<method>/envelope.csv) against the CEA's\n"
+            "prediction, and judges the findings of the Machines 2022 paper on it\n"
+            "(docs/squeal.md, docs/burst-metrics.md).\n"
             "\n"
             "options:\n"
             "  --methods LIST  comma-separated methods (default subs-a,subs-b,subs-c,film)\n"
             "  -o, --out DIR   output directory (default out/<case name>/compare)\n"
-            "  --cea DIR       a 'tvds cea' output directory: its strongest unstable window\n"
-            "                  gives the CEA frequency the bursts are compared with\n"
-            "  --f-cea HZ      the CEA frequency directly\n"
+            "  --cea DIR       a CEA output directory: every window of DIR/unstable.csv is\n"
+            "                  measured (columns by name: s_in/s_out or s_start/s_end; f_hz,\n"
+            "                  'f at max Re' or f_min/f_max; optional branch, t_start, t_end,\n"
+            "                  growth_pred or 'predicted growth'; without times the run's\n"
+            "                  contact position gives them)\n"
+            "  --f-cea HZ      the CEA frequency directly (one window: the metric window)\n"
+            "  --window F,T0,T1[,G]  an unstable window by hand: band centre F [Hz], entry and\n"
+            "                  exit times [s], predicted growth G (repeatable)\n"
+            "  --band REL      -3 dB half-width of the band / F (default 0.05)\n"
+            "  --mask MS       half-span masked around each master-node crossing [ms]\n"
+            "                  (default 4 band kernel widths; 0 = no masking)\n"
             "  --t0 T, --t1 T  metric window [s] (default: end of the damping schedule to t_end)\n"
             "  --accel NAME    acceleration probe compared (default: the first one)\n"
             "  --contact N     contact index reported (default 0)\n"
@@ -100,6 +112,138 @@ int tvds_cli_read_unstable(const char *dir, double *f, double *s0, double *s1)
     return found ? 0 : 1;
 }
 
+/* Column index of a header field named name (units in brackets ignored), or -1. */
+static int header_col(char **fields, int nf, const char *name)
+{
+    size_t n = strlen(name);
+    for (int k = 0; k < nf; k++) {
+        const char *f = fields[k];
+        while (*f == ' ')
+            f++;
+        if (!strncmp(f, name, n) && (f[n] == '\0' || f[n] == ' ' || f[n] == '[')) return k;
+    }
+    return -1;
+}
+
+/* Split line in place at commas (newline removed); returns the field count (<= cap). */
+static int split_csv(char *line, char **fields, int cap)
+{
+    line[strcspn(line, "\r\n")] = '\0';
+    int nf = 0;
+    char *p = line;
+    while (nf < cap) {
+        fields[nf++] = p;
+        char *q = strchr(p, ',');
+        if (!q) break;
+        *q = '\0';
+        p = q + 1;
+    }
+    return nf;
+}
+
+int tvds_cli_read_windows(const char *dir, tvds_growth_window *w, int cap, int *nw)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/unstable.csv", dir);
+    *nw = 0;
+    FILE *fp = fopen(path, "r");
+    if (!fp) {
+        tvds_cli_usage_error("compare: cannot read %s", path);
+        return -1;
+    }
+    char line[4096], *fld[64];
+    if (!fgets(line, sizeof line, fp)) {
+        fclose(fp);
+        tvds_cli_usage_error("%s:1: empty file (expected a header)", path);
+        return 2;
+    }
+    int nf = split_csv(line, fld, 64);
+    /* Positions: the interpolated crossings of Re = 0 (s_in, s_out) when given, else the
+     * grid's (s_start, s_end); frequency: f_hz, else the branch's at its largest real part,
+     * else the middle of its range; predicted growth under either name. */
+    int cb = header_col(fld, nf, "branch"), cs0 = header_col(fld, nf, "s_in"),
+        cs1 = header_col(fld, nf, "s_out"), ct0 = header_col(fld, nf, "t_start"),
+        ct1 = header_col(fld, nf, "t_end"), cf = header_col(fld, nf, "f_hz"),
+        cf0 = header_col(fld, nf, "f_min"), cf1 = header_col(fld, nf, "f_max"),
+        cg = header_col(fld, nf, "growth_pred");
+    if (cs0 < 0 || cs1 < 0) {
+        cs0 = header_col(fld, nf, "s_start");
+        cs1 = header_col(fld, nf, "s_end");
+    }
+    if (cf < 0) cf = header_col(fld, nf, "f at max Re");
+    if (cg < 0) cg = header_col(fld, nf, "predicted growth");
+    if (cs0 < 0 || cs1 < 0 || (cf < 0 && (cf0 < 0 || cf1 < 0))) {
+        fclose(fp);
+        tvds_cli_usage_error("%s:1: header lacks the positions (s_in, s_out or s_start, s_end) or "
+                             "the frequency (f_hz, 'f at max Re' or f_min, f_max)",
+                             path);
+        return 2;
+    }
+    int lineno = 1, rc = 0;
+    while (fgets(line, sizeof line, fp)) {
+        lineno++;
+        if (line[0] == '\n' || line[0] == '#') continue;
+        nf = split_csv(line, fld, 64);
+        double v[9];
+        const int col[9] = {cb, cs0, cs1, ct0, ct1, cf, cf0, cf1, cg};
+        int bad = 0;
+        for (int k = 0; k < 9; k++) {
+            v[k] = NAN;
+            if (col[k] < 0) continue;
+            if (col[k] >= nf) {
+                bad = 1;
+                continue;
+            }
+            /* Times and the predicted growth are "nan" for a window the path does not cross. */
+            const char *f = fld[col[k]];
+            while (*f == ' ')
+                f++;
+            int optional = k == 3 || k == 4 || k == 8;
+            if (optional && (!strcmp(f, "nan") || !strcmp(f, "-nan"))) continue;
+            if (tvds_cli_parse_double(f, &v[k])) bad = 1;
+        }
+        if (bad) {
+            tvds_cli_usage_error("%s:%d: bad row (a number is missing or malformed)", path, lineno);
+            rc = 2;
+            break;
+        }
+        if (*nw >= cap) {
+            fprintf(stderr, "compare: %s: only the first %d windows are measured\n", path, cap);
+            break;
+        }
+        tvds_growth_window *g = &w[(*nw)++];
+        g->branch = cb >= 0 ? (int)v[0] : -1;
+        g->s0 = v[1] < v[2] ? v[1] : v[2];
+        g->s1 = v[1] < v[2] ? v[2] : v[1];
+        g->t0 = v[3];
+        g->t1 = v[4];
+        g->f_hz = cf >= 0 ? v[5] : 0.5 * (v[6] + v[7]);
+        g->growth_pred = v[8];
+    }
+    fclose(fp);
+    return rc;
+}
+
+int tvds_cli_parse_window(const char *text, tvds_growth_window *w)
+{
+    char buf[256], *fld[5];
+    snprintf(buf, sizeof buf, "%s", text);
+    int nf = split_csv(buf, fld, 5);
+    double v[4] = {NAN, NAN, NAN, NAN};
+    if (nf < 3 || nf > 4) return -1;
+    for (int k = 0; k < nf; k++)
+        if (tvds_cli_parse_double(fld[k], &v[k])) return -1;
+    if (!(v[0] > 0.0) || !(v[2] > v[1])) return -1;
+    w->branch = -1;
+    w->f_hz = v[0];
+    w->t0 = v[1];
+    w->t1 = v[2];
+    w->s0 = 0.0;
+    w->s1 = -1.0;
+    w->growth_pred = v[3];
+    return 0;
+}
+
 void tvds_cli_compare_print(const tvds_compare_result *res, const char *outdir)
 {
     printf("%-7s %-12s %10s %9s %8s %10s %10s %8s %10s\n", "method", "status", "CPU [s]", "us/step",
@@ -157,6 +301,8 @@ int tvds_cmd_compare(int argc, char **argv)
     int quiet = 0, analyse_only = 0, code = 2, r;
     tvds_cli_sets sets = {0};
     tvds_compare_opts o = tvds_compare_opts_default();
+    tvds_growth_window win[TVDS_COMPARE_MAX_WINDOWS];
+    int nwin = 0;
     const tvds_cli_opt opts[] = {{"--quiet", "-q", NULL, &quiet, 1},
                                  {"--no-plots", NULL, NULL, &o.plots, 0},
                                  {"--analyse-only", NULL, NULL, &analyse_only, 1},
@@ -188,6 +334,27 @@ int tvds_cmd_compare(int argc, char **argv)
                 goto usage_fail;
             }
             o.f_cea = v;
+        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--window", NULL, &val)) != 0) {
+            if (r < 0) goto usage_fail;
+            if (nwin >= TVDS_COMPARE_MAX_WINDOWS || tvds_cli_parse_window(val, &win[nwin])) {
+                tvds_cli_usage_error("compare: bad --window '%s' (F,T0,T1[,G]: F > 0 Hz, T1 > T0 "
+                                     "s; at most %d)",
+                                     val, TVDS_COMPARE_MAX_WINDOWS);
+                goto usage_fail;
+            }
+            nwin++;
+        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--band", NULL, &val)) != 0) {
+            if (r < 0 || tvds_cli_parse_double(val, &v) || !(v > 0.0 && v < 0.5)) {
+                if (r > 0) tvds_cli_usage_error("compare: --band '%s' is not in (0, 0.5)", val);
+                goto usage_fail;
+            }
+            o.band_rel = v;
+        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--mask", NULL, &val)) != 0) {
+            if (r < 0 || tvds_cli_parse_double(val, &v) || !(v >= 0.0)) {
+                if (r > 0) tvds_cli_usage_error("compare: --mask '%s' is not >= 0 ms", val);
+                goto usage_fail;
+            }
+            o.mask_half = v > 0.0 ? 1e-3 * v : -1.0;
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--t0", NULL, &val)) != 0) {
             if (r < 0 || tvds_cli_parse_double(val, &o.t0)) {
                 if (r > 0) tvds_cli_usage_error("compare: --t0 '%s' is not a number", val);
@@ -214,13 +381,26 @@ int tvds_cmd_compare(int argc, char **argv)
         goto usage_fail;
     }
     if (cea_dir) {
-        int rr = tvds_cli_read_unstable(cea_dir, &o.f_cea, &o.s_cea0, &o.s_cea1);
-        if (rr < 0) {
-            tvds_cli_usage_error("compare: cannot read %s/unstable.csv", cea_dir);
+        if (nwin > 0) {
+            tvds_cli_usage_error("compare: give --cea or --window, not both");
             goto usage_fail;
         }
-        if (rr > 0 && !quiet)
+        int rr = tvds_cli_read_windows(cea_dir, win, TVDS_COMPARE_MAX_WINDOWS, &nwin);
+        if (rr) {
+            code = 2;
+            goto usage_fail;
+        }
+        if (nwin == 0 && !quiet)
             fprintf(stderr, "compare: %s/unstable.csv lists no unstable window\n", cea_dir);
+    }
+    if (nwin > 0) {
+        o.nwindows = nwin;
+        o.windows = win;
+        /* The spectrograms mark the window of largest predicted growth (or the first). */
+        int best = 0;
+        for (int w = 1; w < nwin; w++)
+            if (win[w].growth_pred > win[best].growth_pred) best = w;
+        if (!(o.f_cea > 0.0)) o.f_cea = win[best].f_hz;
     }
 
     tvds_ctx ctx;

@@ -16,6 +16,16 @@ int tvds_cli_parse_methods(const char *list, tvds_compare_opts *o);
 /* Strongest window (largest real part) of DIR/unstable.csv: frequency (middle of its range)
  * and positions. 0 found, 1 no window listed, -1 file unreadable. */
 int tvds_cli_read_unstable(const char *dir, double *f, double *s0, double *s1);
+
+/* Every window of DIR/unstable.csv into w[0..cap-1] (*nw). Columns found by name in the header
+ * (units in brackets ignored): positions s_in, s_out (or s_start, s_end), frequency f_hz (or
+ * "f at max Re", or the mean of f_min and f_max), optional branch, t_start, t_end (else found
+ * from the run's contact position), growth_pred or "predicted growth" (else NaN).
+ * Returns 0, -1 (file unreadable: message printed), 2 (bad header or row: file:line printed). */
+int tvds_cli_read_windows(const char *dir, tvds_growth_window *w, int cap, int *nw);
+
+/* Parse "F,T0,T1[,G]" (Hz, s, s, predicted growth) into *w. Returns 0 or -1. */
+int tvds_cli_parse_window(const char *text, tvds_growth_window *w);
 /* Table of a comparison on stdout. */
 void tvds_cli_compare_print(const tvds_compare_result *res, const char *outdir);
 

@@ -80,7 +80,7 @@ static int abs_path(const char *dir, char *out, size_t n)
 static int slave_abscissa(const tvds_model *m, int c, double *s)
 {
     const tvds_contact *ct = &m->contacts[c];
-    if (ct->master_kind != TVDS_MASTER_SURFACE || ct->nmaster < 2) return -1;
+    if (ct->master_kind == TVDS_MASTER_RIGID || ct->nmaster < 2) return -1;
     const tvds_substructure *ss = m->subs[ct->slave_sub], *ms = m->subs[ct->master_sub];
     int k = tvds_substructure_find_dof(ss, ct->slave_nodes[0], TVDS_DIR_X);
     if (k < 0) return -1;

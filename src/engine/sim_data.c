@@ -500,7 +500,7 @@ int sim_data_setup(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
             rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID, "contact '%s': bad slave substructure", cn);
             goto fail;
         }
-        if (C->master_kind == TVDS_MASTER_SURFACE) {
+        if (C->master_kind != TVDS_MASTER_RIGID) {
             if (C->dim != 2 || C->master_sub < 0 || C->master_sub >= m->nsub || C->nmaster < 2) {
                 rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
                                 "contact '%s': a master surface needs dim 2, a master "
@@ -685,7 +685,7 @@ int sim_data_setup(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
 
     for (int c = 0; c < m->ncontact; c++) {
         const tvds_contact *C = &m->contacts[c];
-        if (C->master_kind != TVDS_MASTER_SURFACE) continue;
+        if (C->master_kind == TVDS_MASTER_RIGID) continue;
         long *dd;
         double *X, *S;
         ALLOC(dd, (size_t)C->nmaster * 3);

@@ -6,6 +6,7 @@
 #include "io/case_impl.h"
 
 static const char *const law_words[] = {"lagrange", "penalty", NULL};
+static const char *const surface_words[] = {"c0", "c1", NULL};
 
 int case_build_contact(case_parser *p, tvds_model *m, int sec, tvds_contact *c)
 {
@@ -39,6 +40,10 @@ int case_build_contact(case_parser *p, tvds_model *m, int sec, tvds_contact *c)
                                 "dim: a master surface is 2D (x-y plane)");
         if ((rc = case_check_translations(p, m, em, c->master_sub, c->nmaster, c->master_nodes, 2)))
             return rc;
+        /* The interpolation between the nodes: straight segments or the C1 curve. */
+        int smooth = 0;
+        if ((rc = case_get_enum(p, sec, "surface", surface_words, &smooth))) return rc;
+        if (smooth) c->master_kind = TVDS_MASTER_SURFACE_C1;
         static const char *const rigid_only[] = {"point",    "normal",   "t1",
                                                  "motion_x", "motion_y", "motion_z"};
         for (int i = 0; i < 6; i++) {
@@ -49,6 +54,10 @@ int case_build_contact(case_parser *p, tvds_model *m, int sec, tvds_contact *c)
         }
     } else {
         c->master_sub = -1;
+        case_entry *esf = case_get(p, sec, "surface");
+        if (esf)
+            return case_err_ent(p, TVDS_ERR_INVALID, esf,
+                                "surface only applies to a master surface (not rigid)");
         int given;
         if ((rc = case_get_vec(p, sec, "point", 3, c->rigid_point, &given))) return rc;
         if ((rc = case_get_vec(p, sec, "normal", 3, c->rigid_normal, &given))) return rc;

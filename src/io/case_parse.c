@@ -26,10 +26,13 @@ static const char *const case_element_keys[] = {
 static const char *const case_initial_keys[] = {"dof", "u0", "v0", NULL};
 static const char *const case_probe_keys[] = {"quantity", "dof", "point", NULL};
 static const char *const case_contact_keys[] = {
-    "slave",    "master",          "dim",         "point",       "normal", "t1",      "motion_x",
-    "motion_y", "motion_z",        "mu",          "mu_s",        "mu_k",   "mu_axis", "exact_stick",
-    "v_stick",  "initially_stuck", "law",         "kn",          "pen0",   "kt",      "cn",
-    "ct",       "slave_kin_x",     "slave_kin_y", "slave_kin_z", NULL};
+    "slave",       "master",      "dim",         "point",
+    "normal",      "t1",          "motion_x",    "motion_y",
+    "motion_z",    "mu",          "mu_s",        "mu_k",
+    "mu_axis",     "exact_stick", "v_stick",     "initially_stuck",
+    "law",         "kn",          "pen0",        "kt",
+    "cn",          "ct",          "slave_kin_x", "slave_kin_y",
+    "slave_kin_z", "surface",     NULL};
 
 static const sec_spec specs[] = {
     {"run", 0, case_run_keys},         {"substructure", 1, case_sub_keys},

@@ -11,8 +11,8 @@
  *
  * To add a kind: a value in enum tvds_master_kind (include/tvds/tvds_model.h, before
  * TVDS_MASTER_KIND_COUNT); one file in this folder defining a const sim_master_type; its entry
- * in sim_masters (master.c); its keys in the case file (src/io/case_contact.c) and the set-up of its
- * nodes, if it has any (sim_data.c: d->mnodes_*). Entries per contact point are limited to
+ * in sim_masters (master.c); its keys in the case file (src/io/case_contact.c) and the set-up of
+ * its nodes, if it has any (sim_data.c: d->mnodes_*). Entries per contact point are limited to
  * SIM_ROW_MAX_CP (sim_impl.h). docs/architecture.md walks through it. */
 #ifndef TVDS_MASTER_H
 #define TVDS_MASTER_H
@@ -53,11 +53,17 @@ typedef struct sim_master_type {
     void (*motion)(const tvds_model *m, const sim_cp *c, double t, int deriv, double out[3]);
 } sim_master_type;
 
+/* Master node k of contact ic (index into its master node list) in configuration deformed
+ * (enum sim_conf: X, X + u* or X + u_n), x-y components (segment2d.c). */
+void sim_master_node_pos(const tvds_model *m, const tvds_data *d, int ic, int k, int deformed,
+                         double P[2]);
+
 /* The kinds, indexed by enum tvds_master_kind. */
 extern const sim_master_type *const sim_masters[TVDS_MASTER_KIND_COUNT];
 
-extern const sim_master_type sim_master_segment2d;   /* segment2d.c */
-extern const sim_master_type sim_master_rigid_plane; /* rigid_plane.c */
+extern const sim_master_type sim_master_segment2d;    /* segment2d.c */
+extern const sim_master_type sim_master_rigid_plane;  /* rigid_plane.c */
+extern const sim_master_type sim_master_segment2d_c1; /* segment2d_c1.c */
 
 /* The type of the master of contact point c. */
 static inline const sim_master_type *sim_master_of(const tvds_model *m, const sim_cp *c)

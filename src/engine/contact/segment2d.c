@@ -14,10 +14,8 @@ static double u_of(const tvds_data *d, int sub, int dof, int which)
     return sim_u(d, sub, dof, which);
 }
 
-/* Master node k of contact ic in configuration deformed (enum sim_conf: X, X + u* or X + u_n),
- * x-y components. */
-static void master_pos(const tvds_model *m, const tvds_data *d, int ic, int k, int deformed,
-                       double P[2])
+void sim_master_node_pos(const tvds_model *m, const tvds_data *d, int ic, int k, int deformed,
+                         double P[2])
 {
     const tvds_contact *C = &m->contacts[ic];
     const long *dd = d->mnodes_dofs[ic] + 3 * k;
@@ -47,8 +45,8 @@ static int surface_search(const tvds_model *m, tvds_data *d, sim_cp *c, int defo
         int best = -1;
         double bestd = INFINITY;
         for (int sg = 0; sg < nseg; sg++) {
-            master_pos(m, d, c->contact, sg, deformed, P1);
-            master_pos(m, d, c->contact, sg + 1, deformed, P2);
+            sim_master_node_pos(m, d, c->contact, sg, deformed, P1);
+            sim_master_node_pos(m, d, c->contact, sg + 1, deformed, P2);
             double a = seg_alpha(P1, P2, Q);
             if (a < -eps || a > 1.0 + eps) continue;
             double px = P1[0] + a * (P2[0] - P1[0]) - Q[0], py = P1[1] + a * (P2[1] - P1[1]) - Q[1];
@@ -66,8 +64,8 @@ static int surface_search(const tvds_model *m, tvds_data *d, sim_cp *c, int defo
         c->seg = best;
     }
     for (int guard = 0; guard <= nseg; guard++) {
-        master_pos(m, d, c->contact, c->seg, deformed, P1);
-        master_pos(m, d, c->contact, c->seg + 1, deformed, P2);
+        sim_master_node_pos(m, d, c->contact, c->seg, deformed, P1);
+        sim_master_node_pos(m, d, c->contact, c->seg + 1, deformed, P2);
         double a = seg_alpha(P1, P2, Q);
         if (a < 0.0 && c->seg > 0) {
             c->seg--;
@@ -109,8 +107,8 @@ static void seg_frame(const tvds_model *m, const tvds_data *d, sim_cp *c, int co
 {
     /* gamma: angle of T1 -> T2; t = (cos, sin), n = (-sin, cos). */
     double P1[2], P2[2];
-    master_pos(m, d, c->contact, c->seg, conf, P1);
-    master_pos(m, d, c->contact, c->seg + 1, conf, P2);
+    sim_master_node_pos(m, d, c->contact, c->seg, conf, P1);
+    sim_master_node_pos(m, d, c->contact, c->seg + 1, conf, P2);
     double tx = P2[0] - P1[0], ty = P2[1] - P1[1], L = sqrt(tx * tx + ty * ty);
     c->t[0][0] = tx / L, c->t[0][1] = ty / L, c->t[0][2] = 0.0;
     c->n[0] = -c->t[0][1], c->n[1] = c->t[0][0], c->n[2] = 0.0;
@@ -131,8 +129,8 @@ static void seg_point(const tvds_model *m, const tvds_data *d, const sim_cp *c, 
                       double P[3], double Pm[3])
 {
     double D1[2], D2[2], a = c->alpha;
-    master_pos(m, d, c->contact, c->seg, conf, D1);
-    master_pos(m, d, c->contact, c->seg + 1, conf, D2);
+    sim_master_node_pos(m, d, c->contact, c->seg, conf, D1);
+    sim_master_node_pos(m, d, c->contact, c->seg + 1, conf, D2);
     for (int q = 0; q < 2; q++) {
         P[q] = (1.0 - a) * D1[q] + a * D2[q];
         Pm[q] = (1.0 - a) * fabs(D1[q]) + a * fabs(D2[q]);
