@@ -9,6 +9,10 @@ MPI     ?= 0
 # Debian packages tvds needs (installed by `make deps` when missing).
 DEB_PKGS := libsuitesparse-dev check liblapacke-dev libopenblas-dev libarpack2-dev \
             libfftw3-dev libinih-dev pkg-config gnuplot-nox
+# The import test runs a real FE code (CalculiX) on a small cantilever.
+DEB_PKGS += calculix-ccx
+# `make bench` compares `tvds reduce` with the same reduction in scipy.
+BENCH_PKGS := python3-scipy
 
 # MPI=1: build with mpicc and -DTVDS_MPI (`tvds sweep` then spreads runs over MPI ranks);
 # the default build needs no MPI.
@@ -155,9 +159,12 @@ run: deps
 	@$(MAKE) --no-print-directory all
 	$(BIN) study models/beam_on_beam/beam_on_beam.ini -o out/beam_on_beam
 
+# BENCH_SIZES: DoF counts of the reduction rows (the 1e6 row takes minutes: add it on request).
+BENCH_SIZES ?= 1e4,1e5
 bench: deps
+	@$(MAKE) --no-print-directory deps DEB_PKGS="$(BENCH_PKGS)"
 	@$(MAKE) --no-print-directory all
-	$(BIN) bench -o bench/results
+	$(BIN) bench -o bench/results --reduce-sizes $(BENCH_SIZES)
 
 # Accuracy of the exact modal integrator against converged central differences (opt-in, about
 # a minute of CPU; docs/performance.md).
@@ -202,7 +209,7 @@ FUZZ_CC            ?= clang
 FUZZ_SECONDS       ?= 60
 FUZZ_SMOKE_SECONDS ?= 15
 FUZZ_BUILD         := build/fuzz
-FUZZ_TARGETS       := mm dofs case set
+FUZZ_TARGETS       := mm dofs case set ccx
 FUZZ_BINS          := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
 FUZZ_LIB           := $(FUZZ_BUILD)/lib/libtvds.a
 FUZZ_FLAGS         := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
@@ -248,7 +255,7 @@ fuzz-smoke: fuzz-build
 # `make valgrind-fast` runs each suite of VALGRIND_SUITES alone under valgrind memcheck (no fork,
 # leaks are errors), leaving out test cases tagged "long" (10^6-step runs, spawned processes).
 VALGRIND_SUITES ?= core mmio substructure case reliability output friction_laws spectrum cea master_c1 \
-                   reduce validate
+                   reduce validate fe_input import
 VALGRIND_OPTS   := -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect
 
 .PHONY: valgrind-fast

@@ -9,6 +9,8 @@
 #include <time.h>
 
 #include "tvds/tvds_reduce.h"
+#include "core/hash_impl.h"
+#include <lapacke.h>
 
 #define RED_TWO_PI 6.283185307179586476925286766559
 /* Smallest accepted (min/max diagonal of chol(K_ii))^2: 1e4 eps (docs/reduce.md). */
@@ -34,6 +36,8 @@ tvds_reduce_opts tvds_reduce_opts_default(void)
     o.f_cut_hz = 0.0;
     o.tol = 1e-12;
     o.sigma = 0.0;
+    o.m_name = NULL;
+    o.k_name = NULL;
     return o;
 }
 
@@ -307,6 +311,147 @@ static int project(cholmod_sparse *A, const double *T, int n, int nr, double *R,
     return 1;
 }
 
+/* K_r = T'KT from the Craig-Bampton identities instead of a product of full height: with
+ * K_ii Psi = -K_ib and K_ii Phi = M_ii Phi Lambda, Phi' M_ii Phi = I,
+ *   K_r = [ K_bb + K_ib' Psi   0      ]
+ *         [ 0                  Lambda ]
+ * (the boundary block is the Schur complement of K_ii, the coupling vanishes). Cost
+ * nnz(K_ib) nb instead of n (nb + nm)^2; Psi is read from T (rows iidx, columns 0..nb-1).
+ * R is nr x nr, nr = nb + nm. */
+static void reduced_stiffness(const cholmod_sparse *Kbb, const cholmod_sparse *Kib,
+                              const double *T, int n, int nb, int nm, const int *iidx,
+                              const double *lambda, double *R)
+{
+    int nr = nb + nm;
+    memset(R, 0, (size_t)nr * nr * sizeof *R);
+    const int *Bp = Kbb->p, *Bi = Kbb->i, *Ip = Kib->p, *Ii = Kib->i;
+    const double *Bx = Kbb->x, *Ix = Kib->x;
+    for (int c = 0; c < nb; c++)
+        for (int p = Bp[c]; p < Bp[c + 1]; p++)
+            R[Bi[p] + (size_t)c * nr] += Bx[p];
+    for (int r = 0; r < nb; r++) /* row r of K_ib' Psi: column r of K_ib against Psi */
+        for (int p = Ip[r]; p < Ip[r + 1]; p++) {
+            const double v = Ix[p];
+            const double *t = T + iidx[Ii[p]];
+            for (int c = 0; c < nb; c++)
+                R[r + (size_t)c * nr] += v * t[(size_t)c * n];
+        }
+    for (int j = 0; j < nb; j++)
+        for (int i = j + 1; i < nb; i++) {
+            double v = 0.5 * (R[i + (size_t)j * nr] + R[j + (size_t)i * nr]);
+            R[i + (size_t)j * nr] = v;
+            R[j + (size_t)i * nr] = v;
+        }
+    for (int k = 0; k < nm; k++)
+        R[(size_t)(nb + k) * (nr + 1)] = lambda[k];
+}
+
+static void dof_text(const tvds_dof *dofs, int g, char *buf, size_t n)
+{
+    if (dofs)
+        snprintf(buf, n, "DoF %d (node %ld %s)", g + 1, dofs[g].node, dir_name(dofs[g].dir));
+    else
+        snprintf(buf, n, "DoF %d", g + 1);
+}
+
+/* Diagonal entries of the upper-triangular symmetric A (stype +1, sorted columns). */
+static double diag_upper(const cholmod_sparse *A, size_t j)
+{
+    const int *Ap = A->p, *Ai = A->i;
+    const double *Ax = A->x;
+    int p = Ap[j + 1] - 1;
+    return (p >= Ap[j] && (size_t)Ai[p] == j) ? Ax[p] : 0.0;
+}
+
+/* A negative stiffness or a non-positive mass on the interior diagonal is a defect of the
+ * input, not an unrestrained boundary: say so before factoring. */
+static int check_interior_diagonal(const cholmod_sparse *Kii, const cholmod_sparse *Mii,
+                                   const int *iidx, const tvds_dof *dofs, const char *kname,
+                                   const char *mname, tvds_ctx *ctx)
+{
+    char la[96];
+    for (size_t j = 0; j < Kii->ncol; j++) {
+        double k = diag_upper(Kii, j), m = diag_upper(Mii, j);
+        if (k < 0.0) {
+            dof_text(dofs, iidx[j], la, sizeof la);
+            return TVDS_ERROR(ctx, TVDS_ERR_NOT_POSDEF,
+                              "reduce: %s: K is not positive semidefinite: negative diagonal "
+                              "K(%d,%d) = %.17g at interior %s",
+                              kname, iidx[j] + 1, iidx[j] + 1, k, la);
+        }
+        if (!(m > 0.0)) {
+            dof_text(dofs, iidx[j], la, sizeof la);
+            return TVDS_ERROR(ctx, TVDS_ERR_NOT_POSDEF,
+                              "reduce: %s: M is not positive definite: diagonal M(%d,%d) = %.17g "
+                              "at interior %s",
+                              mname, iidx[j] + 1, iidx[j] + 1, m, la);
+        }
+    }
+    return TVDS_OK;
+}
+
+/* LL' of K_ii broke down at full DoF dof. Tell a singular K_ii (zero-energy motion: the
+ * boundary does not restrain the rigid-body modes) from an indefinite one (negative stiffness
+ * in the input): K_ii + s M_ii with s = 1e-8 max K(i,i)/M(i,i) (a lower bound of 1e-8 of the
+ * largest eigenvalue, the substructure test of docs/formats.md) is positive definite exactly
+ * when every eigenvalue of (K_ii, M_ii) is above -s. */
+static int explain_breakdown(cholmod_sparse *Kii, cholmod_sparse *Mii, int dof,
+                             const tvds_dof *dofs, const char *kname, cholmod_common *cc,
+                             tvds_ctx *ctx)
+{
+    double lam = 0.0;
+    for (size_t j = 0; j < Kii->ncol; j++)
+        lam = fmax(lam, diag_upper(Kii, j) / diag_upper(Mii, j));
+    double s = 1e-8 * lam;
+    double a1[2] = {1, 0}, a2[2] = {s, 0};
+    cholmod_sparse *A = cholmod_add(Kii, Mii, a1, a2, 1, 1, cc);
+    long minor = -1;
+    cholmod_factor *L = A ? factor_ll(A, &minor, cc) : NULL;
+    int singular = L != NULL;
+    cholmod_free_factor(&L, cc);
+    cholmod_free_sparse(&A, cc);
+    if (!singular && minor < 0)
+        return TVDS_ERROR(ctx, TVDS_ERR_SOLVER, "reduce: CHOLMOD failure (status %d)",
+                          cc->status);
+    char la[96];
+    dof_text(dofs, dof, la, sizeof la);
+    if (singular)
+        return TVDS_ERROR(ctx, TVDS_ERR_NOT_POSDEF,
+                          "reduce: interior stiffness K_ii is singular (breakdown at %s): the "
+                          "boundary DoFs do not restrain every rigid-body motion; retain more "
+                          "DoFs (docs/reduce.md)",
+                          la);
+    return TVDS_ERROR(ctx, TVDS_ERR_NOT_POSDEF,
+                      "reduce: %s: K is not positive semidefinite: K_ii + %.3g M_ii is not "
+                      "positive definite either (breakdown at %s), so (K_ii, M_ii) has an "
+                      "eigenvalue below -%.3g 1/s^2 (a negative stiffness in the input)",
+                      kname, s, la, s);
+}
+
+/* The reduced mass T' M T is positive definite when M is (T has full column rank): a failed
+ * dense Cholesky is a defect of the input M. */
+static int check_reduced_mass(const tvds_substructure *s, const char *mname, tvds_ctx *ctx)
+{
+    int nr = s->n;
+    double *A = tvds_malloc((size_t)nr * nr * sizeof *A);
+    if (!A) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "reduce: out of memory");
+    memcpy(A, s->M, (size_t)nr * nr * sizeof *A);
+    lapack_int info = LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'U', nr, A, nr);
+    tvds_free(A);
+    if (info == 0) return TVDS_OK;
+    char la[96];
+    int k = (int)info - 1;
+    if (k < 0) return TVDS_ERROR(ctx, TVDS_ERR_SOLVER, "reduce: LAPACK dpotrf info %d", (int)info);
+    if (s->dofs[k].kind == TVDS_DOF_MODAL)
+        snprintf(la, sizeof la, "fixed-interface mode %ld", s->dofs[k].node);
+    else
+        snprintf(la, sizeof la, "boundary node %ld %s", s->dofs[k].node, dir_name(s->dofs[k].dir));
+    return TVDS_ERROR(ctx, TVDS_ERR_NOT_POSDEF,
+                      "reduce: %s: M is not positive definite: the reduced mass T'MT is not "
+                      "(Cholesky breaks down at reduced DoF %d, %s)",
+                      mname, k + 1, la);
+}
+
 int tvds_reduce_cb(const cholmod_sparse *M, const cholmod_sparse *K, const tvds_dof *dofs, int nb,
                    const int *boundary, int nrec, const int *recover, int nsets,
                    const tvds_nodeset *sets, const tvds_reduce_opts *opt, tvds_substructure **out,
@@ -334,13 +479,21 @@ int tvds_reduce_cb(const cholmod_sparse *M, const cholmod_sparse *K, const tvds_
     if (nb < 1 || nb >= n)
         return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
                           "reduce: %d boundary DoFs for a %d-DoF model (need 1 <= nb < n)", nb, n);
+    /* ARPACK computes at most n_i - 1 of the n_i fixed-interface modes. */
+    if (o.nmodes > n - nb - 1)
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                          "reduce: %d fixed-interface modes asked for, but the interior has %d "
+                          "DoFs, so at most %d can be computed; ask for fewer modes or retain "
+                          "fewer DoFs",
+                          o.nmodes, n - nb, n - nb - 1 > 0 ? n - nb - 1 : 0);
+    const char *kname = o.k_name ? o.k_name : "K", *mname = o.m_name ? o.m_name : "M";
     int rc = TVDS_OK;
     int ni = n - nb, nm = 0, nr = 0;
     int *pos = tvds_malloc((size_t)n * sizeof(int));   /* -1 interior, else boundary slot */
     int *iidx = tvds_malloc((size_t)ni * sizeof(int)); /* interior DoF -> full index */
     int *bidx = tvds_malloc((size_t)nb * sizeof(int));
     double *freq = NULL, *lambda = NULL, *phi = NULL, *T = NULL, *AT = NULL;
-    cholmod_sparse *Mf = NULL, *Kf = NULL, *Kii = NULL, *Mii = NULL, *Kib = NULL;
+    cholmod_sparse *Mf = NULL, *Kf = NULL, *Kii = NULL, *Mii = NULL, *Kib = NULL, *Kbb = NULL;
     cholmod_factor *L = NULL, *Ls = NULL;
     tvds_substructure *s = NULL;
     if (!pos || !iidx || !bidx) {
@@ -379,29 +532,20 @@ int tvds_reduce_cb(const cholmod_sparse *M, const cholmod_sparse *K, const tvds_
     Kii = sym_sub(Kf, iidx, ni, cc);
     Mii = sym_sub(Mf, iidx, ni, cc);
     Kib = cholmod_submatrix(Kf, iidx, ni, bidx, nb, 1, 1, cc);
+    Kbb = cholmod_submatrix(Kf, bidx, nb, bidx, nb, 1, 1, cc);
+    if (!Kbb) goto cholfail;
     if (!Kii || !Mii || !Kib) goto cholfail;
     cholmod_free_sparse(&Mf, cc);
     cholmod_free_sparse(&Kf, cc);
 
     /* Factor K_ii: it must be positive definite (the boundary restrains rigid-body motion). */
+    if ((rc = check_interior_diagonal(Kii, Mii, iidx, dofs, kname, mname, ctx))) goto done;
     {
         long minor;
         L = factor_ll(Kii, &minor, cc);
         if (!L) {
             if (minor < 0) goto cholfail;
-            int dof = iidx[minor];
-            if (dofs)
-                rc = TVDS_ERROR(ctx, TVDS_ERR_NOT_POSDEF,
-                                "reduce: interior stiffness K_ii is singular (breakdown at DoF %d,"
-                                " node %ld %s): the boundary DoFs do not restrain every "
-                                "rigid-body motion; retain more DoFs (docs/reduce.md)",
-                                dof, dofs[dof].node, dir_name(dofs[dof].dir));
-            else
-                rc = TVDS_ERROR(ctx, TVDS_ERR_NOT_POSDEF,
-                                "reduce: interior stiffness K_ii is singular (breakdown at DoF %d):"
-                                " the boundary DoFs do not restrain every rigid-body motion; "
-                                "retain more DoFs (docs/reduce.md)",
-                                dof);
+            rc = explain_breakdown(Kii, Mii, iidx[minor], dofs, kname, cc, ctx);
             goto done;
         }
         st.nnz_L = (long)(L->is_super ? L->xsize : L->nzmax);
@@ -517,7 +661,6 @@ int tvds_reduce_cb(const cholmod_sparse *M, const cholmod_sparse *K, const tvds_
     cholmod_free_factor(&Ls, cc);
     cholmod_free_sparse(&Kii, cc);
     cholmod_free_sparse(&Mii, cc);
-    cholmod_free_sparse(&Kib, cc);
 
     /* Output substructure. */
     s = tvds_calloc(1, sizeof *s);
@@ -531,9 +674,8 @@ int tvds_reduce_cb(const cholmod_sparse *M, const cholmod_sparse *K, const tvds_
     if (!s->name || !s->M || !s->K || !s->dofs || !AT) goto nomem;
     {
         double tp = now_s();
-        if (!project((cholmod_sparse *)K, T, n, nr, s->K, AT, cc) ||
-            !project((cholmod_sparse *)M, T, n, nr, s->M, AT, cc))
-            goto cholfail;
+        reduced_stiffness(Kbb, Kib, T, n, nb, nm, iidx, lambda, s->K);
+        if (!project((cholmod_sparse *)M, T, n, nr, s->M, AT, cc)) goto cholfail;
         st.t_project = now_s() - tp;
     }
     tvds_free(AT);
@@ -561,23 +703,30 @@ int tvds_reduce_cb(const cholmod_sparse *M, const cholmod_sparse *K, const tvds_
     if (nsets > 0 && sets) {
         s->sets = tvds_calloc((size_t)nsets, sizeof(tvds_nodeset));
         if (!s->sets) goto nomem;
+        tvds_lmap bnodes; /* nodes with a boundary DoF */
+        if (tvds_lmap_init(&bnodes, (size_t)nb) != TVDS_OK) goto nomem;
+        for (int j = 0; j < nb; j++)
+            if (tvds_lmap_put(&bnodes, s->dofs[j].node, j, NULL) != TVDS_OK) {
+                tvds_lmap_free(&bnodes);
+                goto nomem;
+            }
         for (int q = 0; q < nsets; q++) {
             int all = 1;
-            for (int a = 0; a < sets[q].n && all; a++) {
-                int found = 0;
-                for (int j = 0; j < nb && !found; j++)
-                    found = s->dofs[j].node == sets[q].nodes[a];
-                all = found;
-            }
+            for (int a = 0; a < sets[q].n && all; a++)
+                all = tvds_lmap_get(&bnodes, sets[q].nodes[a]) >= 0;
             if (!all || sets[q].n < 1) continue;
             tvds_nodeset *ns = &s->sets[s->nsets];
             ns->name = tvds_strdup(sets[q].name);
             ns->nodes = tvds_malloc((size_t)sets[q].n * sizeof(long));
             s->nsets++;
-            if (!ns->name || !ns->nodes) goto nomem;
+            if (!ns->name || !ns->nodes) {
+                tvds_lmap_free(&bnodes);
+                goto nomem;
+            }
             ns->n = sets[q].n;
             memcpy(ns->nodes, sets[q].nodes, (size_t)ns->n * sizeof(long));
         }
+        tvds_lmap_free(&bnodes);
     }
     if (nrec > 0) {
         s->rec = tvds_calloc((size_t)nrec, sizeof(tvds_recovery));
@@ -601,6 +750,7 @@ int tvds_reduce_cb(const cholmod_sparse *M, const cholmod_sparse *K, const tvds_
         }
     }
     st.f_max_hz = nm > 0 ? freq[nm - 1] : 0;
+    rc = check_reduced_mass(s, mname, ctx);
     goto done;
 
 nomem:
@@ -624,6 +774,7 @@ done:
     cholmod_free_sparse(&Kii, cc);
     cholmod_free_sparse(&Mii, cc);
     cholmod_free_sparse(&Kib, cc);
+    cholmod_free_sparse(&Kbb, cc);
     tvds_free(pos);
     tvds_free(iidx);
     tvds_free(bidx);

@@ -6,10 +6,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "tvds/tvds_io.h"
 #include "tvds/tvds_reduce.h"
+#include "core/hash_impl.h"
+#include "io/io_impl.h"
 
 /* Direction names of the substructure DoF table (docs/formats.md); specs also accept x y z. */
 static const char *const dir_names[] = {"ux", "uy", "uz", "rx", "ry", "rz"};
@@ -106,11 +110,380 @@ int tvds_fe_model_write(const tvds_fe_model *m, const char *dir, tvds_ctx *ctx)
     return rc;
 }
 
-static int blank_or_comment(const char *s)
+/* ---- Reading: DoF table and node sets, linear in the size of the files ---------------------- */
+
+/* Node id -> slot, and per slot the DoF index of each direction (-1: none). Lets the readers
+ * and the DoF specifications find a node's DoFs in O(1) instead of scanning the table. */
+typedef struct node_index {
+    tvds_lmap map;
+    int (*dof)[6]; /* nslot */
+    int *mark;     /* nslot: scratch (set duplicate detection) */
+    int nslot, cap;
+} node_index;
+
+static void nix_free(node_index *x)
 {
-    while (isspace((unsigned char)*s))
-        s++;
-    return *s == '\0' || *s == '#' || *s == '%';
+    tvds_lmap_free(&x->map);
+    tvds_free(x->dof);
+    tvds_free(x->mark);
+    memset(x, 0, sizeof *x);
+}
+
+static int nix_init(node_index *x, size_t n)
+{
+    memset(x, 0, sizeof *x);
+    return tvds_lmap_init(&x->map, n);
+}
+
+/* Record DoF g = (node, dir). *slot receives the node's slot; *prev the DoF index already
+ * given for (node, dir) (-1 if none) and *first the node's first DoF index (-1: new node). */
+static int nix_add(node_index *x, long node, int dir, int g, int *prev, int *first)
+{
+    int old;
+    if (tvds_lmap_put(&x->map, node, x->nslot, &old) != TVDS_OK) return TVDS_ERR_NOMEM;
+    if (old < 0) {
+        if (x->nslot == x->cap) {
+            int nc = x->cap ? 2 * x->cap : 256;
+            int(*nd)[6] = tvds_realloc(x->dof, (size_t)nc * sizeof *nd);
+            if (!nd) return TVDS_ERR_NOMEM;
+            x->dof = nd;
+            x->cap = nc;
+        }
+        old = x->nslot++;
+        for (int d = 0; d < 6; d++)
+            x->dof[old][d] = -1;
+        *first = -1;
+    } else {
+        *first = -1;
+        for (int d = 0; d < 6; d++)
+            if (x->dof[old][d] >= 0 && (*first < 0 || x->dof[old][d] < *first))
+                *first = x->dof[old][d];
+    }
+    *prev = x->dof[old][dir];
+    if (*prev < 0) x->dof[old][dir] = g;
+    return TVDS_OK;
+}
+
+static int nix_build(node_index *x, int n, const tvds_dof *dofs)
+{
+    if (nix_init(x, (size_t)n) != TVDS_OK) return TVDS_ERR_NOMEM;
+    for (int g = 0; g < n; g++) {
+        if (dofs[g].kind != TVDS_DOF_PHYSICAL || dofs[g].dir < 0 || dofs[g].dir >= 6) continue;
+        int prev, first;
+        if (nix_add(x, dofs[g].node, dofs[g].dir, g, &prev, &first) != TVDS_OK) {
+            nix_free(x);
+            return TVDS_ERR_NOMEM;
+        }
+    }
+    return TVDS_OK;
+}
+
+/* Fields of a line [b, e) separated by blanks, '#' ending the line. */
+static int fields(char *b, char **tb, int max)
+{
+    int n = 0;
+    char *p = b;
+    for (;;) {
+        while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n' || *p == '\f' || *p == '\v')
+            p++;
+        if (!*p || *p == '#') return n;
+        if (n == max) return max + 1;
+        tb[n++] = p;
+        while (*p && *p != '#' && !isspace((unsigned char)*p))
+            p++;
+        if (*p == '#') {
+            *p = '\0';
+            return n;
+        }
+        if (*p) *p++ = '\0';
+    }
+}
+
+static int to_long(const char *s, long *v)
+{
+    char *end;
+    errno = 0;
+    *v = strtol(s, &end, 10);
+    return end != s && !*end && !errno;
+}
+
+static int to_double(const char *s, double *v)
+{
+    char *end;
+    errno = 0;
+    *v = strtod(s, &end);
+    return end != s && !*end && isfinite(*v) && !(errno == ERANGE && fabs(*v) > 1.0);
+}
+
+static int read_dofs(const char *path, int *n, tvds_dof **dofs, long **lines, node_index *x,
+                     tvds_ctx *ctx)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    int frc = tvds_input_file_check(path, "DoF table", f, ctx);
+    if (frc) {
+        fclose(f);
+        return frc;
+    }
+    char *line = NULL, *tb[6];
+    size_t cap = 0;
+    int rc = TVDS_OK, cnt = 0, alloc = 0;
+    long lineno = 0;
+    tvds_dof *d = NULL;
+    long *dl = NULL;
+    if (nix_init(x, 1024) != TVDS_OK) {
+        fclose(f);
+        return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "%s: out of memory", path);
+    }
+    while (getline(&line, &cap, f) >= 0) {
+        lineno++;
+        int nt = fields(line, tb, 5);
+        if (nt == 0) continue;
+        long node;
+        double xyz[3];
+        if (nt != 5) {
+            rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE,
+                            "%s:%ld: expected '<node> <dir> <x> <y> <z>', found %s%d field%s",
+                            path, lineno, nt > 5 ? "more than " : "", nt > 5 ? 5 : nt,
+                            nt == 1 ? "" : "s");
+            break;
+        }
+        if (!to_long(tb[0], &node) || node < 1) {
+            rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s:%ld: node id '%.40s' is not an integer >= 1",
+                            path, lineno, tb[0]);
+            break;
+        }
+        int dir = dir_from_name(tb[1]);
+        if (dir < 0) {
+            rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE,
+                            "%s:%ld: unknown direction '%.40s' (ux uy uz rx ry rz)", path, lineno,
+                            tb[1]);
+            break;
+        }
+        int c = 0;
+        while (c < 3 && to_double(tb[2 + c], &xyz[c]))
+            c++;
+        if (c < 3) {
+            rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s:%ld: coordinate '%.40s' is not a finite number",
+                            path, lineno, tb[2 + c]);
+            break;
+        }
+        if (cnt == alloc) {
+            alloc = alloc ? 2 * alloc : 1024;
+            tvds_dof *nd = tvds_realloc(d, (size_t)alloc * sizeof *d);
+            long *nl = nd ? tvds_realloc(dl, (size_t)alloc * sizeof *dl) : NULL;
+            if (nd) d = nd;
+            if (nl) dl = nl;
+            if (!nd || !nl) {
+                rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "%s: out of memory", path);
+                break;
+            }
+        }
+        int prev, first;
+        if (nix_add(x, node, dir, cnt, &prev, &first) != TVDS_OK) {
+            rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "%s: out of memory", path);
+            break;
+        }
+        if (prev >= 0) {
+            rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s:%ld: node %ld %s listed twice (first on line %ld)",
+                            path, lineno, node, dir_names[dir], dl[prev]);
+            break;
+        }
+        if (first >= 0 && memcmp(d[first].xyz, xyz, sizeof xyz) != 0) {
+            rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE,
+                            "%s:%ld: node %ld %s has coordinates (%.17g, %.17g, %.17g) but node "
+                            "%ld %s on line %ld has (%.17g, %.17g, %.17g): the DoFs of a node "
+                            "share its coordinates",
+                            path, lineno, node, dir_names[dir], xyz[0], xyz[1], xyz[2], node,
+                            dir_names[d[first].dir], dl[first], d[first].xyz[0], d[first].xyz[1],
+                            d[first].xyz[2]);
+            break;
+        }
+        tvds_dof *dd = &d[cnt];
+        memset(dd, 0, sizeof *dd);
+        dd->kind = TVDS_DOF_PHYSICAL;
+        dd->node = node;
+        dd->dir = dir;
+        memcpy(dd->xyz, xyz, sizeof xyz);
+        dl[cnt++] = lineno;
+        if (cnt == INT_MAX) {
+            rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s:%ld: too many DoFs", path, lineno);
+            break;
+        }
+    }
+    free(line); /* getline's buffer */
+    if (!rc && ferror(f)) rc = TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: read error", path);
+    fclose(f);
+    if (!rc && cnt == 0) rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s: no DoF in the table", path);
+    if (rc) {
+        tvds_free(d);
+        tvds_free(dl);
+        nix_free(x);
+        return rc;
+    }
+    *n = cnt;
+    *dofs = d;
+    *lines = dl;
+    return TVDS_OK;
+}
+
+static int valid_set_name(const char *s)
+{
+    if (!*s) return 0;
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && *s != '_' && *s != '-' && *s != '.') return 0;
+    return 1;
+}
+
+/* sets.txt: 'set <name> <node>...', '\' continues; every node must have a DoF (x), a set may
+ * not list a node twice, names are unique. */
+static int read_sets(const char *path, node_index *x, int *nsets, tvds_nodeset **sets,
+                     tvds_ctx *ctx)
+{
+    *nsets = 0;
+    *sets = NULL;
+    FILE *f = fopen(path, "r");
+    if (!f) return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    int frc = tvds_input_file_check(path, "node-set file", f, ctx);
+    if (frc) {
+        fclose(f);
+        return frc;
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    long lineno = 0, *set_line = NULL;
+    int rc = TVDS_OK, cont = 0, nalloc = 0, salloc = 0;
+    tvds_smap names;
+    memset(&names, 0, sizeof names);
+    tvds_free(x->mark);
+    x->mark = tvds_malloc((size_t)(x->nslot > 0 ? x->nslot : 1) * sizeof(int));
+    if (!x->mark || tvds_smap_init(&names, 16) != TVDS_OK) {
+        rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "%s: out of memory", path);
+        goto done;
+    }
+    for (int s = 0; s < x->nslot; s++)
+        x->mark[s] = -1;
+    while (getline(&line, &cap, f) >= 0) {
+        lineno++;
+        char *hash = strchr(line, '#');
+        if (hash) *hash = '\0';
+        size_t l = strlen(line);
+        while (l > 0 && isspace((unsigned char)line[l - 1]))
+            line[--l] = '\0';
+        int next_cont = l > 0 && line[l - 1] == '\\';
+        if (next_cont) line[--l] = '\0';
+        char *p = line, *end;
+        if (!cont) {
+            while (isspace((unsigned char)*p))
+                p++;
+            if (!*p) continue;
+            if (strncmp(p, "set", 3) || !isspace((unsigned char)p[3])) {
+                rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s:%ld: expected 'set <name> <node>...'",
+                                path, lineno);
+                break;
+            }
+            p += 3;
+            while (isspace((unsigned char)*p))
+                p++;
+            char *nm = p;
+            while (*p && !isspace((unsigned char)*p))
+                p++;
+            char save = *p;
+            *p = '\0';
+            if (!valid_set_name(nm)) {
+                rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE,
+                                "%s:%ld: a set needs a name of letters, digits, '_', '-', '.'",
+                                path, lineno);
+                break;
+            }
+            int dup = tvds_smap_get(&names, nm, strlen(nm));
+            if (dup >= 0) {
+                rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE,
+                                "%s:%ld: set '%s' is defined twice (first on line %ld)", path,
+                                lineno, nm, set_line[dup]);
+                break;
+            }
+            if (*nsets == salloc) {
+                int nc = salloc ? 2 * salloc : 16;
+                tvds_nodeset *ns2 = tvds_realloc(*sets, (size_t)nc * sizeof **sets);
+                long *nl = ns2 ? tvds_realloc(set_line, (size_t)nc * sizeof *nl) : NULL;
+                if (ns2) *sets = ns2;
+                if (nl) set_line = nl;
+                if (!ns2 || !nl) {
+                    rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "%s: out of memory", path);
+                    break;
+                }
+                salloc = nc;
+            }
+            tvds_nodeset *ns = &(*sets)[*nsets];
+            memset(ns, 0, sizeof *ns);
+            ns->name = tvds_strdup(nm);
+            set_line[*nsets] = lineno;
+            (*nsets)++;
+            nalloc = 0;
+            *p = save;
+            if (!ns->name || tvds_smap_put(&names, ns->name, *nsets - 1, NULL) != TVDS_OK) {
+                rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "%s: out of memory", path);
+                break;
+            }
+        }
+        cont = next_cont;
+        int q = *nsets - 1;
+        tvds_nodeset *ns = &(*sets)[q];
+        for (;;) {
+            while (isspace((unsigned char)*p))
+                p++;
+            if (!*p) break;
+            errno = 0;
+            long v = strtol(p, &end, 10);
+            if (end == p || errno || v < 1 || (*end && !isspace((unsigned char)*end))) {
+                rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s:%ld: set '%s': bad node id", path,
+                                lineno, ns->name);
+                break;
+            }
+            int slot = tvds_lmap_get(&x->map, v);
+            if (slot < 0) {
+                rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE,
+                                "%s:%ld: set '%s' names node %ld, which has no DoF in the DoF "
+                                "table",
+                                path, lineno, ns->name, v);
+                break;
+            }
+            if (x->mark[slot] == q) {
+                rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s:%ld: set '%s' lists node %ld twice",
+                                path, lineno, ns->name, v);
+                break;
+            }
+            x->mark[slot] = q;
+            if (ns->n == nalloc) {
+                nalloc = nalloc ? 2 * nalloc : 64;
+                long *nn = tvds_realloc(ns->nodes, (size_t)nalloc * sizeof(long));
+                if (!nn) {
+                    rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "%s: out of memory", path);
+                    break;
+                }
+                ns->nodes = nn;
+            }
+            ns->nodes[ns->n++] = v;
+            p = end;
+        }
+        if (rc) break;
+    }
+    if (!rc && ferror(f)) rc = TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: read error", path);
+    for (int q = 0; !rc && q < *nsets; q++)
+        if ((*sets)[q].n == 0)
+            rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s:%ld: set '%s' is empty", path, set_line[q],
+                            (*sets)[q].name);
+done:
+    free(line); /* getline's buffer */
+    fclose(f);
+    tvds_smap_free(&names);
+    tvds_free(set_line);
+    if (rc) {
+        tvds_fe_sets_free(*nsets, sets);
+        *nsets = 0;
+    }
+    return rc;
 }
 
 int tvds_fe_dofs_read(const char *dofs_path, const char *sets_path, int *n, tvds_dof **dofs,
@@ -120,182 +493,281 @@ int tvds_fe_dofs_read(const char *dofs_path, const char *sets_path, int *n, tvds
     *dofs = NULL;
     if (nsets) *nsets = 0;
     if (sets) *sets = NULL;
-    FILE *f = fopen(dofs_path, "r");
-    if (!f) return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot open: %s", dofs_path, strerror(errno));
-    char *line = NULL;
-    size_t cap = 0;
-    int rc = TVDS_OK, cnt = 0, alloc = 0, lineno = 0;
-    tvds_dof *d = NULL;
-    while (getline(&line, &cap, f) >= 0) {
-        lineno++;
-        if (blank_or_comment(line)) continue;
-        char *hash = strchr(line, '#');
-        if (hash) *hash = '\0';
-        long node;
-        char dname[8], extra[2];
-        double x, y, z;
-        if (sscanf(line, "%ld %7s %lf %lf %lf %1s", &node, dname, &x, &y, &z, extra) != 5) {
-            rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s:%d: expected '<node> <dir> <x> <y> <z>'",
-                            dofs_path, lineno);
-            break;
-        }
-        int dir = dir_from_name(dname);
-        if (dir < 0 || node < 1 || !isfinite(x) || !isfinite(y) || !isfinite(z)) {
-            rc = TVDS_ERROR(
-                ctx, TVDS_ERR_PARSE, "%s:%d: %s", dofs_path, lineno,
-                dir < 0 ? "unknown direction (ux uy uz rx ry rz)"
-                        : (node < 1 ? "node ids must be >= 1" : "coordinates must be finite"));
-            break;
-        }
-        for (int q = 0; q < cnt; q++)
-            if (d[q].node == node && d[q].dir == dir) {
-                rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s:%d: node %ld %s listed twice", dofs_path,
-                                lineno, node, dir_names[dir]);
+    if (!dofs_path) return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "fe_dofs_read: no DoF table given");
+    node_index x;
+    long *lines = NULL;
+    int rc = read_dofs(dofs_path, n, dofs, &lines, &x, ctx);
+    if (rc) return rc;
+    tvds_free(lines);
+    if (sets_path && sets && nsets) rc = read_sets(sets_path, &x, nsets, sets, ctx);
+    nix_free(&x);
+    if (rc) {
+        tvds_free(*dofs);
+        *dofs = NULL;
+        *n = 0;
+    }
+    return rc;
+}
+
+/* ---- Reading a whole full model, with the checks of a substructure ------------------------ */
+
+static const char *label(const tvds_dof *dofs, int g, char *buf, size_t n)
+{
+    snprintf(buf, n, "DoF %d (node %ld %s)", g + 1, dofs[g].node, dir_names[dofs[g].dir]);
+    return buf;
+}
+
+/* Banner and size line of a coordinate Matrix Market file, read before the entries so that a
+ * declared size that cannot match the DoF table or fit in memory is refused up front. 1 when
+ * found, 0 when the file is not a readable coordinate file (the full reader reports why). */
+static int peek_size(const char *path, long *nrow, long *ncol, long *nnz, int *sym, long *line)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    char buf[512];
+    int found = 0;
+    *line = 0;
+    if (fgets(buf, sizeof buf, f)) {
+        (*line)++;
+        char fmt[32] = "", sy[32] = "";
+        if (sscanf(buf, "%%%%MatrixMarket %*31s %31s %*31s %31s", fmt, sy) == 2 &&
+            strcasecmp(fmt, "coordinate") == 0) {
+            *sym = strcasecmp(sy, "symmetric") == 0;
+            while (fgets(buf, sizeof buf, f)) {
+                (*line)++;
+                const char *p = buf;
+                while (*p == ' ' || *p == '\t')
+                    p++;
+                if (*p == '%' || *p == '\n' || *p == '\r' || !*p) continue;
+                found = sscanf(p, "%ld %ld %ld", nrow, ncol, nnz) == 3;
                 break;
             }
-        if (rc) break;
-        if (cnt == alloc) {
-            alloc = alloc ? 2 * alloc : 256;
-            tvds_dof *nd = tvds_realloc(d, (size_t)alloc * sizeof *d);
-            if (!nd) {
-                rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
-                break;
-            }
-            d = nd;
         }
-        tvds_dof *dd = &d[cnt++];
-        memset(dd, 0, sizeof *dd);
-        dd->kind = TVDS_DOF_PHYSICAL;
-        dd->node = node;
-        dd->dir = dir;
-        dd->xyz[0] = x;
-        dd->xyz[1] = y;
-        dd->xyz[2] = z;
     }
     fclose(f);
-    if (!rc && cnt == 0) rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s: no DoF in the table", dofs_path);
-    if (!rc && sets_path && sets && nsets) {
-        f = fopen(sets_path, "r");
-        if (!f) {
-            rc = TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot open: %s", sets_path, strerror(errno));
-        } else {
-            lineno = 0;
-            int cont = 0, nalloc = 0;
-            while (!rc && getline(&line, &cap, f) >= 0) {
-                lineno++;
-                char *hash = strchr(line, '#');
-                if (hash) *hash = '\0';
-                size_t l = strlen(line);
-                while (l > 0 && isspace((unsigned char)line[l - 1]))
-                    line[--l] = '\0';
-                int next_cont = l > 0 && line[l - 1] == '\\';
-                if (next_cont) line[--l] = '\0';
-                char *p = line, *end;
-                if (!cont) {
-                    while (isspace((unsigned char)*p))
-                        p++;
-                    if (!*p) continue;
-                    if (strncmp(p, "set", 3) || !isspace((unsigned char)p[3])) {
-                        rc =
-                            TVDS_ERROR(ctx, TVDS_ERR_PARSE,
-                                       "%s:%d: expected 'set <name> <node>...'", sets_path, lineno);
-                        break;
-                    }
-                    p += 3;
-                    while (isspace((unsigned char)*p))
-                        p++;
-                    char *nm = p;
-                    while (*p && !isspace((unsigned char)*p))
-                        p++;
-                    if (p == nm) {
-                        rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s:%d: a set needs a name", sets_path,
-                                        lineno);
-                        break;
-                    }
-                    char save = *p;
-                    *p = '\0';
-                    tvds_nodeset *ns2 = tvds_realloc(*sets, (size_t)(*nsets + 1) * sizeof **sets);
-                    if (!ns2) {
-                        rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
-                        break;
-                    }
-                    *sets = ns2;
-                    tvds_nodeset *ns = &(*sets)[(*nsets)++];
-                    memset(ns, 0, sizeof *ns);
-                    ns->name = tvds_strdup(nm);
-                    nalloc = 0;
-                    *p = save;
-                    if (!ns->name) {
-                        rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
-                        break;
-                    }
-                }
-                cont = next_cont;
-                tvds_nodeset *ns = &(*sets)[*nsets - 1];
-                for (;;) {
-                    while (isspace((unsigned char)*p))
-                        p++;
-                    if (!*p) break;
-                    errno = 0;
-                    long v = strtol(p, &end, 10);
-                    if (end == p || errno || v < 1 || (*end && !isspace((unsigned char)*end))) {
-                        rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s:%d: bad node id in set '%s'",
-                                        sets_path, lineno, ns->name);
-                        break;
-                    }
-                    if (ns->n == nalloc) {
-                        nalloc = nalloc ? 2 * nalloc : 64;
-                        long *nn = tvds_realloc(ns->nodes, (size_t)nalloc * sizeof(long));
-                        if (!nn) {
-                            rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
-                            break;
-                        }
-                        ns->nodes = nn;
-                    }
-                    ns->nodes[ns->n++] = v;
-                    p = end;
-                }
-            }
-            fclose(f);
-        }
-    }
-    free(line); /* allocated by getline */
-    if (rc) {
-        tvds_free(d);
-        if (sets && nsets) tvds_fe_sets_free(*nsets, sets);
-        if (nsets) *nsets = 0;
-        return rc;
-    }
-    *n = cnt;
-    *dofs = d;
+    return found;
+}
+
+/* The declared size must be the DoF table's, before the entries are read (a size that
+ * cannot fit in memory at all is refused by the Matrix Market reader's own bound). */
+static int check_declared(const char *path, const char *what, int n, const char *dofs_path,
+                          tvds_ctx *ctx)
+{
+    long nrow, ncol, nnz, line;
+    int sym;
+    if (!peek_size(path, &nrow, &ncol, &nnz, &sym, &line)) return TVDS_OK;
+    if (nrow != n || ncol != n)
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                          "%s:%ld: size line declares %ld x %ld, but %s lists %d DoFs (the %s "
+                          "matrix must be %d x %d)",
+                          path, line, nrow, ncol, dofs_path, n, what, n, n);
     return TVDS_OK;
 }
 
-static int add_idx(int g, int *count, int **idx, int *alloc)
+/* Symmetry of a matrix stored with both triangles (stype 0): |A(i,j) - A(j,i)| <= 1e-10 max|A|
+ * (the tolerance of substructures, docs/formats.md). A file holding one triangle only under a
+ * 'general' banner is named as such. */
+static int check_symmetric_sparse(cholmod_sparse *A, const char *path, const char *what,
+                                  const tvds_dof *dofs, cholmod_common *cc, tvds_ctx *ctx)
 {
-    for (int k = 0; k < *count; k++)
-        if ((*idx)[k] == g) return TVDS_OK;
-    if (*count == *alloc) {
-        *alloc = *alloc ? 2 * *alloc : 64;
-        int *ni = tvds_realloc(*idx, (size_t)*alloc * sizeof(int));
-        if (!ni) return TVDS_ERR_NOMEM;
-        *idx = ni;
+    if (A->stype != 0) return TVDS_OK;
+    cholmod_sparse *At = cholmod_transpose(A, 1, cc);
+    if (!At) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "%s: out of memory (transpose)", path);
+    const int *Ap = A->p, *Ai = A->i, *Tp = At->p, *Ti = At->i;
+    const double *Ax = A->x, *Tx = At->x;
+    long nlow = 0, nup = 0;
+    double amax = 0.0;
+    for (size_t j = 0; j < A->ncol; j++)
+        for (int p = Ap[j]; p < Ap[j + 1]; p++) {
+            amax = fmax(amax, fabs(Ax[p]));
+            if (Ax[p] == 0.0) continue;
+            nlow += (size_t)Ai[p] > j;
+            nup += (size_t)Ai[p] < j;
+        }
+    double tol = 1e-10 * amax;
+    long bi = -1, bj = -1;
+    double aij = 0, aji = 0;
+    for (size_t j = 0; j < A->ncol && bi < 0; j++) {
+        /* Merge column j of A (A(i,j)) with column j of A' (A(j,i)); both sorted by row. */
+        int p = Ap[j], q = Tp[j];
+        while ((p < Ap[j + 1] || q < Tp[j + 1]) && bi < 0) {
+            int ip = p < Ap[j + 1] ? Ai[p] : INT_MAX, iq = q < Tp[j + 1] ? Ti[q] : INT_MAX;
+            int i = ip < iq ? ip : iq;
+            double a = ip == i ? Ax[p++] : 0.0, b = iq == i ? Tx[q++] : 0.0;
+            if (fabs(a - b) > tol) {
+                bi = i;
+                bj = (long)j;
+                aij = a;
+                aji = b;
+            }
+        }
     }
-    (*idx)[(*count)++] = g;
+    cholmod_free_sparse(&At, cc);
+    if (bi < 0) return TVDS_OK;
+    char la[96], lb[96];
+    label(dofs, (int)bi, la, sizeof la);
+    label(dofs, (int)bj, lb, sizeof lb);
+    if ((nlow == 0) != (nup == 0))
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                          "%s: %s is declared 'general' but holds only its %s triangle (%ld "
+                          "entries, none in the other): %s(%ld,%ld) = %.17g but %s(%ld,%ld) = "
+                          "%.17g; if the other triangle is its mirror, declare the file "
+                          "'symmetric' (docs/formats.md)",
+                          path, what, nlow ? "lower" : "upper", nlow ? nlow : nup, what, bi + 1,
+                          bj + 1, aij, what, bj + 1, bi + 1, aji);
+    return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                      "%s: %s is not symmetric: %s(%ld,%ld) = %.17g but %s(%ld,%ld) = %.17g "
+                      "(difference %.3g > 1e-10 * max|%s| = %.3g) at %s, %s",
+                      path, what, what, bi + 1, bj + 1, aij, what, bj + 1, bi + 1, aji,
+                      fabs(aij - aji), what, tol, la, lb);
+}
+
+/* Diagonal of A (any stype) into d (n). */
+static void diagonal(const cholmod_sparse *A, double *d)
+{
+    const int *Ap = A->p, *Ai = A->i;
+    const double *Ax = A->x;
+    for (size_t j = 0; j < A->ncol; j++) {
+        d[j] = 0.0;
+        for (int p = Ap[j]; p < Ap[j + 1]; p++)
+            if ((size_t)Ai[p] == j) d[j] += Ax[p];
+    }
+}
+
+int tvds_fe_model_check(const tvds_fe_model *m, const tvds_fe_paths *names, cholmod_common *cc,
+                        tvds_ctx *ctx)
+{
+    if (!m || !names || !m->M || !m->K || !m->dofs)
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "fe_model_check: missing argument");
+    double *dm = NULL, *dk = NULL;
+    char la[96];
+    int rc = TVDS_OK;
+    for (int k = 0; k < 2; k++) {
+        cholmod_sparse *A = k ? m->K : m->M;
+        const char *path = k ? names->stiffness : names->mass, *what = k ? "K" : "M";
+        if ((int)A->nrow != m->n || (int)A->ncol != m->n)
+            return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "%s: %s is %zu x %zu, but %s lists %d DoFs",
+                              path, what, A->nrow, A->ncol, names->dofs, m->n);
+        if ((rc = check_symmetric_sparse(A, path, what, m->dofs, cc, ctx))) return rc;
+    }
+    dm = tvds_malloc((size_t)m->n * sizeof *dm);
+    dk = tvds_malloc((size_t)m->n * sizeof *dk);
+    if (!dm || !dk) {
+        rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
+        goto out;
+    }
+    diagonal(m->M, dm);
+    diagonal(m->K, dk);
+    for (int g = 0; g < m->n; g++) {
+        if (!(dm[g] > 0.0)) {
+            rc = TVDS_ERROR(ctx, TVDS_ERR_NOT_POSDEF,
+                            "%s: M is not positive definite: diagonal M(%d,%d) = %.17g at %s",
+                            names->mass, g + 1, g + 1, dm[g], label(m->dofs, g, la, sizeof la));
+            goto out;
+        }
+        if (dk[g] < 0.0) {
+            rc = TVDS_ERROR(ctx, TVDS_ERR_NOT_POSDEF,
+                            "%s: K is not positive semidefinite: negative diagonal K(%d,%d) = "
+                            "%.17g at %s",
+                            names->stiffness, g + 1, g + 1, dk[g],
+                            label(m->dofs, g, la, sizeof la));
+            goto out;
+        }
+    }
+    if (names->check_mass) {
+        /* M positive definite: a sparse LL' (CHOLMOD's fill-reducing order) must not break
+         * down; the DoF named is where it did, in the original numbering. */
+        cholmod_sparse *U = m->M->stype ? NULL : cholmod_copy(m->M, 1, 1, cc);
+        cholmod_sparse *A = U ? U : m->M;
+        int save_ll = cc->final_ll;
+        cc->final_ll = 1;
+        cholmod_factor *L = (m->M->stype || U) ? cholmod_analyze(A, cc) : NULL;
+        int ok = L && cholmod_factorize(A, L, cc);
+        cc->final_ll = save_ll;
+        if (L && (cc->status == CHOLMOD_NOT_POSDEF || L->minor < L->n)) {
+            long k = (long)L->minor < (long)L->n ? (long)L->minor : 0;
+            if (L->Perm) k = ((int *)L->Perm)[k];
+            rc = TVDS_ERROR(ctx, TVDS_ERR_NOT_POSDEF,
+                            "%s: M is not positive definite: its Cholesky factorization breaks "
+                            "down at %s",
+                            names->mass, label(m->dofs, (int)k, la, sizeof la));
+        } else if (!ok) {
+            rc = TVDS_ERROR(ctx, cc->status == CHOLMOD_OUT_OF_MEMORY ? TVDS_ERR_NOMEM
+                                                                      : TVDS_ERR_SOLVER,
+                            "%s: cannot factor M (CHOLMOD status %d)", names->mass, cc->status);
+        }
+        cholmod_free_factor(&L, cc);
+        cholmod_free_sparse(&U, cc);
+        if (rc) goto out;
+    }
+out:
+    tvds_free(dm);
+    tvds_free(dk);
+    return rc;
+}
+
+int tvds_fe_model_read(const tvds_fe_paths *paths, tvds_fe_model **out, cholmod_common *cc,
+                       tvds_ctx *ctx)
+{
+    if (!paths || !paths->mass || !paths->stiffness || !paths->dofs || !out || !cc)
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "fe_model_read: missing argument");
+    *out = NULL;
+    tvds_fe_model *m = tvds_calloc(1, sizeof *m);
+    if (!m) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
+    node_index x;
+    memset(&x, 0, sizeof x);
+    long *lines = NULL;
+    int rc = read_dofs(paths->dofs, &m->n, &m->dofs, &lines, &x, ctx);
+    if (!rc && paths->sets) rc = read_sets(paths->sets, &x, &m->nsets, &m->sets, ctx);
+    if (rc) goto done;
+    if ((rc = check_declared(paths->mass, "mass", m->n, paths->dofs, ctx)) ||
+        (rc = check_declared(paths->stiffness, "stiffness", m->n, paths->dofs, ctx)))
+        goto done;
+    if ((rc = tvds_mm_read(paths->mass, &m->M, cc, ctx)) ||
+        (rc = tvds_mm_read(paths->stiffness, &m->K, cc, ctx)))
+        goto done;
+    rc = tvds_fe_model_check(m, paths, cc, ctx);
+done:
+    tvds_free(lines);
+    nix_free(&x);
+    if (rc) {
+        tvds_fe_model_free(&m, cc);
+        return rc;
+    }
+    *out = m;
+    return TVDS_OK;
+}
+
+/* ---- DoF specifications ------------------------------------------------------------------- */
+
+typedef struct spec_acc {
+    int *idx, count, alloc;
+    unsigned char *taken; /* n: already in idx */
+} spec_acc;
+
+static int add_idx(spec_acc *a, int g)
+{
+    if (a->taken[g]) return TVDS_OK;
+    if (a->count == a->alloc) {
+        a->alloc = a->alloc ? 2 * a->alloc : 64;
+        int *ni = tvds_realloc(a->idx, (size_t)a->alloc * sizeof(int));
+        if (!ni) return TVDS_ERR_NOMEM;
+        a->idx = ni;
+    }
+    a->taken[g] = 1;
+    a->idx[a->count++] = g;
     return TVDS_OK;
 }
 
 /* Add the DoFs of node (all directions in ascending order, or only dir >= 0). */
-static int add_node(long node, int dir, int n, const tvds_dof *dofs, int *count, int **idx,
-                    int *alloc, int *found)
+static int add_node(const node_index *x, long node, int dir, spec_acc *a, int *found)
 {
+    int slot = tvds_lmap_get(&x->map, node);
+    if (slot < 0) return TVDS_OK;
     for (int d = 0; d < 6; d++) {
-        if (dir >= 0 && d != dir) continue;
-        for (int g = 0; g < n; g++)
-            if (dofs[g].kind == TVDS_DOF_PHYSICAL && dofs[g].node == node && dofs[g].dir == d) {
-                (*found)++;
-                if (add_idx(g, count, idx, alloc)) return TVDS_ERR_NOMEM;
-            }
+        if ((dir >= 0 && d != dir) || x->dof[slot][d] < 0) continue;
+        (*found)++;
+        if (add_idx(a, x->dof[slot][d])) return TVDS_ERR_NOMEM;
     }
     return TVDS_OK;
 }
@@ -307,8 +779,14 @@ int tvds_reduce_parse_spec(const char *spec, int n, const tvds_dof *dofs, int ns
     *idx = NULL;
     if (!spec || !*spec) return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "empty DoF specification");
     char *copy = tvds_strdup(spec);
-    if (!copy) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
-    int rc = TVDS_OK, alloc = 0;
+    spec_acc a = {NULL, 0, 0, tvds_calloc((size_t)(n > 0 ? n : 1), 1)};
+    node_index x;
+    int rc = (!copy || !a.taken) ? TVDS_ERR_NOMEM : nix_build(&x, n, dofs);
+    if (rc) {
+        tvds_free(copy);
+        tvds_free(a.taken);
+        return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
+    }
     char *save = NULL;
     for (char *item = strtok_r(copy, ",", &save); item && !rc; item = strtok_r(NULL, ",", &save)) {
         while (isspace((unsigned char)*item))
@@ -326,8 +804,7 @@ int tvds_reduce_parse_spec(const char *spec, int n, const tvds_dof *dofs, int ns
                                 item, n);
                 break;
             }
-            found = 1;
-            if (add_idx((int)g, count, idx, &alloc)) rc = TVDS_ERR_NOMEM;
+            if (add_idx(&a, (int)g)) rc = TVDS_ERR_NOMEM;
             continue;
         }
         const char *name = item;
@@ -351,7 +828,7 @@ int tvds_reduce_parse_spec(const char *spec, int n, const tvds_dof *dofs, int ns
                 rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID, "DoF spec '%s': bad node id", item);
                 break;
             }
-            if (add_node(node, dir, n, dofs, count, idx, &alloc, &found)) rc = TVDS_ERR_NOMEM;
+            if (add_node(&x, node, dir, &a, &found)) rc = TVDS_ERR_NOMEM;
         } else {
             int q = 0;
             while (q < nsets && strcmp(sets[q].name, name))
@@ -360,9 +837,8 @@ int tvds_reduce_parse_spec(const char *spec, int n, const tvds_dof *dofs, int ns
                 rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID, "DoF spec: no node set called '%s'", name);
                 break;
             }
-            for (int a = 0; a < sets[q].n && !rc; a++)
-                if (add_node(sets[q].nodes[a], dir, n, dofs, count, idx, &alloc, &found))
-                    rc = TVDS_ERR_NOMEM;
+            for (int k = 0; k < sets[q].n && !rc; k++)
+                if (add_node(&x, sets[q].nodes[k], dir, &a, &found)) rc = TVDS_ERR_NOMEM;
         }
         if (!rc && !found)
             rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID, "DoF spec '%s' matches no DoF of the model",
@@ -370,10 +846,13 @@ int tvds_reduce_parse_spec(const char *spec, int n, const tvds_dof *dofs, int ns
     }
     if (rc == TVDS_ERR_NOMEM) TVDS_ERROR(ctx, rc, "out of memory");
     tvds_free(copy);
+    tvds_free(a.taken);
+    nix_free(&x);
     if (rc) {
-        tvds_free(*idx);
-        *idx = NULL;
-        *count = 0;
+        tvds_free(a.idx);
+        return rc;
     }
-    return rc;
+    *idx = a.idx;
+    *count = a.count;
+    return TVDS_OK;
 }

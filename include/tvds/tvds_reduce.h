@@ -36,16 +36,74 @@ TVDS_API int tvds_fe_model_write(const tvds_fe_model *m, const char *dir, tvds_c
  * (free sets with tvds_fe_sets_free). *n receives the number of DoFs. */
 TVDS_API int tvds_fe_dofs_read(const char *dofs_path, const char *sets_path, int *n,
                                tvds_dof **dofs, int *nsets, tvds_nodeset **sets, tvds_ctx *ctx);
+/* The files of a full model on disk (docs/reduce.md). */
+typedef struct tvds_fe_paths {
+    const char *mass, *stiffness; /* M.mtx, K.mtx (Matrix Market) */
+    const char *dofs;             /* dofs.txt */
+    const char *sets;             /* sets.txt, or NULL */
+    int check_mass;               /* 1: prove M positive definite by a sparse Cholesky */
+} tvds_fe_paths;
+
+/* Read a full model and check it as a substructure is checked: DoF table (one line per DoF,
+ * coordinates equal for the DoFs of a node), node sets (nodes with DoFs, no repeats, unique
+ * names), declared matrix sizes against the DoF table and the machine's memory before any
+ * entry is read, M and K symmetric (a 'general' file holding one triangle is refused), M with
+ * a positive diagonal (and positive definite with check_mass), K with no negative diagonal.
+ * Every message names the file (and line where there is one). *out is owned by the caller
+ * (tvds_fe_model_free). Linear in the size of the files (plus the Cholesky of M). Returns
+ * TVDS_OK, TVDS_ERR_IO, TVDS_ERR_PARSE, TVDS_ERR_INVALID, TVDS_ERR_NOT_POSDEF, TVDS_ERR_NOMEM. */
+TVDS_API int tvds_fe_model_read(const tvds_fe_paths *paths, tvds_fe_model **out,
+                                cholmod_common *cc, tvds_ctx *ctx);
+/* The checks of tvds_fe_model_read on a model in memory; names gives the file names used in
+ * the messages (mass, stiffness, dofs). */
+TVDS_API int tvds_fe_model_check(const tvds_fe_model *m, const tvds_fe_paths *names,
+                                 cholmod_common *cc, tvds_ctx *ctx);
+
+/* What an import found (for the report of `tvds import`). */
+typedef struct tvds_ccx_info {
+    int nodes;              /* nodes with coordinates in the deck */
+    int nsets_deck;         /* node sets defined in the deck */
+    int sets_dropped;       /* sets left out: none of their nodes has a DoF */
+    char first_dropped[64]; /* name of the first one */
+} tvds_ccx_info;
+
+/* Import a CalculiX job as a full model: inp_path is JOB.inp (its *NODE coordinates and *NSET
+ * node sets, with *INCLUDE, GENERATE, keyword-line continuations, '**' comments, keywords in
+ * any case); JOB.dof ("node.direction" per line, matrix order; directions 1-3 translations,
+ * 4-6 rotations), JOB.sti and JOB.mas (upper triangle "row col value", 1-based, no header), as
+ * written by *FREQUENCY, SOLVER=MATRIXSTORAGE, are read beside it. Node sets keep the nodes
+ * that have a DoF. Errors name the file and line. *out is owned by the caller; info may be
+ * NULL. Nothing is run and nothing is written. */
+TVDS_API int tvds_import_calculix(const char *inp_path, tvds_fe_model **out, tvds_ccx_info *info,
+                                  cholmod_common *cc, tvds_ctx *ctx);
+/* A box-shaped solid of 8-node hexahedra clamped at x = 0 (benchmarks, docs/performance.md). */
+typedef struct tvds_block_params {
+    double lx, ly, lz; /* box [m] (default 0.1 x 0.02 x 0.002: beam 2 as a solid) */
+    int nx, ny, nz;    /* elements along x, y, z */
+    double E, nu, rho; /* polycarbonate by default, as beam 2 [Pa, -, kg/m^3] */
+    int patch;         /* side of the 'patch' node set in nodes (default 10) */
+} tvds_block_params;
+
+TVDS_API tvds_block_params tvds_block_default(void);
+/* Element counts in the box's proportions for about ndofs free DoFs. */
+TVDS_API void tvds_block_size_for(tvds_block_params *p, double ndofs);
+/* Build the block: K and M upper triangles (stype +1), DoFs of the nodes with x > 0 in node
+ * order, node sets 'top' (face z = lz), 'patch' (patch x patch nodes of it at the free end),
+ * 'tip' (face x = lx). *out is owned by the caller. */
+TVDS_API int tvds_block_build(const tvds_block_params *p, tvds_fe_model **out, cholmod_common *cc,
+                              tvds_ctx *ctx);
 /* Free an array of node sets. */
 TVDS_API void tvds_fe_sets_free(int nsets, tvds_nodeset **sets);
 
 /* Options of the reduction; tvds_reduce_opts_default() gives the documented defaults. */
 typedef struct tvds_reduce_opts {
-    int nmodes;      /* fixed-interface modes to keep (default 20; at most n_i - 1, larger
-                        requests are clamped); 0 with f_cut_hz > 0: all modes below the cut-off */
+    int nmodes;      /* fixed-interface modes to keep (default 20; at most n_i - 1: a larger
+                        request is an error); 0 with f_cut_hz > 0: all modes below the cut-off */
     double f_cut_hz; /* > 0: keep only modes below this frequency [Hz] (default 0: off) */
     double tol;      /* ARPACK relative tolerance (default 1e-12) */
     double sigma; /* shift of K_ii - sigma M_ii in the eigensolver, <= 0 (default 0) [rad^2/s^2] */
+    const char *m_name, *k_name; /* names of M and K in messages, e.g. their files (default
+                                    NULL: "M", "K") */
 } tvds_reduce_opts;
 
 TVDS_API tvds_reduce_opts tvds_reduce_opts_default(void);

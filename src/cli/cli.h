@@ -19,6 +19,7 @@ int tvds_cmd_validate(int argc, char **argv);
 int tvds_cmd_cea(int argc, char **argv);
 int tvds_cmd_spectrogram(int argc, char **argv);
 int tvds_cmd_reduce(int argc, char **argv);
+int tvds_cmd_import(int argc, char **argv);
 int tvds_cmd_model(int argc, char **argv);
 int tvds_cmd_bench(int argc, char **argv);
 int tvds_cmd_sweep(int argc, char **argv);

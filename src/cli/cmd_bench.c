@@ -1,5 +1,7 @@
 /* cmd_bench.c — `tvds bench`: per-step cost of every contact method, modal vs physical path,
  * CEA, reduction of a large model and per-step cost vs reduced size; one table (CSV + Markdown). */
+/* wait4 (the rusage of one child) is a BSD/glibc extension. */
+#define _DEFAULT_SOURCE
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -8,6 +10,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <dirent.h>
 #include <time.h>
@@ -20,12 +23,14 @@
 #include "tvds/tvds_cea.h"
 #include "tvds/tvds_io.h"
 #include "tvds/tvds_output.h"
+#include "tvds/tvds_reduce.h"
 #include "tvds/tvds_sim.h"
 
 static void bench_help(FILE *out)
 {
     fprintf(out,
             "usage: tvds bench [-o DIR] [--case CASE] [--repeats R] [--quick] [--large]\n"
+            "                  [--reduce-sizes N,N,...] [--only reduce] [--scipy-limit S]\n"
             "\n"
             "Benchmarks of tvds on this machine (docs/performance.md). Every figure is the median\n"
             "of R runs (default 3). Prints one table and writes DIR/bench.csv and DIR/bench.md\n"
@@ -37,7 +42,10 @@ static void bench_help(FILE *out)
             "    ratio to FiLm;\n"
             "  - modal vs dense physical path (time ratio, max relative history difference);\n"
             "  - CEA seconds per position;\n"
-            "  - 'tvds reduce' wall time and peak memory on a ~1e5-DoF plane-stress strip;\n"
+            "  - 'tvds reduce' wall time and peak memory on a generated 3D solid (beam 2 as\n"
+            "    8-node hexahedra, 'tvds model block') at each size of --reduce-sizes\n"
+            "    (default 1e4,1e5), beside the same reduction by scipy (bench/cb_scipy.py)\n"
+            "    where python3-scipy is installed;\n"
             "  - per-step cost vs the number m of contact nodes (504-DoF track, m = 1 .. 16 and\n"
             "    128): quadratic fit;\n"
             "  - per-step cost vs reduced size n (synthetic track, one sliding contact): linear\n"
@@ -49,6 +57,10 @@ static void bench_help(FILE *out)
             "  --quick         short segments, small models (a smoke run, not a benchmark)\n"
             "  --large         also the set-up of reduced models of n = 2000, 3000, 5000\n"
             "                  (eigenbasis and flexibilities; a few minutes)\n"
+            "  --reduce-sizes L  comma-separated DoF counts of the reduction rows (1e6 takes\n"
+            "                  minutes: 'make bench BENCH_SIZES=1e4,1e5,1e6')\n"
+            "  --only reduce   run the reduction rows only\n"
+            "  --scipy-limit S stop scipy after S seconds (default 1800)\n"
             "  -o, --output D  output directory (created)\n"
             "  -h, --help      this help\n");
 }
@@ -413,90 +425,213 @@ done:
     return rc;
 }
 
-/* `tvds reduce` on a refined plane-stress strip (beam 2 geometry), as a child process. */
-static int bench_reduce(btab *t, const char *dir, int R, int quick)
+/* Run argv as a child (stdout to log) with an address-space limit (bytes, 0: none) and a wall
+ * limit (s); *wall, *maxrss_kib (of that child alone, wait4) on return. 0 ok, 1 failed, 2 timed
+ * out (the child is killed). */
+static int run_child(char *const argv[], const char *log, double limit_bytes, double limit_s,
+                     double *wall, double *cpu, long *maxrss_kib)
+{
+    double t0 = tvds_bench_now();
+    fflush(stdout); /* or the child would write the parent's pending output again */
+    pid_t pid = fork();
+    if (pid < 0) return 1;
+    if (pid == 0) {
+        if (!freopen(log, "w", stdout)) _exit(127);
+        if (limit_bytes > 0) {
+            struct rlimit rl = {(rlim_t)limit_bytes, (rlim_t)limit_bytes};
+            setrlimit(RLIMIT_AS, &rl);
+        }
+        execvp(argv[0], argv);
+        _exit(127);
+    }
+    int st = 0, timed_out = 0;
+    struct rusage ru;
+    memset(&ru, 0, sizeof ru);
+    for (;;) {
+        pid_t w = wait4(pid, &st, WNOHANG, &ru);
+        if (w == pid) break;
+        if (w < 0) return 1;
+        if (limit_s > 0 && tvds_bench_now() - t0 > limit_s && !timed_out) {
+            kill(pid, SIGKILL);
+            timed_out = 1;
+        }
+        struct timespec ts = {0, 20000000};
+        nanosleep(&ts, NULL);
+    }
+    *wall = tvds_bench_now() - t0;
+    *cpu = (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
+           (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
+    *maxrss_kib = ru.ru_maxrss;
+    if (timed_out) return 2;
+    return (WIFEXITED(st) && WEXITSTATUS(st) == 0) ? 0 : 1;
+}
+
+static double load1(void)
+{
+    double l = -1.0;
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f) {
+        if (fscanf(f, "%lf", &l) != 1) l = -1.0;
+        fclose(f);
+    }
+    return l;
+}
+
+/* The python with scipy: Debian's /usr/bin/python3 first (another python3 may come first on
+ * PATH without it), NULL when none imports scipy. */
+static const char *scipy_python(void)
+{
+    static const char *const cand[] = {"/usr/bin/python3", "python3"};
+    for (int i = 0; i < 2; i++) {
+        char cmd[256];
+        snprintf(cmd, sizeof cmd, "%s -c 'import scipy.sparse.linalg' >/dev/null 2>&1", cand[i]);
+        if (system(cmd) == 0) return cand[i];
+    }
+    return NULL;
+}
+
+/* Max relative difference between the modal frequencies of the tvds output (dofs.txt of the
+ * reduced substructure) and scipy's "f=" list. */
+static double freq_agreement(const char *red, const char *scipy_log)
 {
     tvds_ctx ctx;
     tvds_ctx_init(&ctx);
-    cholmod_common cc;
-    if (tvds_cholmod_start(&cc) != TVDS_OK) return TVDS_ERR_SOLVER;
-    tvds_bob_params p = tvds_bob_default();
-    p.beam2.nx = quick ? 100 : 500;
-    p.beam2.ny = quick ? 5 : 25;
-    tvds_fe_model *fe = NULL;
-    char full[4200], red[4200], logp[4200], setsp[4300];
-    snprintf(full, sizeof full, "%s/strip_full", dir);
-    snprintf(red, sizeof red, "%s/strip_reduced", dir);
-    snprintf(logp, sizeof logp, "%s/reduce.log", dir);
-    int rc = tvds_beam2_build(&p.beam2, &fe, &cc, &ctx);
-    if (!rc) rc = tvds_fe_model_write(fe, full, &ctx);
-    int n = fe ? fe->n : 0;
-    /* Boundary: 100 upper-edge nodes evenly spaced (200 DoFs, as the paper's beam 2). */
-    int top = -1;
-    for (int i = 0; fe && i < fe->nsets; i++)
-        if (!strcmp(fe->sets[i].name, "top")) top = i;
-    if (!rc && top >= 0) {
-        snprintf(setsp, sizeof setsp, "%s/sets.txt", full);
-        FILE *f = fopen(setsp, "a");
-        if (!f)
-            rc = TVDS_ERR_IO;
-        else {
-            const tvds_nodeset *s = &fe->sets[top];
-            fprintf(f, "set edge100");
-            for (int k = 0; k < 100; k++) {
-                if (k && k % 16 == 0) fputs(" \\\n   ", f);
-                fprintf(f, " %ld", s->nodes[(long)k * (s->n - 1) / 99]);
-            }
-            fputc('\n', f);
-            if (ferror(f) | fclose(f)) rc = TVDS_ERR_IO;
+    tvds_substructure *s = NULL;
+    if (tvds_substructure_read(red, NULL, &s, &ctx) != TVDS_OK) return -1.0;
+    double worst = -1.0;
+    FILE *f = fopen(scipy_log, "r");
+    char line[8192];
+    const char *fp = NULL;
+    while (f && fgets(line, sizeof line, f))
+        if ((fp = strstr(line, " f="))) break;
+    if (f) fclose(f);
+    if (fp) {
+        char *p = (char *)fp + 3, *end;
+        for (int k = 0; k < s->n; k++) {
+            if (s->dofs[k].kind != TVDS_DOF_MODAL) continue;
+            double v = strtod(p, &end);
+            if (end == p) break;
+            worst = fmax(worst, fabs(s->dofs[k].freq_hz / v - 1.0));
+            p = *end == ',' ? end + 1 : end;
         }
     }
-    tvds_fe_model_free(&fe, &cc);
-    cholmod_finish(&cc);
-    if (rc) return fail("reduce model", rc, &ctx);
+    tvds_substructure_free(&s);
+    return worst;
+}
 
+/* Echo the stage lines of a child's log ('tvds reduce --verbose'), which the table leaves out. */
+static void print_log(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    char line[512];
+    while (f && fgets(line, sizeof line, f))
+        fputs(line, stdout);
+    if (f) fclose(f);
+}
+
+/* `tvds reduce` of the generated 3D solid (beam 2 as hexahedra, `tvds model block`) at each
+ * size, boundary = the 10 x 10-node patch (300 DoFs), 20 modes, as a child process; beside it
+ * the same reduction by scipy (bench/cb_scipy.py) when scipy is installed. */
+static int bench_reduce(btab *t, const char *dir, const char *sizes, double scipy_limit_s)
+{
     char self[4096];
     ssize_t ls = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (ls <= 0) return fail("reduce", TVDS_ERR_IO, &ctx);
+    if (ls <= 0) return TVDS_ERR_IO;
     self[ls] = '\0';
-    double sec[16], cpu[16];
-    long rss = 0;
-    struct rusage ru;
-    memset(&ru, 0, sizeof ru);
-    getrusage(RUSAGE_CHILDREN, &ru);
-    double cprev = ru.ru_utime.tv_sec + 1e-6 * ru.ru_utime.tv_usec + ru.ru_stime.tv_sec +
-                   1e-6 * ru.ru_stime.tv_usec;
-    for (int r = 0; r < R && r < 16; r++) {
-        double t0 = tvds_bench_now();
-        pid_t pid = fork();
-        if (pid < 0) return fail("reduce: fork", TVDS_ERR_IO, &ctx);
-        if (pid == 0) {
-            FILE *lf = freopen(logp, "w", stdout);
-            (void)lf;
-            execl(self, self, "reduce", "--model", full, "--boundary", "edge100", "--modes", "20",
-                  "-o", red, "--verbose", (char *)NULL);
-            _exit(127);
+    const char *py = scipy_python();
+    const char *script = access("bench/cb_scipy.py", R_OK) == 0 ? "bench/cb_scipy.py" : NULL;
+    if (!py || !script)
+        printf("reduce: scipy comparison skipped: %s\n",
+               !script ? "bench/cb_scipy.py not found (run from the source tree)"
+                       : "no python3 with scipy (Debian python3-scipy; 'make bench' installs it)");
+    /* scipy's memory is capped below the machine's so that a fill-in it cannot hold fails
+     * in its own process (MemoryError) instead of pushing the machine into swap. */
+    double phys = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+    double cap = phys > 0 ? 0.5 * phys : 0;
+    char *list = tvds_strdup(sizes), *save = NULL;
+    if (!list) return TVDS_ERR_NOMEM;
+    int rc = TVDS_OK;
+    for (char *it = strtok_r(list, ",", &save); it && !rc; it = strtok_r(NULL, ",", &save)) {
+        double want;
+        if (tvds_cli_parse_double(it, &want) || want < 1e3 || want > 1e8) {
+            fprintf(stderr, "tvds: bench: --reduce-sizes: '%s' is not a size in 1e3 .. 1e8\n", it);
+            rc = TVDS_ERR_INVALID;
+            break;
         }
-        int st = 0;
-        if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+        tvds_ctx ctx;
+        tvds_ctx_init(&ctx);
+        cholmod_common cc;
+        if (tvds_cholmod_start(&cc) != TVDS_OK) {
+            rc = TVDS_ERR_SOLVER;
+            break;
+        }
+        tvds_block_params bp = tvds_block_default();
+        tvds_block_size_for(&bp, want);
+        tvds_fe_model *fe = NULL;
+        char full[4200], red[4200], logp[4200], slog[4200], nm[16];
+        snprintf(full, sizeof full, "%s/block_%s", dir, it);
+        snprintf(red, sizeof red, "%s/block_%s_cb", dir, it);
+        snprintf(logp, sizeof logp, "%s/reduce_%s.log", dir, it);
+        snprintf(slog, sizeof slog, "%s/scipy_%s.log", dir, it);
+        double tg = tvds_bench_now();
+        rc = tvds_block_build(&bp, &fe, &cc, &ctx);
+        if (!rc) rc = tvds_fe_model_write(fe, full, &ctx);
+        int n = fe ? fe->n : 0;
+        tvds_fe_model_free(&fe, &cc);
+        cholmod_finish(&cc);
+        if (rc) {
+            fail("reduce model", rc, &ctx);
+            break;
+        }
+        tg = tvds_bench_now() - tg;
+        double la = load1(), wall = 0, swall = 0, cpu = 0, scpu = 0;
+        long rss = 0, srss = 0;
+        char *targv[] = {self,  "reduce", "--model", full, "--boundary", "patch", "--modes",
+                         "20",  "-o",     red,       "--verbose", NULL};
+        if (run_child(targv, logp, 0, 0, &wall, &cpu, &rss) != 0) {
             fprintf(stderr, "tvds: bench: 'tvds reduce' failed (log %s)\n", logp);
-            return TVDS_ERR_SOLVER;
+            rc = TVDS_ERR_SOLVER;
+            break;
         }
-        sec[r] = tvds_bench_now() - t0;
-        getrusage(RUSAGE_CHILDREN, &ru);
-        rss = ru.ru_maxrss;
-        double cnow = ru.ru_utime.tv_sec + 1e-6 * ru.ru_utime.tv_usec + ru.ru_stime.tv_sec +
-                      1e-6 * ru.ru_stime.tv_usec;
-        cpu[r] = cnow - cprev;
-        cprev = cnow;
+        snprintf(nm, sizeof nm, "n=%.3g", (double)n);
+        char item[64];
+        snprintf(item, sizeof item, "%s tvds reduce wall", nm);
+        add(t, "reduce", item, wall, "s",
+            "block %dx%dx%d hex8, %d DoFs, 300 boundary + 20 modes, whole command, CPU %.1f s; "
+            "load %.2f",
+            bp.nx, bp.ny, bp.nz, n, cpu, la);
+        snprintf(item, sizeof item, "%s tvds reduce peak memory", nm);
+        add(t, "reduce", item, rss / 1024.0, "MiB", "max RSS of the child (wait4)");
+        if (py && script) {
+            char *sargv[] = {(char *)py, (char *)script, full, "patch", "20", NULL};
+            int sr = run_child(sargv, slog, cap, scipy_limit_s, &swall, &scpu, &srss);
+            snprintf(item, sizeof item, "%s scipy wall", nm);
+            if (sr == 0) {
+                double agree = freq_agreement(red, slog);
+                add(t, "reduce", item, swall, "s",
+                    "bench/cb_scipy.py: splu + eigsh shift-invert, same model, CPU %.1f s; "
+                    "load %.2f",
+                    scpu, load1());
+                snprintf(item, sizeof item, "%s scipy peak memory", nm);
+                add(t, "reduce", item, srss / 1024.0, "MiB", "max RSS of the child (wait4)");
+                snprintf(item, sizeof item, "%s tvds / scipy wall", nm);
+                add(t, "reduce", item, wall / swall, "-", "%s",
+                    wall < swall ? "tvds faster" : "scipy faster");
+                snprintf(item, sizeof item, "%s max rel. freq. difference", nm);
+                add(t, "reduce", item, agree, "-", "20 fixed-interface modes, tvds vs scipy");
+            } else {
+                add(t, "reduce", item, swall, "s", "%s (log %s)",
+                    sr == 2 ? "stopped at the time limit" : "failed (memory cap or error)",
+                    slog);
+            }
+        }
+        printf("reduce: generated %d DoFs in %.1f s\n", n, tg);
+        print_log(logp);
+        rm_tree(full);
+        rm_tree(red);
     }
-    add(t, "reduce", "tvds reduce wall time", median(sec, R < 16 ? R : 16), "s",
-        "%d DoFs (strip %dx%d Q9), 200 boundary DoFs + 20 modes, incl. reading; %d run(s)", n,
-        p.beam2.nx, p.beam2.ny, R);
-    add(t, "reduce", "tvds reduce CPU time", median(cpu, R < 16 ? R : 16), "s",
-        "user + system of the child process");
-    add(t, "reduce", "tvds reduce peak memory", rss / 1024.0, "MiB", "max RSS of the process");
-    return TVDS_OK;
+    tvds_free(list);
+    return rc;
 }
 
 /* Per-step cost vs reduced size n (modal path, subs-b), and physical path for small n. */
@@ -683,8 +818,12 @@ int tvds_cmd_bench(int argc, char **argv)
                                 ? "models/beam_on_beam/beam_on_beam.ini"
                                 : "bench/cases/beam_on_beam.ini";
     int R = 3, quick = 0, large = 0;
+    const char *rsizes = NULL, *only = NULL;
+    double scipy_limit = 1800.0;
     const tvds_cli_opt opts[] = {{"--quick", NULL, NULL, &quick, 1},
                                  {"--large", NULL, NULL, &large, 1},
+                                 {"--reduce-sizes", NULL, &rsizes, NULL, 0},
+                                 {"--only", NULL, &only, NULL, 0},
                                  {"--output", "-o", &outdir, NULL, 0},
                                  {"--case", NULL, &case_path, NULL, 0},
                                  {NULL, NULL, NULL, NULL, 0}};
@@ -700,6 +839,10 @@ int tvds_cmd_bench(int argc, char **argv)
             if (r < 0) return 2;
             if (tvds_cli_parse_int(val, &R) || R < 1 || R > 15)
                 return tvds_cli_usage_error("bench: --repeats %s: need an integer in 1..15", val);
+        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--scipy-limit", NULL, &val)) != 0) {
+            if (r < 0) return 2;
+            if (tvds_cli_parse_double(val, &scipy_limit) || scipy_limit <= 0)
+                return tvds_cli_usage_error("bench: --scipy-limit %s: need seconds > 0", val);
         } else {
             return tvds_cli_usage_error("bench: unexpected argument '%s' (see 'tvds bench "
                                         "--help')",
@@ -714,7 +857,7 @@ int tvds_cmd_bench(int argc, char **argv)
     tvds_model_free(&m);
     if (code) return code;
     if ((code = tvds_mkdir_p(outdir, &ctx)) != 0) return tvds_cli_report(code, &ctx);
-    /* Generated models (the ~1e5-DoF strip is ~100 MB) go to a temporary directory. */
+    /* Generated models (the 1e5-DoF solid is ~180 MB, 1e6 2 GB) go to a temporary directory. */
     const char *tmp = getenv("TMPDIR");
     char work[1024];
     snprintf(work, sizeof work, "%s/tvds_bench_XXXXXX", tmp && *tmp ? tmp : "/tmp");
@@ -729,11 +872,18 @@ int tvds_cmd_bench(int argc, char **argv)
     btab *t = calloc(1, sizeof *t);
     if (!t) return 1;
     double t0 = tvds_bench_now();
-    int rc = bench_methods(t, case_path, R, quick);
-    if (!rc) rc = bench_reduce(t, work, 1, quick);
-    if (!rc) rc = bench_size(t, work, R, quick);
-    if (!rc) rc = bench_contacts(t, work, R, quick);
-    if (!rc && large) rc = bench_setup_large(t, work);
+    if (only && strcmp(only, "reduce") != 0) {
+        free(t);
+        rm_tree(work);
+        return tvds_cli_usage_error("bench: --only %s: the only section that runs alone is "
+                                    "'reduce'", only);
+    }
+    if (!rsizes) rsizes = quick ? "1e4" : "1e4,1e5";
+    int rc = only ? TVDS_OK : bench_methods(t, case_path, R, quick);
+    if (!rc) rc = bench_reduce(t, work, rsizes, scipy_limit);
+    if (!rc && !only) rc = bench_size(t, work, R, quick);
+    if (!rc && !only) rc = bench_contacts(t, work, R, quick);
+    if (!rc && !only && large) rc = bench_setup_large(t, work);
     rm_tree(work);
     add(t, "bench", "total wall time", tvds_bench_now() - t0, "s", NULL);
     int wr = write_outputs(t, outdir, machine, case_path);

@@ -6,11 +6,14 @@
 #include "cli/cli.h"
 #include "tvds/tvds_beams.h"
 #include "tvds/tvds_io.h"
+#include "tvds/tvds_output.h"
+#include "tvds/tvds_reduce.h"
 
 static void model_help(FILE *out)
 {
     fprintf(out,
             "usage: tvds model beam-on-beam -o DIR [--set key=value]... [--verbose]\n"
+            "       tvds model block --dofs N -o DIR\n"
             "\n"
             "Build the plane-stress FE models (9-node quadrilaterals) of the paper's two beams:\n"
             "beam 1 (aluminium, 75 x 1.5 x 10 mm, 30 deg, tip C at x = s0 on beam 2's upper\n"
@@ -23,7 +26,14 @@ static void model_help(FILE *out)
             "                                   beam 2 recovers T (free end, mid-height, y)\n"
             "\n"
             "options:\n"
+            "'block' writes a full model (no reduction) of beam 2 as a solid: a polycarbonate\n"
+            "box 100 x 20 x 2 mm of 8-node hexahedra, clamped at x = 0, with about N DoFs\n"
+            "(elements in the box's proportions, at least one through the thickness) and node\n"
+            "sets top (face z = 2 mm), patch (10 x 10 nodes of it at the free end) and tip:\n"
+            "the solid of the reduction benchmark (docs/performance.md).\n"
+            "\n"
             "  -o, --output DIR   output directory (created)\n"
+            "  --dofs N           block: about N DoFs (1e3 .. 1e8)\n"
             "  --set key=value    s0, modes1, modes2, beam1.KEY, beam2.KEY with KEY one of\n"
             "                     length thick width E nu rho angle nx ny (SI units, degrees);\n"
             "                     beam1.a_support=carriage (default: A's end section translates\n"
@@ -32,12 +42,39 @@ static void model_help(FILE *out)
             "  -h, --help         this help\n"
             "\n"
             "example:\n"
-            "  tvds model beam-on-beam -o out/bob --set s0=0.03 --set beam2.nx=100\n");
+            "  tvds model beam-on-beam -o out/bob --set s0=0.03 --set beam2.nx=100\n"
+            "  tvds model block --dofs 1e5 -o out/block\n");
+}
+
+static int model_block(double ndofs, const char *outdir)
+{
+    if (!(ndofs > 0)) return tvds_cli_usage_error("model: block needs --dofs N");
+    if (!outdir) return tvds_cli_usage_error("model: missing -o DIR");
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    cholmod_common cc;
+    int rc = tvds_cholmod_start(&cc);
+    if (rc) return tvds_cli_report(rc, NULL);
+    tvds_cholmod_ctx(&ctx);
+    tvds_block_params p = tvds_block_default();
+    tvds_block_size_for(&p, ndofs);
+    tvds_fe_model *m = NULL;
+    rc = tvds_block_build(&p, &m, &cc, &ctx);
+    if (!rc) rc = tvds_mkdir_p(outdir, &ctx);
+    if (!rc) rc = tvds_fe_model_write(m, outdir, &ctx);
+    if (!rc)
+        printf("model: wrote %s (block %d x %d x %d hexahedra, %d DoFs, nnz K upper %ld)\n",
+               outdir, p.nx, p.ny, p.nz, m->n, (long)cholmod_nnz(m->K, &cc));
+    tvds_fe_model_free(&m, &cc);
+    tvds_cholmod_ctx(NULL);
+    cholmod_finish(&cc);
+    return rc ? tvds_cli_report(rc, &ctx) : 0;
 }
 
 int tvds_cmd_model(int argc, char **argv)
 {
     const char *outdir = NULL, *val, *which = NULL;
+    double ndofs = 0.0;
     int verbose = 0, r;
     tvds_bob_params p = tvds_bob_default();
     tvds_ctx ctx;
@@ -52,6 +89,10 @@ int tvds_cmd_model(int argc, char **argv)
             return 0;
         } else if ((r = tvds_cli_opt_table(argc, argv, &i, opts)) != 0) {
             if (r < 0) return 2;
+        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--dofs", NULL, &val)) != 0) {
+            if (r < 0) return 2;
+            if (tvds_cli_parse_double(val, &ndofs) || ndofs < 1e3 || ndofs > 1e8)
+                return tvds_cli_usage_error("model: --dofs %s: need a number in 1e3 .. 1e8", val);
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--set", NULL, &val)) != 0) {
             if (r < 0) return 2;
             int rc = tvds_bob_set(&p, val, &ctx);
@@ -64,9 +105,11 @@ int tvds_cmd_model(int argc, char **argv)
             return tvds_cli_usage_error("model: more than one model name ('%s', '%s')", which, a);
         }
     }
-    if (!which) return tvds_cli_usage_error("model: missing model name (beam-on-beam)");
+    if (!which) return tvds_cli_usage_error("model: missing model name (beam-on-beam, block)");
+    if (strcmp(which, "block") == 0) return model_block(ndofs, outdir);
     if (strcmp(which, "beam-on-beam") != 0)
-        return tvds_cli_usage_error("model: unknown model '%s' (known: beam-on-beam)", which);
+        return tvds_cli_usage_error("model: unknown model '%s' (known: beam-on-beam, block)",
+                                    which);
     if (!outdir) return tvds_cli_usage_error("model: missing -o DIR");
     cholmod_common cc;
     int rc = tvds_cholmod_start(&cc);

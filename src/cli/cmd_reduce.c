@@ -14,7 +14,8 @@ static void reduce_help(FILE *out)
         out,
         "usage: tvds reduce (--model DIR | --mass M.mtx --stiffness K.mtx --dofs dofs.txt\n"
         "                    [--sets sets.txt]) --boundary SPEC (--modes N | --fcut HZ)\n"
-        "                   [--recover SPEC] [--sigma S] [--tol T] -o OUTDIR [--verbose]\n"
+        "                   [--recover SPEC] [--sigma S] [--tol T] [--no-mass-check]\n"
+        "                   -o OUTDIR [--verbose]\n"
         "\n"
         "Craig-Bampton reduction of a full FE model (sparse symmetric M and K in Matrix\n"
         "Market files, one DoF label per line in dofs.txt: '<node> <ux|uy|uz|rx|ry|rz> <x>\n"
@@ -33,12 +34,19 @@ static void reduce_help(FILE *out)
         "  --recover SPEC   interior DoFs to recover (rows of the reduction basis)\n"
         "  --sigma S        eigensolver shift, <= 0 [rad^2/s^2] (default 0)\n"
         "  --tol T          ARPACK relative tolerance (default 1e-12)\n"
+        "  --no-mass-check  skip the sparse Cholesky of M that proves it positive definite\n"
+        "                   (the diagonal and the reduced mass are still checked)\n"
         "  -o, --output DIR output substructure directory (created)\n"
         "  --verbose        print sizes, times and peak memory\n"
         "  -h, --help       this help\n"
         "\n"
+        "The input is checked before anything is computed or written: M and K symmetric (a\n"
+        "'general' file holding one triangle is refused), the DoFs of a node at one position,\n"
+        "node sets, declared sizes against dofs.txt and memory, M positive definite, no\n"
+        "negative stiffness on the diagonal; N must be below the number of interior DoFs.\n"
         "The boundary must restrain every rigid-body motion (the interior stiffness K_ii must\n"
-        "be positive definite); otherwise the command stops with exit code 2 and names a DoF.\n"
+        "be positive definite); otherwise the command stops with exit code 2, names a DoF and\n"
+        "tells an unrestrained boundary from a negative stiffness in K.\n"
         "exit codes: 0 success, 1 internal error, 2 bad input, 3 solver failure.\n"
         "\n"
         "example:\n"
@@ -74,9 +82,10 @@ int tvds_cmd_reduce(int argc, char **argv)
     const char *model = NULL, *mpath = NULL, *kpath = NULL, *dpath = NULL, *spath = NULL;
     const char *bspec = NULL, *rspec = NULL, *outdir = NULL, *val;
     tvds_reduce_opts opt = tvds_reduce_opts_default();
-    int verbose = 0, modes_given = 0, r;
+    int verbose = 0, modes_given = 0, no_mass_check = 0, r;
     const tvds_cli_opt opts[] = {
         {"--verbose", "-v", NULL, &verbose, 1}, {"--model", NULL, &model, NULL, 0},
+        {"--no-mass-check", NULL, NULL, &no_mass_check, 1},
         {"--mass", NULL, &mpath, NULL, 0},      {"--stiffness", NULL, &kpath, NULL, 0},
         {"--dofs", NULL, &dpath, NULL, 0},      {"--sets", NULL, &spath, NULL, 0},
         {"--boundary", NULL, &bspec, NULL, 0},  {"--recover", NULL, &rspec, NULL, 0},
@@ -146,24 +155,25 @@ int tvds_cmd_reduce(int argc, char **argv)
     int rc = tvds_cholmod_start(&cc);
     if (rc) return tvds_cli_report(rc, NULL);
     tvds_cholmod_ctx(&ctx);
-    cholmod_sparse *M = NULL, *K = NULL;
-    tvds_dof *dofs = NULL;
-    tvds_nodeset *sets = NULL;
-    int n = 0, nsets = 0, nb = 0, nr = 0, *bidx = NULL, *ridx = NULL;
+    tvds_fe_model *fe = NULL;
+    int nb = 0, nr = 0, *bidx = NULL, *ridx = NULL;
     tvds_substructure *s = NULL;
     tvds_reduce_stats st;
     memset(&st, 0, sizeof st);
-    rc = tvds_mm_read(mpath, &M, &cc, &ctx);
-    if (!rc) rc = tvds_mm_read(kpath, &K, &cc, &ctx);
-    if (!rc) rc = tvds_fe_dofs_read(dpath, spath, &n, &dofs, &nsets, &sets, &ctx);
-    if (!rc && ((int)M->nrow != n || (int)K->nrow != n || M->nrow != M->ncol || K->nrow != K->ncol))
-        rc = TVDS_ERROR(&ctx, TVDS_ERR_INVALID,
-                        "%s: %d DoF labels, but M is %zu x %zu and K is %zu x %zu", dpath, n,
-                        M->nrow, M->ncol, K->nrow, K->ncol);
+    /* Every check of the input runs before anything is written: a defect is reported against
+     * its file and leaves no output directory behind. */
+    tvds_fe_paths paths = {mpath, kpath, dpath, spath, !no_mass_check};
+    rc = tvds_fe_model_read(&paths, &fe, &cc, &ctx);
+    int n = fe ? fe->n : 0, nsets = fe ? fe->nsets : 0;
+    const tvds_dof *dofs = fe ? fe->dofs : NULL;
+    const tvds_nodeset *sets = fe ? fe->sets : NULL;
+    opt.m_name = mpath;
+    opt.k_name = kpath;
     if (!rc) rc = tvds_reduce_parse_spec(bspec, n, dofs, nsets, sets, &nb, &bidx, &ctx);
     if (!rc && rspec) rc = tvds_reduce_parse_spec(rspec, n, dofs, nsets, sets, &nr, &ridx, &ctx);
     if (!rc)
-        rc = tvds_reduce_cb(M, K, dofs, nb, bidx, nr, ridx, nsets, sets, &opt, &s, &st, &cc, &ctx);
+        rc = tvds_reduce_cb(fe->M, fe->K, dofs, nb, bidx, nr, ridx, nsets, sets, &opt, &s, &st,
+                            &cc, &ctx);
     if (!rc) { /* the substructure is named after its directory */
         const char *base = strrchr(outdir, '/');
         base = base && base[1] ? base + 1 : outdir;
@@ -175,6 +185,7 @@ int tvds_cmd_reduce(int argc, char **argv)
             s->name = nm;
         }
     }
+    if (!rc) rc = tvds_substructure_validate(s, &ctx);
     if (!rc) rc = tvds_substructure_write(s, outdir, &ctx);
     if (!rc) {
         printf("reduce: wrote %s (%d DoFs: %d boundary + %d modes, %d recovery rows)\n", outdir,
@@ -184,10 +195,7 @@ int tvds_cmd_reduce(int argc, char **argv)
     tvds_substructure_free(&s);
     tvds_free(bidx);
     tvds_free(ridx);
-    tvds_free(dofs);
-    tvds_fe_sets_free(nsets, &sets);
-    cholmod_free_sparse(&M, &cc);
-    cholmod_free_sparse(&K, &cc);
+    tvds_fe_model_free(&fe, &cc);
     tvds_cholmod_ctx(NULL);
     cholmod_finish(&cc);
     if (rc) return tvds_cli_report(rc, &ctx);

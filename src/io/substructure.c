@@ -1,6 +1,7 @@
 /* substructure.c — substructure directories: read, write and validate (docs/formats.md). */
 #include "tvds/tvds_io.h"
 #include "io/io_impl.h"
+#include "core/hash_impl.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -363,6 +364,15 @@ static int read_sets(tvds_substructure *s, const char *dir, long **set_lines, tv
     if (rc != TVDS_OK) return rc;
     int cap_sets = 0, cap_nodes = 0, cont = 0;
     const char *b, *e, *tb, *te;
+    /* Set names and the nodes of the current set in hash tables: linear in the file. */
+    tvds_smap names;
+    tvds_lmap in_set;
+    memset(&names, 0, sizeof names);
+    memset(&in_set, 0, sizeof in_set);
+    if (tvds_smap_init(&names, 16) != TVDS_OK) {
+        rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "%s: out of memory", path);
+        goto done;
+    }
     while (txt_line(&t, &b, &e)) {
         /* A trailing '\' (before any comment) continues the set on the next line. */
         const char *q = e;
@@ -395,15 +405,14 @@ static int read_sets(tvds_substructure *s, const char *dir, long **set_lines, tv
                                 path, t.line, s->name);
                 goto done;
             }
-            for (int k = 0; k < s->nsets; k++)
-                if (strlen(s->sets[k].name) == (size_t)(te - tb) &&
-                    memcmp(s->sets[k].name, tb, (size_t)(te - tb)) == 0) {
-                    rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
-                                    "%s:%ld: substructure '%s': set '%s' is defined twice (first "
-                                    "on line %ld)",
-                                    path, t.line, s->name, s->sets[k].name, (*set_lines)[k]);
-                    goto done;
-                }
+            int k = tvds_smap_get(&names, tb, (size_t)(te - tb));
+            if (k >= 0) {
+                rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                                "%s:%ld: substructure '%s': set '%s' is defined twice (first "
+                                "on line %ld)",
+                                path, t.line, s->name, s->sets[k].name, (*set_lines)[k]);
+                goto done;
+            }
             if (s->nsets == cap_sets) {
                 int nc = cap_sets ? 2 * cap_sets : 8;
                 tvds_nodeset *ns = tvds_realloc(s->sets, (size_t)nc * sizeof *ns);
@@ -421,7 +430,9 @@ static int read_sets(tvds_substructure *s, const char *dir, long **set_lines, tv
             (*set_lines)[s->nsets] = t.line;
             s->nsets++;
             set->name = dup_range(tb, te);
-            if (!set->name) {
+            tvds_lmap_free(&in_set);
+            if (!set->name || tvds_smap_put(&names, set->name, s->nsets - 1, NULL) != TVDS_OK ||
+                tvds_lmap_init(&in_set, 64) != TVDS_OK) {
                 rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "%s: out of memory", path);
                 goto done;
             }
@@ -437,13 +448,17 @@ static int read_sets(tvds_substructure *s, const char *dir, long **set_lines, tv
                                 path, t.line, s->name, set->name, TOKLEN(tb, te), tb);
                 goto done;
             }
-            for (int k = 0; k < set->n; k++)
-                if (set->nodes[k] == node) {
-                    rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
-                                    "%s:%ld: substructure '%s': set '%s' lists node %ld twice",
-                                    path, t.line, s->name, set->name, node);
-                    goto done;
-                }
+            int seen;
+            if (tvds_lmap_put(&in_set, node, set->n, &seen) != TVDS_OK) {
+                rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "%s: out of memory", path);
+                goto done;
+            }
+            if (seen >= 0) {
+                rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                                "%s:%ld: substructure '%s': set '%s' lists node %ld twice",
+                                path, t.line, s->name, set->name, node);
+                goto done;
+            }
             if (set->n == cap_nodes) {
                 int nc = cap_nodes ? 2 * cap_nodes : 16;
                 long *nn = tvds_realloc(set->nodes, (size_t)nc * sizeof *nn);
@@ -468,6 +483,8 @@ static int read_sets(tvds_substructure *s, const char *dir, long **set_lines, tv
                         "%s:%ld: substructure '%s': file ends after a continuation '\\'", path,
                         t.line, s->name);
 done:
+    tvds_smap_free(&names);
+    tvds_lmap_free(&in_set);
     txt_close(&t);
     return rc;
 }
@@ -506,7 +523,12 @@ static int read_recovery(tvds_substructure *s, const char *dir, tvds_ctx *ctx)
         tvds_free(R);
         return rc;
     }
+    tvds_smap names; /* recovery names seen: linear in the file */
     s->rec = tvds_calloc((size_t)nrow, sizeof *s->rec);
+    if (tvds_smap_init(&names, (size_t)nrow) != TVDS_OK) {
+        tvds_free(s->rec);
+        s->rec = NULL;
+    }
     if (!s->rec) {
         rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "%s: out of memory", tpath);
         goto done;
@@ -540,14 +562,13 @@ static int read_recovery(tvds_substructure *s, const char *dir, tvds_ctx *ctx)
                             tpath, t.line, s->name, TOKLEN(tb[0], te[0]), tb[0]);
             goto done;
         }
-        for (int k = 0; k < s->nrec; k++)
-            if (strlen(s->rec[k].name) == (size_t)(te[0] - tb[0]) &&
-                memcmp(s->rec[k].name, tb[0], (size_t)(te[0] - tb[0])) == 0) {
-                rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
-                                "%s:%ld: substructure '%s': recovery row '%s' is defined twice",
-                                tpath, t.line, s->name, s->rec[k].name);
-                goto done;
-            }
+        int k = tvds_smap_get(&names, tb[0], (size_t)(te[0] - tb[0]));
+        if (k >= 0) {
+            rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                            "%s:%ld: substructure '%s': recovery row '%s' is defined twice",
+                            tpath, t.line, s->name, s->rec[k].name);
+            goto done;
+        }
         if (!parse_long_tok(tb[1], te[1], &r->node) || r->node < 0) {
             rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE,
                             "%s:%ld: substructure '%s': node '%.*s' is not an integer >= 0 (0: "
@@ -575,7 +596,7 @@ static int read_recovery(tvds_substructure *s, const char *dir, tvds_ctx *ctx)
         r->name = dup_range(tb[0], te[0]);
         r->row = tvds_malloc((size_t)s->n * sizeof *r->row);
         s->nrec++; /* owned from here on, even if partly allocated */
-        if (!r->name || !r->row) {
+        if (!r->name || !r->row || tvds_smap_put(&names, r->name, s->nrec - 1, NULL) != TVDS_OK) {
             rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "%s: out of memory", tpath);
             goto done;
         }
@@ -587,6 +608,7 @@ static int read_recovery(tvds_substructure *s, const char *dir, tvds_ctx *ctx)
                         "%s:%ld: substructure '%s': %d recovery rows named but recovery.mtx has %d",
                         tpath, t.line > 0 ? t.line : 1, s->name, s->nrec, nrow);
 done:
+    tvds_smap_free(&names);
     txt_close(&t);
     tvds_free(R);
     return rc;
@@ -705,18 +727,23 @@ static int check_symmetric(const tvds_substructure *s, const double *A, const ch
 }
 
 /* The whole check; dof_lines/set_lines (may be NULL) give line numbers for messages. */
-static int validate(const tvds_substructure *s, const long *dof_lines, const long *set_lines,
-                    tvds_ctx *ctx)
+/* The DoF table (labels unique, one position per node) and the node sets, with hash tables:
+ * linear in the number of DoFs and set entries. */
+static int check_tables(const tvds_substructure *s, const long *dof_lines, const long *set_lines,
+                        tvds_ctx *ctx)
 {
-    if (!s) return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "substructure: NULL");
     const char *name = sub_name(s);
     char f[PATH_MAX + 64], la[96], lb[96];
-    if (s->n < 1 || !s->M || !s->K || !s->dofs)
-        return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
-                          "substructure '%s': needs n >= 1, M, K and the DoF table (n = %d)", name,
-                          s->n);
-    int n = s->n;
-    int rc;
+    int n = s->n, rc = TVDS_OK;
+    tvds_lmap labels, nodes, modes;
+    tvds_smap set_names;
+    memset(&set_names, 0, sizeof set_names);
+    memset(&labels, 0, sizeof labels);
+    memset(&nodes, 0, sizeof nodes);
+    memset(&modes, 0, sizeof modes);
+    if (tvds_lmap_init(&labels, (size_t)n) != TVDS_OK ||
+        tvds_lmap_init(&nodes, (size_t)n) != TVDS_OK || tvds_lmap_init(&modes, 16) != TVDS_OK)
+        goto nomem;
     /* The DoF table. */
     file_of(f, sizeof f, s, "dofs.txt");
     for (int k = 0; k < n; k++) {
@@ -726,54 +753,102 @@ static int validate(const tvds_substructure *s, const long *dof_lines, const lon
         int ok = d->kind == TVDS_DOF_MODAL
                      ? d->node >= 1 && isfinite(d->freq_hz) && d->freq_hz >= 0.0
                      : d->kind == TVDS_DOF_PHYSICAL && d->node >= 1 && d->dir >= 0 && d->dir < 6 &&
-                           isfinite(d->xyz[0]) && isfinite(d->xyz[1]) && isfinite(d->xyz[2]);
-        if (!ok)
-            return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
-                              "%s%s: substructure '%s': DoF %d has an invalid kind, node, "
-                              "direction, coordinate or frequency",
-                              f, at, name, k + 1);
-        for (int q = 0; q < k; q++) {
-            const tvds_dof *o = &s->dofs[q];
-            if (o->kind != d->kind || o->node != d->node) continue;
+                           d->node <= LONG_MAX / 8 && isfinite(d->xyz[0]) &&
+                           isfinite(d->xyz[1]) && isfinite(d->xyz[2]);
+        if (!ok) {
+            rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                            "%s%s: substructure '%s': DoF %d has an invalid kind, node, "
+                            "direction, coordinate or frequency",
+                            f, at, name, k + 1);
+            goto out;
+        }
+        /* Earlier DoF with the same label, and the node's first physical DoF (its
+         * coordinates), from hash tables: linear in n. */
+        int q = -1, dup = 0;
+        if (d->kind == TVDS_DOF_MODAL) {
+            if ((rc = tvds_lmap_put(&modes, d->node, k, &q)) != TVDS_OK) goto nomem;
+            dup = q >= 0;
+        } else {
+            int first;
+            if ((rc = tvds_lmap_put(&labels, 6 * d->node + d->dir, k, &q)) != TVDS_OK ||
+                (rc = tvds_lmap_put(&nodes, d->node, k, &first)) != TVDS_OK)
+                goto nomem;
+            dup = q >= 0;
+            if (!dup && first >= 0 && memcmp(s->dofs[first].xyz, d->xyz, sizeof d->xyz) != 0) {
+                const tvds_dof *o = &s->dofs[first];
+                dof_label(la, sizeof la, s, k);
+                dof_label(lb, sizeof lb, s, first);
+                rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                                "%s%s: substructure '%s': node %ld has coordinates (%.17g, "
+                                "%.17g, %.17g) at %s but (%.17g, %.17g, %.17g) at %s",
+                                f, at, name, d->node, d->xyz[0], d->xyz[1], d->xyz[2], la,
+                                o->xyz[0], o->xyz[1], o->xyz[2], lb);
+                goto out;
+            }
+        }
+        if (dup) {
             dof_label(la, sizeof la, s, k);
             dof_label(lb, sizeof lb, s, q);
-            if (d->kind == TVDS_DOF_MODAL || o->dir == d->dir)
-                return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
-                                  "%s%s: substructure '%s': duplicate DoF label: %s repeats %s", f,
-                                  at, name, la, lb);
-            if (memcmp(o->xyz, d->xyz, sizeof d->xyz) != 0)
-                return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
-                                  "%s%s: substructure '%s': node %ld has coordinates (%.17g, "
-                                  "%.17g, %.17g) at %s but (%.17g, %.17g, %.17g) at %s",
-                                  f, at, name, d->node, d->xyz[0], d->xyz[1], d->xyz[2], la,
-                                  o->xyz[0], o->xyz[1], o->xyz[2], lb);
+            rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                            "%s%s: substructure '%s': duplicate DoF label: %s repeats %s", f, at,
+                            name, la, lb);
+            goto out;
         }
     }
     /* Node sets name nodes that have physical DoFs. */
     file_of(f, sizeof f, s, "sets.txt");
+    if (tvds_smap_init(&set_names, (size_t)s->nsets) != TVDS_OK) goto nomem;
     for (int k = 0; k < s->nsets; k++) {
         const tvds_nodeset *set = &s->sets[k];
         char at[64] = "";
         if (set_lines) snprintf(at, sizeof at, ":%ld", set_lines[k]);
-        if (!set->name || set->n < 1 || !set->nodes)
-            return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "%s%s: substructure '%s': set %d is empty", f,
-                              at, name, k + 1);
-        for (int q = 0; q < k; q++)
-            if (strcmp(s->sets[q].name, set->name) == 0)
-                return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
-                                  "%s%s: substructure '%s': set '%s' is defined twice", f, at, name,
-                                  set->name);
-        for (int i = 0; i < set->n; i++) {
-            int found = 0;
-            for (int q = 0; q < n && !found; q++)
-                found = s->dofs[q].kind == TVDS_DOF_PHYSICAL && s->dofs[q].node == set->nodes[i];
-            if (!found)
-                return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
-                                  "%s%s: substructure '%s': set '%s' names node %ld, which has "
-                                  "no DoF in dofs.txt",
-                                  f, at, name, set->name, set->nodes[i]);
+        if (!set->name || set->n < 1 || !set->nodes) {
+            rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID, "%s%s: substructure '%s': set %d is empty", f,
+                            at, name, k + 1);
+            goto out;
         }
+        int q;
+        if (tvds_smap_put(&set_names, set->name, k, &q) != TVDS_OK) goto nomem;
+        if (q >= 0) {
+            rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                            "%s%s: substructure '%s': set '%s' is defined twice", f, at, name,
+                            set->name);
+            goto out;
+        }
+        for (int i = 0; i < set->n; i++)
+            if (tvds_lmap_get(&nodes, set->nodes[i]) < 0) {
+                rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                                "%s%s: substructure '%s': set '%s' names node %ld, which has "
+                                "no DoF in dofs.txt",
+                                f, at, name, set->name, set->nodes[i]);
+                goto out;
+            }
     }
+    goto out;
+nomem:
+    rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "substructure '%s': out of memory", name);
+out:
+    tvds_lmap_free(&labels);
+    tvds_lmap_free(&nodes);
+    tvds_lmap_free(&modes);
+    tvds_smap_free(&set_names);
+    return rc;
+}
+
+/* Everything but the tables (checked by check_tables). */
+static int validate(const tvds_substructure *s, const long *dof_lines, const long *set_lines,
+                    tvds_ctx *ctx)
+{
+    if (!s) return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "substructure: NULL");
+    const char *name = sub_name(s);
+    char f[PATH_MAX + 64], la[96];
+    if (s->n < 1 || !s->M || !s->K || !s->dofs)
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                          "substructure '%s': needs n >= 1, M, K and the DoF table (n = %d)", name,
+                          s->n);
+    int n = s->n;
+    int rc = check_tables(s, dof_lines, set_lines, ctx);
+    if (rc != TVDS_OK) return rc;
     /* Recovery rows. */
     file_of(f, sizeof f, s, "recovery.txt");
     for (int k = 0; k < s->nrec; k++) {

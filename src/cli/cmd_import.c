@@ -1,0 +1,122 @@
+/* cmd_import.c — `tvds import`: bring a full FE model written by another code into a full-model
+ * directory that `tvds reduce` reads (docs/formats.md). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "tvds/tvds_io.h"
+#include "tvds/tvds_output.h"
+#include "tvds/tvds_reduce.h"
+
+static void import_help(FILE *out)
+{
+    fprintf(out,
+            "usage: tvds import calculix JOB.inp [-o DIR] [--no-mass-check]\n"
+            "\n"
+            "Import the matrices of a CalculiX job as a full-model directory (M.mtx, K.mtx,\n"
+            "dofs.txt, sets.txt) for 'tvds reduce'. Nothing is run: first run the job with a\n"
+            "step\n"
+            "    *STEP\n"
+            "    *FREQUENCY, SOLVER=MATRIXSTORAGE\n"
+            "    *END STEP\n"
+            "(ccx -i JOB), which writes JOB.sti (stiffness), JOB.mas (mass), both the upper\n"
+            "triangle as 'row col value', and JOB.dof ('node.direction' per line, in matrix\n"
+            "order, constrained DoFs left out). tvds reads those three beside JOB.inp, and from\n"
+            "JOB.inp (and the files it *INCLUDEs) the *NODE coordinates and the *NSET node sets\n"
+            "(GENERATE, sets named inside sets, keyword lines continued by a trailing comma,\n"
+            "'**' comments, keywords in any case). Directions 1-3 become ux uy uz, 4-6 rx ry\n"
+            "rz. Node sets keep the nodes that have a DoF, in their order; a set none of whose\n"
+            "nodes has a DoF (a clamped face) is left out and named in the report.\n"
+            "\n"
+            "The model is checked as 'tvds reduce' checks its input (symmetry, positive mass\n"
+            "diagonal, M positive definite, no negative stiffness on the diagonal) before\n"
+            "anything is written; errors are one line 'file:line: message'.\n"
+            "\n"
+            "options:\n"
+            "  -o, --output DIR   output directory (default: JOB_full beside JOB.inp)\n"
+            "  --no-mass-check    skip the sparse Cholesky that proves M positive definite\n"
+            "  -h, --help         this help\n"
+            "\n"
+            "exit codes: 0 success, 1 internal error, 2 bad input.\n"
+            "\n"
+            "example:\n"
+            "  ccx -i pad            # pad.inp with *FREQUENCY, SOLVER=MATRIXSTORAGE\n"
+            "  tvds import calculix pad.inp -o pad_full\n"
+            "  tvds reduce --model pad_full --boundary CONTACT --modes 30 -o pad_cb\n");
+}
+
+int tvds_cmd_import(int argc, char **argv)
+{
+    const char *format = NULL, *inp = NULL, *outdir = NULL;
+    int no_mass_check = 0, r;
+    const tvds_cli_opt opts[] = {{"--output", "-o", &outdir, NULL, 0},
+                                 {"--no-mass-check", NULL, NULL, &no_mass_check, 1},
+                                 {NULL, NULL, NULL, NULL, 0}};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (tvds_cli_is_help(a)) {
+            import_help(stdout);
+            return 0;
+        } else if ((r = tvds_cli_opt_table(argc, argv, &i, opts)) != 0) {
+            if (r < 0) return 2;
+        } else if (a[0] == '-') {
+            return tvds_cli_usage_error("import: unknown option '%s' (see 'tvds import --help')",
+                                        a);
+        } else if (!format) {
+            format = a;
+        } else if (!inp) {
+            inp = a;
+        } else {
+            return tvds_cli_usage_error("import: unexpected argument '%s' (see 'tvds import "
+                                        "--help')",
+                                        a);
+        }
+    }
+    if (!format || !inp)
+        return tvds_cli_usage_error("import: usage 'tvds import calculix JOB.inp [-o DIR]' (see "
+                                    "'tvds import --help')");
+    if (strcmp(format, "calculix") != 0 && strcmp(format, "ccx") != 0)
+        return tvds_cli_usage_error("import: unknown format '%s' (known: calculix); for Matrix "
+                                    "Market files from other codes see docs/formats.md",
+                                    format);
+    char dbuf[4096];
+    if (!outdir) {
+        size_t l = strlen(inp);
+        snprintf(dbuf, sizeof dbuf, "%.*s_full", (int)(l > 4 ? l - 4 : l), inp);
+        outdir = dbuf;
+    }
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    cholmod_common cc;
+    int rc = tvds_cholmod_start(&cc);
+    if (rc) return tvds_cli_report(rc, NULL);
+    tvds_cholmod_ctx(&ctx);
+    tvds_fe_model *m = NULL;
+    tvds_ccx_info info;
+    rc = tvds_import_calculix(inp, &m, &info, &cc, &ctx);
+    if (!rc) {
+        /* Checked in memory, with the job's own file names, before anything is written. */
+        size_t l = strlen(inp) - 4;
+        char mas[4096], sti[4096], dof[4096];
+        snprintf(mas, sizeof mas, "%.*s.mas", (int)l, inp);
+        snprintf(sti, sizeof sti, "%.*s.sti", (int)l, inp);
+        snprintf(dof, sizeof dof, "%.*s.dof", (int)l, inp);
+        tvds_fe_paths names = {mas, sti, dof, NULL, !no_mass_check};
+        rc = tvds_fe_model_check(m, &names, &cc, &ctx);
+    }
+    if (!rc) rc = tvds_mkdir_p(outdir, &ctx);
+    if (!rc) rc = tvds_fe_model_write(m, outdir, &ctx);
+    if (!rc) {
+        printf("import: wrote %s (%d DoFs of %d nodes, nnz K = %ld, %d node sets)\n", outdir,
+               m->n, info.nodes, (long)cholmod_nnz(m->K, &cc), m->nsets);
+        if (info.sets_dropped)
+            printf("import: %d node set(s) left out, no node with a DoF (first: %s)\n",
+                   info.sets_dropped, info.first_dropped);
+    }
+    tvds_fe_model_free(&m, &cc);
+    tvds_cholmod_ctx(NULL);
+    cholmod_finish(&cc);
+    if (rc) return tvds_cli_report(rc, &ctx);
+    return 0;
+}
