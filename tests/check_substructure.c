@@ -165,6 +165,76 @@ START_TEST(test_roundtrip_full)
 }
 END_TEST
 
+/* Face sets: read, kept in file order per name, written and read back unchanged; mixed face
+ * kinds in one set. */
+START_TEST(test_faceset_roundtrip)
+{
+    char dir[64], a_dir[128], b_dir[128];
+    tvds_test_mkdtemp(dir, sizeof dir, "/tmp/tvds_sub_");
+    snprintf(a_dir, sizeof a_dir, "%s/plate", dir);
+    snprintf(b_dir, sizeof b_dir, "%s/copy", dir);
+    ck_assert_int_eq(mkdir(a_dir, 0777), 0);
+    /* Six nodes of a 2 x 1 patch in z = 0, ux uy uz each: M = I, K = 1e3 I. */
+    char dofs[1024] = "", mm[2][2048];
+    for (int k = 0; k < 6; k++)
+        for (int a = 0; a < 3; a++) {
+            char line[80];
+            snprintf(line, sizeof line, "%d u%c %g %g 0\n", k + 1, "xyz"[a], 0.1 * (k % 3),
+                     0.1 * (k / 3));
+            strcat(dofs, line);
+        }
+    for (int w = 0; w < 2; w++) {
+        snprintf(mm[w], sizeof mm[w],
+                 "%%%%MatrixMarket matrix coordinate real symmetric\n18 18 18\n");
+        for (int k = 1; k <= 18; k++) {
+            char line[64];
+            snprintf(line, sizeof line, "%d %d %g\n", k, k, w ? 1e3 : 1.0);
+            strcat(mm[w], line);
+        }
+    }
+    tvds_test_write_file(a_dir, "dofs.txt", dofs);
+    tvds_test_write_file(a_dir, "M.mtx", mm[0]);
+    tvds_test_write_file(a_dir, "K.mtx", mm[1]);
+    tvds_test_write_file(a_dir, "sets.txt",
+                         "set edge 1 2 3\n"
+                         "face top 1 2 5 4   # a quadrilateral\n"
+                         "face side 1 2 4\n"
+                         "face top 2 3 6\n"
+                         "face top 3 6 5\n");
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_substructure *a = NULL, *b = NULL;
+    ck_assert_msg(tvds_substructure_read(a_dir, NULL, &a, &ctx) == TVDS_OK, "%s", ctx.msg);
+    ck_assert_int_eq(a->nsets, 1);
+    ck_assert_int_eq(a->nfsets, 2);
+    int top = tvds_substructure_find_faceset(a, "top");
+    ck_assert_int_eq(top, 0);
+    ck_assert_int_eq(tvds_substructure_find_faceset(a, "side"), 1);
+    ck_assert_int_eq(tvds_substructure_find_faceset(a, "edge"), -1);
+    const tvds_faceset *fs = &a->fsets[top];
+    ck_assert_int_eq(fs->nface, 3);
+    ck_assert_int_eq(fs->nn[0], 4);
+    ck_assert_int_eq(fs->nn[1], 3);
+    ck_assert_int_eq(fs->nodes[TVDS_FACE_MAX_NODES * 2 + 2], 5);
+    ck_assert_int_eq(tvds_substructure_write(a, b_dir, &ctx), TVDS_OK);
+    ck_assert_msg(tvds_substructure_read(b_dir, NULL, &b, &ctx) == TVDS_OK, "%s", ctx.msg);
+    ck_assert_int_eq(b->nfsets, a->nfsets);
+    for (int k = 0; k < a->nfsets; k++) {
+        ck_assert_str_eq(b->fsets[k].name, a->fsets[k].name);
+        ck_assert_int_eq(b->fsets[k].nface, a->fsets[k].nface);
+        for (int f = 0; f < a->fsets[k].nface; f++) {
+            ck_assert_int_eq(b->fsets[k].nn[f], a->fsets[k].nn[f]);
+            for (int q = 0; q < a->fsets[k].nn[f]; q++)
+                ck_assert_int_eq(b->fsets[k].nodes[TVDS_FACE_MAX_NODES * f + q],
+                                 a->fsets[k].nodes[TVDS_FACE_MAX_NODES * f + q]);
+        }
+    }
+    tvds_substructure_free(&a);
+    tvds_substructure_free(&b);
+    (void)tvds_test_rmtree(dir);
+}
+END_TEST
+
 static uint64_t rng = 88172645463325252ull;
 static double urand(void)
 {
@@ -375,7 +445,26 @@ static const sub_case sub_cases[] = {
     {"sets.txt", "set top 1 \\\n", NULL, NULL, TVDS_ERR_PARSE,
      "sets.txt:1: substructure 'case': file ends after a continuation '\\'"},
     {"sets.txt", "top 1\n", NULL, NULL, TVDS_ERR_PARSE,
-     "sets.txt:1: substructure 'case': expected 'set <name> <node>...', found 'top'"},
+     "sets.txt:1: substructure 'case': expected 'set <name> <node>...' or 'face <name> "
+     "<node>...', found 'top'"},
+    /* Face sets. */
+    {"sets.txt", "face top 1 2\n", NULL, NULL, TVDS_ERR_INVALID,
+     "sets.txt:1: substructure 'case': face set 'top': a face has 3, 4, 6, 8 or 9 nodes, not 2"},
+    {"sets.txt", "face top 1 2 3 4 5 6 7 8 9 10\n", NULL, NULL, TVDS_ERR_INVALID,
+     "sets.txt:1: substructure 'case': face set 'top': a face has 3, 4, 6, 8 or 9 nodes, not 10 "
+     "or more"},
+    {"sets.txt", "face top 1 2 1\n", NULL, NULL, TVDS_ERR_INVALID,
+     "sets.txt:1: substructure 'case': face set 'top': a face lists node 1 twice"},
+    {"sets.txt", "face top 1 2 x\n", NULL, NULL, TVDS_ERR_PARSE,
+     "sets.txt:1: substructure 'case': face set 'top': node 'x' is not an integer >= 1"},
+    {"sets.txt", "face top 1 2 3 \\\n", NULL, NULL, TVDS_ERR_PARSE,
+     "sets.txt:1: substructure 'case': a face line cannot continue"},
+    {"sets.txt", "set top 1\nface top 1 2 3\n", NULL, NULL, TVDS_ERR_INVALID,
+     "sets.txt:2: substructure 'case': 'top' is already a node set"},
+    {"sets.txt", "face top 1 2 3\nset top 1\n", NULL, NULL, TVDS_ERR_INVALID,
+     "sets.txt:2: substructure 'case': 'top' is already a face set"},
+    {"sets.txt", "face top 1 2 3\n", NULL, NULL, TVDS_ERR_INVALID,
+     "sets.txt: substructure 'case': face set 'top': face 1: node 2 has no ux in dofs.txt"},
     {"sets.txt", "set top 1 x\n", NULL, NULL, TVDS_ERR_PARSE,
      "sets.txt:1: substructure 'case': set 'top': node 'x' is not an integer >= 1"},
     /* Matrix Market errors carry the substructure's name. */
@@ -516,6 +605,7 @@ Suite *substructure_suite(void)
     suite_add_tcase(s, tc);
     tc = tcase_create("roundtrip");
     tcase_add_test(tc, test_roundtrip_full);
+    tcase_add_test(tc, test_faceset_roundtrip);
     tcase_add_test(tc, test_roundtrip_random_bits);
     suite_add_tcase(s, tc);
     tc = tcase_create("validate");

@@ -41,6 +41,19 @@ typedef struct tvds_nodeset {
     long *nodes; /* n, in surface order */
 } tvds_nodeset;
 
+/* Largest number of nodes of one face of a face set (9-node quadrilateral). */
+#define TVDS_FACE_MAX_NODES 9
+
+/* A named set of faces (a 3D master surface): triangles of 3 or 6 nodes, quadrilaterals of 4,
+ * 8 or 9. Corners counter-clockwise seen from the side the contact normal points to, then the
+ * midside nodes (edge 1-2 first), then the centre node (docs/formats.md, sets.txt). */
+typedef struct tvds_faceset {
+    char *name;
+    int nface;
+    int *nn;     /* nface: nodes of each face (3, 4, 6, 8 or 9) */
+    long *nodes; /* nface x TVDS_FACE_MAX_NODES: node ids of face f at [9 f, 9 f + nn[f]) */
+} tvds_faceset;
+
 /* Recovery row: physical displacement of an interior point from the reduced DoFs,
  * u_point = row . u. */
 typedef struct tvds_recovery {
@@ -62,6 +75,8 @@ typedef struct tvds_substructure {
     tvds_dof *dofs; /* n */
     int nsets;
     tvds_nodeset *sets; /* nsets */
+    int nfsets;
+    tvds_faceset *fsets; /* nfsets: face sets (3D master surfaces) */
     int nrec;
     tvds_recovery *rec; /* nrec */
 } tvds_substructure;
@@ -135,6 +150,7 @@ enum tvds_master_kind {
     TVDS_MASTER_RIGID,       /* rigid line (2D) or plane (3D), fixed or moving */
     TVDS_MASTER_SURFACE_C1,  /* the same node set as a C1 curve: cubic Hermite segments with
                                 tangents from averaged nodal normals (docs/theory.md 4b) */
+    TVDS_MASTER_FACES,       /* face set of another substructure (3D node-to-face) */
     TVDS_MASTER_KIND_COUNT
 };
 
@@ -143,7 +159,7 @@ enum tvds_contact_law {
     TVDS_LAW_PENALTY       /* Code_Aster DIS_CHOC-like shock: kn, pen0, kt, cn, ct */
 };
 
-/* Node-to-segment (2D) or node-to-plane (3D) frictional contact. */
+/* Node-to-segment (2D), node-to-face (3D) or node-to-plane (rigid) frictional contact. */
 typedef struct tvds_contact {
     char *name;
     int dim; /* 2: x-y plane; 3: against a rigid plane */
@@ -153,7 +169,11 @@ typedef struct tvds_contact {
     int master_kind;   /* enum tvds_master_kind */
     int master_sub;    /* TVDS_MASTER_SURFACE(_C1): substructure index */
     int nmaster;
-    long *master_nodes; /* TVDS_MASTER_SURFACE(_C1): nmaster node ids, surface order */
+    long *master_nodes; /* TVDS_MASTER_SURFACE(_C1): nmaster node ids, surface order;
+                           TVDS_MASTER_FACES: the distinct nodes of the faces */
+    int nface;          /* TVDS_MASTER_FACES: number of faces */
+    int *face_nn;       /* nface: nodes per face (3, 4, 6, 8, 9) */
+    int *face_node;     /* nface x TVDS_FACE_MAX_NODES: indices into master_nodes */
     /* Rigid master: a point, the outward normal (pointing toward the slave side) and the
      * first tangent; the second tangent is normal x t1. rigid_motion[k] is the displacement
      * of the rigid master along axis k over time. */
@@ -324,6 +344,8 @@ TVDS_API void tvds_fn_clear(tvds_fn *f);
 
 /* Index of the DoF (node, dir) in s, or -1. */
 TVDS_API int tvds_substructure_find_dof(const tvds_substructure *s, long node, int dir);
+/* Index of the face set called name in s, or -1. */
+TVDS_API int tvds_substructure_find_faceset(const tvds_substructure *s, const char *name);
 /* Index of the node set called name in s, or -1. */
 TVDS_API int tvds_substructure_find_set(const tvds_substructure *s, const char *name);
 /* Index of the substructure called name in m, or -1. */

@@ -986,9 +986,11 @@ int tvds_cea_surface_length(const tvds_model *m, int contact, double *length, tv
     if (!m || !length || contact < 0 || contact >= m->ncontact)
         return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "cea: bad contact index %d", contact);
     const tvds_contact *c = &m->contacts[contact];
-    if (c->master_kind == TVDS_MASTER_RIGID || c->master_sub < 0 || c->master_sub >= m->nsub)
+    if (c->master_kind == TVDS_MASTER_RIGID || c->dim != 2 || c->master_sub < 0 ||
+        c->master_sub >= m->nsub)
         return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
-                          "cea: contact '%s' has no master surface (rigid master): give positions",
+                          "cea: contact '%s' has no 2D master surface (rigid or 3D master): give "
+                          "positions",
                           c->name ? c->name : "?");
     const tvds_substructure *s = m->subs[c->master_sub];
     double L = 0.0, prev[2] = {0, 0};

@@ -555,8 +555,8 @@ static int master_abscissae(const tvds_model *m, int ic, double **S, int *ns, tv
     *ns = 0;
     if (ic < 0 || ic >= m->ncontact) return TVDS_OK;
     const tvds_contact *c = &m->contacts[ic];
-    if (c->master_kind == TVDS_MASTER_RIGID || c->master_sub < 0 || c->master_sub >= m->nsub ||
-        c->nmaster < 2)
+    if (c->master_kind == TVDS_MASTER_RIGID || c->dim != 2 || c->master_sub < 0 ||
+        c->master_sub >= m->nsub || c->nmaster < 2)
         return TVDS_OK;
     const tvds_substructure *sub = m->subs[c->master_sub];
     double *a = tvds_malloc((size_t)c->nmaster * sizeof *a);

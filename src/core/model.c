@@ -206,6 +206,12 @@ void tvds_substructure_free(tvds_substructure **ps)
         tvds_free(s->sets[i].nodes);
     }
     tvds_free(s->sets);
+    for (int i = 0; i < s->nfsets; i++) {
+        tvds_free(s->fsets[i].name);
+        tvds_free(s->fsets[i].nn);
+        tvds_free(s->fsets[i].nodes);
+    }
+    tvds_free(s->fsets);
     for (int i = 0; i < s->nrec; i++) {
         tvds_free(s->rec[i].name);
         tvds_free(s->rec[i].row);
@@ -236,6 +242,8 @@ void tvds_model_free(tvds_model **pm)
         tvds_free(c->name);
         tvds_free(c->slave_nodes);
         tvds_free(c->master_nodes);
+        tvds_free(c->face_nn);
+        tvds_free(c->face_node);
         for (int k = 0; k < 3; k++) {
             tvds_fn_clear(&c->rigid_motion[k]);
             tvds_fn_clear(&c->slave_kin[k]);
@@ -276,6 +284,13 @@ int tvds_substructure_find_set(const tvds_substructure *s, const char *name)
 {
     for (int i = 0; i < s->nsets; i++)
         if (strcmp(s->sets[i].name, name) == 0) return i;
+    return -1;
+}
+
+int tvds_substructure_find_faceset(const tvds_substructure *s, const char *name)
+{
+    for (int i = 0; i < s->nfsets; i++)
+        if (strcmp(s->fsets[i].name, name) == 0) return i;
     return -1;
 }
 

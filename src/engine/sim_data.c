@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "engine/elements_impl.h"
+#include "engine/contact/face.h"
 #include "engine/friction_laws_impl.h"
 #include "engine/sim_impl.h"
 
@@ -220,7 +221,13 @@ void tvds_data_free(tvds_data **pd)
         if (d->mnodes_dofs) tvds_free(d->mnodes_dofs[c]);
         if (d->mnodes_X) tvds_free(d->mnodes_X[c]);
         if (d->mnodes_s) tvds_free(d->mnodes_s[c]);
+        if (d->fnb_off) tvds_free(d->fnb_off[c]);
+        if (d->fnb) tvds_free(d->fnb[c]);
+        if (d->fedge) tvds_free(d->fedge[c]);
     }
+    tvds_free(d->fnb_off);
+    tvds_free(d->fnb);
+    tvds_free(d->fedge);
     tvds_free(d->mnodes_dofs);
     tvds_free(d->mnodes_X);
     tvds_free(d->mnodes_s);
@@ -264,6 +271,115 @@ void tvds_data_free(tvds_data **pd)
         (p) = tvds_calloc((size_t)(count) > 0 ? (size_t)(count) : 1, sizeof *(p));                 \
         if (!(p)) goto nomem;                                                                      \
     } while (0)
+
+/* Face-set master of contact c: node DoFs and coordinates, the faces sharing a node with each
+ * face (the local search walks through them) and the face across each edge (-1: a free edge,
+ * where the contact can be lost). Every face must have a proper normal at its centre. */
+static int face_topology(const tvds_model *m, tvds_data *d, int c, tvds_ctx *ctx)
+{
+    const tvds_contact *C = &m->contacts[c];
+    int nf = C->nface, nm = C->nmaster, rc = TVDS_OK;
+    const char *cn = C->name ? C->name : "?";
+    long *dd = tvds_calloc((size_t)nm * 3, sizeof *dd);
+    double *X = tvds_calloc((size_t)nm * 3, sizeof *X);
+    int *cnt = tvds_calloc((size_t)nm + 1, sizeof *cnt), *nf_of = NULL, *mark = NULL;
+    d->mnodes_dofs[c] = dd;
+    d->mnodes_X[c] = X;
+    d->fnb_off[c] = tvds_calloc((size_t)nf + 1, sizeof(int));
+    d->fedge[c] = tvds_calloc((size_t)nf * 4, sizeof(int));
+    if (!dd || !X || !cnt || !d->fnb_off[c] || !d->fedge[c]) goto nomem;
+    for (int k = 0; k < nm; k++) {
+        int di[3];
+        sim_node_dofs(m->subs[C->master_sub], C->master_nodes[k], di, X + 3 * k);
+        for (int a = 0; a < 3; a++)
+            dd[3 * k + a] = di[a];
+    }
+    /* Node -> faces (CSR). */
+    for (int f = 0; f < nf; f++)
+        for (int q = 0; q < C->face_nn[f]; q++)
+            cnt[C->face_node[(size_t)f * TVDS_FACE_MAX_NODES + q] + 1]++;
+    for (int k = 0; k < nm; k++)
+        cnt[k + 1] += cnt[k];
+    nf_of = tvds_calloc((size_t)cnt[nm] + 1, sizeof *nf_of);
+    mark = tvds_calloc((size_t)nf, sizeof *mark);
+    if (!nf_of || !mark) goto nomem;
+    {
+        int *fill = tvds_calloc((size_t)nm + 1, sizeof *fill);
+        if (!fill) goto nomem;
+        for (int f = 0; f < nf; f++)
+            for (int q = 0; q < C->face_nn[f]; q++) {
+                int k = C->face_node[(size_t)f * TVDS_FACE_MAX_NODES + q];
+                nf_of[cnt[k] + fill[k]++] = f;
+            }
+        tvds_free(fill);
+    }
+    /* Face -> neighbour faces (sharing any node), two passes: count, then fill. */
+    for (int pass = 0; pass < 2; pass++) {
+        int tot = 0;
+        for (int f = 0; f < nf; f++) {
+            if (pass == 0) d->fnb_off[c][f] = tot;
+            for (int q = 0; q < C->face_nn[f]; q++) {
+                int k = C->face_node[(size_t)f * TVDS_FACE_MAX_NODES + q];
+                for (int r = cnt[k]; r < cnt[k + 1]; r++) {
+                    int g = nf_of[r];
+                    if (g == f || mark[g] == f + 1) continue;
+                    mark[g] = f + 1;
+                    if (pass == 1) d->fnb[c][tot] = g;
+                    tot++;
+                }
+            }
+            for (int q = 0; q < C->face_nn[f]; q++) {
+                int k = C->face_node[(size_t)f * TVDS_FACE_MAX_NODES + q];
+                for (int r = cnt[k]; r < cnt[k + 1]; r++)
+                    mark[nf_of[r]] = 0;
+            }
+        }
+        if (pass == 0) {
+            d->fnb_off[c][nf] = tot;
+            d->fnb[c] = tvds_calloc((size_t)tot + 1, sizeof(int));
+            if (!d->fnb[c]) goto nomem;
+        }
+    }
+    /* Face across each edge: the other face holding both corners. */
+    for (int f = 0; f < nf; f++) {
+        int nn = C->face_nn[f], ncn = face_ncorner(nn);
+        const int *fn = C->face_node + (size_t)f * TVDS_FACE_MAX_NODES;
+        for (int e = 0; e < 4; e++) {
+            d->fedge[c][4 * f + e] = -1;
+            if (e >= ncn) continue;
+            int a = fn[e], b = fn[(e + 1) % ncn];
+            for (int r = cnt[a]; r < cnt[a + 1]; r++) {
+                int g = nf_of[r];
+                if (g == f) continue;
+                const int *gn = C->face_node + (size_t)g * TVDS_FACE_MAX_NODES;
+                for (int q = 0; q < face_ncorner(C->face_nn[g]); q++)
+                    if (gn[q] == b) d->fedge[c][4 * f + e] = g;
+            }
+        }
+        double P[3 * FACE_MAX_NODES], xi[2], n[3], t1[3], t2[3];
+        for (int q = 0; q < nn; q++)
+            for (int a = 0; a < 3; a++)
+                P[3 * q + a] = X[3 * fn[q] + a];
+        xi[0] = xi[1] = face_is_tri(nn) ? 1.0 / 3.0 : 0.0;
+        if (face_frame(nn, P, xi, n, t1, t2) != 0) {
+            rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                            "contact '%s': face %d (nodes %ld, %ld, %ld, ...) is degenerate "
+                            "(zero area)",
+                            cn, f + 1, C->master_nodes[fn[0]], C->master_nodes[fn[1]],
+                            C->master_nodes[fn[2]]);
+            break;
+        }
+    }
+    tvds_free(cnt);
+    tvds_free(nf_of);
+    tvds_free(mark);
+    return rc;
+nomem:
+    tvds_free(cnt);
+    tvds_free(nf_of);
+    tvds_free(mark);
+    return TVDS_ERR_NOMEM;
+}
 
 /* Eigenbasis (modal) or M^-1 (physical) of substructure i. */
 static int sub_setup(const tvds_model *m, int i, sim_sub *s, tvds_ctx *ctx)
@@ -500,7 +616,7 @@ int sim_data_setup(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
             rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID, "contact '%s': bad slave substructure", cn);
             goto fail;
         }
-        if (C->master_kind != TVDS_MASTER_RIGID) {
+        if (C->master_kind == TVDS_MASTER_SURFACE || C->master_kind == TVDS_MASTER_SURFACE_C1) {
             if (C->dim != 2 || C->master_sub < 0 || C->master_sub >= m->nsub || C->nmaster < 2) {
                 rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
                                 "contact '%s': a master surface needs dim 2, a master "
@@ -518,6 +634,52 @@ int sim_data_setup(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
                     goto fail;
                 }
                 for (int a = 0; a < 2; a++)
+                    mark_cand(&d->sub[C->master_sub], dd[a]);
+            }
+        } else if (C->master_kind == TVDS_MASTER_FACES) {
+            if (C->law == TVDS_LAW_PENALTY) {
+                rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                                "contact '%s': the penalty law needs a 2D master surface or a "
+                                "rigid master (a face set takes the Lagrange law)",
+                                cn);
+                goto fail;
+            }
+            if (C->dim != 3 || C->master_sub < 0 || C->master_sub >= m->nsub || C->nface < 1 ||
+                !C->face_nn || !C->face_node) {
+                rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                                "contact '%s': a face set needs dim 3, a master substructure "
+                                "and at least one face",
+                                cn);
+                goto fail;
+            }
+            for (int f = 0; f < C->nface; f++) {
+                int nn = C->face_nn[f];
+                if (!face_supported(nn)) {
+                    rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                                    "contact '%s': face %d has %d nodes (3, 4, 6, 8 or 9)", cn,
+                                    f + 1, nn);
+                    goto fail;
+                }
+                for (int q = 0; q < nn; q++) {
+                    int j = C->face_node[(size_t)f * TVDS_FACE_MAX_NODES + q];
+                    if (j < 0 || j >= C->nmaster) {
+                        rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID, "contact '%s': face %d: bad node",
+                                        cn, f + 1);
+                        goto fail;
+                    }
+                }
+            }
+            for (int k = 0; k < C->nmaster; k++) {
+                int dd[3];
+                double X[3];
+                if (!sim_node_dofs(m->subs[C->master_sub], C->master_nodes[k], dd, X) ||
+                    dd[0] < 0 || dd[1] < 0 || dd[2] < 0) {
+                    rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                                    "contact '%s': master node %ld needs ux, uy and uz", cn,
+                                    C->master_nodes[k]);
+                    goto fail;
+                }
+                for (int a = 0; a < 3; a++)
                     mark_cand(&d->sub[C->master_sub], dd[a]);
             }
         } else {
@@ -550,7 +712,18 @@ int sim_data_setup(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
             p->state = p->state_prev = C->initially_stuck && !p->pen ? TVDS_STICK : TVDS_OPEN;
             p->row_n = p->row_t[0] = p->row_t[1] = -1;
             rmax += 1 + p->ntan;
-            pool += (1 + p->ntan) * SIM_ROW_MAX_CP;
+            /* Entries of one row: the slave and the master nodes a row can touch. */
+            int ent = SIM_ROW_MAX_CP; /* any kind: the bound */
+            if (C->master_kind == TVDS_MASTER_RIGID) ent = C->dim;
+            if (C->master_kind == TVDS_MASTER_SURFACE || C->master_kind == TVDS_MASTER_SURFACE_C1)
+                ent = 3 * C->dim; /* two master nodes */
+            if (C->master_kind == TVDS_MASTER_FACES) {
+                int nmax = 0;
+                for (int f = 0; f < C->nface; f++)
+                    if (C->face_nn[f] > nmax) nmax = C->face_nn[f];
+                ent = 3 * (1 + nmax);
+            }
+            pool += (1 + p->ntan) * ent;
         }
     }
     /* Rigid stick-slip elements: their DoFs are candidates of a stick row (2 entries). */
@@ -577,6 +750,9 @@ int sim_data_setup(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
         ALLOC(d->mnodes_dofs, m->ncontact);
         ALLOC(d->mnodes_X, m->ncontact);
         ALLOC(d->mnodes_s, m->ncontact);
+        ALLOC(d->fnb_off, m->ncontact);
+        ALLOC(d->fnb, m->ncontact);
+        ALLOC(d->fedge, m->ncontact);
         d->nctc = m->ncontact;
     }
     d->rmax = rmax;
@@ -685,7 +861,14 @@ int sim_data_setup(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
 
     for (int c = 0; c < m->ncontact; c++) {
         const tvds_contact *C = &m->contacts[c];
-        if (C->master_kind == TVDS_MASTER_RIGID) continue;
+        if (C->master_kind == TVDS_MASTER_FACES) {
+            rc = face_topology(m, d, c, ctx);
+            if (rc == TVDS_ERR_NOMEM) goto nomem;
+            if (rc) goto fail;
+            continue;
+        }
+        if (C->master_kind != TVDS_MASTER_SURFACE && C->master_kind != TVDS_MASTER_SURFACE_C1)
+            continue;
         long *dd;
         double *X, *S;
         ALLOC(dd, (size_t)C->nmaster * 3);

@@ -61,8 +61,10 @@ typedef struct sim_sub {
  * channels are published less often (tvds_set_record). */
 #define SIM_ENERGY_EVERY 1024
 
-/* Maximal entries in one contact row: 3 nodes x 3 directions. */
-#define SIM_ROW_MAX_CP 9
+/* Maximal entries in one contact row: the slave and the nodes of a 9-node face, 3 directions
+ * each. A row holds only its point's actual entries (2D segment: 6, rigid: dim), and the
+ * entry pool is sized per point (sim_data.c), so the bound costs nothing to the 2D path. */
+#define SIM_ROW_MAX_CP (3 * (1 + 9))
 
 /* One contact point: a slave node of a contact. */
 typedef struct sim_cp {
@@ -72,8 +74,10 @@ typedef struct sim_cp {
     double X[3]; /* undeformed slave position */
     int dim;
     /* Geometry at the current step (t_{n+1} detection). */
-    int seg;         /* surface: segment index (T1 = seg, T2 = seg + 1); rigid: 0 */
-    double alpha;    /* position on the segment [-] */
+    int seg;         /* surface: segment index (T1 = seg, T2 = seg + 1); faces: face index;
+                        rigid: 0 */
+    double alpha;    /* position on the segment [-]; faces: natural coordinate xi1 */
+    double xi[2];    /* faces: natural coordinates of the master point */
     double s;        /* curvilinear position along the master [m] */
     double n[3];     /* unit normal toward the slave */
     double t[2][3];  /* unit tangents */
@@ -138,6 +142,9 @@ struct tvds_data {
     long **mnodes_dofs; /* per contact: nmaster x 3 DoF indices (master surface), or NULL */
     double **mnodes_X;  /* per contact: nmaster x 3 undeformed coordinates */
     double **mnodes_s;  /* per contact: nmaster cumulative undeformed arc length */
+    int **fnb_off;      /* per face-set contact: nface + 1 offsets into fnb */
+    int **fnb;          /* per face-set contact: the faces sharing a node with each face */
+    int **fedge;        /* per face-set contact: nface x 4, the face across each edge or -1 */
     /* System. */
     int rmax, nrow;
     sim_row *row; /* rmax */

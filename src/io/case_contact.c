@@ -1,5 +1,5 @@
-/* case_contact.c — case-file contact sections into the model: slave, master surface or rigid
- * plane, friction, law, prescribed slave kinematics. */
+/* case_contact.c — case-file contact sections into the model: slave, master surface, face set
+ * or rigid plane, friction, law, prescribed slave kinematics. */
 #include <math.h>
 #include <string.h>
 
@@ -7,6 +7,50 @@
 
 static const char *const law_words[] = {"lagrange", "penalty", NULL};
 static const char *const surface_words[] = {"c0", "c1", NULL};
+
+/* master = SUB:FACESET: the contact's faces, with the distinct nodes of the set in
+ * master_nodes (order of first appearance) and each face's nodes as indices into them.
+ * Returns 1 when the value does not name a face set (then it is a node set or an error), 0
+ * when the faces were taken, or an error code. */
+static int parse_faces_ref(case_parser *p, const tvds_model *m, const case_entry *e,
+                           tvds_contact *c)
+{
+    char buf[256];
+    char *f[4];
+    int rc = case_copy_value(p, e, "master", e->value, buf, sizeof buf);
+    if (rc) return rc;
+    if (case_split_colon(buf, f) != 2) return 1;
+    int is = tvds_model_find_sub(m, f[0]);
+    if (is < 0) return 1;
+    const tvds_substructure *s = m->subs[is];
+    int k = tvds_substructure_find_faceset(s, f[1]);
+    if (k < 0) return 1;
+    const tvds_faceset *fs = &s->fsets[k];
+    size_t cap = (size_t)fs->nface * TVDS_FACE_MAX_NODES;
+    c->face_nn = tvds_malloc((size_t)fs->nface * sizeof *c->face_nn);
+    c->face_node = tvds_malloc(cap * sizeof *c->face_node);
+    c->master_nodes = tvds_malloc(cap * sizeof *c->master_nodes);
+    if (!c->face_nn || !c->face_node || !c->master_nodes)
+        return case_err_ent(p, TVDS_ERR_NOMEM, e, "out of memory");
+    c->nface = fs->nface;
+    c->nmaster = 0;
+    for (int q = 0; q < fs->nface; q++) {
+        c->face_nn[q] = fs->nn[q];
+        for (int i = 0; i < TVDS_FACE_MAX_NODES; i++) {
+            size_t at = (size_t)q * TVDS_FACE_MAX_NODES + i;
+            c->face_node[at] = -1;
+            if (i >= fs->nn[q]) continue;
+            long nd = fs->nodes[at];
+            int j = 0;
+            while (j < c->nmaster && c->master_nodes[j] != nd)
+                j++;
+            if (j == c->nmaster) c->master_nodes[c->nmaster++] = nd;
+            c->face_node[at] = j;
+        }
+    }
+    c->master_sub = is;
+    return 0;
+}
 
 int case_build_contact(case_parser *p, tvds_model *m, int sec, tvds_contact *c)
 {
@@ -24,7 +68,42 @@ int case_build_contact(case_parser *p, tvds_model *m, int sec, tvds_contact *c)
     c->master_kind = rigid ? TVDS_MASTER_RIGID : TVDS_MASTER_SURFACE;
     c->dim = rigid ? 3 : 2;
     if ((rc = case_get_int(p, sec, "dim", &c->dim, 2, 3))) return rc;
+    int faces = 0;
     if (!rigid) {
+        rc = parse_faces_ref(p, m, em, c);
+        if (rc < 0) return rc;
+        faces = rc == 0;
+        if (faces) {
+            c->master_kind = TVDS_MASTER_FACES;
+            c->dim = 3;
+            if ((rc = case_get_int(p, sec, "dim", &c->dim, 2, 3))) return rc;
+            if (c->dim != 3)
+                return case_err_ent(p, TVDS_ERR_INVALID, case_get(p, sec, "dim"),
+                                    "dim: a face set is a 3D master surface (dim = 3)");
+        }
+    }
+    if (faces) {
+        if (c->master_sub == c->slave_sub)
+            return case_err_ent(p, TVDS_ERR_INVALID, em,
+                                "master: slave and master are in the same substructure '%s'",
+                                m->subs[c->slave_sub]->name);
+        if ((rc = case_check_translations(p, m, em, c->master_sub, c->nmaster, c->master_nodes,
+                                          3)))
+            return rc;
+        case_entry *esf = case_get(p, sec, "surface");
+        if (esf)
+            return case_err_ent(p, TVDS_ERR_INVALID, esf,
+                                "surface only applies to a 2D node-set master (a face set is "
+                                "used as its faces)");
+        static const char *const rigid_keys[] = {"point",    "normal",   "t1",
+                                                 "motion_x", "motion_y", "motion_z"};
+        for (int i = 0; i < 6; i++) {
+            case_entry *x = case_get(p, sec, rigid_keys[i]);
+            if (x)
+                return case_err_ent(p, TVDS_ERR_INVALID, x, "%s only applies with master = rigid",
+                                    rigid_keys[i]);
+        }
+    } else if (!rigid) {
         if ((rc = case_parse_nodes_ref(p, m, em, "master", &c->master_sub, &c->nmaster,
                                        &c->master_nodes)))
             return rc;
@@ -138,6 +217,10 @@ int case_build_contact(case_parser *p, tvds_model *m, int sec, tvds_contact *c)
                                     pk[i]);
         }
     } else {
+        if (c->master_kind == TVDS_MASTER_FACES)
+            return case_err_ent(p, TVDS_ERR_INVALID, case_get(p, sec, "law"),
+                                "law: the penalty law needs a 2D master surface or a rigid "
+                                "master (a face set takes law = lagrange)");
         if ((rc = case_get_num(p, sec, "kn", 1, &c->kn, 0.0, 1, HUGE_VAL))) return rc;
         if ((rc = case_get_num(p, sec, "pen0", 0, &c->pen0, 0.0, 0, HUGE_VAL))) return rc;
         /* Required: without a tangential stiffness a penalty contact cannot stick. */

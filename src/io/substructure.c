@@ -353,7 +353,81 @@ done:
     return rc;
 }
 
-/* sets.txt: "set <name> <node>..."; a line ending in '\' continues on the next line. */
+/* One "face <name> <node>..." line (the keyword read): append a face of 3, 4, 6, 8 or 9 nodes
+ * to face set <name>, created on its first line. */
+static int read_face_line(tvds_substructure *s, const char *path, long line, const char *p,
+                          const char *e, tvds_ctx *ctx)
+{
+    const char *tb, *te;
+    if (!tok(&p, e, &tb, &te) || !valid_name(tb, te))
+        return TVDS_ERROR(ctx, TVDS_ERR_PARSE,
+                          "%s:%ld: substructure '%s': a face set needs a name of letters, "
+                          "digits, '_', '-', '.'",
+                          path, line, s->name);
+    for (int k = 0; k < s->nsets; k++)
+        if (strlen(s->sets[k].name) == (size_t)(te - tb) &&
+            memcmp(s->sets[k].name, tb, (size_t)(te - tb)) == 0)
+            return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                              "%s:%ld: substructure '%s': '%s' is already a node set", path, line,
+                              s->name, s->sets[k].name);
+    tvds_faceset *fs = NULL;
+    for (int k = 0; k < s->nfsets && !fs; k++)
+        if (strlen(s->fsets[k].name) == (size_t)(te - tb) &&
+            memcmp(s->fsets[k].name, tb, (size_t)(te - tb)) == 0)
+            fs = &s->fsets[k];
+    if (!fs) {
+        tvds_faceset *nf = tvds_realloc(s->fsets, (size_t)(s->nfsets + 1) * sizeof *nf);
+        if (!nf) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "%s: out of memory", path);
+        s->fsets = nf;
+        fs = &s->fsets[s->nfsets];
+        memset(fs, 0, sizeof *fs);
+        fs->name = dup_range(tb, te);
+        if (!fs->name) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "%s: out of memory", path);
+        s->nfsets++;
+    }
+    long nodes[TVDS_FACE_MAX_NODES + 1];
+    int nn = 0;
+    while (tok(&p, e, &tb, &te)) {
+        long node;
+        if (!parse_long_tok(tb, te, &node) || node < 1)
+            return TVDS_ERROR(ctx, TVDS_ERR_PARSE,
+                              "%s:%ld: substructure '%s': face set '%s': node '%.*s' is not an "
+                              "integer >= 1",
+                              path, line, s->name, fs->name, TOKLEN(tb, te), tb);
+        if (nn == TVDS_FACE_MAX_NODES) {
+            nn++;
+            break;
+        }
+        for (int k = 0; k < nn; k++)
+            if (nodes[k] == node)
+                return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                                  "%s:%ld: substructure '%s': face set '%s': a face lists node "
+                                  "%ld twice",
+                                  path, line, s->name, fs->name, node);
+        nodes[nn++] = node;
+    }
+    if (nn != 3 && nn != 4 && nn != 6 && nn != 8 && nn != 9)
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                          "%s:%ld: substructure '%s': face set '%s': a face has 3, 4, 6, 8 or 9 "
+                          "nodes, not %d%s",
+                          path, line, s->name, fs->name, nn > 9 ? 10 : nn,
+                          nn > 9 ? " or more" : "");
+    int *nnn = tvds_realloc(fs->nn, (size_t)(fs->nface + 1) * sizeof *nnn);
+    if (!nnn) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "%s: out of memory", path);
+    fs->nn = nnn;
+    long *nno =
+        tvds_realloc(fs->nodes, (size_t)(fs->nface + 1) * TVDS_FACE_MAX_NODES * sizeof *nno);
+    if (!nno) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "%s: out of memory", path);
+    fs->nodes = nno;
+    long *dst = fs->nodes + (size_t)fs->nface * TVDS_FACE_MAX_NODES;
+    for (int k = 0; k < TVDS_FACE_MAX_NODES; k++)
+        dst[k] = k < nn ? nodes[k] : 0;
+    fs->nn[fs->nface++] = nn;
+    return TVDS_OK;
+}
+
+/* sets.txt: "set <name> <node>..." (a line ending in '\' continues on the next line) and
+ * "face <name> <node>..." (one face per line; the lines of one name make a face set). */
 static int read_sets(tvds_substructure *s, const char *dir, long **set_lines, tvds_ctx *ctx)
 {
     char path[PATH_MAX + 32];
@@ -391,10 +465,21 @@ static int read_sets(tvds_substructure *s, const char *dir, long **set_lines, tv
                 }
                 continue;
             }
+            if (te - tb == 4 && memcmp(tb, "face", 4) == 0) {
+                if (next_cont) {
+                    rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE,
+                                    "%s:%ld: substructure '%s': a face line cannot continue "
+                                    "('\\')",
+                                    path, t.line, s->name);
+                    goto done;
+                }
+                if ((rc = read_face_line(s, path, t.line, p, e, ctx)) != TVDS_OK) goto done;
+                continue;
+            }
             if (te - tb != 3 || memcmp(tb, "set", 3) != 0) {
                 rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE,
-                                "%s:%ld: substructure '%s': expected 'set <name> <node>...', found "
-                                "'%.*s'",
+                                "%s:%ld: substructure '%s': expected 'set <name> <node>...' or "
+                                "'face <name> <node>...', found '%.*s'",
                                 path, t.line, s->name, TOKLEN(tb, te), tb);
                 goto done;
             }
@@ -405,6 +490,14 @@ static int read_sets(tvds_substructure *s, const char *dir, long **set_lines, tv
                                 path, t.line, s->name);
                 goto done;
             }
+            for (int k = 0; k < s->nfsets; k++)
+                if (strlen(s->fsets[k].name) == (size_t)(te - tb) &&
+                    memcmp(s->fsets[k].name, tb, (size_t)(te - tb)) == 0) {
+                    rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                                    "%s:%ld: substructure '%s': '%s' is already a face set", path,
+                                    t.line, s->name, s->fsets[k].name);
+                    goto done;
+                }
             int k = tvds_smap_get(&names, tb, (size_t)(te - tb));
             if (k >= 0) {
                 rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
@@ -824,6 +917,38 @@ static int check_tables(const tvds_substructure *s, const long *dof_lines, const
                 goto out;
             }
     }
+    file_of(f, sizeof f, s, "sets.txt");
+    /* Face sets: supported face sizes, nodes with the three translations. */
+    for (int k = 0; k < s->nfsets; k++) {
+        const tvds_faceset *fs = &s->fsets[k];
+        if (!fs->name || fs->nface < 1 || !fs->nn || !fs->nodes) {
+            rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID, "%s: substructure '%s': face set %d is empty",
+                            f, name, k + 1);
+            goto out;
+        }
+        for (int q = 0; q < fs->nface; q++) {
+            int nn = fs->nn[q];
+            if (nn != 3 && nn != 4 && nn != 6 && nn != 8 && nn != 9) {
+                rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                                "%s: substructure '%s': face set '%s': face %d has %d nodes "
+                                "(3, 4, 6, 8 or 9)",
+                                f, name, fs->name, q + 1, nn);
+                goto out;
+            }
+            for (int i = 0; i < nn; i++) {
+                long nd = fs->nodes[(size_t)q * TVDS_FACE_MAX_NODES + i];
+                for (int dir = 0; dir < 3; dir++)
+                    if (tvds_substructure_find_dof(s, nd, dir) < 0) {
+                        rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                                        "%s: substructure '%s': face set '%s': face %d: node "
+                                        "%ld has no %s in dofs.txt (a face node needs ux, uy "
+                                        "and uz)",
+                                        f, name, fs->name, q + 1, nd, dir_name(dir));
+                        goto out;
+                    }
+            }
+        }
+    }
     goto out;
 nomem:
     rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "substructure '%s': out of memory", name);
@@ -1070,7 +1195,9 @@ int tvds_substructure_write(const tvds_substructure *s, const char *dir, tvds_ct
     snprintf(path, sizeof path, "%s/sets.txt", dir);
     f = fopen(path, "w");
     if (!f) return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot create: %s", path, strerror(errno));
-    fprintf(f, "# tvds substructure '%s': node sets, 'set <name> <node>...', '\\' continues\n",
+    fprintf(f,
+            "# tvds substructure '%s': node sets, 'set <name> <node>...', '\\' continues;\n"
+            "# face sets, 'face <name> <node>...' (one face per line)\n",
             sub_name(s));
     for (int k = 0; k < s->nsets; k++) {
         const tvds_nodeset *set = &s->sets[k];
@@ -1080,6 +1207,15 @@ int tvds_substructure_write(const tvds_substructure *s, const char *dir, tvds_ct
             fprintf(f, " %ld", set->nodes[i]);
         }
         fputc('\n', f);
+    }
+    for (int k = 0; k < s->nfsets; k++) {
+        const tvds_faceset *fs = &s->fsets[k];
+        for (int q = 0; q < fs->nface; q++) {
+            fprintf(f, "face %s", fs->name);
+            for (int i = 0; i < fs->nn[q]; i++)
+                fprintf(f, " %ld", fs->nodes[(size_t)q * TVDS_FACE_MAX_NODES + i]);
+            fputc('\n', f);
+        }
     }
     if ((rc = close_text(f, path, ctx)) != TVDS_OK) return rc;
 

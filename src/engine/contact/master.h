@@ -23,8 +23,8 @@
  * (X + u_n, x; the penalty law at t_n). */
 enum sim_conf { SIM_CONF_UNDEFORMED = 0, SIM_CONF_PREDICTED = 1, SIM_CONF_CURRENT = 2 };
 
-/* Most master nodes that carry one master point. */
-#define SIM_MASTER_MAX_NODES 2
+/* Most master nodes that carry one master point (a 9-node face). */
+#define SIM_MASTER_MAX_NODES 9
 
 typedef struct sim_master_type {
     const char *name;
@@ -64,6 +64,7 @@ extern const sim_master_type *const sim_masters[TVDS_MASTER_KIND_COUNT];
 extern const sim_master_type sim_master_segment2d;    /* segment2d.c */
 extern const sim_master_type sim_master_rigid_plane;  /* rigid_plane.c */
 extern const sim_master_type sim_master_segment2d_c1; /* segment2d_c1.c */
+extern const sim_master_type sim_master_faces3d;      /* faces3d.c */
 
 /* The type of the master of contact point c. */
 static inline const sim_master_type *sim_master_of(const tvds_model *m, const sim_cp *c)

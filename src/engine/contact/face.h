@@ -1,0 +1,51 @@
+/* face.h — geometry of 3D master faces (3-, 4-, 6-, 8- and 9-node): shape functions,
+ * closest-point projection in natural coordinates and the local contact frame
+ * (docs/theory.md, section 3b). */
+#ifndef TVDS_FACE_H
+#define TVDS_FACE_H
+
+/* Largest number of nodes of one face (9-node quadrilateral). */
+#define FACE_MAX_NODES 9
+
+/* Is nn a supported face (3, 4, 6, 8 or 9 nodes)? */
+int face_supported(int nn);
+/* Triangle (3, 6 nodes: xi in {xi1, xi2 >= 0, xi1 + xi2 <= 1}) or quadrilateral (4, 8, 9:
+ * xi in [-1, 1]^2)? */
+int face_is_tri(int nn);
+
+/* Shape functions N (nn) and, when dN is not NULL, their derivatives dN (nn x 2: dN[2k + i] =
+ * dN_k / dxi_i) at xi. Node order: corners counter-clockwise seen from the side the normal
+ * points to, then midside nodes (edge 1-2, 2-3, ...), then the centre (9-node). */
+void face_shape(int nn, const double xi[2], double *N, double *dN);
+/* Second derivatives d2N (nn x 3: d2N[3k] = d2N_k/dxi1^2, [3k+1] = d2/dxi1 dxi2,
+ * [3k+2] = d2/dxi2^2) at xi. */
+void face_shape2(int nn, const double xi[2], double *d2N);
+
+/* Is xi in the reference domain, with a margin tol (in natural coordinates)? */
+int face_inside(int nn, const double xi[2], double tol);
+
+/* Point x(xi) = sum N_k P_k and covariant tangents a1 = dx/dxi1, a2 = dx/dxi2 of the face with
+ * node coordinates P (nn x 3, row k = node k); a1, a2 may be NULL. */
+void face_point(int nn, const double *P, const double xi[2], double x[3], double a1[3],
+                double a2[3]);
+
+/* Unit normal n = a1 x a2 / |a1 x a2| (toward the slave side for counter-clockwise nodes),
+ * t1 = a1 / |a1|, t2 = n x t1. Returns 0, or -1 for a degenerate face (|a1 x a2| = 0). */
+int face_frame(int nn, const double *P, const double xi[2], double n[3], double t1[3],
+               double t2[3]);
+
+/* Closest point of the face (nodes P, nn x 3) to Q. xi in: starting guess (NULL: the
+ * centroid); out: natural coordinates of the closest point, in the reference domain. Returns
+ * the squared distance. *inside is 1 when the closest point is an orthogonal projection
+ * strictly inside the face (margin 1e-9), 0 when it lies on the boundary (the slave is over an
+ * edge or a corner, or beyond). *edge (may be NULL) receives the boundary edge (0-based,
+ * edge k joins corners k and k+1) the point lies on, or -1 when inside. */
+double face_closest(int nn, const double *P, const double Q[3], double xi[2], int *inside,
+                    int *edge);
+
+/* Natural coordinates of the corners of the reference face (nn corners: 3 or 4) */
+void face_corner_xi(int nn, int k, double xi[2]);
+/* Number of corners (3 or 4). */
+int face_ncorner(int nn);
+
+#endif

@@ -1,0 +1,605 @@
+/* check_contact3d.c — node-to-face contact in 3D (face-set masters): a 2D case extruded into 3D
+ * gives the 2D answer, a rotated model gives the same scalars, and a slave driven around a
+ * circle over a flexible plate of every face kind keeps the physical invariants (no
+ * penetration, |F_t| = mu F_N while sliding, friction power >= 0, energy balance) while it
+ * crosses edges and corners. Models are built here programmatically. */
+#include <check.h>
+#include <math.h>
+#include <string.h>
+
+#include "engine/sim_impl.h" /* test hooks: the contact point's forces and face */
+#include "tvds/tvds_sim.h"
+
+static const double PI = 3.14159265358979323846;
+
+/* ---- Builders ----------------------------------------------------------------------------- */
+
+/* A substructure of nn nodes (ids 1..nn) with DoFs x, y, z at P (nn x 3), node-major; M, K
+ * zero. With dim2 = 1 the nodes carry x, y only (2D). */
+static tvds_substructure *sub_xyz(const char *name, int nn, const double *P, int dim)
+{
+    tvds_substructure *s = tvds_calloc(1, sizeof *s);
+    s->name = tvds_strdup(name);
+    s->n = dim * nn;
+    s->M = tvds_calloc((size_t)s->n * s->n, sizeof(double));
+    s->K = tvds_calloc((size_t)s->n * s->n, sizeof(double));
+    s->dofs = tvds_calloc((size_t)s->n, sizeof(tvds_dof));
+    for (int i = 0; i < nn; i++)
+        for (int a = 0; a < dim; a++) {
+            tvds_dof *d = &s->dofs[dim * i + a];
+            d->kind = TVDS_DOF_PHYSICAL;
+            d->node = i + 1;
+            d->dir = a;
+            for (int b = 0; b < 3; b++)
+                d->xyz[b] = P[3 * i + b];
+        }
+    return s;
+}
+
+static void addK(tvds_substructure *s, int i, int j, double v)
+{
+    s->K[i + (size_t)j * s->n] += v;
+}
+
+/* Spring k between DoFs i and j (j < 0: ground). */
+static void spring(tvds_substructure *s, int i, int j, double k)
+{
+    addK(s, i, i, k);
+    if (j >= 0) {
+        addK(s, j, j, k);
+        addK(s, i, j, -k);
+        addK(s, j, i, -k);
+    }
+}
+
+static tvds_model *model_new(int nsub)
+{
+    tvds_model *m = tvds_model_create();
+    m->nsub = nsub;
+    m->subs = tvds_calloc((size_t)nsub, sizeof *m->subs);
+    m->damping = tvds_calloc((size_t)nsub, sizeof *m->damping);
+    return m;
+}
+
+static tvds_contact *add_contact(tvds_model *m, const char *name, int slave_sub)
+{
+    m->contacts = tvds_realloc(m->contacts, (size_t)(m->ncontact + 1) * sizeof *m->contacts);
+    tvds_contact *c = &m->contacts[m->ncontact++];
+    memset(c, 0, sizeof *c);
+    c->name = tvds_strdup(name);
+    c->dim = 2;
+    c->slave_sub = slave_sub;
+    c->nslave = 1;
+    c->slave_nodes = tvds_calloc(1, sizeof(long));
+    c->slave_nodes[0] = 1;
+    c->exact_stick = 1;
+    return c;
+}
+
+/* Faces (node ids, nn each) as the contact's face-set master, as the case parser builds it. */
+static void set_faces(tvds_contact *c, int master_sub, int nface, int nn, const long *ids)
+{
+    c->master_kind = TVDS_MASTER_FACES;
+    c->dim = 3;
+    c->master_sub = master_sub;
+    c->nface = nface;
+    c->face_nn = tvds_calloc((size_t)nface, sizeof(int));
+    c->face_node = tvds_calloc((size_t)nface * TVDS_FACE_MAX_NODES, sizeof(int));
+    c->master_nodes = tvds_calloc((size_t)nface * nn, sizeof(long));
+    c->nmaster = 0;
+    for (int f = 0; f < nface; f++) {
+        c->face_nn[f] = nn;
+        for (int q = 0; q < TVDS_FACE_MAX_NODES; q++)
+            c->face_node[(size_t)f * TVDS_FACE_MAX_NODES + q] = -1;
+        for (int q = 0; q < nn; q++) {
+            long id = ids[(size_t)f * nn + q];
+            int j = 0;
+            while (j < c->nmaster && c->master_nodes[j] != id)
+                j++;
+            if (j == c->nmaster) c->master_nodes[c->nmaster++] = id;
+            c->face_node[(size_t)f * TVDS_FACE_MAX_NODES + q] = j;
+        }
+    }
+}
+
+static tvds_bilateral *add_bil(tvds_model *m, const char *name, int nterms)
+{
+    m->bil = tvds_realloc(m->bil, (size_t)(m->nbil + 1) * sizeof *m->bil);
+    tvds_bilateral *b = &m->bil[m->nbil++];
+    memset(b, 0, sizeof *b);
+    b->name = tvds_strdup(name);
+    b->nterms = nterms;
+    b->terms = tvds_calloc((size_t)nterms, sizeof(tvds_term));
+    return b;
+}
+
+static void add_ic(tvds_model *m, int sub, int dof, double u0, double v0)
+{
+    m->ics = tvds_realloc(m->ics, (size_t)(m->nic + 1) * sizeof *m->ics);
+    m->ics[m->nic++] = (tvds_initial){.sub = sub, .dof = dof, .u0 = u0, .v0 = v0};
+}
+
+static void add_probe(tvds_model *m, const char *name, int kind, int sub, int dof)
+{
+    m->probes = tvds_realloc(m->probes, (size_t)(m->nprobe + 1) * sizeof *m->probes);
+    m->probes[m->nprobe++] =
+        (tvds_probe){.name = tvds_strdup(name), .kind = kind, .sub = sub, .dof = dof, .rec = -1};
+}
+
+static int ch_index(const tvds_data *d, int group, const char *name)
+{
+    int n;
+    const char *const *names;
+    const double *v;
+    tvds_channels(d, group, &n, &names, &v);
+    int k = 0;
+    while (k < n && strcmp(names[k], name) != 0)
+        k++;
+    ck_assert_msg(k < n, "no channel '%s' in group %d", name, group);
+    return k;
+}
+
+static double ch(const tvds_data *d, int group, int k)
+{
+    int n;
+    const char *const *names;
+    const double *v;
+    tvds_channels(d, group, &n, &names, &v);
+    return v[k];
+}
+
+static double summary(const tvds_data *d, const char *name)
+{
+    int n;
+    const char *const *names;
+    const double *v;
+    tvds_summary(d, &n, &names, &v);
+    for (int k = 0; k < n; k++)
+        if (strcmp(names[k], name) == 0) return v[k];
+    return NAN;
+}
+
+static tvds_data *data_new(const tvds_model *m, tvds_ctx *ctx)
+{
+    tvds_ctx_init(ctx);
+    tvds_data *d = NULL;
+    ck_assert_msg(tvds_data_create(m, &d, ctx) == TVDS_OK, "%s", ctx->msg);
+    return d;
+}
+
+/* ---- 1. A 2D slide extruded into 3D ------------------------------------------------------- */
+
+/* The 2D case of check_engine's test_slide_methods: an 11-node master along x on a Winkler
+ * foundation, a slider of 0.1 kg pulled at 0.1 m/s and pressed by its weight, mu = 0.3. dim = 2
+ * builds it as a node-to-segment contact. dim = 3 extrudes it over the width W: the master
+ * becomes two identical layers at z = 0 and z = W, each with half the mass and stiffness, joined
+ * by 4-node faces; the slider runs along z = W/2 and has a free z DoF. Every layer then carries
+ * half the contact force with half the stiffness, and the face point at xi2 = 0 moves as the 2D
+ * segment point: the 3D answer is the 2D one. */
+#define NM 11
+static const double SL_V = 0.1, SL_X0 = 0.02, SL_MS = 0.1, SL_G = 10.0, SL_W = 0.01;
+
+static void layer_springs(tvds_substructure *ms, int dim, int first, double scale)
+{
+    for (int i = 0; i < NM; i++) {
+        int di = dim * (first + i);
+        spring(ms, di + 1, -1, scale * 2e4);
+        spring(ms, di, -1, scale * 1e3);
+        if (i + 1 < NM) {
+            spring(ms, di, di + dim, scale * 5e4);
+            spring(ms, di + 1, di + dim + 1, scale * 3e4);
+        }
+    }
+}
+
+static tvds_model *slide_model(int method, int dim)
+{
+    int nlayer = dim == 2 ? 1 : 2;
+    double P[3 * 2 * NM];
+    for (int l = 0; l < nlayer; l++)
+        for (int i = 0; i < NM; i++) {
+            double *p = P + 3 * (l * NM + i);
+            p[0] = 0.01 * i, p[1] = 0.0, p[2] = l * SL_W;
+        }
+    tvds_model *m = model_new(2);
+    tvds_substructure *ms = m->subs[0] = sub_xyz("master", nlayer * NM, P, dim);
+    double scale = 1.0 / nlayer;
+    for (int k = 0; k < ms->n; k++)
+        ms->M[k + (size_t)k * ms->n] = 0.01 * (ms->dofs[k].dir == 2 ? 0.5 : scale);
+    for (int l = 0; l < nlayer; l++)
+        layer_springs(ms, dim, l * NM, scale);
+    if (dim == 3)
+        for (int k = 0; k < ms->n; k++)
+            if (ms->dofs[k].dir == 2) spring(ms, k, -1, 1e3);
+    double Q[3] = {SL_X0, 0.0, dim == 3 ? 0.5 * SL_W : 0.0};
+    tvds_substructure *ss = m->subs[1] = sub_xyz("slider", 1, Q, dim);
+    for (int a = 0; a < dim; a++)
+        ss->M[a + (size_t)a * dim] = SL_MS;
+    m->gravity[1] = -SL_G;
+    m->gravity_fn = (tvds_fn){.kind = TVDS_FN_SMOOTH_RAMP, .amp = 1.0, .t0 = 0.0, .t1 = 0.02};
+    m->damping[0] = (tvds_damping){.kind = TVDS_DAMP_RAYLEIGH, .alpha = 20.0, .beta = 1e-6};
+    tvds_bilateral *b = add_bil(m, "drive", 1);
+    b->terms[0] = (tvds_term){1, 0, 1.0};
+    b->value = (tvds_fn){.kind = TVDS_FN_RAMP, .amp = SL_V * 10.0, .t0 = 0.0, .t1 = 10.0};
+    tvds_contact *c = add_contact(m, "slide", 1);
+    if (dim == 2) {
+        c->master_kind = TVDS_MASTER_SURFACE;
+        c->master_sub = 0;
+        c->nmaster = NM;
+        c->master_nodes = tvds_calloc(NM, sizeof(long));
+        for (int i = 0; i < NM; i++)
+            c->master_nodes[i] = i + 1;
+    } else {
+        /* Corners counter-clockwise seen from +y: (i, W), (i+1, W), (i+1, 0), (i, 0). Then
+         * a1 = +x, a2 = -z, n = +y, t1 = +x as the 2D segment's t, t2 = -z. */
+        long ids[4 * (NM - 1)];
+        for (int i = 0; i + 1 < NM; i++) {
+            ids[4 * i] = NM + i + 1;
+            ids[4 * i + 1] = NM + i + 2;
+            ids[4 * i + 2] = i + 2;
+            ids[4 * i + 3] = i + 1;
+        }
+        set_faces(c, 0, NM - 1, 4, ids);
+    }
+    c->mu_s = c->mu_k = 0.3;
+    c->slave_kin[0] = b->value;
+    add_ic(m, 1, 0, 0.0, SL_V);
+    add_probe(m, "slider_y", TVDS_PROBE_U, 1, 1);
+    add_probe(m, "slider_ay", TVDS_PROBE_A, 1, 1);
+    add_probe(m, "master_y5", TVDS_PROBE_U, 0, dim * 4 + 1);
+    m->opt.method = method;
+    m->opt.t_end = 0.2;
+    return m;
+}
+
+/* 2D and extruded 3D side by side, step by step: the same step size (the two layers have the
+ * eigenvalues of the 2D master), the same contact history. The difference is round-off of the
+ * different eigenbases (each 2D eigenvalue is double in 3D, so its basis is any rotation in a
+ * plane), carried through 800 steps: 1e-9 of each channel's range is far above that and far
+ * below any modelling difference (a wrong weight, frame or sign changes them at O(1)). */
+START_TEST(test_extrusion_matches_2d)
+{
+    int method = _i;
+    tvds_model *m2 = slide_model(method, 2), *m3 = slide_model(method, 3);
+    tvds_ctx ctx;
+    tvds_data *d2 = data_new(m2, &ctx), *d3 = data_new(m3, &ctx);
+    ck_assert_double_eq_tol(tvds_data_dt(d3), tvds_data_dt(d2), 1e-12 * tvds_data_dt(d2));
+    const char *names[5] = {"slide.lambda_n [N]", "slide.lambda_t [N]", "slide.gap [m]",
+                            "slide.p_friction [W]", "slide.v_slide [m/s]"};
+    int i2[5], i3[5];
+    for (int k = 0; k < 5; k++) {
+        i2[k] = ch_index(d2, TVDS_GROUP_CONTACTS, names[k]);
+        i3[k] = ch_index(d3, TVDS_GROUP_CONTACTS, names[k]);
+    }
+    double dmax[8] = {0}, vmax[8] = {0};
+    int nseg = 0, lastseg = -1;
+    while (tvds_data_time(d2) < m2->opt.t_end) {
+        ck_assert_msg(tvds_step(m2, d2, &ctx) == TVDS_OK, "%s", ctx.msg);
+        ck_assert_msg(tvds_step(m3, d3, &ctx) == TVDS_OK, "%s", ctx.msg);
+        for (int k = 0; k < 5; k++) {
+            double a = ch(d2, TVDS_GROUP_CONTACTS, i2[k]), b = ch(d3, TVDS_GROUP_CONTACTS, i3[k]);
+            /* 3D publishes the sliding speed |v_t|; 2D its signed value (here > 0). */
+            if (k == 4) a = fabs(a);
+            dmax[k] = fmax(dmax[k], fabs(a - b));
+            vmax[k] = fmax(vmax[k], fabs(a));
+        }
+        for (int k = 0; k < 3; k++) {
+            double a = ch(d2, TVDS_GROUP_HISTORY, 1 + k), b = ch(d3, TVDS_GROUP_HISTORY, 1 + k);
+            dmax[5 + k] = fmax(dmax[5 + k], fabs(a - b));
+            vmax[5 + k] = fmax(vmax[5 + k], fabs(a));
+        }
+        /* While the weight ramps in from zero, the gap is a round-off difference whose sign
+         * (open or closed with a force of 1e-21 N) means nothing; later the states agree. */
+        if (tvds_data_time(d2) > 0.01) ck_assert_int_eq(d3->cp[0].state, d2->cp[0].state);
+        if (d3->cp[0].seg != lastseg) nseg++, lastseg = d3->cp[0].seg;
+        ck_assert_int_eq(d3->cp[0].seg, d2->cp[0].seg);
+    }
+    ck_assert_int_ge(nseg, 2); /* it crossed a face edge */
+    /* The gap is a difference of positions of 0.1 m: its round-off is 1e-17 m. */
+    for (int k = 0; k < 8; k++)
+        ck_assert_msg(dmax[k] <= 1e-9 * vmax[k] + (k == 2 ? 1e-16 : 1e-300),
+                      "%s: channel %d differs by %g (range %g)", tvds_method_name(method), k,
+                      dmax[k], vmax[k]);
+    double b2 = summary(d2, "energy balance error [-]"),
+           b3 = summary(d3, "energy balance error [-]");
+    ck_assert_double_eq_tol(b3, b2, 1e-6 * b2 + 1e-12);
+    tvds_data_free(&d2);
+    tvds_data_free(&d3);
+    tvds_model_free(&m2);
+    tvds_model_free(&m3);
+}
+END_TEST
+
+/* ---- 2. A slave driven around a circle over a flexible plate ------------------------------ */
+
+/* Plate: a grid of 4 x 4 cells of 20 mm in z = 0 on a Winkler foundation (z) with springs to
+ * the ground in x, y and between grid neighbours; nodes of 10 g per direction. Linear faces use
+ * the 5 x 5 corner grid, quadratic ones the 9 x 9 grid with midside and centre nodes; tri3 and
+ * tri6 split each cell along its diagonal (the cell centre is the diagonal's midside node). The
+ * slave (0.1 kg) is pressed by its weight and driven in x and y around the ellipse of radii
+ * 30 and 20 mm about (40, 40) mm at 5 Hz: it passes over two grid vertices, crosses the edges
+ * of 10 cells, and its sliding direction turns through 360 degrees in the tangent plane. */
+enum { PL_CELLS = 4 };
+static const double PL_H = 0.02, PL_RX = 0.03, PL_RY = 0.02, PL_F = 5.0, PL_MU = 0.3, PL_MS = 0.1;
+
+static int plate_fine(int nn)
+{
+    return nn == 6 || nn == 8 || nn == 9;
+}
+
+/* 3x3 rotation applied to every position, DoF block and vector of a model. */
+static void rotate_vec(const double *R, double *v)
+{
+    double w[3];
+    for (int a = 0; a < 3; a++)
+        w[a] = R[3 * a] * v[0] + R[3 * a + 1] * v[1] + R[3 * a + 2] * v[2];
+    memcpy(v, w, sizeof w);
+}
+
+/* M' = T M T^T with T = diag(R, R, ...) over node-major x, y, z DoFs. */
+static void rotate_matrix(const double *R, int n, double *A)
+{
+    double *B = tvds_calloc((size_t)n * n, sizeof *B);
+    for (int i = 0; i < n / 3; i++)
+        for (int j = 0; j < n / 3; j++)
+            for (int a = 0; a < 3; a++)
+                for (int b = 0; b < 3; b++) {
+                    double s = 0.0;
+                    for (int c = 0; c < 3; c++)
+                        for (int e = 0; e < 3; e++)
+                            s += R[3 * a + c] * A[(3 * i + c) + (size_t)(3 * j + e) * n] *
+                                 R[3 * b + e];
+                    B[(3 * i + a) + (size_t)(3 * j + b) * n] = s;
+                }
+    memcpy(A, B, (size_t)n * n * sizeof *A);
+    tvds_free(B);
+}
+
+static tvds_model *plate_model(int method, int nn, const double *R)
+{
+    int fine = plate_fine(nn), np = fine ? 2 * PL_CELLS + 1 : PL_CELLS + 1;
+    double hs = fine ? 0.5 * PL_H : PL_H;
+    int nnode = np * np;
+    double *P = tvds_calloc((size_t)nnode * 3, sizeof *P);
+    for (int j = 0; j < np; j++)
+        for (int i = 0; i < np; i++) {
+            double *p = P + 3 * (j * np + i);
+            p[0] = i * hs, p[1] = j * hs, p[2] = 0.0;
+        }
+    tvds_model *m = model_new(2);
+    tvds_substructure *ms = m->subs[0] = sub_xyz("plate", nnode, P, 3);
+    /* Stiffness per node independent of the grid: the springs of the fine grid are scaled so
+     * that both grids have the same foundation and the same stiffness per length. */
+    double sc = fine ? 0.25 : 1.0, sl = fine ? 2.0 : 1.0;
+    for (int k = 0; k < ms->n; k++) {
+        ms->M[k + (size_t)k * ms->n] = 0.01 * sc;
+        int dir = ms->dofs[k].dir;
+        spring(ms, k, -1, sc * (dir == 2 ? 2e4 : 1e3));
+    }
+    for (int j = 0; j < np; j++)
+        for (int i = 0; i < np; i++) {
+            int a = j * np + i;
+            for (int nb = 0; nb < 2; nb++) {
+                int ii = i + (nb == 0), jj = j + (nb == 1);
+                if (ii >= np || jj >= np) continue;
+                int b = jj * np + ii;
+                for (int dir = 0; dir < 3; dir++)
+                    spring(ms, 3 * a + dir, 3 * b + dir, sl * sc * (dir == 2 ? 3e4 : 5e4));
+            }
+        }
+    double Q[3] = {2.0 * PL_H + PL_RX, 2.0 * PL_H, 0.0};
+    tvds_fn kin[3];
+    tvds_substructure *ss = m->subs[1] = sub_xyz("slider", 1, Q, 3);
+    for (int a = 0; a < 3; a++)
+        ss->M[a + 3 * a] = PL_MS;
+    m->gravity[2] = -10.0;
+    m->gravity_fn = (tvds_fn){.kind = TVDS_FN_SMOOTH_RAMP, .amp = 1.0, .t0 = 0.0, .t1 = 0.02};
+    m->damping[0] = (tvds_damping){.kind = TVDS_DAMP_RAYLEIGH, .alpha = 20.0, .beta = 1e-6};
+    /* Ellipse: u_x = Rx cos(w t) - Rx, u_y = Ry sin(w t), as (rotated) bilateral rows. */
+    tvds_fn fx = {
+        .kind = TVDS_FN_HARMONIC, .amp = PL_RX, .freq = PL_F, .phase = 0.5 * PI, .offset = -PL_RX};
+    tvds_fn fy = {.kind = TVDS_FN_HARMONIC, .amp = PL_RY, .freq = PL_F};
+    for (int k = 0; k < 2; k++) {
+        double e[3] = {k == 0, k == 1, 0.0};
+        if (R) rotate_vec(R, e);
+        tvds_bilateral *b = add_bil(m, k == 0 ? "drive_x" : "drive_y", 3);
+        for (int a = 0; a < 3; a++)
+            b->terms[a] = (tvds_term){1, a, e[a]};
+        b->value = k == 0 ? fx : fy;
+    }
+    /* Subs-a: the same ellipse as the slave's prescribed kinematics, component by component
+     * R_a0 fx + R_a1 fy, one harmonic each. */
+    for (int a = 0; a < 3; a++) {
+        double ca = R ? R[3 * a] : a == 0, cb = R ? R[3 * a + 1] : a == 1;
+        kin[a] = (tvds_fn){.kind = TVDS_FN_HARMONIC,
+                           .amp = hypot(PL_RX * ca, PL_RY * cb),
+                           .freq = PL_F,
+                           .phase = atan2(PL_RX * ca, PL_RY * cb),
+                           .offset = -PL_RX * ca};
+    }
+    double v0[3] = {0.0, 2.0 * PI * PL_F * PL_RY, 0.0};
+    if (R) rotate_vec(R, v0);
+    for (int a = 0; a < 3; a++)
+        add_ic(m, 1, a, 0.0, v0[a]);
+    /* Faces. */
+    int ncell = PL_CELLS * PL_CELLS, tri = nn == 3 || nn == 6;
+    int nface = tri ? 2 * ncell : ncell;
+    long *ids = tvds_calloc((size_t)nface * nn, sizeof *ids);
+    int st = fine ? 2 : 1, f = 0;
+#define NODE(i, j) ((long)((j)*np + (i) + 1))
+    for (int cj = 0; cj < PL_CELLS; cj++)
+        for (int ci = 0; ci < PL_CELLS; ci++) {
+            int i0 = st * ci, j0 = st * cj, i1 = i0 + st, j1 = j0 + st;
+            long *q = ids + (size_t)f * nn;
+            if (nn == 4) {
+                long v[4] = {NODE(i0, j0), NODE(i1, j0), NODE(i1, j1), NODE(i0, j1)};
+                memcpy(q, v, sizeof v);
+                f++;
+            } else if (nn == 8 || nn == 9) {
+                int im = i0 + 1, jm = j0 + 1;
+                long v[9] = {NODE(i0, j0), NODE(i1, j0), NODE(i1, j1), NODE(i0, j1), NODE(im, j0),
+                             NODE(i1, jm), NODE(im, j1), NODE(i0, jm), NODE(im, jm)};
+                memcpy(q, v, (size_t)nn * sizeof(long));
+                f++;
+            } else if (nn == 3) {
+                long v[6] = {NODE(i0, j0), NODE(i1, j0), NODE(i1, j1),
+                             NODE(i0, j0), NODE(i1, j1), NODE(i0, j1)};
+                memcpy(q, v, sizeof v);
+                f += 2;
+            } else {
+                int im = i0 + 1, jm = j0 + 1;
+                long v[12] = {NODE(i0, j0), NODE(i1, j0), NODE(i1, j1), NODE(im, j0),
+                              NODE(i1, jm), NODE(im, jm), NODE(i0, j0), NODE(i1, j1),
+                              NODE(i0, j1), NODE(im, jm), NODE(im, j1), NODE(i0, jm)};
+                memcpy(q, v, sizeof v);
+                f += 2;
+            }
+        }
+#undef NODE
+    tvds_contact *c = add_contact(m, "pad", 1);
+    set_faces(c, 0, nface, nn, ids);
+    c->mu_s = c->mu_k = PL_MU;
+    for (int a = 0; a < 3; a++)
+        c->slave_kin[a] = kin[a];
+    add_probe(m, "slider_z", TVDS_PROBE_U, 1, 2);
+    if (R) {
+        for (int k = 0; k < nnode; k++)
+            for (int a = 0; a < 3; a++)
+                rotate_vec(R, ms->dofs[3 * k + a].xyz);
+        rotate_matrix(R, ms->n, ms->M);
+        rotate_matrix(R, ms->n, ms->K);
+        for (int a = 0; a < 3; a++)
+            rotate_vec(R, ss->dofs[a].xyz);
+        rotate_vec(R, m->gravity);
+    }
+    tvds_free(ids);
+    tvds_free(P);
+    m->opt.method = method;
+    m->opt.t_end = 0.25;
+    return m;
+}
+
+/* Per step of the plate run: no penetration beyond round-off, compressive normal force,
+ * friction power >= 0, and while sliding |F_t| = mu F_N (the force lies on the cone, whatever
+ * the direction of sliding in the tangent plane); the slip direction turns through every
+ * quadrant, the slave crosses edges of many faces, and the energy balance holds within the
+ * bound of the 2D slide (test_slide_methods). */
+START_TEST(test_plate_invariants)
+{
+    static const int kinds[5] = {3, 4, 6, 8, 9};
+    int method = _i / 5, nn = kinds[_i % 5];
+    tvds_model *m = plate_model(method, nn, NULL);
+    tvds_ctx ctx;
+    tvds_data *d = data_new(m, &ctx);
+    int igap = ch_index(d, TVDS_GROUP_CONTACTS, "pad.gap [m]");
+    int ipf = ch_index(d, TVDS_GROUP_CONTACTS, "pad.p_friction [W]");
+    double cone = 0.0, fnmax = 0.0;
+    int quad[4] = {0, 0, 0, 0}, nslip = 0, nfaces = 0;
+    char seen[64] = {0};
+    /* The direct solve builds the sliding row with B_E = n - mu s (|s| = 1), FiLm projects
+     * lambda_T onto mu F_N: both put the force on the cone to round-off (measured 4e-16). */
+    double tol = 1e-12;
+    while (tvds_data_time(d) < m->opt.t_end) {
+        ck_assert_msg(tvds_step(m, d, &ctx) == TVDS_OK, "%s nn=%d: %s", tvds_method_name(method),
+                      nn, ctx.msg);
+        const sim_cp *c = &d->cp[0];
+        ck_assert_double_ge(ch(d, TVDS_GROUP_CONTACTS, igap), -1e-15);
+        ck_assert_double_ge(ch(d, TVDS_GROUP_CONTACTS, ipf), -1e-12);
+        ck_assert_double_ge(c->lam_n, 0.0);
+        fnmax = fmax(fnmax, c->lam_n);
+        if (c->seg >= 0 && c->seg < 64 && !seen[c->seg]) seen[c->seg] = 1, nfaces++;
+        if (tvds_data_time(d) > 0.03) {
+            ck_assert_int_eq(c->state, TVDS_SLIP);
+            double ft = hypot(c->ft[0], c->ft[1]);
+            double e = fabs(ft - PL_MU * c->lam_n) / (PL_MU * c->lam_n);
+            cone = fmax(cone, e);
+            nslip++;
+            /* Quadrant of the friction force in the plate plane (x, y): the slip direction
+             * turns with the circle. */
+            double fx = c->ft[0] * c->t[0][0] + c->ft[1] * c->t[1][0];
+            double fy = c->ft[0] * c->t[0][1] + c->ft[1] * c->t[1][1];
+            quad[(fx >= 0.0 ? 0 : 1) + (fy >= 0.0 ? 0 : 2)] = 1;
+        }
+    }
+    ck_assert_int_gt(nslip, 100);
+    ck_assert_msg(cone <= tol, "%s nn=%d: |F_t| / (mu F_N) - 1 = %g", tvds_method_name(method), nn,
+                  cone);
+    ck_assert_int_eq(quad[0] + quad[1] + quad[2] + quad[3], 4);
+    ck_assert_int_ge(nfaces, 8);
+    ck_assert_double_gt(fnmax, 0.5 * PL_MS * 10.0);
+    double bal = summary(d, "energy balance error [-]");
+    ck_assert_msg(bal < 2e-2, "%s nn=%d: balance error %g", tvds_method_name(method), nn, bal);
+    tvds_data_free(&d);
+    tvds_model_free(&m);
+}
+END_TEST
+
+/* Rotation invariance: the plate model turned by an arbitrary rotation (axis (1, 2, 3),
+ * 0.7 rad) gives the same scalars — normal force, |F_t|, gap, sliding speed, friction power,
+ * the face visited, the energies — to round-off at every step. */
+START_TEST(test_rotation_invariance)
+{
+    static const int kinds[2] = {4, 6};
+    int nn = kinds[_i];
+    double ax[3] = {1.0, 2.0, 3.0}, th = 0.7, l = sqrt(14.0);
+    for (int a = 0; a < 3; a++)
+        ax[a] /= l;
+    double c = cos(th), s = sin(th), R[9];
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++)
+            R[3 * a + b] = (a == b ? c : 0.0) + (1.0 - c) * ax[a] * ax[b];
+    R[1] -= s * ax[2], R[2] += s * ax[1];
+    R[3] += s * ax[2], R[5] -= s * ax[0];
+    R[6] -= s * ax[1], R[7] += s * ax[0];
+    tvds_model *m0 = plate_model(TVDS_METHOD_SUBS_B, nn, NULL);
+    tvds_model *m1 = plate_model(TVDS_METHOD_SUBS_B, nn, R);
+    tvds_ctx ctx;
+    tvds_data *d0 = data_new(m0, &ctx), *d1 = data_new(m1, &ctx);
+    ck_assert_double_eq_tol(tvds_data_dt(d1), tvds_data_dt(d0), 1e-12 * tvds_data_dt(d0));
+    const char *names[4] = {"pad.lambda_n [N]", "pad.gap [m]", "pad.v_slide [m/s]",
+                            "pad.p_friction [W]"};
+    double dmax[7] = {0}, vmax[7] = {0};
+    while (tvds_data_time(d0) < m0->opt.t_end) {
+        ck_assert_msg(tvds_step(m0, d0, &ctx) == TVDS_OK, "%s", ctx.msg);
+        ck_assert_msg(tvds_step(m1, d1, &ctx) == TVDS_OK, "%s", ctx.msg);
+        ck_assert_int_eq(d1->cp[0].seg, d0->cp[0].seg);
+        if (tvds_data_time(d0) > 0.01) ck_assert_int_eq(d1->cp[0].state, d0->cp[0].state);
+        double v0[7], v1[7];
+        for (int k = 0; k < 4; k++) {
+            v0[k] = ch(d0, TVDS_GROUP_CONTACTS, ch_index(d0, TVDS_GROUP_CONTACTS, names[k]));
+            v1[k] = ch(d1, TVDS_GROUP_CONTACTS, ch_index(d1, TVDS_GROUP_CONTACTS, names[k]));
+        }
+        v0[4] = hypot(d0->cp[0].ft[0], d0->cp[0].ft[1]);
+        v1[4] = hypot(d1->cp[0].ft[0], d1->cp[0].ft[1]);
+        v0[5] = ch(d0, TVDS_GROUP_ENERGY, ch_index(d0, TVDS_GROUP_ENERGY, "kinetic [J]"));
+        v1[5] = ch(d1, TVDS_GROUP_ENERGY, ch_index(d1, TVDS_GROUP_ENERGY, "kinetic [J]"));
+        v0[6] = ch(d0, TVDS_GROUP_ENERGY, ch_index(d0, TVDS_GROUP_ENERGY, "strain [J]"));
+        v1[6] = ch(d1, TVDS_GROUP_ENERGY, ch_index(d1, TVDS_GROUP_ENERGY, "strain [J]"));
+        for (int k = 0; k < 7; k++) {
+            if (isnan(v0[k]) && isnan(v1[k])) continue;
+            dmax[k] = fmax(dmax[k], fabs(v0[k] - v1[k]));
+            vmax[k] = fmax(vmax[k], fabs(v0[k]));
+        }
+    }
+    /* The gap is a difference of positions of 0.1 m: its round-off is 1e-17 m. */
+    for (int k = 0; k < 7; k++)
+        ck_assert_msg(dmax[k] <= 1e-9 * vmax[k] + (k == 1 ? 1e-16 : 1e-300),
+                      "nn=%d: scalar %d differs by %g (range %g)", nn, k, dmax[k], vmax[k]);
+    tvds_data_free(&d0);
+    tvds_data_free(&d1);
+    tvds_model_free(&m0);
+    tvds_model_free(&m1);
+}
+END_TEST
+
+Suite *contact3d_suite(void)
+{
+    Suite *s = suite_create("contact3d");
+    TCase *tc = tcase_create("node_to_face");
+    tcase_set_timeout(tc, 60);
+    tcase_add_loop_test(tc, test_extrusion_matches_2d, 0, TVDS_METHOD_COUNT);
+    tcase_add_loop_test(tc, test_plate_invariants, 0, 5 * TVDS_METHOD_COUNT);
+    tcase_add_loop_test(tc, test_rotation_invariance, 0, 2);
+    suite_add_tcase(s, tc);
+    return s;
+}
