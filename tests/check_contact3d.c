@@ -355,6 +355,50 @@ static void rotate_matrix(const double *R, int n, double *A)
     tvds_free(B);
 }
 
+/* Faces of nn nodes over a square grid of cells x cells (np nodes per side: cells + 1 for
+ * linear faces, 2 cells + 1 for quadratic ones), node ids row by row from 1: quadrilaterals,
+ * or each cell split along its diagonal into two triangles (the cell centre is then the
+ * diagonal's midside node). Corners counter-clockwise seen from +z. Writes ids (nface x nn)
+ * when not NULL; returns the number of faces. */
+static int grid_faces(int nn, int cells, int np, long *ids)
+{
+    int tri = nn == 3 || nn == 6, fine = nn == 6 || nn == 8 || nn == 9;
+    int nface = tri ? 2 * cells * cells : cells * cells;
+    if (!ids) return nface;
+    int st = fine ? 2 : 1, f = 0;
+#define NODE(i, j) ((long)((j)*np + (i) + 1))
+    for (int cj = 0; cj < cells; cj++)
+        for (int ci = 0; ci < cells; ci++) {
+            int i0 = st * ci, j0 = st * cj, i1 = i0 + st, j1 = j0 + st;
+            long *q = ids + (size_t)f * nn;
+            if (nn == 4) {
+                long v[4] = {NODE(i0, j0), NODE(i1, j0), NODE(i1, j1), NODE(i0, j1)};
+                memcpy(q, v, sizeof v);
+                f++;
+            } else if (nn == 8 || nn == 9) {
+                int im = i0 + 1, jm = j0 + 1;
+                long v[9] = {NODE(i0, j0), NODE(i1, j0), NODE(i1, j1), NODE(i0, j1), NODE(im, j0),
+                             NODE(i1, jm), NODE(im, j1), NODE(i0, jm), NODE(im, jm)};
+                memcpy(q, v, (size_t)nn * sizeof(long));
+                f++;
+            } else if (nn == 3) {
+                long v[6] = {NODE(i0, j0), NODE(i1, j0), NODE(i1, j1),
+                             NODE(i0, j0), NODE(i1, j1), NODE(i0, j1)};
+                memcpy(q, v, sizeof v);
+                f += 2;
+            } else {
+                int im = i0 + 1, jm = j0 + 1;
+                long v[12] = {NODE(i0, j0), NODE(i1, j0), NODE(i1, j1), NODE(im, j0),
+                              NODE(i1, jm), NODE(im, jm), NODE(i0, j0), NODE(i1, j1),
+                              NODE(i0, j1), NODE(im, jm), NODE(im, j1), NODE(i0, jm)};
+                memcpy(q, v, sizeof v);
+                f += 2;
+            }
+        }
+#undef NODE
+    return nface;
+}
+
 static tvds_model *plate_model(int method, int nn, const double *R)
 {
     int fine = plate_fine(nn), np = fine ? 2 * PL_CELLS + 1 : PL_CELLS + 1;
@@ -422,40 +466,9 @@ static tvds_model *plate_model(int method, int nn, const double *R)
     for (int a = 0; a < 3; a++)
         add_ic(m, 1, a, 0.0, v0[a]);
     /* Faces. */
-    int ncell = PL_CELLS * PL_CELLS, tri = nn == 3 || nn == 6;
-    int nface = tri ? 2 * ncell : ncell;
+    int nface = grid_faces(nn, PL_CELLS, np, NULL);
     long *ids = tvds_calloc((size_t)nface * nn, sizeof *ids);
-    int st = fine ? 2 : 1, f = 0;
-#define NODE(i, j) ((long)((j)*np + (i) + 1))
-    for (int cj = 0; cj < PL_CELLS; cj++)
-        for (int ci = 0; ci < PL_CELLS; ci++) {
-            int i0 = st * ci, j0 = st * cj, i1 = i0 + st, j1 = j0 + st;
-            long *q = ids + (size_t)f * nn;
-            if (nn == 4) {
-                long v[4] = {NODE(i0, j0), NODE(i1, j0), NODE(i1, j1), NODE(i0, j1)};
-                memcpy(q, v, sizeof v);
-                f++;
-            } else if (nn == 8 || nn == 9) {
-                int im = i0 + 1, jm = j0 + 1;
-                long v[9] = {NODE(i0, j0), NODE(i1, j0), NODE(i1, j1), NODE(i0, j1), NODE(im, j0),
-                             NODE(i1, jm), NODE(im, j1), NODE(i0, jm), NODE(im, jm)};
-                memcpy(q, v, (size_t)nn * sizeof(long));
-                f++;
-            } else if (nn == 3) {
-                long v[6] = {NODE(i0, j0), NODE(i1, j0), NODE(i1, j1),
-                             NODE(i0, j0), NODE(i1, j1), NODE(i0, j1)};
-                memcpy(q, v, sizeof v);
-                f += 2;
-            } else {
-                int im = i0 + 1, jm = j0 + 1;
-                long v[12] = {NODE(i0, j0), NODE(i1, j0), NODE(i1, j1), NODE(im, j0),
-                              NODE(i1, jm), NODE(im, jm), NODE(i0, j0), NODE(i1, j1),
-                              NODE(i0, j1), NODE(im, jm), NODE(im, j1), NODE(i0, jm)};
-                memcpy(q, v, sizeof v);
-                f += 2;
-            }
-        }
-#undef NODE
+    grid_faces(nn, PL_CELLS, np, ids);
     tvds_contact *c = add_contact(m, "pad", 1);
     set_faces(c, 0, nface, nn, ids);
     c->mu_s = c->mu_k = PL_MU;
@@ -534,6 +547,163 @@ START_TEST(test_plate_invariants)
 }
 END_TEST
 
+/* Rotation by th about the unit axis ax (Rodrigues), row-major. */
+static void rotation(const double axis[3], double th, double R[9])
+{
+    double ax[3], l = sqrt(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]);
+    for (int a = 0; a < 3; a++)
+        ax[a] = axis[a] / l;
+    double c = cos(th), s = sin(th);
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++)
+            R[3 * a + b] = (a == b ? c : 0.0) + (1.0 - c) * ax[a] * ax[b];
+    R[1] -= s * ax[2], R[2] += s * ax[1];
+    R[3] += s * ax[2], R[5] -= s * ax[0];
+    R[6] -= s * ax[1], R[7] += s * ax[0];
+}
+
+/* ---- 3. Stick and slip on faces: the Coulomb oscillator of SDND100 in any plane ----------- */
+
+/* A shoe of 1 kg on a spring k = 1e4 N/m acting in the tangent plane of a face set, pressed by
+ * g = 10 m/s^2 along -n, mu = 0.1, released from r0 = 0.85 mm along a direction at 30 degrees
+ * in the plane. The plane is turned by an arbitrary rotation (0.9 rad about (-2, 1, 0.5)). The
+ * master is a 2 x 2 grid of faces of 10 mm held by a mass and a stiffness of 1e12 per DoF (it
+ * moves by 1e-11 m under the shoe's 10 N), and the shoe starts on the grid's centre vertex,
+ * so it oscillates across the faces that meet there. Isotropic friction opposes the velocity
+ * and the spring pulls toward the origin: the motion stays on the line, and its extrema are
+ * those of the 1D oscillator, r0 - n 2 mu m g / k at n pi / w0, until it sticks for good at the
+ * 4th (0.05 mm). */
+static tvds_model *oscillator3d(int method, int nn, const double *R)
+{
+    int fine = nn == 6 || nn == 8 || nn == 9, np = fine ? 5 : 3;
+    double hs = fine ? 2.5e-3 : 5e-3;
+    int nnode = np * np;
+    double *P = tvds_calloc((size_t)nnode * 3, sizeof *P);
+    for (int j = 0; j < np; j++)
+        for (int i = 0; i < np; i++) {
+            double *p = P + 3 * (j * np + i);
+            p[0] = -5e-3 + i * hs, p[1] = -5e-3 + j * hs, p[2] = 0.0;
+            rotate_vec(R, p);
+        }
+    tvds_model *m = model_new(2);
+    tvds_substructure *ms = m->subs[0] = sub_xyz("ground", nnode, P, 3);
+    for (int k = 0; k < ms->n; k++) {
+        ms->M[k + (size_t)k * ms->n] = 1e12;
+        ms->K[k + (size_t)k * ms->n] = 1e12;
+    }
+    double O[3] = {0, 0, 0}, n[3] = {0, 0, 1}, e[3] = {cos(PI / 6), sin(PI / 6), 0};
+    rotate_vec(R, n);
+    rotate_vec(R, e);
+    tvds_substructure *ss = m->subs[1] = sub_xyz("shoe", 1, O, 3);
+    for (int a = 0; a < 3; a++) {
+        ss->M[a + 3 * a] = 1.0;
+        for (int b = 0; b < 3; b++)
+            ss->K[a + 3 * b] = 1e4 * ((a == b) - n[a] * n[b]);
+    }
+    /* The weight m g along -n as a load on the shoe only (gravity would act on the heavy
+     * master too). */
+    for (int a = 0; a < 3; a++) {
+        m->loads = tvds_realloc(m->loads, (size_t)(m->nload + 1) * sizeof *m->loads);
+        m->loads[m->nload++] = (tvds_load){.name = tvds_strdup("weight"),
+                                           .sub = 1,
+                                           .dof = a,
+                                           .fn = {.kind = TVDS_FN_CONST, .amp = -10.0 * n[a]}};
+    }
+    int nface = grid_faces(nn, 2, np, NULL);
+    long *ids = tvds_calloc((size_t)nface * nn, sizeof *ids);
+    grid_faces(nn, 2, np, ids);
+    tvds_contact *c = add_contact(m, "shoe", 1);
+    set_faces(c, 0, nface, nn, ids);
+    c->mu_s = c->mu_k = 0.1;
+    for (int a = 0; a < 3; a++)
+        add_ic(m, 1, a, 0.85e-3 * e[a], 0.0);
+    for (int a = 0; a < 3; a++)
+        add_probe(m, a == 0 ? "ux" : a == 1 ? "uy" : "uz", TVDS_PROBE_U, 1, a);
+    m->opt.method = method;
+    m->opt.dt_auto = 0;
+    m->opt.dt = 1e-5;
+    tvds_free(ids);
+    tvds_free(P);
+    return m;
+}
+
+START_TEST(test_coulomb_oscillator_faces)
+{
+    static const int kinds[3] = {3, 4, 9};
+    int method = _i / 3 == 0 ? TVDS_METHOD_SUBS_B : TVDS_METHOD_FILM, nn = kinds[_i % 3];
+    double R[9], axis[3] = {-2.0, 1.0, 0.5};
+    rotation(axis, 0.9, R);
+    tvds_model *m = oscillator3d(method, nn, R);
+    double e[3] = {cos(PI / 6), sin(PI / 6), 0}, nr[3] = {0, 0, 1};
+    rotate_vec(R, e);
+    rotate_vec(R, nr);
+    tvds_ctx ctx;
+    tvds_data *d = data_new(m, &ctx);
+    int ist = ch_index(d, TVDS_GROUP_CONTACTS, "shoe.state [-]");
+    int ipf = ch_index(d, TVDS_GROUP_CONTACTS, "shoe.p_friction [W]");
+    int ivs = ch_index(d, TVDS_GROUP_CONTACTS, "shoe.v_slide [m/s]");
+    const double w0 = 100.0, delta = 2.0 * 0.1 * 1.0 * 10.0 / 1e4;
+    double u[3] = {0, 0, 0}, t[3] = {0, 0, 0}, last = 0.0, tstop = -1.0, vmax = 0.0, vstuck = 0.0,
+           offline = 0.0;
+    int next = 1, nfaces = 0;
+    char seen[16] = {0};
+    long nsteps = (long)(0.2 / 1e-5);
+    for (long k = 0; k < nsteps; k++) {
+        ck_assert_msg(tvds_step(m, d, &ctx) == TVDS_OK, "%s", ctx.msg);
+        double x[3];
+        for (int a = 0; a < 3; a++)
+            x[a] = ch(d, TVDS_GROUP_HISTORY, 1 + a);
+        double along = x[0] * e[0] + x[1] * e[1] + x[2] * e[2];
+        double normal = x[0] * nr[0] + x[1] * nr[1] + x[2] * nr[2];
+        for (int a = 0; a < 3; a++)
+            offline = fmax(offline, fabs(x[a] - along * e[a] - normal * nr[a]));
+        /* Along n the shoe follows the held master: F t^2 / (2 M) = 2e-13 m over 0.2 s. */
+        ck_assert_double_lt(fabs(normal), 1e-12);
+        u[0] = u[1], u[1] = u[2], t[0] = t[1], t[1] = t[2];
+        u[2] = along;
+        t[2] = ch(d, TVDS_GROUP_HISTORY, 0);
+        double vs = ch(d, TVDS_GROUP_CONTACTS, ivs);
+        vmax = fmax(vmax, fabs(vs));
+        ck_assert_double_ge(ch(d, TVDS_GROUP_CONTACTS, ipf), -1e-12);
+        int f = d->cp[0].seg;
+        if (f >= 0 && f < 16 && !seen[f]) seen[f] = 1, nfaces++;
+        double du = u[2] - u[1];
+        /* Extremum: the increment changes sign; a stuck step moves by round-off only. */
+        if (fabs(du) < 1e-15) du = 0.0;
+        if (k >= 2 && next <= 3 && du != 0.0 && last * du < 0.0) {
+            double ref = (next % 2 ? -1.0 : 1.0) * (0.85e-3 - next * delta);
+            ck_assert_double_eq_tol(u[1], ref, 1e-3 * fabs(ref));
+            ck_assert_double_eq_tol(t[1], next * PI / w0, 1e-3 * next * PI / w0);
+            next++;
+        }
+        if (du != 0.0) last = du;
+        if (next == 4 && du == 0.0 && tstop < 0.0) {
+            tstop = t[1];
+            ck_assert_double_eq_tol(u[1], 0.05e-3, 1e-3 * 0.05e-3);
+        }
+        if (t[2] > 4 * PI / w0 + 1e-3) {
+            /* Stuck for good: two tangential rows hold the relative motion. */
+            ck_assert_int_eq((int)ch(d, TVDS_GROUP_CONTACTS, ist), TVDS_STICK);
+            vstuck = fmax(vstuck, fabs(vs));
+            ck_assert_double_eq_tol(u[2], 0.05e-3, 1e-3 * 0.05e-3);
+        }
+    }
+    ck_assert_int_eq(next, 4);
+    ck_assert_double_eq_tol(tstop, 4 * PI / w0, 1e-3 * 4 * PI / w0);
+    /* It crossed between the faces around the centre vertex. */
+    ck_assert_int_ge(nfaces, 2);
+    /* In the plane the motion stays on its line (isotropic cone). The held master's nodes move
+     * by up to 2e-13 m, each by its own share N_k of the force, so the face tilts by up to
+     * 2e-13 / 5e-3 = 4e-11 rad and turns the deformed frame (subs-b, film) by as much: off the
+     * line by at most 4e-11 r0 = 3.4e-14 m (measured 1.5e-14 m). */
+    ck_assert_msg(offline < 4e-11 * 0.85e-3, "off the line by %g m", offline);
+    /* Sliding speed while stuck: round-off of the stick rows (theory 6, exact zero velocity). */
+    ck_assert_msg(vstuck < 1e-12 * vmax, "stuck sliding speed %g (max %g)", vstuck, vmax);
+    tvds_data_free(&d);
+    tvds_model_free(&m);
+}
+END_TEST
+
 /* Rotation invariance: the plate model turned by an arbitrary rotation (axis (1, 2, 3),
  * 0.7 rad) gives the same scalars — normal force, |F_t|, gap, sliding speed, friction power,
  * the face visited, the energies — to round-off at every step. */
@@ -600,6 +770,7 @@ Suite *contact3d_suite(void)
     tcase_add_loop_test(tc, test_extrusion_matches_2d, 0, TVDS_METHOD_COUNT);
     tcase_add_loop_test(tc, test_plate_invariants, 0, 5 * TVDS_METHOD_COUNT);
     tcase_add_loop_test(tc, test_rotation_invariance, 0, 2);
+    tcase_add_loop_test(tc, test_coulomb_oscillator_faces, 0, 6);
     suite_add_tcase(s, tc);
     return s;
 }
