@@ -8,7 +8,10 @@
 #include <string.h>
 
 #include "engine/sim_impl.h" /* test hooks: the contact point's forces and face */
+#include "tvds/tvds_bench.h"
+#include "tvds/tvds_case.h"
 #include "tvds/tvds_sim.h"
+#include "tvds_test.h"
 
 static const double PI = 3.14159265358979323846;
 
@@ -762,6 +765,57 @@ START_TEST(test_rotation_invariance)
 }
 END_TEST
 
+/* ---- 4. Face sets through the case file -------------------------------------------------- */
+
+/* tvds_bench_plate_write writes a plate with a face set in sets.txt and a case with
+ * master = plate:top: read back, it is a face-set contact whose faces hold the plate's nodes,
+ * and it runs (the tip crosses faces). A face set with dim = 2 or the penalty law is refused,
+ * naming the setting. */
+START_TEST(test_case_file_faces)
+{
+    static const int kinds[4] = {3, 4, 8, 9};
+    char dir[64], sub[128], path[256];
+    tvds_test_mkdtemp(dir, sizeof dir, "/tmp/tvds_plate_");
+    snprintf(sub, sizeof sub, "%s/p%d", dir, kinds[_i]);
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    ck_assert_msg(tvds_bench_plate_write(sub, 3, kinds[_i], path, sizeof path, &ctx) == TVDS_OK,
+                  "%s", ctx.msg);
+    tvds_model *m = NULL;
+    ck_assert_msg(tvds_case_read(path, NULL, 0, &m, &ctx) == TVDS_OK, "%s", ctx.msg);
+    ck_assert_int_eq(m->ncontact, 1);
+    const tvds_contact *c = &m->contacts[0];
+    ck_assert_int_eq(c->master_kind, TVDS_MASTER_FACES);
+    ck_assert_int_eq(c->dim, 3);
+    ck_assert_int_eq(c->nface, (kinds[_i] == 3 ? 2 : 1) * 9);
+    int np = (kinds[_i] >= 8 ? 6 : 3) + 1;
+    ck_assert_int_eq(c->nmaster, kinds[_i] == 8 ? np * np - 9 : np * np);
+    m->opt.t_end = 2.0;
+    tvds_data *d = data_new(m, &ctx);
+    int faces = 0, last = -1;
+    while (tvds_data_time(d) < m->opt.t_end) {
+        ck_assert_msg(tvds_step(m, d, &ctx) == TVDS_OK, "%s", ctx.msg);
+        if (d->cp[0].seg != last) faces++, last = d->cp[0].seg;
+    }
+    ck_assert_int_ge(faces, 2);
+    ck_assert_double_gt(d->cp[0].lam_n, 0.1);
+    tvds_data_free(&d);
+    tvds_model_free(&m);
+    const char *bad[2] = {"contact.tip.dim=2", "contact.tip.law=penalty"};
+    const char *want[2] = {"dim: a face set is a 3D master surface",
+                           "law: the penalty law needs a 2D master surface or a rigid master"};
+    for (int k = 0; k < 2; k++) {
+        const char *ov[2] = {bad[k], "contact.tip.kn=1e3"};
+        tvds_ctx_init(&ctx);
+        ck_assert_int_eq(tvds_case_read(path, ov, k + 1, &m, &ctx), TVDS_ERR_INVALID);
+        ck_assert_msg(strstr(ctx.msg, want[k]) != NULL, "%s", ctx.msg);
+        /* An override names itself as the source of the error. */
+        ck_assert_msg(strstr(ctx.msg, bad[k]) != NULL, "%s", ctx.msg);
+    }
+    (void)tvds_test_rmtree(dir);
+}
+END_TEST
+
 Suite *contact3d_suite(void)
 {
     Suite *s = suite_create("contact3d");
@@ -771,6 +825,7 @@ Suite *contact3d_suite(void)
     tcase_add_loop_test(tc, test_plate_invariants, 0, 5 * TVDS_METHOD_COUNT);
     tcase_add_loop_test(tc, test_rotation_invariance, 0, 2);
     tcase_add_loop_test(tc, test_coulomb_oscillator_faces, 0, 6);
+    tcase_add_loop_test(tc, test_case_file_faces, 0, 4);
     suite_add_tcase(s, tc);
     return s;
 }

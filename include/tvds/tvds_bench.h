@@ -75,6 +75,20 @@ TVDS_API int tvds_bench_synthetic_write(const char *dir, int n, char *case_path,
 TVDS_API int tvds_bench_synthetic_pad_write(const char *dir, int n, int m, char *case_path,
                                             size_t size, tvds_ctx *ctx);
 
+/* Write a 3D node-to-face sliding model into dir (created if missing):
+ * dir/plate: a square plate of cells x cells faces (1 <= cells <= 100) of 5 mm in z = 0, nodes
+ *   with ux, uy, uz: lumped masses, springs between grid neighbours and a spring foundation;
+ *   face set "top" of nn-node faces (3: each cell split into two triangles, 4, 8 or 9; the
+ *   quadratic faces use a grid of half the spacing);
+ * dir/slider: a carriage node 1 and a tip node 2 (6 DoFs) joined by springs;
+ * dir/case.ini: the tip slides on the plate (mu 0.3) under a smooth 0.2 N load on the carriage
+ *   while the carriage is driven diagonally over the plate, crossing faces, their edges and
+ *   corners, in t_end = 10 s; Rayleigh damping.
+ * The path of the case file is written to case_path[size]. Returns TVDS_OK, TVDS_ERR_INVALID
+ * (bad cells or nn), TVDS_ERR_IO. */
+TVDS_API int tvds_bench_plate_write(const char *dir, int cells, int nn, char *case_path,
+                                    size_t size, tvds_ctx *ctx);
+
 #ifdef __cplusplus
 }
 #endif

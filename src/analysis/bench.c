@@ -271,6 +271,164 @@ static void spring(double *K, int n, int i, int j, double k)
     K[j + i * N] -= k;
 }
 
+/* Node id of grid point (i, j) of a plate with np points per side. */
+static long plate_node(int np, int i, int j)
+{
+    return (long)j * np + i + 1;
+}
+
+/* The faces of cell (ci, cj) of a plate grid (nn-node faces; quadratic faces use every second
+ * grid point as a corner): their node ids into v; returns the number of faces (2 triangles or
+ * 1 quadrilateral), corners counter-clockwise seen from +z. */
+static int plate_cell_faces(int nn, int np, int ci, int cj, long v[2][9])
+{
+    int st = nn == 8 || nn == 9 ? 2 : 1;
+    int i0 = st * ci, j0 = st * cj, i1 = i0 + st, j1 = j0 + st, im = i0 + 1, jm = j0 + 1;
+    long c00 = plate_node(np, i0, j0), c10 = plate_node(np, i1, j0);
+    long c11 = plate_node(np, i1, j1), c01 = plate_node(np, i0, j1);
+    if (nn == 3) {
+        long a[3] = {c00, c10, c11}, b[3] = {c00, c11, c01};
+        memcpy(v[0], a, sizeof a);
+        memcpy(v[1], b, sizeof b);
+        return 2;
+    }
+    long q[9] = {c00,
+                 c10,
+                 c11,
+                 c01,
+                 plate_node(np, im, j0),
+                 plate_node(np, i1, jm),
+                 plate_node(np, im, j1),
+                 plate_node(np, i0, jm),
+                 plate_node(np, im, jm)};
+    memcpy(v[0], q, (size_t)nn * sizeof(long));
+    return 1;
+}
+
+int tvds_bench_plate_write(const char *dir, int cells, int nn, char *case_path, size_t size,
+                           tvds_ctx *ctx)
+{
+    if (!dir || !case_path || size < 2 || cells < 1 || cells > 100 ||
+        (nn != 3 && nn != 4 && nn != 8 && nn != 9))
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                          "tvds_bench_plate_write: cells = %d must be in [1, 100] and nn = %d one "
+                          "of 3, 4, 8, 9",
+                          cells, nn);
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+        return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot create directory: %s", dir,
+                          strerror(errno));
+    const int quad = nn == 8 || nn == 9, np = (quad ? 2 : 1) * cells + 1, nnode = np * np;
+    const double hc = 5e-3;                         /* cell size [m] */
+    const double hs = quad ? 0.5 * hc : hc;         /* grid spacing [m] */
+    const double sc = quad ? 0.25 : 1.0;            /* per-node share of mass and foundation */
+    const double m_node = 1e-3 * sc;                /* lumped mass per node and direction [kg] */
+    const double k_link = 1e5 * (quad ? 0.5 : 1.0); /* neighbour springs [N/m] */
+    const double k_found = 1e4 * sc;                /* foundation springs [N/m] */
+    const double L = hc * cells;                    /* plate side [m] */
+    int rc = TVDS_OK, n = 3 * nnode;
+    size_t N = (size_t)n;
+    double *M = tvds_calloc(N * N, sizeof *M), *K = tvds_calloc(N * N, sizeof *K);
+    tvds_dof *dofs = tvds_calloc(N, sizeof *dofs);
+    int nface = (nn == 3 ? 2 : 1) * cells * cells;
+    int *fnn = tvds_calloc((size_t)nface, sizeof *fnn);
+    long *fnodes = tvds_calloc((size_t)nface * TVDS_FACE_MAX_NODES, sizeof *fnodes);
+    char sub[4096];
+    if (!M || !K || !dofs || !fnn || !fnodes) {
+        rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "plate model of %d DoFs: out of memory", n);
+        goto done;
+    }
+    for (int j = 0; j < np; j++)
+        for (int i = 0; i < np; i++) {
+            int a = j * np + i;
+            for (int c = 0; c < 3; c++) {
+                int k = 3 * a + c;
+                dofs[k].kind = TVDS_DOF_PHYSICAL;
+                dofs[k].node = a + 1;
+                dofs[k].dir = c;
+                dofs[k].xyz[0] = hs * i;
+                dofs[k].xyz[1] = hs * j;
+                M[k + k * N] = m_node;
+                spring(K, n, k, -1, k_found);
+                if (i + 1 < np) spring(K, n, k, k + 3, k_link);
+                if (j + 1 < np) spring(K, n, k, k + 3 * np, k_link);
+            }
+        }
+    for (int cj = 0, f = 0; cj < cells; cj++)
+        for (int ci = 0; ci < cells; ci++) {
+            long v[2][9];
+            int k = plate_cell_faces(nn, np, ci, cj, v);
+            for (int q = 0; q < k; q++, f++) {
+                fnn[f] = nn;
+                memcpy(fnodes + (size_t)f * TVDS_FACE_MAX_NODES, v[q], (size_t)nn * sizeof(long));
+            }
+        }
+    {
+        tvds_faceset top = {(char *)"top", nface, fnn, fnodes};
+        tvds_substructure s;
+        memset(&s, 0, sizeof s);
+        s.name = (char *)"plate";
+        s.n = n;
+        s.M = M;
+        s.K = K;
+        s.dofs = dofs;
+        s.nfsets = 1;
+        s.fsets = &top;
+        snprintf(sub, sizeof sub, "%s/plate", dir);
+        if ((rc = tvds_substructure_write(&s, sub, ctx))) goto done;
+    }
+    /* Slider: carriage node 1 at (x0, x0, 5 mm), tip node 2 at (x0, x0, 0) on the plate. */
+    {
+        double Ms[36] = {0}, Ks[36] = {0};
+        tvds_dof ds[6];
+        memset(ds, 0, sizeof ds);
+        const double x0 = 0.1 * L + 0.3 * hc, k_s = 1e4;
+        for (int k = 0; k < 6; k++) {
+            ds[k].kind = TVDS_DOF_PHYSICAL;
+            ds[k].node = 1 + k / 3;
+            ds[k].dir = k % 3;
+            ds[k].xyz[0] = x0;
+            ds[k].xyz[1] = x0 - 0.3 * hc;
+            ds[k].xyz[2] = k < 3 ? 5e-3 : 0.0;
+            Ms[k + 6 * k] = 1e-3;
+        }
+        for (int c = 0; c < 3; c++)
+            spring(Ks, 6, c, c + 3, k_s);
+        long tipnode = 2;
+        tvds_nodeset tip = {(char *)"tip", 1, &tipnode};
+        snprintf(sub, sizeof sub, "%s/slider", dir);
+        if ((rc = write_sub(sub, "slider", 6, Ms, Ks, ds, 1, &tip, ctx))) goto done;
+    }
+    snprintf(case_path, size, "%s/case.ini", dir);
+    FILE *f = fopen(case_path, "w");
+    if (!f) {
+        rc = TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot create: %s", case_path, strerror(errno));
+        goto done;
+    }
+    /* The carriage runs parallel to the diagonal, 0.3 cell beside it, over 70 % of the plate:
+     * the tip crosses faces, their edges and (triangles) the cells' diagonals. */
+    fprintf(f,
+            "# 3D node-to-face sliding model (%d x %d cells, %d-node faces, %d + 6 DoFs) written\n"
+            "# by tvds_bench_plate_write.\n"
+            "[run]\nname = plate_%d_%d\nmethod = subs-b\ndt = auto\nt_end = 10\n\n"
+            "[substructure plate]\ndir = plate\ndamping = rayleigh\nalpha = 1\nbeta = 1e-7\n\n"
+            "[substructure slider]\ndir = slider\ndamping = rayleigh\nalpha = 1\nbeta = 1e-7\n\n"
+            "[contact tip]\nslave = slider:tip\nmaster = plate:top\nmu = 0.3\n\n"
+            "[load press]\ndof = slider:1:uz\nf = smooth -0.2 0 0.1\n\n"
+            "[constraint drive_x]\nterms = slider:1:ux\nvalue = table 0 0  10 %.17g\n\n"
+            "[constraint drive_y]\nterms = slider:1:uy\nvalue = table 0 0  10 %.17g\n\n"
+            "[probe mid_uz]\ndof = plate:%ld:uz\n\n"
+            "[probe tip_uz]\ndof = slider:2:uz\n",
+            cells, cells, nn, n, cells, nn, 0.7 * L, 0.7 * L, plate_node(np, np / 2, np / 2));
+    if (ferror(f) | fclose(f)) rc = TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: write failed", case_path);
+done:
+    tvds_free(M);
+    tvds_free(K);
+    tvds_free(dofs);
+    tvds_free(fnn);
+    tvds_free(fnodes);
+    return rc;
+}
+
 int tvds_bench_synthetic_write(const char *dir, int n, char *case_path, size_t size, tvds_ctx *ctx)
 {
     return tvds_bench_synthetic_pad_write(dir, n, 1, case_path, size, ctx);

@@ -49,7 +49,9 @@ static void bench_help(FILE *out)
             "  - per-step cost vs the number m of contact nodes (504-DoF track, m = 1 .. 16 and\n"
             "    128): quadratic fit;\n"
             "  - per-step cost vs reduced size n (synthetic track, one sliding contact): linear\n"
-            "    fit, slope and R^2.\n"
+            "    fit, slope and R^2;\n"
+            "  - 3D node-to-face contact: us per step of a slider on a plate of 8 x 8 faces\n"
+            "    (4-node and 9-node faces), subs-b and FiLm.\n"
             "\n"
             "options:\n"
             "  --case CASE     beam-on-beam case to time\n"
@@ -634,6 +636,44 @@ static int bench_reduce(btab *t, const char *dir, const char *sizes, double scip
     return rc;
 }
 
+/* 3D node-to-face contact: a slider on a plate of 8 x 8 faces (tvds_bench_plate_write), per
+ * face kind and method. */
+static int bench_plate(btab *t, const char *dir, int R, int quick)
+{
+    static const int kinds[2] = {4, 9};
+    static const int methods[2] = {TVDS_METHOD_SUBS_B, TVDS_METHOD_FILM};
+    for (int i = 0; i < 2; i++) {
+        tvds_ctx ctx;
+        tvds_ctx_init(&ctx);
+        char sub[4200], cpath[4300];
+        snprintf(sub, sizeof sub, "%s/plate_%d", dir, kinds[i]);
+        int rc = tvds_bench_plate_write(sub, 8, kinds[i], cpath, sizeof cpath, &ctx);
+        if (rc) return fail("plate model", rc, &ctx);
+        tvds_model *m = NULL;
+        if ((rc = tvds_case_read(cpath, NULL, 0, &m, &ctx))) return fail(cpath, rc, &ctx);
+        int n = 0;
+        for (int s = 0; s < m->nsub; s++)
+            n += m->subs[s]->n;
+        for (int k = 0; k < 2; k++) {
+            tvds_bench_timing tm;
+            double useg[16];
+            long nst = quick ? 2000 : 20000;
+            m->opt.method = methods[k];
+            if ((rc = tvds_bench_segments(m, nst, R, useg, &tm, &ctx))) {
+                tvds_model_free(&m);
+                return fail(cpath, rc, &ctx);
+            }
+            char item[64];
+            snprintf(item, sizeof item, "%d-node faces %s us/step", kinds[i],
+                     tvds_method_name(methods[k]));
+            add(t, "3d", item, tm.us_per_step, "us",
+                "plate 8 x 8 faces, n = %d, median of %d segments of %ld steps", n, R, nst);
+        }
+        tvds_model_free(&m);
+    }
+    return TVDS_OK;
+}
+
 /* Per-step cost vs reduced size n (modal path, subs-b), and physical path for small n. */
 static int bench_size(btab *t, const char *dir, int R, int quick)
 {
@@ -883,6 +923,7 @@ int tvds_cmd_bench(int argc, char **argv)
     if (!rc) rc = bench_reduce(t, work, rsizes, scipy_limit);
     if (!rc && !only) rc = bench_size(t, work, R, quick);
     if (!rc && !only) rc = bench_contacts(t, work, R, quick);
+    if (!rc && !only) rc = bench_plate(t, work, R, quick);
     if (!rc && !only && large) rc = bench_setup_large(t, work);
     rm_tree(work);
     add(t, "bench", "total wall time", tvds_bench_now() - t0, "s", NULL);
