@@ -82,6 +82,46 @@ START_TEST(test_fn_harmonic_and_table)
 }
 END_TEST
 
+/* tvds_fn_integral against composite Simpson quadrature of tvds_fn_eval over intervals that
+ * straddle the kinks of the ramps and the table's points (split there, Simpson is exact to
+ * 1e-12 on these smooth pieces), for every kind with an offset. */
+static double simpson(const tvds_fn *f, double a, double b)
+{
+    const int n = 20000;
+    double h = (b - a) / n, s = tvds_fn_eval(f, a) + tvds_fn_eval(f, b);
+    for (int i = 1; i < n; i++)
+        s += (i % 2 ? 4.0 : 2.0) * tvds_fn_eval(f, a + i * h);
+    return s * h / 3.0;
+}
+
+START_TEST(test_fn_integral)
+{
+    double tt[4] = {-0.5, 0.2, 1.0, 3.0}, vv[4] = {1.0, 2.0, -1.0, 0.5};
+    tvds_fn fs[6] = {
+        {.kind = TVDS_FN_CONST, .amp = 2.5, .offset = 0.5},
+        {.kind = TVDS_FN_RAMP, .amp = 3.0, .t0 = 0.3, .t1 = 1.1, .offset = -0.2},
+        {.kind = TVDS_FN_SMOOTH_RAMP, .amp = -2.0, .t0 = -0.4, .t1 = 0.9, .offset = 0.1},
+        {.kind = TVDS_FN_HARMONIC, .amp = 1.5, .freq = 0.7, .phase = 0.3, .offset = 0.25},
+        {.kind = TVDS_FN_TABLE, .ntab = 4, .tab_t = tt, .tab_v = vv, .offset = 0.0},
+        {.kind = TVDS_FN_HARMONIC, .amp = 1.5, .freq = 0.0, .phase = 0.3},
+    };
+    /* Breakpoints of every function (Simpson is exact between them). */
+    double br[] = {-2.0, -0.5, -0.4, 0.0, 0.2, 0.3, 0.9, 1.0, 1.1, 3.0, 4.0};
+    int nb = (int)(sizeof br / sizeof br[0]);
+    for (int k = 0; k < 6; k++) {
+        double total = 0.0;
+        for (int i = 0; i + 1 < nb; i++) {
+            double q = simpson(&fs[k], br[i], br[i + 1]);
+            ck_assert_double_eq_tol(tvds_fn_integral(&fs[k], br[i], br[i + 1]), q,
+                                    1e-11 * (1.0 + fabs(q)));
+            total += q;
+        }
+        ck_assert_double_eq_tol(tvds_fn_integral(&fs[k], -2.0, 4.0), total, 1e-10);
+    }
+    ck_assert_double_eq(tvds_fn_integral(NULL, 0.0, 1.0), 0.0);
+}
+END_TEST
+
 START_TEST(test_damping_schedule)
 {
     tvds_damping d = {.kind = TVDS_DAMP_RAYLEIGH,
@@ -126,6 +166,7 @@ Suite *core_suite(void)
     tcase_add_test(tc, test_alloc_injection);
     tcase_add_test(tc, test_fn_smooth_ramp);
     tcase_add_test(tc, test_fn_harmonic_and_table);
+    tcase_add_test(tc, test_fn_integral);
     tcase_add_test(tc, test_damping_schedule);
     tcase_add_test(tc, test_methods);
     suite_add_tcase(s, tc);

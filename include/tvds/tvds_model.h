@@ -106,6 +106,9 @@ typedef struct tvds_fn {
 /* Value and first two time derivatives of f at t. NULL f means the constant 0. */
 TVDS_API double tvds_fn_eval(const tvds_fn *f, double t);
 TVDS_API double tvds_fn_deriv(const tvds_fn *f, double t, int order);
+/* Exact integral of f from ta to tb (NULL f: 0). A rotating master's angle is the integral of
+ * its angular speed from 0. */
+TVDS_API double tvds_fn_integral(const tvds_fn *f, double ta, double tb);
 
 /* ---- Damping ------------------------------------------------------------------------------ */
 
@@ -151,6 +154,9 @@ enum tvds_master_kind {
     TVDS_MASTER_SURFACE_C1,  /* the same node set as a C1 curve: cubic Hermite segments with
                                 tangents from averaged nodal normals (docs/theory.md 4b) */
     TVDS_MASTER_FACES,       /* face set of another substructure (3D node-to-face) */
+    TVDS_MASTER_DISC,        /* rigid disc face (3D) rotating about its axis: rigid_point is
+                                the centre, rigid_normal the axis (toward the slave), omega(t)
+                                the angular speed */
     TVDS_MASTER_KIND_COUNT
 };
 
@@ -179,6 +185,7 @@ typedef struct tvds_contact {
      * of the rigid master along axis k over time. */
     double rigid_point[3], rigid_normal[3], rigid_t1[3];
     tvds_fn rigid_motion[3];
+    tvds_fn omega; /* TVDS_MASTER_DISC: angular speed about rigid_normal [rad/s] (right-hand) */
     /* Friction. mu_axis[k] > = 0 replaces mu for tangent k when anisotropic (one-way
      * friction: SDND100 modeling D). */
     double mu_s, mu_k;

@@ -125,6 +125,13 @@ int tvds_model_print(const tvds_model *m, FILE *out, tvds_ctx *ctx)
         if (c->master_kind == TVDS_MASTER_RIGID)
             fprintf(out, "rigid (normal %g %g %g)", c->rigid_normal[0], c->rigid_normal[1],
                     c->rigid_normal[2]);
+        else if (c->master_kind == TVDS_MASTER_DISC)
+            fprintf(out, "rotating disc (centre %g %g %g, axis %g %g %g)", c->rigid_point[0],
+                    c->rigid_point[1], c->rigid_point[2], c->rigid_normal[0], c->rigid_normal[1],
+                    c->rigid_normal[2]);
+        else if (c->master_kind == TVDS_MASTER_FACES)
+            fprintf(out, "%d faces (%d nodes) of %s", c->nface, c->nmaster,
+                    m->subs[c->master_sub]->name);
         else
             fprintf(out, "%d master nodes of %s (%s)", c->nmaster, m->subs[c->master_sub]->name,
                     c->master_kind == TVDS_MASTER_SURFACE_C1 ? "C1 Hermite" : "C0 segments");

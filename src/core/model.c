@@ -109,6 +109,55 @@ double tvds_fn_deriv(const tvds_fn *f, double t, int order)
     return fn_value(f, t, order > 2 ? 2 : order);
 }
 
+/* Antiderivative of the kind's base value (without offset), zero at -infinity for the ramps
+ * and the table's constant start taken from its first point: only differences are used. */
+static double fn_antideriv(const tvds_fn *f, double t)
+{
+    switch (f->kind) {
+    case TVDS_FN_CONST:
+        return f->amp * t;
+    case TVDS_FN_RAMP:
+    case TVDS_FN_SMOOTH_RAMP: {
+        double T = f->t1 - f->t0;
+        if (t <= f->t0) return 0.0;
+        if (T <= 0.0) return f->amp * (t - f->t0);
+        if (t >= f->t1) return f->amp * (0.5 * T + (t - f->t1));
+        double x = (t - f->t0) / T;
+        if (f->kind == TVDS_FN_RAMP) return f->amp * 0.5 * T * x * x;
+        /* s(x) = x - sin(2 pi x) / (2 pi): integral T (x^2 / 2 + (cos(2 pi x) - 1) / (4 pi^2)). */
+        return f->amp * T * (0.5 * x * x + (cos(TWO_PI * x) - 1.0) / (TWO_PI * TWO_PI));
+    }
+    case TVDS_FN_HARMONIC: {
+        double w = TWO_PI * f->freq;
+        if (w == 0.0) return f->amp * sin(f->phase) * t;
+        return -f->amp * cos(w * t + f->phase) / w;
+    }
+    case TVDS_FN_TABLE: {
+        int n = f->ntab;
+        if (n <= 0) return 0.0;
+        const double *x = f->tab_t, *v = f->tab_v;
+        if (t <= x[0]) return v[0] * (t - x[0]);
+        double acc = 0.0;
+        for (int i = 0; i + 1 < n; i++) {
+            if (t <= x[i + 1]) {
+                double slope = (v[i + 1] - v[i]) / (x[i + 1] - x[i]), dx = t - x[i];
+                return acc + v[i] * dx + 0.5 * slope * dx * dx;
+            }
+            acc += 0.5 * (v[i] + v[i + 1]) * (x[i + 1] - x[i]);
+        }
+        return acc + v[n - 1] * (t - x[n - 1]);
+    }
+    default:
+        return 0.0;
+    }
+}
+
+double tvds_fn_integral(const tvds_fn *f, double ta, double tb)
+{
+    if (!f) return 0.0;
+    return fn_antideriv(f, tb) - fn_antideriv(f, ta) + f->offset * (tb - ta);
+}
+
 void tvds_fn_clear(tvds_fn *f)
 {
     if (!f) return;
@@ -248,6 +297,7 @@ void tvds_model_free(tvds_model **pm)
             tvds_fn_clear(&c->rigid_motion[k]);
             tvds_fn_clear(&c->slave_kin[k]);
         }
+        tvds_fn_clear(&c->omega);
     }
     tvds_free(m->contacts);
     for (int i = 0; i < m->nel; i++) {

@@ -682,6 +682,17 @@ int sim_data_setup(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
                 for (int a = 0; a < 3; a++)
                     mark_cand(&d->sub[C->master_sub], dd[a]);
             }
+        } else if (C->master_kind == TVDS_MASTER_DISC) {
+            double nn = 0.0;
+            for (int a = 0; a < 3; a++)
+                nn += C->rigid_normal[a] * C->rigid_normal[a];
+            if (C->dim != 3 || !(nn > 0.0) || C->law == TVDS_LAW_PENALTY) {
+                rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                                "contact '%s': a rotating disc needs dim 3, an axis and the "
+                                "Lagrange law",
+                                cn);
+                goto fail;
+            }
         } else {
             double nn = 0.0, tt = 0.0;
             for (int a = 0; a < C->dim; a++) {
@@ -714,7 +725,8 @@ int sim_data_setup(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
             rmax += 1 + p->ntan;
             /* Entries of one row: the slave and the master nodes a row can touch. */
             int ent = SIM_ROW_MAX_CP; /* any kind: the bound */
-            if (C->master_kind == TVDS_MASTER_RIGID) ent = C->dim;
+            if (C->master_kind == TVDS_MASTER_RIGID || C->master_kind == TVDS_MASTER_DISC)
+                ent = C->dim;
             if (C->master_kind == TVDS_MASTER_SURFACE || C->master_kind == TVDS_MASTER_SURFACE_C1)
                 ent = 3 * C->dim; /* two master nodes */
             if (C->master_kind == TVDS_MASTER_FACES) {

@@ -78,6 +78,9 @@ typedef struct sim_cp {
                         rigid: 0 */
     double alpha;    /* position on the segment [-]; faces: natural coordinate xi1 */
     double xi[2];    /* faces: natural coordinates of the master point */
+    double mref[3];  /* rotating disc: the touched material point in the disc's own frame
+                        (its position from the centre at angle 0) */
+    double mpt[3];   /* rotating disc: that material point's position at the last search */
     double s;        /* curvilinear position along the master [m] */
     double n[3];     /* unit normal toward the slave */
     double t[2][3];  /* unit tangents */

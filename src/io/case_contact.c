@@ -1,5 +1,5 @@
-/* case_contact.c — case-file contact sections into the model: slave, master surface, face set
- * or rigid plane, friction, law, prescribed slave kinematics. */
+/* case_contact.c — case-file contact sections into the model: slave, master surface, face set,
+ * rigid plane or rotating disc, friction, law, prescribed slave kinematics. */
 #include <math.h>
 #include <string.h>
 
@@ -64,10 +64,29 @@ int case_build_contact(case_parser *p, tvds_model *m, int sec, tvds_contact *c)
     if (!em) return case_missing(p, sec, "master");
     if ((rc = case_parse_nodes_ref(p, m, es, "slave", &c->slave_sub, &c->nslave, &c->slave_nodes)))
         return rc;
-    int rigid = strcmp(em->value, "rigid") == 0;
-    c->master_kind = rigid ? TVDS_MASTER_RIGID : TVDS_MASTER_SURFACE;
+    int disc = strcmp(em->value, "disc") == 0;
+    int rigid = disc || strcmp(em->value, "rigid") == 0;
+    c->master_kind = disc ? TVDS_MASTER_DISC : rigid ? TVDS_MASTER_RIGID : TVDS_MASTER_SURFACE;
     c->dim = rigid ? 3 : 2;
     if ((rc = case_get_int(p, sec, "dim", &c->dim, 2, 3))) return rc;
+    if (!disc && case_get(p, sec, "omega"))
+        return case_err_ent(p, TVDS_ERR_INVALID, case_get(p, sec, "omega"),
+                            "omega only applies with master = disc");
+    if (disc) {
+        if (c->dim != 3)
+            return case_err_ent(p, TVDS_ERR_INVALID, case_get(p, sec, "dim"),
+                                "dim: a rotating disc is a 3D master (dim = 3)");
+        static const char *const not_disc[] = {"t1", "motion_x", "motion_y", "motion_z"};
+        for (int i = 0; i < 4; i++) {
+            case_entry *x = case_get(p, sec, not_disc[i]);
+            if (x)
+                return case_err_ent(p, TVDS_ERR_INVALID, x,
+                                    "%s does not apply to a disc (its frame and motion follow "
+                                    "from the axis and omega)",
+                                    not_disc[i]);
+        }
+        if ((rc = case_get_fn(p, sec, "omega", 1, &c->omega))) return rc;
+    }
     int faces = 0;
     if (!rigid) {
         rc = parse_faces_ref(p, m, em, c);
@@ -217,6 +236,10 @@ int case_build_contact(case_parser *p, tvds_model *m, int sec, tvds_contact *c)
                                     pk[i]);
         }
     } else {
+        if (c->master_kind == TVDS_MASTER_DISC)
+            return case_err_ent(p, TVDS_ERR_INVALID, case_get(p, sec, "law"),
+                                "law: the penalty law needs a 2D master surface or a rigid "
+                                "master (a disc takes law = lagrange)");
         if (c->master_kind == TVDS_MASTER_FACES)
             return case_err_ent(p, TVDS_ERR_INVALID, case_get(p, sec, "law"),
                                 "law: the penalty law needs a 2D master surface or a rigid "

@@ -32,7 +32,7 @@ static const char *const case_contact_keys[] = {
     "mu_axis",     "exact_stick", "v_stick",     "initially_stuck",
     "law",         "kn",          "pen0",        "kt",
     "cn",          "ct",          "slave_kin_x", "slave_kin_y",
-    "slave_kin_z", "surface",     NULL};
+    "slave_kin_z", "surface",     "omega",       NULL};
 
 static const sec_spec specs[] = {
     {"run", 0, case_run_keys},         {"substructure", 1, case_sub_keys},

@@ -65,6 +65,7 @@ extern const sim_master_type sim_master_segment2d;    /* segment2d.c */
 extern const sim_master_type sim_master_rigid_plane;  /* rigid_plane.c */
 extern const sim_master_type sim_master_segment2d_c1; /* segment2d_c1.c */
 extern const sim_master_type sim_master_faces3d;      /* faces3d.c */
+extern const sim_master_type sim_master_disc;         /* disc.c */
 
 /* The type of the master of contact point c. */
 static inline const sim_master_type *sim_master_of(const tvds_model *m, const sim_cp *c)

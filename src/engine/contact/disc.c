@@ -1,0 +1,139 @@
+/* disc.c — master kind: the face of a rigid disc rotating about its axis (docs/theory.md 3c).
+ * The face is the plane through the centre C normal to the axis a (the contact normal); the
+ * disc turns by theta(t) = integral of omega from 0, so its material point at r (from C, angle
+ * 0) is at C + R(theta) r. A sliding slave touches the material point under it; a stuck slave
+ * keeps its material point and is carried along the circle. */
+#include <math.h>
+#include <string.h>
+
+#include "engine/contact/master.h"
+
+static double dot3(const double a[3], const double b[3])
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+static void cross3(const double a[3], const double b[3], double c[3])
+{
+    c[0] = a[1] * b[2] - a[2] * b[1];
+    c[1] = a[2] * b[0] - a[0] * b[2];
+    c[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+/* Unit axis of the disc. */
+static void disc_axis(const tvds_contact *C, double a[3])
+{
+    double l = sqrt(dot3(C->rigid_normal, C->rigid_normal));
+    for (int k = 0; k < 3; k++)
+        a[k] = C->rigid_normal[k] / l;
+}
+
+/* v turned by angle th about the unit axis a (Rodrigues; v need not be normal to a). */
+static void rotate(const double a[3], double th, const double v[3], double out[3])
+{
+    double c = cos(th), s = sin(th), axv[3], ad = dot3(a, v);
+    cross3(a, v, axv);
+    for (int k = 0; k < 3; k++)
+        out[k] = v[k] * c + axv[k] * s + a[k] * ad * (1.0 - c);
+}
+
+static double disc_angle(const tvds_contact *C, double t)
+{
+    return tvds_fn_integral(&C->omega, 0.0, t);
+}
+
+static int disc_closest(const tvds_model *m, tvds_data *d, sim_cp *c, int conf, const double Q[3],
+                        double t, int keep, tvds_ctx *ctx)
+{
+    const tvds_contact *C = &m->contacts[c->contact];
+    double a[3], r[3];
+    disc_axis(C, a);
+    double th = disc_angle(C, t);
+    if (keep) {
+        /* Stuck: the same material point, where the disc has carried it. */
+        rotate(a, th, c->mref, r);
+    } else {
+        /* The point of the face under the slave, and the material point there. */
+        for (int k = 0; k < 3; k++)
+            r[k] = Q[k] - C->rigid_point[k];
+        double h = dot3(a, r);
+        for (int k = 0; k < 3; k++)
+            r[k] -= h * a[k];
+        rotate(a, -th, r, c->mref);
+    }
+    for (int k = 0; k < 3; k++)
+        c->mpt[k] = C->rigid_point[k] + r[k];
+    c->seg = 0;
+    c->alpha = 0.0;
+    c->s = sqrt(dot3(r, r)); /* the radius of the contact point */
+    return TVDS_OK;
+}
+
+/* n = a; t1 along the face's motion for omega > 0 (a x r / |a x r|); t2 = n x t1 (toward the
+ * centre). At the centre itself any direction in the face serves as t1. */
+static void disc_frame(const tvds_model *m, const tvds_data *d, sim_cp *c, int conf)
+{
+    const tvds_contact *C = &m->contacts[c->contact];
+    double a[3], r[3], t1[3];
+    disc_axis(C, a);
+    for (int k = 0; k < 3; k++)
+        r[k] = c->mpt[k] - C->rigid_point[k];
+    cross3(a, r, t1);
+    double l = sqrt(dot3(t1, t1));
+    if (!(l > 1e-12 * (1.0 + sqrt(dot3(r, r))))) {
+        double e[3] = {fabs(a[0]) < 0.9 ? 1.0 : 0.0, fabs(a[0]) < 0.9 ? 0.0 : 1.0, 0.0};
+        cross3(a, e, t1);
+        l = sqrt(dot3(t1, t1));
+    }
+    for (int k = 0; k < 3; k++) {
+        c->n[k] = a[k];
+        c->t[0][k] = t1[k] / l;
+    }
+    cross3(c->n, c->t[0], c->t[1]);
+}
+
+static int disc_weights(const tvds_model *m, const tvds_data *d, const sim_cp *c,
+                        int node[SIM_MASTER_MAX_NODES], double N[SIM_MASTER_MAX_NODES])
+{
+    return 0; /* rigid: the master point moves by its prescribed motion only */
+}
+
+/* A point of the face plane: the centre (the plane does not move). */
+static void disc_point(const tvds_model *m, const tvds_data *d, const sim_cp *c, int conf, double t,
+                       double P[3], double Pm[3])
+{
+    const tvds_contact *C = &m->contacts[c->contact];
+    for (int k = 0; k < 3; k++) {
+        P[k] = C->rigid_point[k];
+        Pm[k] = 0.0;
+    }
+}
+
+/* The material point's displacement R(theta) r0 (up to a constant), its velocity omega a x q
+ * and its acceleration alpha a x q + omega^2 a x (a x q), q = R(theta) r0. */
+static void disc_motion(const tvds_model *m, const sim_cp *c, double t, int deriv, double out[3])
+{
+    const tvds_contact *C = &m->contacts[c->contact];
+    double a[3], q[3], aq[3], aaq[3];
+    disc_axis(C, a);
+    rotate(a, disc_angle(C, t), c->mref, q);
+    if (deriv == 0) {
+        memcpy(out, q, sizeof q);
+        return;
+    }
+    double w = tvds_fn_eval(&C->omega, t);
+    cross3(a, q, aq);
+    if (deriv == 1) {
+        for (int k = 0; k < 3; k++)
+            out[k] = w * aq[k];
+        return;
+    }
+    double al = tvds_fn_deriv(&C->omega, t, 1);
+    cross3(a, aq, aaq);
+    for (int k = 0; k < 3; k++)
+        out[k] = al * aq[k] + w * w * aaq[k];
+}
+
+const sim_master_type sim_master_disc = {
+    "disc", 1, disc_closest, disc_frame, disc_weights, disc_point, disc_motion,
+};
