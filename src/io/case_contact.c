@@ -106,8 +106,7 @@ int case_build_contact(case_parser *p, tvds_model *m, int sec, tvds_contact *c)
             return case_err_ent(p, TVDS_ERR_INVALID, em,
                                 "master: slave and master are in the same substructure '%s'",
                                 m->subs[c->slave_sub]->name);
-        if ((rc = case_check_translations(p, m, em, c->master_sub, c->nmaster, c->master_nodes,
-                                          3)))
+        if ((rc = case_check_translations(p, m, em, c->master_sub, c->nmaster, c->master_nodes, 3)))
             return rc;
         case_entry *esf = case_get(p, sec, "surface");
         if (esf)
