@@ -577,7 +577,7 @@ static void rotation(const double axis[3], double th, double R[9])
  * and the spring pulls toward the origin: the motion stays on the line, and its extrema are
  * those of the 1D oscillator, r0 - n 2 mu m g / k at n pi / w0, until it sticks for good at the
  * 4th (0.05 mm). */
-static tvds_model *oscillator3d(int method, int nn, const double *R)
+static tvds_model *oscillator3d(int method, int nn, const double *R, double ang, int aniso)
 {
     int fine = nn == 6 || nn == 8 || nn == 9, np = fine ? 5 : 3;
     double hs = fine ? 2.5e-3 : 5e-3;
@@ -595,9 +595,11 @@ static tvds_model *oscillator3d(int method, int nn, const double *R)
         ms->M[k + (size_t)k * ms->n] = 1e12;
         ms->K[k + (size_t)k * ms->n] = 1e12;
     }
-    double O[3] = {0, 0, 0}, n[3] = {0, 0, 1}, e[3] = {cos(PI / 6), sin(PI / 6), 0};
+    double O[3] = {0, 0, 0}, n[3] = {0, 0, 1}, e[3] = {cos(ang), sin(ang), 0};
+    double pe[3] = {-sin(ang), cos(ang), 0};
     rotate_vec(R, n);
     rotate_vec(R, e);
+    rotate_vec(R, pe);
     tvds_substructure *ss = m->subs[1] = sub_xyz("shoe", 1, O, 3);
     for (int a = 0; a < 3; a++) {
         ss->M[a + 3 * a] = 1.0;
@@ -619,6 +621,16 @@ static tvds_model *oscillator3d(int method, int nn, const double *R)
     tvds_contact *c = add_contact(m, "shoe", 1);
     set_faces(c, 0, nface, nn, ids);
     c->mu_s = c->mu_k = 0.1;
+    if (aniso) {
+        /* One-way friction along t1 (the faces' first edge direction, grid x) and the motion
+         * restricted to its line by a relation, as SDND100 modeling D. */
+        c->anisotropic = 1;
+        c->mu_axis[0] = 0.1;
+        c->mu_axis[1] = 0.0;
+        tvds_bilateral *b = add_bil(m, "line", 3);
+        for (int a = 0; a < 3; a++)
+            b->terms[a] = (tvds_term){1, a, pe[a]};
+    }
     for (int a = 0; a < 3; a++)
         add_ic(m, 1, a, 0.85e-3 * e[a], 0.0);
     for (int a = 0; a < 3; a++)
@@ -637,7 +649,7 @@ START_TEST(test_coulomb_oscillator_faces)
     int method = _i / 3 == 0 ? TVDS_METHOD_SUBS_B : TVDS_METHOD_FILM, nn = kinds[_i % 3];
     double R[9], axis[3] = {-2.0, 1.0, 0.5};
     rotation(axis, 0.9, R);
-    tvds_model *m = oscillator3d(method, nn, R);
+    tvds_model *m = oscillator3d(method, nn, R, PI / 6, 0);
     double e[3] = {cos(PI / 6), sin(PI / 6), 0}, nr[3] = {0, 0, 1};
     rotate_vec(R, e);
     rotate_vec(R, nr);
@@ -703,6 +715,48 @@ START_TEST(test_coulomb_oscillator_faces)
     ck_assert_msg(offline < 4e-11 * 0.85e-3, "off the line by %g m", offline);
     /* Sliding speed while stuck: round-off of the stick rows (theory 6, exact zero velocity). */
     ck_assert_msg(vstuck < 1e-12 * vmax, "stuck sliding speed %g (max %g)", vstuck, vmax);
+    tvds_data_free(&d);
+    tvds_model_free(&m);
+}
+END_TEST
+
+/* Anisotropic (one-way) friction on faces: SDND100 modeling D in the rotated plane of
+ * test_coulomb_oscillator_faces. mu = 0.1 along t1 only, the shoe released at 45 degrees to it
+ * and held on that line: the friction mu m g along t1 projects as mu m g cos 45 on the line,
+ * so the amplitude drops by 2 mu m g cos45 / k per half cycle, DY = r cos45 = -5.010E-4,
+ * 4.010E-4, -3.010E-4, 2.010E-4 at n pi / w0 (Code_Aster's reference, within 1e-3 as there). */
+START_TEST(test_anisotropic_faces)
+{
+    int method = _i == 0 ? TVDS_METHOD_SUBS_B : TVDS_METHOD_FILM;
+    double R[9], axis[3] = {-2.0, 1.0, 0.5};
+    rotation(axis, 0.9, R);
+    tvds_model *m = oscillator3d(method, 4, R, PI / 4, 1);
+    double e[3] = {cos(PI / 4), sin(PI / 4), 0};
+    rotate_vec(R, e);
+    tvds_ctx ctx;
+    tvds_data *d = data_new(m, &ctx);
+    static const double ref[4] = {-5.010e-4, 4.010e-4, -3.010e-4, 2.010e-4};
+    double u[3] = {0, 0, 0}, t[3] = {0, 0, 0}, last = 0.0;
+    int next = 0;
+    long nsteps = (long)(0.14 / 1e-5);
+    for (long k = 0; k < nsteps; k++) {
+        ck_assert_msg(tvds_step(m, d, &ctx) == TVDS_OK, "%s", ctx.msg);
+        u[0] = u[1], u[1] = u[2], t[0] = t[1], t[1] = t[2];
+        u[2] = ch(d, TVDS_GROUP_HISTORY, 1) * e[0] + ch(d, TVDS_GROUP_HISTORY, 2) * e[1] +
+               ch(d, TVDS_GROUP_HISTORY, 3) * e[2];
+        t[2] = ch(d, TVDS_GROUP_HISTORY, 0);
+        double du = u[2] - u[1];
+        if (fabs(du) < 1e-15) du = 0.0;
+        if (k >= 2 && next < 4 && du != 0.0 && last * du < 0.0) {
+            double dy = u[1] * cos(PI / 4);
+            ck_assert_msg(fabs(dy - ref[next]) <= 1e-3 * fabs(ref[next]),
+                          "extremum %d: DY = %.6e, reference %.4e", next + 1, dy, ref[next]);
+            ck_assert_double_eq_tol(t[1], (next + 1) * PI / 100.0, 1e-3 * (next + 1) * PI / 100.0);
+            next++;
+        }
+        if (du != 0.0) last = du;
+    }
+    ck_assert_int_eq(next, 4);
     tvds_data_free(&d);
     tvds_model_free(&m);
 }
@@ -979,6 +1033,7 @@ Suite *contact3d_suite(void)
     tcase_add_loop_test(tc, test_plate_invariants, 0, 5 * TVDS_METHOD_COUNT);
     tcase_add_loop_test(tc, test_rotation_invariance, 0, 2);
     tcase_add_loop_test(tc, test_coulomb_oscillator_faces, 0, 6);
+    tcase_add_loop_test(tc, test_anisotropic_faces, 0, 2);
     tcase_add_loop_test(tc, test_case_file_faces, 0, 4);
     tcase_add_loop_test(tc, test_disc_belt_stick_slip, 0, TVDS_METHOD_COUNT);
     tcase_add_test(tc, test_case_file_disc);
