@@ -68,9 +68,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     tvds_substructure *t = NULL;
     rc = tvds_substructure_read(outdir, "fz", &t, &ctx);
     FUZZ_ASSERT(rc == TVDS_OK, "written copy refused: %s", ctx.msg);
-    FUZZ_ASSERT(t->n == s->n && t->nsets == s->nsets && t->nrec == s->nrec,
-                "written copy differs: n %d/%d sets %d/%d rec %d/%d", t->n, s->n, t->nsets,
-                s->nsets, t->nrec, s->nrec);
+    FUZZ_ASSERT(t->n == s->n && t->nsets == s->nsets && t->nrec == s->nrec &&
+                    t->nfsets == s->nfsets,
+                "written copy differs: n %d/%d sets %d/%d rec %d/%d face sets %d/%d", t->n, s->n,
+                t->nsets, s->nsets, t->nrec, s->nrec, t->nfsets, s->nfsets);
+    for (int k = 0; k < s->nfsets; k++) {
+        const tvds_faceset *a = &s->fsets[k], *c = &t->fsets[k];
+        FUZZ_ASSERT(strcmp(a->name, c->name) == 0 && a->nface == c->nface &&
+                        memcmp(a->nn, c->nn, (size_t)a->nface * sizeof(int)) == 0,
+                    "face set %d differs after write and read", k + 1);
+    }
     for (int k = 0; k < s->n; k++) {
         const tvds_dof *a = &s->dofs[k], *c = &t->dofs[k];
         FUZZ_ASSERT(a->kind == c->kind && a->node == c->node && a->dir == c->dir &&
