@@ -225,6 +225,14 @@ static const tvds_vcase cases[] = {
      "ElasticFriction k = 1e6, b = 2000 between a mass and a driven belt (constraint)",
      NULL,
      BELT_ROWS(1e-3, TVDS_VQ_PROBE_AT, "x")},
+    {"disc-stick-slip",
+     "engine",
+     "models/shoe/disc_stick_slip.ini",
+     {NULL},
+     "shoe on a rigid disc turning at V / r (r = 100 m): the belt closed form, exact stick",
+     NULL,
+     /* Stick and slip start on steps: |error| <= 3 V h = 3e-6 m, 3.8e-4 of x(0.45). */
+     BELT_ROWS(5e-4, TVDS_VQ_PROBE_AT, "y")},
     /* ---- law level: one-DoF integrators over src/engine/friction_laws.c ---- */
     {"law:ef-belt-rigid",
      "law",
