@@ -820,6 +820,61 @@ START_TEST(test_rotation_invariance)
 }
 END_TEST
 
+/* Refusals and the end of the surface: a face listed clockwise among counter-clockwise ones
+ * (its normal points away from the slave) is refused at set-up, naming both faces and their
+ * shared edge; a zero-area face too; a slave driven off the plate stops the run with
+ * TVDS_ERR_CONTACT_LOST over a free edge, naming the face. */
+START_TEST(test_face_set_errors)
+{
+    tvds_ctx ctx;
+    tvds_data *d = NULL;
+    /* Face 6 (a middle cell) reversed. */
+    tvds_model *m = plate_model(TVDS_METHOD_SUBS_B, 4, NULL);
+    tvds_contact *c = &m->contacts[0];
+    int *fn = c->face_node + 5 * TVDS_FACE_MAX_NODES, tmp = fn[1];
+    fn[1] = fn[3];
+    fn[3] = tmp;
+    tvds_ctx_init(&ctx);
+    ck_assert_int_eq(tvds_data_create(m, &d, &ctx), TVDS_ERR_INVALID);
+    ck_assert_msg(strstr(ctx.msg, "in the same direction") && strstr(ctx.msg, "counter-clockwise"),
+                  "%s", ctx.msg);
+    ck_assert_ptr_null(d);
+    tvds_model_free(&m);
+    /* A collapsed face: two corners at one place. */
+    m = plate_model(TVDS_METHOD_SUBS_B, 3, NULL);
+    c = &m->contacts[0];
+    fn = c->face_node;
+    for (int q = 0; q < 3; q++)
+        m->subs[0]->dofs[3 * (c->master_nodes[fn[1]] - 1) + q].xyz[0] =
+            m->subs[0]->dofs[3 * (c->master_nodes[fn[0]] - 1)].xyz[0];
+    for (int q = 0; q < 3; q++)
+        m->subs[0]->dofs[3 * (c->master_nodes[fn[1]] - 1) + q].xyz[1] =
+            m->subs[0]->dofs[3 * (c->master_nodes[fn[0]] - 1)].xyz[1];
+    tvds_ctx_init(&ctx);
+    ck_assert_int_eq(tvds_data_create(m, &d, &ctx), TVDS_ERR_INVALID);
+    ck_assert_msg(strstr(ctx.msg, "degenerate"), "%s", ctx.msg);
+    tvds_model_free(&m);
+    /* Driven off the plate along +x: the slave leaves over the free edge x = 80 mm. */
+    m = plate_model(TVDS_METHOD_SUBS_B, 4, NULL);
+    m->bil[0].value = (tvds_fn){.kind = TVDS_FN_RAMP, .amp = 1.0, .t0 = 0.0, .t1 = 1.0};
+    m->bil[1].value = (tvds_fn){.kind = TVDS_FN_CONST, .amp = 0.0};
+    m->ics[0].v0 = 1.0;
+    m->ics[1].v0 = 0.0;
+    d = data_new(m, &ctx);
+    int rc = TVDS_OK;
+    for (long k = 0; k < 100000 && rc == TVDS_OK; k++)
+        rc = tvds_step(m, d, &ctx);
+    ck_assert_int_eq(rc, TVDS_ERR_CONTACT_LOST);
+    ck_assert_msg(strstr(ctx.msg, "free edge") && strstr(ctx.msg, "slave node 1"), "%s", ctx.msg);
+    /* 10 mm to go at 1 m/s: lost in the step whose t_{n+1} passes 0.01 s (the detection is at
+     * t_{n+1}; the data keep t_n). */
+    ck_assert_double_lt(tvds_data_time(d), 0.01);
+    ck_assert_double_gt(tvds_data_time(d) + tvds_data_dt(d), 0.01);
+    tvds_data_free(&d);
+    tvds_model_free(&m);
+}
+END_TEST
+
 /* ---- 5. A shoe on a rotating rigid disc --------------------------------------------------- */
 
 /* The belt-driven stick-slip oscillator of the ElasticFriction validation (m = 1 kg, K = 100
@@ -1037,6 +1092,7 @@ Suite *contact3d_suite(void)
     tcase_add_loop_test(tc, test_case_file_faces, 0, 4);
     tcase_add_loop_test(tc, test_disc_belt_stick_slip, 0, TVDS_METHOD_COUNT);
     tcase_add_test(tc, test_case_file_disc);
+    tcase_add_test(tc, test_face_set_errors);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -352,8 +352,24 @@ static int face_topology(const tvds_model *m, tvds_data *d, int c, tvds_ctx *ctx
                 int g = nf_of[r];
                 if (g == f) continue;
                 const int *gn = C->face_node + (size_t)g * TVDS_FACE_MAX_NODES;
-                for (int q = 0; q < face_ncorner(C->face_nn[g]); q++)
-                    if (gn[q] == b) d->fedge[c][4 * f + e] = g;
+                int ncg = face_ncorner(C->face_nn[g]), qa = -1, qb = -1;
+                for (int q = 0; q < ncg; q++) {
+                    if (gn[q] == a) qa = q;
+                    if (gn[q] == b) qb = q;
+                }
+                if (qa < 0 || qb < 0) continue;
+                if ((qb + 1) % ncg == qa) {
+                    d->fedge[c][4 * f + e] = g; /* g runs along the edge b -> a: consistent */
+                } else if ((qa + 1) % ncg == qb) {
+                    /* Both faces run a -> b: their normals point to opposite sides. */
+                    rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                                    "contact '%s': faces %d and %d share the edge %ld-%ld in the "
+                                    "same direction, so their normals point to opposite sides: "
+                                    "list every face's corners counter-clockwise seen from the "
+                                    "slave",
+                                    cn, f + 1, g + 1, C->master_nodes[a], C->master_nodes[b]);
+                    goto done;
+                }
             }
         }
         double P[3 * FACE_MAX_NODES], xi[2], n[3], t1[3], t2[3];
@@ -370,6 +386,7 @@ static int face_topology(const tvds_model *m, tvds_data *d, int c, tvds_ctx *ctx
             break;
         }
     }
+done:
     tvds_free(cnt);
     tvds_free(nf_of);
     tvds_free(mark);
