@@ -820,6 +820,36 @@ START_TEST(test_rotation_invariance)
 }
 END_TEST
 
+/* The local walk over the faces (from the last face to its neighbours) finds the face a full
+ * scan of the face set finds, at every step, and the same history, on triangles (8 faces
+ * around the interior vertices) and 9-node faces (curved-edge closest points). */
+START_TEST(test_local_walk_vs_scan)
+{
+    static const int kinds[2] = {3, 9};
+    int nn = kinds[_i];
+    tvds_model *m = plate_model(TVDS_METHOD_SUBS_B, nn, NULL);
+    tvds_ctx ctx;
+    tvds_data *dl = data_new(m, &ctx), *dg = data_new(m, &ctx);
+    dg->search_global = 1;
+    double dmax = 0.0, vmax = 0.0;
+    int changes = 0, last = -1;
+    while (tvds_data_time(dl) < m->opt.t_end) {
+        ck_assert_msg(tvds_step(m, dl, &ctx) == TVDS_OK, "%s", ctx.msg);
+        ck_assert_msg(tvds_step(m, dg, &ctx) == TVDS_OK, "%s", ctx.msg);
+        ck_assert_int_eq(dl->cp[0].seg, dg->cp[0].seg);
+        if (dl->cp[0].seg != last) changes++, last = dl->cp[0].seg;
+        double a = dl->cp[0].lam_n, b = dg->cp[0].lam_n;
+        dmax = fmax(dmax, fabs(a - b));
+        vmax = fmax(vmax, fabs(a));
+    }
+    ck_assert_int_ge(changes, 8);
+    ck_assert_msg(dmax <= 1e-12 * vmax, "nn=%d: lambda_n differs by %g", nn, dmax);
+    tvds_data_free(&dl);
+    tvds_data_free(&dg);
+    tvds_model_free(&m);
+}
+END_TEST
+
 /* Refusals and the end of the surface: a face listed clockwise among counter-clockwise ones
  * (its normal points away from the slave) is refused at set-up, naming both faces and their
  * shared edge; a zero-area face too; a slave driven off the plate stops the run with
@@ -1100,6 +1130,7 @@ Suite *contact3d_suite(void)
     tcase_add_loop_test(tc, test_disc_belt_stick_slip, 0, TVDS_METHOD_COUNT);
     tcase_add_test(tc, test_case_file_disc);
     tcase_add_test(tc, test_face_set_errors);
+    tcase_add_loop_test(tc, test_local_walk_vs_scan, 0, 2);
     suite_add_tcase(s, tc);
     return s;
 }
