@@ -522,7 +522,9 @@ START_TEST(test_plate_invariants)
         const sim_cp *c = &d->cp[0];
         ck_assert_double_ge(ch(d, TVDS_GROUP_CONTACTS, igap), -1e-15);
         ck_assert_double_ge(ch(d, TVDS_GROUP_CONTACTS, ipf), -1e-12);
-        ck_assert_double_ge(c->lam_n, 0.0);
+        /* Compressive, to the round-off of the 1 N force scale: at a row on the edge between
+         * tension and penetration (the weight ramps in from 0) the multiplier can be -1e-25 N. */
+        ck_assert_double_ge(c->lam_n, -1e-14 * PL_MS * 10.0);
         fnmax = fmax(fnmax, c->lam_n);
         if (c->seg >= 0 && c->seg < 64 && !seen[c->seg]) seen[c->seg] = 1, nfaces++;
         if (tvds_data_time(d) > 0.03) {

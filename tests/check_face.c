@@ -182,9 +182,11 @@ START_TEST(test_projection_exact)
                 Q[a] = x[a] + dd * n[a];
             double xi[2];
             int inside = -1, edge = 7;
-            double d2 = face_closest(nn, P, Q, NULL, &inside, &edge);
-            (void)d2;
-            d2 = face_closest(nn, P, Q, xi, &inside, &edge);
+            double d2 = face_closest(nn, P, Q, NULL, NULL, &inside, &edge);
+            ck_assert_double_eq_tol(d2, dd * dd, 1e-13);
+            /* From a start near the answer, as the engine's warm start. */
+            double st[2] = {z[0] + 0.01, z[1] - 0.01};
+            d2 = face_closest(nn, P, Q, st, xi, &inside, &edge);
             ck_assert_int_eq(inside, 1);
             ck_assert_int_eq(edge, -1);
             ck_assert_double_eq_tol(xi[0], z[0], 1e-11);
@@ -214,17 +216,17 @@ START_TEST(test_edge_and_corner)
         /* Beyond the edge y = 0 (edge 0 in both). */
         double Q[3] = {0.7, -0.3, 0.1}, xi[2], x[3];
         int inside, edge;
-        double d2 = face_closest(nn, P, Q, NULL, &inside, &edge);
+        double d2 = face_closest(nn, P, Q, NULL, NULL, &inside, &edge);
         ck_assert_int_eq(inside, 0);
         ck_assert_int_eq(edge, 0);
-        face_closest(nn, P, Q, xi, &inside, &edge);
+        face_closest(nn, P, Q, NULL, xi, &inside, &edge);
         face_point(nn, P, xi, x, NULL, NULL);
         ck_assert_double_eq_tol(x[0], 0.7, 1e-12);
         ck_assert_double_eq_tol(x[1], 0.0, 1e-12);
         ck_assert_double_eq_tol(d2, 0.09 + 0.01, 1e-12);
         /* Beyond the corner (0, 0). */
         double Qc[3] = {-0.2, -0.3, 0.1};
-        d2 = face_closest(nn, P, Qc, xi, &inside, &edge);
+        d2 = face_closest(nn, P, Qc, NULL, xi, &inside, &edge);
         ck_assert_int_eq(inside, 0);
         face_point(nn, P, xi, x, NULL, NULL);
         ck_assert_double_eq_tol(x[0], 0.0, 1e-12);
@@ -232,7 +234,7 @@ START_TEST(test_edge_and_corner)
         ck_assert_double_eq_tol(d2, 0.04 + 0.09 + 0.01, 1e-12);
         /* Just inside the edge: a valid projection. */
         double Qi[3] = {0.7, 1e-6, -0.05};
-        d2 = face_closest(nn, P, Qi, xi, &inside, &edge);
+        d2 = face_closest(nn, P, Qi, NULL, xi, &inside, &edge);
         ck_assert_int_eq(inside, 1);
         ck_assert_double_eq_tol(d2, 0.0025, 1e-14);
     }
@@ -254,8 +256,8 @@ START_TEST(test_edge_handover)
             double Q[3] = {0.8 + 0.01 * i, 0.5, 0.5};
             double xa[2], xb[2], pa[3], pb[3];
             int ia, ib;
-            double da = face_closest(4, A, Q, xa, &ia, NULL);
-            double db = face_closest(4, B, Q, xb, &ib, NULL);
+            double da = face_closest(4, A, Q, NULL, xa, &ia, NULL);
+            double db = face_closest(4, B, Q, NULL, xb, &ib, NULL);
             face_point(4, A, xa, pa, NULL, NULL);
             face_point(4, B, xb, pb, NULL, NULL);
             /* The surface's closest point: the nearer of the two. */

@@ -256,12 +256,12 @@ static double edge_closest(int nn, const double *P, const double Q[3], int e, do
     return dist2(x, Q);
 }
 
-double face_closest(int nn, const double *P, const double Q[3], double xi[2], int *inside,
-                    int *edge)
+double face_closest(int nn, const double *P, const double Q[3], const double *start, double xi[2],
+                    int *inside, int *edge)
 {
     double z[2];
-    if (xi && face_inside(nn, xi, 0.5))
-        z[0] = xi[0], z[1] = xi[1];
+    if (start && face_inside(nn, start, 0.5))
+        z[0] = start[0], z[1] = start[1];
     else if (face_is_tri(nn))
         z[0] = z[1] = 1.0 / 3.0;
     else

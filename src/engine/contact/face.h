@@ -34,14 +34,15 @@ void face_point(int nn, const double *P, const double xi[2], double x[3], double
 int face_frame(int nn, const double *P, const double xi[2], double n[3], double t1[3],
                double t2[3]);
 
-/* Closest point of the face (nodes P, nn x 3) to Q. xi in: starting guess (NULL: the
- * centroid); out: natural coordinates of the closest point, in the reference domain. Returns
- * the squared distance. *inside is 1 when the closest point is an orthogonal projection
- * strictly inside the face (margin 1e-9), 0 when it lies on the boundary (the slave is over an
- * edge or a corner, or beyond). *edge (may be NULL) receives the boundary edge (0-based,
+/* Closest point of the face (nodes P, nn x 3) to Q. start: the Newton iteration's starting
+ * natural coordinates (NULL, or a point outside the face: the centroid). xi (may be NULL)
+ * receives the natural coordinates of the closest point, in the reference domain. Returns the
+ * squared distance. *inside is 1 when the closest point is an orthogonal projection inside the
+ * face (margin 1e-9 in natural coordinates), 0 when it lies on the boundary (the slave is over
+ * an edge or a corner, or beyond). *edge (may be NULL) receives the boundary edge (0-based,
  * edge k joins corners k and k+1) the point lies on, or -1 when inside. */
-double face_closest(int nn, const double *P, const double Q[3], double xi[2], int *inside,
-                    int *edge);
+double face_closest(int nn, const double *P, const double Q[3], const double *start, double xi[2],
+                    int *inside, int *edge);
 
 /* Natural coordinates of the corners of the reference face (nn corners: 3 or 4) */
 void face_corner_xi(int nn, int k, double xi[2]);

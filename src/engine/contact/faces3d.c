@@ -39,12 +39,9 @@ static face_hit face_try(const tvds_model *m, const tvds_data *d, const sim_cp *
     double P[3 * FACE_MAX_NODES];
     int nn = face_nodes_pos(m, d, c->contact, f, deformed, P);
     face_hit h;
-    /* Newton starts from the last xi on the point's own face, from the centre (a start outside
-     * the face) on another. */
-    h.xi[0] = f == c->seg ? c->xi[0] : 1e3;
-    h.xi[1] = f == c->seg ? c->xi[1] : 1e3;
+    /* Newton starts from the last xi on the point's own face, from the centre on another. */
     int edge = -1;
-    h.d2 = face_closest(nn, P, Q, h.xi, &h.inside, &edge);
+    h.d2 = face_closest(nn, P, Q, f == c->seg ? c->xi : NULL, h.xi, &h.inside, &edge);
     h.free_edge = 0;
     if (!h.inside) {
         /* Every edge the point lies on (a corner lies on two). */
