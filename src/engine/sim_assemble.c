@@ -30,6 +30,7 @@ void sim_assemble(const tvds_model *m, tvds_data *d)
             d->p_sub[np] = T->sub;
             d->p_dof[np] = T->dof;
             d->p_cand[np] = d->cand_base[T->sub] + d->sub[T->sub].cand[T->dof];
+            d->p_row[np] = nr - 1;
             d->p_bc[np] = d->p_be[np] = T->coef;
             double up = T->coef * sim_u(d, T->sub, T->dof, 1);
             v += up;
@@ -61,6 +62,7 @@ void sim_assemble(const tvds_model *m, tvds_data *d)
             d->p_sub[np] = sb;
             d->p_dof[np] = df;
             d->p_cand[np] = d->cand_base[sb] + d->sub[sb].cand[df];
+            d->p_row[np] = nr - 1;
             d->p_bc[np] = d->p_be[np] = coef;
             double u1 = sim_u(d, sb, df, 1), u0 = sim_u(d, sb, df, 0);
             v += coef * (u1 - u0);
@@ -95,6 +97,7 @@ void sim_assemble(const tvds_model *m, tvds_data *d)
                 d->p_sub[np] = sb;
                 d->p_dof[np] = df;
                 d->p_cand[np] = d->cand_base[sb] + d->sub[sb].cand[df];
+                d->p_row[np] = nr;
                 d->p_bc[np] = c->e_w[e] * bc[dir];
                 d->p_be[np] = c->e_w[e] * bev[dir];
             }

@@ -206,6 +206,7 @@ void tvds_data_free(tvds_data **pd)
             tvds_free(s->cand);
             tvds_free(s->cand_dof);
             tvds_free(s->G);
+            tvds_free(s->gcomp);
             for (int w = 0; w < 3; w++) {
                 tvds_free(s->uc[w]);
                 tvds_free(s->ucv[w]);
@@ -235,6 +236,12 @@ void tvds_data_free(tvds_data **pd)
     tvds_free(d->p_sub);
     tvds_free(d->p_dof);
     tvds_free(d->p_cand);
+    tvds_free(d->p_row);
+    tvds_free(d->p_next);
+    tvds_free(d->comp_head);
+    tvds_free(d->comp_used);
+    tvds_free(d->comp_tail);
+    tvds_free(d->cr_pos);
     tvds_free(d->cr_sub);
     tvds_free(d->cr_dof);
     tvds_free(d->cr_c);
@@ -790,6 +797,8 @@ int sim_data_setup(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
     ALLOC(d->p_sub, pool);
     ALLOC(d->p_dof, pool);
     ALLOC(d->p_cand, pool);
+    ALLOC(d->p_row, pool);
+    ALLOC(d->p_next, pool);
     ALLOC(d->cr_sub, pool);
     ALLOC(d->cr_dof, pool);
     ALLOC(d->cr_c, pool);
@@ -853,7 +862,15 @@ int sim_data_setup(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
                 for (int a = 0; a < nc; a++)
                     s->G[a + (size_t)b * nc] = s->Y[s->cand_dof[a] + (size_t)s->cand_dof[b] * n];
         }
+        rc = sim_cand_comp(m->subs[i], s, 0, ctx);
+        if (rc) goto fail;
     }
+    ALLOC(d->comp_head, d->ncand_tot);
+    ALLOC(d->comp_used, d->ncand_tot);
+    ALLOC(d->comp_tail, d->ncand_tot);
+    ALLOC(d->cr_pos, d->ncand_tot);
+    for (int k = 0; k < d->ncand_tot; k++)
+        d->comp_head[k] = d->cr_pos[k] = -1;
     ALLOC(d->du_c, d->ncand_tot);
     ALLOC(d->du_cv, d->ncand_tot);
     d->du_ver = 1;

@@ -102,6 +102,8 @@ int sim_exact_setup(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
         /* W = h^2 B_C G B_E^T with G the one-step flexibility on the candidates. */
         int rc = sim_cand_flex(s, s->bh, ctx);
         if (rc) return rc;
+        rc = sim_cand_comp(m->subs[i], s, 1, ctx);
+        if (rc) return rc;
     }
     return TVDS_OK;
 }

@@ -31,6 +31,9 @@ typedef struct sim_sub {
     int ncand;
     int *cand_dof; /* ncand: physical DoF of each candidate */
     double *G;     /* ncand x ncand column-major: M^-1 restricted to the candidates */
+    int *gcomp;    /* ncand: lowest candidate of the component of the mass graph (with the
+                      stiffness graph for exact propagation) each candidate lies in: G(a, b) is
+                      exactly 0 between components (sim_cand_comp, docs/theory.md 9c) */
     /* Cache of the physical displacements of the candidate DoFs, per state buffer (0: x,
      * 1: x_new, 2: x_prev): uc[w][c] is valid while ucv[w][c] == ver[w]. A buffer's version
      * changes whenever it is rewritten (sim_touch); the caches rotate with the buffers. The
@@ -154,6 +157,17 @@ struct tvds_data {
     int pool_cap, pool_n;
     int *p_sub, *p_dof, *p_cand;  /* pool_cap */
     double *p_bc, *p_be;          /* pool_cap */
+    int *p_row;                   /* pool_cap: row of each entry */
+    /* Entries bucketed by component of G (build_W, docs/theory.md 9c): W and the candidate
+     * corrections only pair entries of one bucket, so the contact work is linear in the rows
+     * where the mass coupling is local. */
+    int *p_next;    /* pool_cap: next entry of the same bucket, -1 */
+    int *comp_head; /* ncand_tot: first entry of the bucket keyed cand_base + gcomp, or -1 */
+    int *comp_tail; /* ncand_tot: last entry of each bucket in use */
+    int *comp_used; /* ncand_tot: the buckets in use, in order of their first entry */
+    int ncomp_used;
+    int W_n, W_kl, W_ku; /* size and band (lower, upper) of the last W built: outside the band
+                            W is zero */
     double *W, *W_lu, *lam, *rhs; /* rmax x rmax, rmax x rmax, rmax, rmax */
     int *ipiv;                    /* rmax */
     int *jpvt;                    /* rmax: column pivots of the rank-revealing solve */
@@ -164,6 +178,7 @@ struct tvds_data {
     double *lam_bil;      /* nbil: multipliers of the bilateral rows */
     int *cr_sub, *cr_dof; /* pool_cap: corrector scratch, distinct (sub, DoF) of the rows */
     double *cr_c;         /* pool_cap: their merged coefficients h^2 sum(be lambda) */
+    int *cr_pos;          /* ncand_tot: position of a candidate in cr_*, -1 (merging in O(1)) */
     double *du_c;         /* candidate displacement correction (lazy cache): total cand */
     long *du_cv;          /* total cand: du_c[k] is valid while du_cv[k] == du_ver */
     long du_ver;          /* version of the multipliers du_c is computed from (starts at 1) */
@@ -220,6 +235,10 @@ double sim_phys(const sim_sub *s, const double *x, int dof);
 /* G of a modal substructure: Y(:,cand)^T diag(wk) Y(:,cand) (wk NULL: identity, G = M^-1 on
  * the candidates; wk = bh: the one-step flexibility of exact propagation). */
 int sim_cand_flex(sim_sub *s, const double *wk, tvds_ctx *ctx);
+/* Components of the candidates in the graph of the nonzeros of M (with_stiffness: of M, K and
+ * C) of S into s->gcomp (allocated on first use), and G set to exactly 0 between components
+ * (there it is round-off of Y^T Y). Set-up only. */
+int sim_cand_comp(const tvds_substructure *S, sim_sub *s, int with_stiffness, tvds_ctx *ctx);
 /* State buffer which (0, 1, 2; -1: all) of every substructure was rewritten: new version. */
 void sim_touch(tvds_data *d, int which);
 /* Rotate the state buffers after a step (x_prev <- x <- x_new) with their caches. */

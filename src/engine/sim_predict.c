@@ -305,10 +305,9 @@ void sim_correct(const tvds_model *m, tvds_data *d)
         for (int e = R->off; e < R->off + R->ne; e++) {
             double c = h2 * d->p_be[e] * l;
             if (c == 0.0) continue;
-            int q = 0;
-            while (q < nu && (d->cr_sub[q] != d->p_sub[e] || d->cr_dof[q] != d->p_dof[e]))
-                q++;
-            if (q == nu) {
+            int q = d->cr_pos[d->p_cand[e]];
+            if (q < 0) {
+                q = d->cr_pos[d->p_cand[e]] = nu;
                 d->cr_sub[nu] = d->p_sub[e];
                 d->cr_dof[nu] = d->p_dof[e];
                 d->cr_c[nu++] = 0.0;
@@ -316,6 +315,8 @@ void sim_correct(const tvds_model *m, tvds_data *d)
             d->cr_c[q] += c;
         }
     }
+    for (int q = 0; q < nu; q++)
+        d->cr_pos[d->cand_base[d->cr_sub[q]] + d->sub[d->cr_sub[q]].cand[d->cr_dof[q]]] = -1;
     for (int q = 0; q < nu; q++) {
         if (d->cr_c[q] == 0.0) continue;
         sim_sub *s = &d->sub[d->cr_sub[q]];

@@ -8,29 +8,69 @@
 
 #include "engine/sim_impl.h"
 
-/* W from the rows (nrow x nrow, column-major, leading dimension nrow). */
+/* The pool's entries in buckets by component of G (docs/theory.md 9c), each bucket in pool
+ * order and the buckets in the order of their first entry: for a G without zero blocks (one
+ * component per substructure) the sums below take their terms in the order of the plain
+ * double loop over the rows' entries. */
+static void bucket_entries(tvds_data *d)
+{
+    for (int u = 0; u < d->ncomp_used; u++)
+        d->comp_head[d->comp_used[u]] = -1;
+    d->ncomp_used = 0;
+    for (int e = 0; e < d->pool_n; e++) {
+        int sb = d->p_sub[e];
+        int key = d->cand_base[sb] + d->sub[sb].gcomp[d->p_cand[e] - d->cand_base[sb]];
+        d->p_next[e] = -1;
+        if (d->comp_head[key] < 0) {
+            d->comp_head[key] = e;
+            d->comp_used[d->ncomp_used++] = key;
+        } else {
+            d->p_next[d->comp_tail[key]] = e;
+        }
+        d->comp_tail[key] = e;
+    }
+}
+
+/* W = h^2 B_C G B_E^T (nr x nr, column-major, leading dimension nr) from the rows' entries:
+ * W_ij sums bc_a G(a, b) be_b over the pairs of entries of rows i and j in one bucket, so its
+ * cost is the number of such pairs: O(nr) when G is local (lumped masses: a contact point
+ * shares buckets only with its neighbours), O((nr e)^2) when G is dense. Only the band of the
+ * previous W is cleared and the band (W_kl, W_ku) of this one recorded for the solve. */
 static void build_W(tvds_data *d)
 {
-    int nr = d->nrow;
-    double h2 = d->h * d->h;
-    for (int j = 0; j < nr; j++) {
-        const sim_row *Rj = &d->row[j];
-        for (int i = 0; i < nr; i++) {
-            const sim_row *Ri = &d->row[i];
-            double w = 0.0;
-            for (int a = Ri->off; a < Ri->off + Ri->ne; a++) {
-                int sa = d->p_sub[a];
-                const sim_sub *s = &d->sub[sa];
-                int ca = d->p_cand[a] - d->cand_base[sa];
-                for (int b = Rj->off; b < Rj->off + Rj->ne; b++) {
-                    if (d->p_sub[b] != sa) continue;
-                    int cb = d->p_cand[b] - d->cand_base[sa];
-                    w += d->p_bc[a] * s->G[ca + (size_t)cb * s->ncand] * d->p_be[b];
-                }
+    int nr = d->nrow, n0 = d->W_n;
+    for (int j = 0; j < n0; j++) {
+        int i0 = j - d->W_ku > 0 ? j - d->W_ku : 0, i1 = j + d->W_kl < n0 ? j + d->W_kl + 1 : n0;
+        for (int i = i0; i < i1; i++)
+            d->W[i + (size_t)j * n0] = 0.0;
+    }
+    bucket_entries(d);
+    int kl = 0, ku = 0;
+    for (int u = 0; u < d->ncomp_used; u++) {
+        int head = d->comp_head[d->comp_used[u]];
+        for (int a = head; a >= 0; a = d->p_next[a]) {
+            int sb = d->p_sub[a], i = d->p_row[a];
+            const sim_sub *s = &d->sub[sb];
+            const double *g = s->G + (d->p_cand[a] - d->cand_base[sb]);
+            double bca = d->p_bc[a];
+            for (int b = head; b >= 0; b = d->p_next[b]) {
+                int j = d->p_row[b];
+                int cb = d->p_cand[b] - d->cand_base[sb];
+                d->W[i + (size_t)j * nr] += bca * g[(size_t)cb * s->ncand] * d->p_be[b];
+                if (i - j > kl) kl = i - j;
+                if (j - i > ku) ku = j - i;
             }
-            d->W[i + (size_t)j * nr] = h2 * w;
         }
     }
+    double h2 = d->h * d->h;
+    for (int j = 0; j < nr; j++) {
+        int i0 = j - ku > 0 ? j - ku : 0, i1 = j + kl < nr ? j + kl + 1 : nr;
+        for (int i = i0; i < i1; i++)
+            d->W[i + (size_t)j * nr] *= h2;
+    }
+    d->W_n = nr;
+    d->W_kl = kl;
+    d->W_ku = ku;
 }
 
 static const char *row_where(const tvds_model *m, const tvds_data *d, const sim_row *R, char *buf,
@@ -130,18 +170,23 @@ static int redundant_solve(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
     return TVDS_OK;
 }
 
-/* Up to this many rows, W is factored in place by the unblocked partial-pivoting LU below
- * (the algorithm of LAPACK's dgetf2, same ipiv convention, 1-based): for the 1-4 rows of a
- * typical step the LAPACK call overhead exceeds the arithmetic. */
+/* Up to this many rows, or when W is banded (rows of contact points that share only their
+ * neighbours' DoFs), W is factored in place by the unblocked partial-pivoting band LU below
+ * (the algorithm of LAPACK's dgbtf2, on full column-major storage: the row interchanges keep
+ * U within kl + ku above the diagonal; ipiv 1-based, L stored as eliminated, without the later
+ * interchanges): for the 1-4 rows of a typical step the LAPACK call overhead exceeds the
+ * arithmetic, and a band of m rows costs O(m kl (kl + ku)) instead of O(m^3). With
+ * kl = ku = n - 1 it is the dense LU, with the same operations in the same order. */
 #define SMALL_LU 8
 
-static int small_lu(int n, double *A, int *ipiv)
+static int band_lu(int n, int kl, int ku, double *A, int *ipiv)
 {
-    int info = 0;
+    int info = 0, kv = kl + ku;
     for (int j = 0; j < n; j++) {
+        int ie = j + kl < n - 1 ? j + kl : n - 1, ke = j + kv < n - 1 ? j + kv : n - 1;
         int p = j;
         double amax = fabs(A[j + (size_t)j * n]);
-        for (int i = j + 1; i < n; i++)
+        for (int i = j + 1; i <= ie; i++)
             if (fabs(A[i + (size_t)j * n]) > amax) amax = fabs(A[i + (size_t)j * n]), p = i;
         ipiv[j] = p + 1;
         if (A[p + (size_t)j * n] == 0.0) {
@@ -149,55 +194,64 @@ static int small_lu(int n, double *A, int *ipiv)
             continue;
         }
         if (p != j)
-            for (int k = 0; k < n; k++) {
+            for (int k = j; k <= ke; k++) {
                 double t = A[j + (size_t)k * n];
                 A[j + (size_t)k * n] = A[p + (size_t)k * n];
                 A[p + (size_t)k * n] = t;
             }
         double r = 1.0 / A[j + (size_t)j * n];
-        for (int i = j + 1; i < n; i++)
+        for (int i = j + 1; i <= ie; i++)
             A[i + (size_t)j * n] *= r;
-        for (int k = j + 1; k < n; k++) {
+        for (int k = j + 1; k <= ke; k++) {
             double a = A[j + (size_t)k * n];
             if (a == 0.0) continue;
-            for (int i = j + 1; i < n; i++)
+            for (int i = j + 1; i <= ie; i++)
                 A[i + (size_t)k * n] -= A[i + (size_t)j * n] * a;
         }
     }
     return info;
 }
 
-static void small_lu_solve(int n, const double *A, const int *ipiv, double *b)
+static void band_lu_solve(int n, int kl, int ku, const double *A, const int *ipiv, double *b)
 {
     for (int j = 0; j < n; j++) {
-        int p = ipiv[j] - 1;
+        int p = ipiv[j] - 1, ie = j + kl < n - 1 ? j + kl : n - 1;
         if (p != j) {
             double t = b[j];
             b[j] = b[p];
             b[p] = t;
         }
-    }
-    for (int j = 0; j < n; j++)
-        for (int i = j + 1; i < n; i++)
+        for (int i = j + 1; i <= ie; i++)
             b[i] -= A[i + (size_t)j * n] * b[j];
+    }
     for (int j = n - 1; j >= 0; j--) {
         b[j] /= A[j + (size_t)j * n];
-        for (int i = 0; i < j; i++)
+        for (int i = j - kl - ku > 0 ? j - kl - ku : 0; i < j; i++)
             b[i] -= A[i + (size_t)j * n] * b[j];
     }
 }
 
-/* LU solve of W lambda = rhs. */
+/* LU solve of W lambda = rhs: the band LU above when W is small or its band narrow (its cost
+ * n kl (kl + ku) well below the n^3 / 3 of LAPACK's dense dgetrf), else dgetrf. */
 static int lu_solve(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
 {
-    int nr = d->nrow;
-    for (size_t k = 0; k < (size_t)nr * nr; k++)
-        d->W_lu[k] = d->W[k];
+    int nr = d->nrow, kl = d->W_kl, ku = d->W_ku;
+    int band = nr <= SMALL_LU || 12 * (double)kl * (kl + ku) <= (double)nr * nr;
+    if (band) {
+        /* The band with the room of U's fill; outside it W (and so W_lu) is zero. */
+        for (int j = 0; j < nr; j++) {
+            int i0 = j - kl - ku > 0 ? j - kl - ku : 0, i1 = j + kl < nr ? j + kl + 1 : nr;
+            for (int i = i0; i < i1; i++)
+                d->W_lu[i + (size_t)j * nr] = d->W[i + (size_t)j * nr];
+        }
+    } else {
+        for (size_t k = 0; k < (size_t)nr * nr; k++)
+            d->W_lu[k] = d->W[k];
+    }
     for (int i = 0; i < nr; i++)
         d->lam[i] = d->row[i].rhs;
-    lapack_int info = nr <= SMALL_LU
-                          ? small_lu(nr, d->W_lu, d->ipiv)
-                          : LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, nr, nr, d->W_lu, nr, d->ipiv);
+    lapack_int info = band ? band_lu(nr, kl, ku, d->W_lu, d->ipiv)
+                           : LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, nr, nr, d->W_lu, nr, d->ipiv);
     double umax = 0.0;
     int imin = -1;
     double umin = INFINITY;
@@ -210,8 +264,8 @@ static int lu_solve(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
         int rc = redundant_solve(m, d, ctx);
         if (rc) return rc;
     } else {
-        if (nr <= SMALL_LU)
-            small_lu_solve(nr, d->W_lu, d->ipiv, d->lam);
+        if (band)
+            band_lu_solve(nr, kl, ku, d->W_lu, d->ipiv, d->lam);
         else
             LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', nr, 1, d->W_lu, nr, d->ipiv, d->lam, nr);
     }
@@ -241,15 +295,12 @@ static double du_cand(tvds_data *d, int sb, int a)
     if (d->du_cv[k] == d->du_ver) return d->du_c[k];
     const sim_sub *s = &d->sub[sb];
     double h2 = d->h * d->h, u = 0.0;
-    for (int r = 0; r < d->nrow; r++) {
-        const sim_row *R = &d->row[r];
-        double l = d->lam[r];
+    /* Only the entries of a's bucket (those of build_W, same rows) act on it through G. */
+    for (int b = d->comp_head[d->cand_base[sb] + s->gcomp[a]]; b >= 0; b = d->p_next[b]) {
+        double l = d->lam[d->p_row[b]];
         if (l == 0.0) continue;
-        for (int b = R->off; b < R->off + R->ne; b++) {
-            if (d->p_sub[b] != sb) continue;
-            int cb = d->p_cand[b] - d->cand_base[sb];
-            u += -h2 * l * d->p_be[b] * s->G[a + (size_t)cb * s->ncand];
-        }
+        int cb = d->p_cand[b] - d->cand_base[sb];
+        u += -h2 * l * d->p_be[b] * s->G[a + (size_t)cb * s->ncand];
     }
     d->du_c[k] = u;
     d->du_cv[k] = d->du_ver;
@@ -529,8 +580,7 @@ int sim_solve_film(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
                                   "film_tol = %g in film_maxit = %d iterations (raise "
                                   "[run] film_maxit, or set [run] nonconverged = warn to go on "
                                   "and count such steps)",
-                                  d->t0 + (double)(d->step + 1) * d->h, d->step + 1, tol,
-                                  maxit);
+                                  d->t0 + (double)(d->step + 1) * d->h, d->step + 1, tol, maxit);
         }
         /* States from the converged multipliers. */
         for (int i = 0; i < d->ncp; i++) {

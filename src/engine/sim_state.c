@@ -88,3 +88,60 @@ int sim_cand_flex(sim_sub *s, const double *wk, tvds_ctx *ctx)
     tvds_free(Yc);
     return TVDS_OK;
 }
+
+/* Union-find root with path halving. */
+static int uf_root(int *p, int a)
+{
+    while (p[a] != a) {
+        p[a] = p[p[a]];
+        a = p[a];
+    }
+    return a;
+}
+
+int sim_cand_comp(const tvds_substructure *S, sim_sub *s, int with_stiffness, tvds_ctx *ctx)
+{
+    int n = s->n, nc = s->ncand;
+    if (nc == 0) return TVDS_OK;
+    if (!s->gcomp) {
+        s->gcomp = tvds_malloc((size_t)nc * sizeof *s->gcomp);
+        if (!s->gcomp) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory (G components)");
+    }
+    int *p = tvds_malloc((size_t)n * sizeof *p);
+    if (!p) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory (G components)");
+    /* M^-1 (and f(M^-1 K) M^-1, the one-step flexibility of exact propagation) has the block
+     * structure of the connected components of the graph of M (of M, K and C): two DoFs in
+     * different components are not coupled, in exact arithmetic, by the correction of a step. */
+    for (int k = 0; k < n; k++)
+        p[k] = k;
+    const double *mats[3] = {S->M, with_stiffness ? S->K : NULL, with_stiffness ? S->C : NULL};
+    for (int q = 0; q < 3; q++) {
+        const double *A = mats[q];
+        if (!A) continue;
+        for (int j = 0; j < n; j++)
+            for (int i = j + 1; i < n; i++)
+                if (A[i + (size_t)j * n] != 0.0 || A[j + (size_t)i * n] != 0.0) {
+                    int ri = uf_root(p, i), rj = uf_root(p, j);
+                    if (ri != rj) p[ri > rj ? ri : rj] = ri < rj ? ri : rj;
+                }
+    }
+    /* Candidate a's component: its lowest candidate (p reused: root DoF -> that candidate). */
+    int *first = tvds_malloc((size_t)n * sizeof *first);
+    if (!first) {
+        tvds_free(p);
+        return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory (G components)");
+    }
+    for (int k = 0; k < n; k++)
+        first[k] = -1;
+    for (int a = 0; a < nc; a++) {
+        int r = uf_root(p, s->cand_dof[a]);
+        if (first[r] < 0) first[r] = a;
+        s->gcomp[a] = first[r];
+    }
+    for (int b = 0; b < nc; b++)
+        for (int a = 0; a < nc; a++)
+            if (s->gcomp[a] != s->gcomp[b]) s->G[a + (size_t)b * nc] = 0.0;
+    tvds_free(first);
+    tvds_free(p);
+    return TVDS_OK;
+}
