@@ -34,6 +34,7 @@ typedef struct sim_sub {
     int *gcomp;    /* ncand: lowest candidate of the component of the mass graph (with the
                       stiffness graph for exact propagation) each candidate lies in: G(a, b) is
                       exactly 0 between components (sim_cand_comp, docs/theory.md 9c) */
+    int gdiag;     /* 1: every component is one candidate (G diagonal) */
     /* Cache of the physical displacements of the candidate DoFs, per state buffer (0: x,
      * 1: x_new, 2: x_prev): uc[w][c] is valid while ucv[w][c] == ver[w]. A buffer's version
      * changes whenever it is rewritten (sim_touch); the caches rotate with the buffers. The

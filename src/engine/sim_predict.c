@@ -286,6 +286,12 @@ static void cache_correct(sim_sub *s, int dof, double c)
 {
     int cb = s->cand[dof];
     const double *g = s->G + (size_t)cb * s->ncand;
+    if (s->gdiag) {
+        /* G diagonal (lumped masses): the column moves its own DoF only; the loop below would
+         * subtract exact zeros from the others. */
+        if (s->ucv[1][cb] == s->ver[1]) s->uc[1][cb] -= c * g[cb];
+        return;
+    }
     for (int u = 0; u < s->ucn1; u++) {
         int a = s->ucl1[u];
         s->uc[1][a] -= c * g[a];
