@@ -6,11 +6,14 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "engine/contact/hermite.h"
 #include "engine/sim_impl.h" /* test hook: tvds_data.search_global */
+#include "tvds/tvds_bench.h"
 #include "tvds/tvds_case.h"
 #include "tvds/tvds_sim.h"
+#include "tvds_test.h"
 
 static const double PI = 3.14159265358979323846;
 
@@ -1633,6 +1636,79 @@ START_TEST(test_local_search)
 }
 END_TEST
 
+/* ---- Contact rows of many points ------------------------------------------------------------ */
+
+/* A pad of 12 slave nodes on the lumped-mass track of tvds_bench_synthetic_pad_write: G is
+ * diagonal on both bodies (lumped masses), so W pairs only rows whose points share a master node
+ * and is banded (band LU). The run must equal, to round-off, the one with every pair of a
+ * substructure's entries in one bucket (test hook d->rows_dense: the plain double loop over
+ * the rows' entries and the dense LU). _i: 0 subs-b, 1 FiLm, 2 subs-b with exact propagation
+ * (its one-step flexibility couples the whole track: one component, dense W). */
+START_TEST(test_pad_rows)
+{
+    char dir[64], cpath[600], sub[700];
+    tvds_test_mkdtemp(dir, sizeof dir, "/tmp/tvds_pad_");
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    ck_assert_int_eq(tvds_bench_synthetic_pad_write(dir, 120, 12, cpath, sizeof cpath, &ctx),
+                     TVDS_OK);
+    tvds_model *m = NULL;
+    ck_assert_msg(tvds_case_read(cpath, NULL, 0, &m, &ctx) == TVDS_OK, "%s", ctx.msg);
+    m->opt.method = _i == 1 ? TVDS_METHOD_FILM : TVDS_METHOD_SUBS_B;
+    if (_i == 2) {
+        m->opt.integrator = TVDS_INTEGRATOR_EXACT;
+        m->opt.f_band = 5e3;
+    }
+    tvds_data *da = data_new(m, &ctx), *db = data_new(m, &ctx);
+    db->rows_dense = 1;
+    ck_assert_int_eq(da->sub[0].gdiag, _i != 2);
+    ck_assert_int_eq(da->sub[1].gdiag, _i != 2);
+    int nh, nc;
+    const char *const *names;
+    const double *v;
+    tvds_channels(da, TVDS_GROUP_HISTORY, &nh, &names, &v);
+    tvds_channels(da, TVDS_GROUP_CONTACTS, &nc, &names, &v);
+    double dmax[2] = {0, 0}, pk[2] = {0, 0};
+    int nrmax = 0, band = 0;
+    for (long k = 0; k < 1500; k++) {
+        ck_assert_msg(tvds_step(m, da, &ctx) == TVDS_OK, "%s", ctx.msg);
+        ck_assert_msg(tvds_step(m, db, &ctx) == TVDS_OK, "%s", ctx.msg);
+        if (da->nrow > nrmax) nrmax = da->nrow;
+        /* FiLm keeps a tangential row per point: two rows per point. */
+        if (da->nrow >= 12 && da->W_kl + da->W_ku <= 8) band = 1;
+        for (int g = 0; g < 2; g++) {
+            int grp = g ? TVDS_GROUP_CONTACTS : TVDS_GROUP_HISTORY;
+            for (int c = 1; c < (g ? nc : nh); c++) {
+                double a = ch(da, grp, c), b = ch(db, grp, c);
+                if (fabs(a) > pk[g]) pk[g] = fabs(a);
+                if (fabs(a - b) > dmax[g]) dmax[g] = fabs(a - b);
+            }
+        }
+    }
+    ck_assert_int_ge(nrmax, 12);
+    ck_assert_int_eq(band, _i != 2);
+    ck_assert_int_eq(db->W_kl, db->nrow - 1);
+    /* Round-off: the sums take their terms in another order (and skip G's exact zeros). */
+    ck_assert_msg(dmax[0] <= 1e-12 * pk[0] && dmax[1] <= 1e-12 * pk[1],
+                  "history %g of %g, contacts %g of %g", dmax[0], pk[0], dmax[1], pk[1]);
+    tvds_data_free(&da);
+    tvds_data_free(&db);
+    tvds_model_free(&m);
+    unlink(cpath);
+    static const char *const subs[] = {"track", "slider"};
+    static const char *const files[] = {"M.mtx", "K.mtx", "C.mtx", "dofs.txt", "sets.txt"};
+    for (int i = 0; i < 2; i++) {
+        for (int f = 0; f < 5; f++) {
+            snprintf(sub, sizeof sub, "%s/%s/%s", dir, subs[i], files[f]);
+            unlink(sub);
+        }
+        snprintf(sub, sizeof sub, "%s/%s", dir, subs[i]);
+        rmdir(sub);
+    }
+    rmdir(dir);
+}
+END_TEST
+
 /* ---- Penalty contact on a deformable master surface ---------------------------------------- */
 
 /* The slider of test_slide_methods on a penalty master surface (kn = 1e5 N/m with critical
@@ -1907,6 +1983,7 @@ Suite *engine_suite(void)
     tcase_add_test(tl, test_deferred_probes);
     tcase_add_loop_test(tl, test_local_search, 0, 2);
     tcase_add_test(tl, test_penalty_surface);
+    tcase_add_loop_test(tl, test_pad_rows, 0, 3);
     suite_add_tcase(s, tl);
     TCase *te = tcase_create("errors");
     tcase_set_timeout(te, 30);

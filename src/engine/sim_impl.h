@@ -169,6 +169,8 @@ struct tvds_data {
     int ncomp_used;
     int W_n, W_kl, W_ku; /* size and band (lower, upper) of the last W built: outside the band
                             W is zero */
+    int rows_dense; /* test hook (tests/check_engine.c): 1 = one bucket per substructure, every
+                       pair of its entries through the stored G (the plain double loop) */
     double *W, *W_lu, *lam, *rhs; /* rmax x rmax, rmax x rmax, rmax, rmax */
     int *ipiv;                    /* rmax */
     int *jpvt;                    /* rmax: column pivots of the rank-revealing solve */

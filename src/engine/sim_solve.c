@@ -12,6 +12,11 @@
  * order and the buckets in the order of their first entry: for a G without zero blocks (one
  * component per substructure) the sums below take their terms in the order of the plain
  * double loop over the rows' entries. */
+static inline int bucket_key(const tvds_data *d, int sb, int a)
+{
+    return d->cand_base[sb] + (d->rows_dense ? 0 : d->sub[sb].gcomp[a]);
+}
+
 static void bucket_entries(tvds_data *d)
 {
     for (int u = 0; u < d->ncomp_used; u++)
@@ -19,7 +24,7 @@ static void bucket_entries(tvds_data *d)
     d->ncomp_used = 0;
     for (int e = 0; e < d->pool_n; e++) {
         int sb = d->p_sub[e];
-        int key = d->cand_base[sb] + d->sub[sb].gcomp[d->p_cand[e] - d->cand_base[sb]];
+        int key = bucket_key(d, sb, d->p_cand[e] - d->cand_base[sb]);
         d->p_next[e] = -1;
         if (d->comp_head[key] < 0) {
             d->comp_head[key] = e;
@@ -296,7 +301,7 @@ static double du_cand(tvds_data *d, int sb, int a)
     const sim_sub *s = &d->sub[sb];
     double h2 = d->h * d->h, u = 0.0;
     /* Only the entries of a's bucket (those of build_W, same rows) act on it through G. */
-    for (int b = d->comp_head[d->cand_base[sb] + s->gcomp[a]]; b >= 0; b = d->p_next[b]) {
+    for (int b = d->comp_head[bucket_key(d, sb, a)]; b >= 0; b = d->p_next[b]) {
         double l = d->lam[d->p_row[b]];
         if (l == 0.0) continue;
         int cb = d->p_cand[b] - d->cand_base[sb];
