@@ -30,7 +30,8 @@ static void bench_help(FILE *out)
 {
     fprintf(out,
             "usage: tvds bench [-o DIR] [--case CASE] [--repeats R] [--quick] [--large]\n"
-            "                  [--reduce-sizes N,N,...] [--only reduce] [--scipy-limit S]\n"
+            "                  [--reduce-sizes N,N,...] [--only reduce|contacts]\n"
+            "                  [--scipy-limit S]\n"
             "\n"
             "Benchmarks of tvds on this machine (docs/performance.md). Every figure is the median\n"
             "of R runs (default 3). Prints one table and writes DIR/bench.csv and DIR/bench.md\n"
@@ -47,7 +48,7 @@ static void bench_help(FILE *out)
             "    (default 1e4,1e5), beside the same reduction by scipy (bench/cb_scipy.py)\n"
             "    where python3-scipy is installed;\n"
             "  - per-step cost vs the number m of contact nodes (504-DoF track, m = 1 .. 16 and\n"
-            "    128): quadratic fit;\n"
+            "    128): quadratic and straight-line fits, the target m = 16 <= 10 us;\n"
             "  - per-step cost vs reduced size n (synthetic track, one sliding contact): linear\n"
             "    fit, slope and R^2;\n"
             "  - 3D node-to-face contact: us per step of a slider on a plate of 8 x 8 faces\n"
@@ -61,7 +62,8 @@ static void bench_help(FILE *out)
             "                  (eigenbasis and flexibilities; a few minutes)\n"
             "  --reduce-sizes L  comma-separated DoF counts of the reduction rows (1e6 takes\n"
             "                  minutes: 'make bench BENCH_SIZES=1e4,1e5,1e6')\n"
-            "  --only reduce   run the reduction rows only\n"
+            "  --only S        run one section only: 'reduce' (the reduction rows) or\n"
+            "                  'contacts' (per-step cost vs the number of contact nodes)\n"
             "  --scipy-limit S stop scipy after S seconds (default 1800)\n"
             "  -o, --output D  output directory (created)\n"
             "  -h, --help      this help\n");
@@ -803,16 +805,30 @@ static int bench_contacts(btab *t, const char *dir, int R, int quick)
         }
     }
     solve3(A, b, c);
-    add(t, "contacts", "fit a (us = a + b m + c m^2)", c[0], "us", "least squares, m = 1 .. %d",
-        ms[nf - 1]);
+    add(t, "contacts", "fit a (us = a + b m + c m^2)", c[0], "us",
+        "least squares, m = 1 .. %d: us = %.3g + %.3g m + %.3g m^2", ms[nf - 1], c[0], c[1], c[2]);
     add(t, "contacts", "fit b", c[1], "us", NULL);
     add(t, "contacts", "fit c", c[2], "us", NULL);
+    /* The straight line over the same points: the law when the contact work is linear in m. */
+    double s1 = 0, sm = 0, sy = 0, smm = 0, smy = 0;
+    for (int i = 0; i < nf; i++) {
+        s1 += 1.0, sm += ms[i], sy += us[i], smm += (double)ms[i] * ms[i], smy += ms[i] * us[i];
+    }
+    double lb = (s1 * smy - sm * sy) / (s1 * smm - sm * sm), la = (sy - lb * sm) / s1;
+    add(t, "contacts", "line a (us = a + b m)", la, "us",
+        "least squares, m = 1 .. %d: us = %.3g + %.3g m", ms[nf - 1], la, lb);
+    add(t, "contacts", "line b", lb, "us", NULL);
     if (nm == 6) {
         double pred = c[0] + c[1] * 128 + c[2] * 128.0 * 128.0;
         add(t, "contacts", "m = 128 / fit", us[5] / pred, "-", "fit extrapolated: %.4g us", pred);
+        add(t, "contacts", "m = 128 / line", us[5] / (la + lb * 128), "-",
+            "line extrapolated: %.4g us", la + lb * 128);
         add(t, "contacts", "exponent m = 16 -> 128", log(us[5] / us[4]) / log(8.0), "-",
             "log(us(128) / us(16)) / log 8");
     }
+    if (nm >= 5)
+        add(t, "target", "m = 16 contacts <= 10 us/step", us[4], "us", "%s",
+            us[4] <= 10.0 ? "met" : "missed");
     return TVDS_OK;
 }
 
@@ -912,17 +928,18 @@ int tvds_cmd_bench(int argc, char **argv)
     btab *t = calloc(1, sizeof *t);
     if (!t) return 1;
     double t0 = tvds_bench_now();
-    if (only && strcmp(only, "reduce") != 0) {
+    int only_contacts = only && strcmp(only, "contacts") == 0;
+    if (only && strcmp(only, "reduce") != 0 && !only_contacts) {
         free(t);
         rm_tree(work);
-        return tvds_cli_usage_error("bench: --only %s: the only section that runs alone is "
-                                    "'reduce'", only);
+        return tvds_cli_usage_error("bench: --only %s: the sections that run alone are "
+                                    "'reduce' and 'contacts'", only);
     }
     if (!rsizes) rsizes = quick ? "1e4" : "1e4,1e5";
     int rc = only ? TVDS_OK : bench_methods(t, case_path, R, quick);
-    if (!rc) rc = bench_reduce(t, work, rsizes, scipy_limit);
+    if (!rc && !only_contacts) rc = bench_reduce(t, work, rsizes, scipy_limit);
     if (!rc && !only) rc = bench_size(t, work, R, quick);
-    if (!rc && !only) rc = bench_contacts(t, work, R, quick);
+    if (!rc && (!only || only_contacts)) rc = bench_contacts(t, work, R, quick);
     if (!rc && !only) rc = bench_plate(t, work, R, quick);
     if (!rc && !only && large) rc = bench_setup_large(t, work);
     rm_tree(work);

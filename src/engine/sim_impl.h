@@ -33,7 +33,7 @@ typedef struct sim_sub {
     double *G;     /* ncand x ncand column-major: M^-1 restricted to the candidates */
     int *gcomp;    /* ncand: lowest candidate of the component of the mass graph (with the
                       stiffness graph for exact propagation) each candidate lies in: G(a, b) is
-                      exactly 0 between components (sim_cand_comp, docs/theory.md 9c) */
+                      exactly 0 between components (sim_cand_comp, docs/theory.md 9b) */
     int gdiag;     /* 1: every component is one candidate (G diagonal) */
     /* Cache of the physical displacements of the candidate DoFs, per state buffer (0: x,
      * 1: x_new, 2: x_prev): uc[w][c] is valid while ucv[w][c] == ver[w]. A buffer's version
@@ -159,7 +159,7 @@ struct tvds_data {
     int *p_sub, *p_dof, *p_cand;  /* pool_cap */
     double *p_bc, *p_be;          /* pool_cap */
     int *p_row;                   /* pool_cap: row of each entry */
-    /* Entries bucketed by component of G (build_W, docs/theory.md 9c): W and the candidate
+    /* Entries bucketed by component of G (build_W, docs/theory.md 9b): W and the candidate
      * corrections only pair entries of one bucket, so the contact work is linear in the rows
      * where the mass coupling is local. */
     int *p_next;    /* pool_cap: next entry of the same bucket, -1 */

@@ -8,7 +8,7 @@
 
 #include "engine/sim_impl.h"
 
-/* The pool's entries in buckets by component of G (docs/theory.md 9c), each bucket in pool
+/* The pool's entries in buckets by component of G (docs/theory.md 9b), each bucket in pool
  * order and the buckets in the order of their first entry: for a G without zero blocks (one
  * component per substructure) the sums below take their terms in the order of the plain
  * double loop over the rows' entries. */
