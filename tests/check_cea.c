@@ -925,6 +925,386 @@ START_TEST(test_growth_along_path)
 }
 END_TEST
 
+/* ---- Several contact nodes --------------------------------------------------------------------
+ */
+
+/* Two copies of the friction oscillator in one model: blocks 1 (x = 0.5) and 2 (x = 2.5) in one
+ * substructure, on one master surface 10-11-12-13 whose halves 10-11 and 12-13 are the two belts
+ * (each held in x, its two nodes tied in y); the segment 11-12 carries no slave. */
+static tvds_model *two_oscillators(double mu)
+{
+    tvds_model *m = tvds_model_create();
+    dof_spec ds[4] = {{1, TVDS_DIR_X, 0.5, 0},
+                      {1, TVDS_DIR_Y, 0.5, 0},
+                      {2, TVDS_DIR_X, 2.5, 0},
+                      {2, TVDS_DIR_Y, 2.5, 0}};
+    double ms[4] = {FM, FM, FM, FM};
+    double ks[4] = {FK1 + FK3 / 2, FK2 + FK3 / 2, FK1 + FK3 / 2, FK2 + FK3 / 2};
+    int S = add_sub(m, "blocks", 4, ms, ks, ds);
+    m->subs[S]->K[0 * 4 + 1] = m->subs[S]->K[1 * 4 + 0] = FK3 / 2;
+    m->subs[S]->K[2 * 4 + 3] = m->subs[S]->K[3 * 4 + 2] = FK3 / 2;
+    dof_spec db[8];
+    double mb[8], kb[8];
+    for (int i = 0; i < 4; i++) {
+        db[2 * i] = (dof_spec){10 + i, TVDS_DIR_X, i, 0};
+        db[2 * i + 1] = (dof_spec){10 + i, TVDS_DIR_Y, i, 0};
+        mb[2 * i] = mb[2 * i + 1] = FM2 / 2;
+        kb[2 * i] = 1e4;
+        kb[2 * i + 1] = FKH / 2;
+    }
+    int B = add_sub(m, "belts", 8, mb, kb, db);
+    for (int i = 0; i < 4; i++) {
+        tvds_term fx = {B, 2 * i, 1.0};
+        add_bil(m, 1, &fx);
+    }
+    tvds_term tie0[2] = {{B, 1, 1.0}, {B, 3, -1.0}}, tie1[2] = {{B, 5, 1.0}, {B, 7, -1.0}};
+    add_bil(m, 2, tie0);
+    add_bil(m, 2, tie1);
+    long mn[4] = {10, 11, 12, 13};
+    add_contact(m, S, 1, B, 4, mn, mu);
+    tvds_contact *c = &m->contacts[0];
+    c->nslave = 2;
+    c->slave_nodes = tvds_realloc(c->slave_nodes, 2 * sizeof(long));
+    c->slave_nodes[1] = 2;
+    c->slave_kin[0] = (tvds_fn){.kind = TVDS_FN_RAMP, .amp = 1e3, .t0 = 0, .t1 = 1e4};
+    return m;
+}
+
+START_TEST(test_multi_two_systems)
+{
+    /* Both nodes active: every eigenvalue of the single oscillator appears twice, below and
+     * above its flutter threshold. The two copies are computed in one projected problem whose
+     * null-space basis mixes them: they agree with the single-node run to round-off. */
+    double muc = osc_mu_crit(), mus[2] = {0.3, muc + 0.05};
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    double worst = 0.0;
+    for (int k = 0; k < 2; k++) {
+        tvds_cea_options o = tvds_cea_options_default();
+        o.refine = 0;
+        o.t_eval = 1.0;
+        o.nmodes = 2;
+        o.nextra = 0;
+        double s = 0.5;
+        tvds_model *m1 = oscillator(mus[k]);
+        tvds_cea_result *r1 = NULL, *r2 = NULL;
+        ck_assert_msg(tvds_cea_run(m1, 0, &s, 1, &o, &r1, &ctx) == TVDS_OK, "%s", ctx.msg);
+        tvds_model *m2 = two_oscillators(mus[k]);
+        o.nmodes = 4;
+        o.slave = TVDS_CEA_ALL_SLAVES;
+        ck_assert_msg(tvds_cea_run(m2, 0, &s, 1, &o, &r2, &ctx) == TVDS_OK, "%s", ctx.msg);
+        ck_assert_int_eq(r2->nred, 2 * r1->nred);
+        ck_assert(r2->chi == 1.0);
+        for (int b = 0; b < 2; b++) {
+            double complex l1 = r1->re[b] + I * 2 * PI * r1->freq[b];
+            int hits = 0;
+            for (int q = 0; q < 4; q++) {
+                double complex l2 = r2->re[q] + I * 2 * PI * r2->freq[q];
+                double d = cabs(l2 - l1) / cabs(l1);
+                if (d < 1e-6) {
+                    hits++;
+                    if (d > worst) worst = d;
+                }
+            }
+            ck_assert_msg(hits == 2, "mu %g: eigenvalue %g%+gi found %d times", mus[k], creal(l1),
+                          cimag(l1), hits);
+        }
+        ck_assert_int_eq(r2->nwin, k == 1 ? 2 : 0);
+        tvds_cea_result_free(&r1);
+        tvds_cea_result_free(&r2);
+        tvds_model_free(&m1);
+        tvds_model_free(&m2);
+    }
+    ck_assert_msg(worst < 1e-12, "two systems vs one: %g", worst);
+    /* A position that puts the second node off the surface is refused. */
+    tvds_model *m = two_oscillators(0.3);
+    tvds_cea_options o = tvds_cea_options_default();
+    o.slave = TVDS_CEA_ALL_SLAVES;
+    o.t_eval = 1.0;
+    double s = 1.2; /* node 1 at 1.2 is on the surface [0, 3], node 2 at 3.2 is off */
+    tvds_cea_result *r = NULL;
+    ck_assert_int_eq(tvds_cea_run(m, 0, &s, 1, &o, &r, &ctx), TVDS_ERR_INVALID);
+    ck_assert_ptr_null(r);
+    tvds_model_free(&m);
+}
+END_TEST
+
+START_TEST(test_multi_rigid_penalty)
+{
+    /* NB blocks in one substructure with a full symmetric positive definite stiffness (every x
+     * coupled with every y), pressed on a rigid belt moving along +x (chi = -1) by 50 N each:
+     * the multi-node primal assembly against an independent penalty model, contact stiffness kp
+     * in y and the friction force chi mu kp y in x at every node. The penalty eigenvalues and
+     * normal forces converge to the constrained ones as O(k / kp) = 1e-7. */
+    enum { NB = 4, ND = 2 * NB };
+    const double mu = 0.4, kp = 1e11, P = 50.0, k0 = 1e4;
+    tvds_model *m = tvds_model_create();
+    dof_spec ds[ND];
+    double ms[ND], kd[ND];
+    for (int i = 0; i < NB; i++) {
+        ds[2 * i] = (dof_spec){1 + i, TVDS_DIR_X, i, 0};
+        ds[2 * i + 1] = (dof_spec){1 + i, TVDS_DIR_Y, i, 0};
+        ms[2 * i] = ms[2 * i + 1] = 1.0 + 0.25 * i;
+        kd[2 * i] = kd[2 * i + 1] = 0.0;
+    }
+    int S = add_sub(m, "blocks", ND, ms, kd, ds);
+    /* K = k0 (Q Q^T / ND + I), Q with entries in [-1, 1) from a fixed linear congruence. */
+    double Q[ND * ND], K[ND * ND];
+    unsigned long long st = 12345;
+    for (int i = 0; i < ND * ND; i++) {
+        st = st * 6364136223846793005ULL + 1442695040888963407ULL;
+        Q[i] = (double)(st >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+    }
+    for (int i = 0; i < ND; i++)
+        for (int j = 0; j < ND; j++) {
+            double a = i == j ? 1.0 : 0.0;
+            for (int q = 0; q < ND; q++)
+                a += Q[i * ND + q] * Q[j * ND + q] / ND;
+            K[i * ND + j] = k0 * a;
+            m->subs[S]->K[(size_t)j * ND + i] = k0 * a;
+        }
+    long dummy = 0;
+    add_contact(m, S, 1, -1, 1, &dummy, mu);
+    tvds_contact *c = &m->contacts[0];
+    c->master_kind = TVDS_MASTER_RIGID;
+    c->rigid_normal[1] = 1.0;
+    c->rigid_t1[0] = 1.0;
+    c->rigid_motion[0] = (tvds_fn){.kind = TVDS_FN_RAMP, .amp = 1e3, .t0 = 0, .t1 = 1e4};
+    c->nslave = NB;
+    c->slave_nodes = tvds_realloc(c->slave_nodes, NB * sizeof(long));
+    for (int i = 0; i < NB; i++) {
+        c->slave_nodes[i] = 1 + i;
+        add_load(m, S, 2 * i + 1, -P);
+    }
+    tvds_cea_options o = tvds_cea_options_default();
+    o.refine = 0;
+    o.t_eval = 1.0;
+    o.nmodes = NB;
+    o.nextra = 0;
+    o.slave = TVDS_CEA_ALL_SLAVES;
+    double s = 0.0;
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_cea_result *r = NULL;
+    ck_assert_msg(tvds_cea_run(m, 0, &s, 1, &o, &r, &ctx) == TVDS_OK, "%s", ctx.msg);
+    ck_assert(r->chi == -1.0);
+    ck_assert_int_eq(r->nred, NB);
+    ck_assert_int_eq(r->nbranch, NB);
+    /* Penalty model: K_p = K + kp e_y e_y^T - chi mu kp e_x e_y^T at every node. */
+    double chi = -1.0, Kp[ND * ND], u[ND], A[ND * ND], er[ND], ei[ND], dum[1];
+    int ipiv[ND];
+    memcpy(Kp, K, sizeof Kp);
+    for (int i = 0; i < NB; i++) {
+        Kp[(2 * i + 1) * ND + 2 * i + 1] += kp;
+        Kp[(2 * i) * ND + 2 * i + 1] += -chi * mu * kp;
+    }
+    memcpy(A, Kp, sizeof A);
+    for (int i = 0; i < ND; i++)
+        u[i] = (i % 2) ? -P : 0.0;
+    ck_assert_int_eq(LAPACKE_dgesv(LAPACK_ROW_MAJOR, ND, 1, A, ND, ipiv, u, 1), 0);
+    double ln = 0.0;
+    for (int i = 0; i < NB; i++)
+        ln += -kp * u[2 * i + 1];
+    double dln = fabs(r->lambda_n[0] - ln) / ln;
+    ck_assert_msg(dln < 10 * k0 / kp, "sum of normal forces %.12g vs penalty %.12g", r->lambda_n[0],
+                  ln);
+    for (int i = 0; i < ND; i++)
+        for (int j = 0; j < ND; j++)
+            A[i * ND + j] = Kp[i * ND + j] / ms[i];
+    ck_assert_int_eq(LAPACKE_dgeev(LAPACK_ROW_MAJOR, 'N', 'N', ND, A, ND, er, ei, dum, 1, dum, 1),
+                     0);
+    double maxdev = 0.0;
+    for (int b = 0; b < NB; b++) {
+        double re = r->re[b], w = 2 * PI * r->freq[b];
+        double complex mu2 = -((re + I * w) * (re + I * w));
+        double best = INFINITY;
+        for (int k = 0; k < ND; k++) {
+            double dev = cabs(mu2 - (er[k] + I * ei[k])) / cabs(mu2);
+            if (dev < best) best = dev;
+        }
+        if (best > maxdev) maxdev = best;
+    }
+    ck_assert_msg(maxdev < 10 * k0 / kp, "multi-node vs penalty: %g", maxdev);
+    /* The friction terms matter: the penalty model without them is far off. */
+    for (int i = 0; i < ND; i++)
+        for (int j = 0; j < ND; j++)
+            A[i * ND + j] =
+                (Kp[i * ND + j] + (i % 2 == 0 && j == i + 1 ? chi * mu * kp : 0.0)) / ms[i];
+    ck_assert_int_eq(LAPACKE_dgeev(LAPACK_ROW_MAJOR, 'N', 'N', ND, A, ND, er, ei, dum, 1, dum, 1),
+                     0);
+    double dev0 = 0.0;
+    for (int b = 0; b < NB; b++) {
+        double re = r->re[b], w = 2 * PI * r->freq[b];
+        double complex mu2 = -((re + I * w) * (re + I * w));
+        double best = INFINITY;
+        for (int k = 0; k < ND; k++) {
+            double dev = cabs(mu2 - (er[k] + I * ei[k])) / cabs(mu2);
+            if (dev < best) best = dev;
+        }
+        if (best > dev0) dev0 = best;
+    }
+    ck_assert_msg(dev0 > 1e-2, "mu = 0 penalty vs multi-node: %g", dev0);
+    tvds_cea_result_free(&r);
+    tvds_model_free(&m);
+}
+END_TEST
+
+/* Three blocks (3 DoFs each, equal masses per node) with a full symmetric positive definite
+ * stiffness, pressed by 50 N each on a rigid plane of normal R e_z that moves along
+ * R (-1, -0.5, 0): the slaves slide along R (1, 0.5, 0) / |.|, oblique to the plane's t1 = R e_x.
+ * Everything is rotated by R (stiffness, coordinates, normal, motion, loads). K0 (9 x 9,
+ * row-major, unrotated) is returned when non-NULL. */
+enum { P3_NB = 3, P3_ND = 9 };
+static const double P3_MU = 0.35, P3_P = 50.0, P3_K0 = 1e4;
+
+static tvds_model *plane3d(const double R[9], double *K0)
+{
+    tvds_model *m = tvds_model_create();
+    dof_spec ds[P3_ND];
+    double ms[P3_ND], kd[P3_ND];
+    for (int i = 0; i < P3_NB; i++)
+        for (int k = 0; k < 3; k++) {
+            ds[3 * i + k] = (dof_spec){1 + i, TVDS_DIR_X + k, R[0] * i, R[3] * i};
+            ms[3 * i + k] = 1.0 + 0.3 * i;
+            kd[3 * i + k] = 0.0;
+        }
+    int S = add_sub(m, "blocks", P3_ND, ms, kd, ds);
+    double Q[P3_ND * P3_ND], K[P3_ND * P3_ND], G[P3_ND * P3_ND] = {0};
+    unsigned long long st = 777;
+    for (int i = 0; i < P3_ND * P3_ND; i++) {
+        st = st * 6364136223846793005ULL + 1442695040888963407ULL;
+        Q[i] = (double)(st >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+    }
+    for (int i = 0; i < P3_ND; i++)
+        for (int j = 0; j < P3_ND; j++) {
+            double a = i == j ? 1.0 : 0.0;
+            for (int q = 0; q < P3_ND; q++)
+                a += Q[i * P3_ND + q] * Q[j * P3_ND + q] / P3_ND;
+            K[i * P3_ND + j] = P3_K0 * a;
+        }
+    if (K0) memcpy(K0, K, sizeof K);
+    for (int b = 0; b < P3_NB; b++)
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                G[(3 * b + i) * P3_ND + 3 * b + j] = R[i * 3 + j];
+    /* K' = G K G^T (symmetric: the storage order does not matter). */
+    for (int i = 0; i < P3_ND; i++)
+        for (int j = 0; j < P3_ND; j++) {
+            double a = 0.0;
+            for (int p = 0; p < P3_ND; p++)
+                for (int q = 0; q < P3_ND; q++)
+                    a += G[i * P3_ND + p] * K[p * P3_ND + q] * G[j * P3_ND + q];
+            m->subs[S]->K[(size_t)j * P3_ND + i] = a;
+        }
+    long dummy = 0;
+    add_contact(m, S, 1, -1, 1, &dummy, P3_MU);
+    tvds_contact *c = &m->contacts[0];
+    c->dim = 3;
+    c->master_kind = TVDS_MASTER_RIGID;
+    double v0[3] = {-1.0, -0.5, 0.0};
+    for (int k = 0; k < 3; k++) {
+        c->rigid_normal[k] = R[k * 3 + 2];
+        c->rigid_t1[k] = R[k * 3 + 0];
+        double v = R[k * 3 + 0] * v0[0] + R[k * 3 + 1] * v0[1];
+        c->rigid_motion[k] = (tvds_fn){.kind = TVDS_FN_RAMP, .amp = 1e3 * v, .t0 = 0, .t1 = 1e4};
+    }
+    c->nslave = P3_NB;
+    c->slave_nodes = tvds_realloc(c->slave_nodes, P3_NB * sizeof(long));
+    for (int i = 0; i < P3_NB; i++) {
+        c->slave_nodes[i] = 1 + i;
+        for (int k = 0; k < 3; k++)
+            add_load(m, S, 3 * i + k, -P3_P * R[k * 3 + 2]);
+    }
+    return m;
+}
+
+START_TEST(test_multi_plane3d)
+{
+    /* (a) Against a penalty model: per node the force kp g (n - mu t) with g = n . u, i.e. the
+     * stiffness kp (n - mu t) n^T, t the sliding direction; converges as O(k / kp) = 1e-7.
+     * (b) Rotating the whole model by R changes no eigenvalue and no normal force beyond
+     * round-off. */
+    const double kp = 1e11;
+    double Id[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, R[9];
+    double ax[3] = {1 / sqrt(14.0), 2 / sqrt(14.0), 3 / sqrt(14.0)}, th = 0.7;
+    double cth = cos(th), sth = sin(th);
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            double cross = 0.0;
+            if (i != j) {
+                int k = 3 - i - j;
+                double sg = ((j - i + 3) % 3 == 1) ? -1.0 : 1.0;
+                cross = sg * ax[k];
+            }
+            R[i * 3 + j] = (i == j ? cth : 0.0) + (1 - cth) * ax[i] * ax[j] + sth * cross;
+        }
+    double K0[P3_ND * P3_ND];
+    tvds_model *m0 = plane3d(Id, K0), *m1 = plane3d(R, NULL);
+    tvds_cea_options o = tvds_cea_options_default();
+    o.refine = 0;
+    o.t_eval = 1.0;
+    o.nmodes = 2 * P3_NB;
+    o.nextra = 0;
+    o.slave = TVDS_CEA_ALL_SLAVES;
+    double s = 0.0;
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_cea_result *r0 = NULL, *r1 = NULL;
+    ck_assert_msg(tvds_cea_run(m0, 0, &s, 1, &o, &r0, &ctx) == TVDS_OK, "%s", ctx.msg);
+    ck_assert_msg(tvds_cea_run(m1, 0, &s, 1, &o, &r1, &ctx) == TVDS_OK, "%s", ctx.msg);
+    ck_assert_int_eq(r0->nred, 2 * P3_NB);
+    ck_assert_int_eq(r0->nbranch, 2 * P3_NB);
+    /* (a) Penalty: n = e_z, t = (1, 0.5, 0) / |.| (the slave relative to the plane). */
+    double n[3] = {0, 0, 1}, t[3] = {1 / sqrt(1.25), 0.5 / sqrt(1.25), 0};
+    double Kp[P3_ND * P3_ND], A[P3_ND * P3_ND], u[P3_ND], er[P3_ND], ei[P3_ND], dum[1];
+    int ipiv[P3_ND];
+    memcpy(Kp, K0, sizeof Kp);
+    for (int b = 0; b < P3_NB; b++)
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                Kp[(3 * b + i) * P3_ND + 3 * b + j] += kp * (n[i] - P3_MU * t[i]) * n[j];
+    memcpy(A, Kp, sizeof A);
+    for (int i = 0; i < P3_ND; i++)
+        u[i] = i % 3 == 2 ? -P3_P : 0.0;
+    ck_assert_int_eq(LAPACKE_dgesv(LAPACK_ROW_MAJOR, P3_ND, 1, A, P3_ND, ipiv, u, 1), 0);
+    double ln = 0.0;
+    for (int b = 0; b < P3_NB; b++)
+        ln += -kp * u[3 * b + 2];
+    double dln = fabs(r0->lambda_n[0] - ln) / ln;
+    ck_assert_msg(dln < 10 * P3_K0 / kp, "normal force %.12g vs penalty %.12g", r0->lambda_n[0],
+                  ln);
+    const tvds_substructure *S = m0->subs[0];
+    for (int i = 0; i < P3_ND; i++)
+        for (int j = 0; j < P3_ND; j++)
+            A[i * P3_ND + j] = Kp[i * P3_ND + j] / S->M[(size_t)i * P3_ND + i];
+    ck_assert_int_eq(
+        LAPACKE_dgeev(LAPACK_ROW_MAJOR, 'N', 'N', P3_ND, A, P3_ND, er, ei, dum, 1, dum, 1), 0);
+    double dpen = 0.0, drot = 0.0;
+    for (int b = 0; b < r0->nbranch; b++) {
+        double complex l0 = r0->re[b] + I * 2 * PI * r0->freq[b];
+        double complex mu2 = -(l0 * l0);
+        double best = INFINITY;
+        for (int k = 0; k < P3_ND; k++) {
+            double dev = cabs(mu2 - (er[k] + I * ei[k])) / cabs(mu2);
+            if (dev < best) best = dev;
+        }
+        if (best > dpen) dpen = best;
+        double complex l1 = r1->re[b] + I * 2 * PI * r1->freq[b];
+        double d = cabs(l1 - l0) / cabs(l0);
+        if (d > drot) drot = d;
+    }
+    ck_assert_msg(dpen < 10 * P3_K0 / kp, "3D plane vs penalty: %g", dpen);
+    /* (b) */
+    double dl = fabs(r1->lambda_n[0] - r0->lambda_n[0]) / r0->lambda_n[0];
+    ck_assert_msg(drot < 1e-12 && dl < 1e-12, "rotated model: eigenvalues %g, normal force %g",
+                  drot, dl);
+    tvds_cea_result_free(&r0);
+    tvds_cea_result_free(&r1);
+    tvds_model_free(&m0);
+    tvds_model_free(&m1);
+}
+END_TEST
+
 Suite *cea_suite(void)
 {
     Suite *s = suite_create("cea");
@@ -942,6 +1322,9 @@ Suite *cea_suite(void)
     tcase_add_test(tc, test_deformed_rigid_master);
     tcase_add_test(tc, test_refine_finds_narrow_window);
     tcase_add_test(tc, test_growth_along_path);
+    tcase_add_test(tc, test_multi_two_systems);
+    tcase_add_test(tc, test_multi_rigid_penalty);
+    tcase_add_test(tc, test_multi_plane3d);
     suite_add_tcase(s, tc);
     return s;
 }

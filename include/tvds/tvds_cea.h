@@ -22,6 +22,9 @@ enum tvds_cea_state {
     TVDS_CEA_UNDEFORMED    /* the undeformed geometry, no preload (consistent with subs-a) */
 };
 
+/* tvds_cea_options.slave: all slave nodes of the contact at once. */
+#define TVDS_CEA_ALL_SLAVES (-1)
+
 enum tvds_cea_solver {
     TVDS_CEA_AUTO = 0, /* standard form M_c^-1 (dgeev) when M_c is well conditioned, else QZ */
     TVDS_CEA_QZ,       /* generalized pencil (LAPACK dggev), always */
@@ -37,7 +40,11 @@ typedef struct tvds_cea_options {
                          tangent T1->T2); 0 (default): from the model's kinematics at t_eval */
     double t_eval;    /* time [s] at which the steady sliding state is taken (damping schedule,
                          slave and rigid-master velocities); < 0 (default): the model's t_end */
-    int slave;        /* index into the contact's slave_nodes; default 0 */
+    int slave;        /* index into the contact's slave_nodes; default 0; TVDS_CEA_ALL_SLAVES:
+                         every slave node of the contact is active, each with its own normal
+                         row and friction term (docs/cea.md, "Several contact nodes"); the
+                         position s is the first node's, the others keep their offsets along
+                         the undeformed master */
     double fmin_hz;   /* eigenvalues below this frequency are ignored (rigid-body and
                          non-oscillating ones); < 0 (default): 1e-6 times the system's
                          frequency scale sqrt(tr K / tr M) / (2 pi) */
@@ -94,7 +101,8 @@ typedef struct tvds_cea_result {
     int nwin;
     tvds_cea_window *win; /* nwin, sorted by branch then position */
     double *lambda_n;     /* npos: normal force of the static sliding state [N] (>= 0
-                             compressive; 0 for TVDS_CEA_UNDEFORMED) */
+                             compressive; 0 for TVDS_CEA_UNDEFORMED; the sum over the nodes
+                             for TVDS_CEA_ALL_SLAVES) */
     double *slope;        /* npos: angle of the master segment at the contact in the state
                              linearised about [rad] (undeformed angle for TVDS_CEA_UNDEFORMED) */
     int nrefined;         /* positions added by the refinement */

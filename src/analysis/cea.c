@@ -64,20 +64,36 @@ typedef struct cea_problem {
     /* Contact (contact >= 0). */
     int has_contact;
     int rigid;
-    int slave_dof[2]; /* global DoFs x, y of the slave node */
+    int ncomp;        /* components per contact node: 2 (x-y plane) or 3 (rigid plane in 3D) */
+    int slave_dof[3]; /* global DoFs x, y (, z) of the (first) slave node */
+    int nact;         /* active slave nodes: 1, or all of the contact's (TVDS_CEA_ALL_SLAVES) */
+    int *act_dof;     /* nact x 3: global x, y (, z) DoFs of each active slave node */
+    double *act_ds;   /* nact: abscissa of each node minus the first's on the undeformed master
+                         (0 on a rigid master) [m] */
     int nmaster;
-    int smooth;        /* 1: C1 master curve (engine/contact/hermite.h) */
-    int *master_dof;   /* nmaster x 2: global x, y DoFs */
-    double *master_xy; /* nmaster x 2: undeformed coordinates [m] */
-    double *cum;       /* nmaster: curvilinear abscissa of each master node [m] */
-    double rigid_n[2], rigid_t[2];
+    int smooth;                    /* 1: C1 master curve (engine/contact/hermite.h) */
+    int *master_dof;               /* nmaster x 2: global x, y DoFs */
+    double *master_xy;             /* nmaster x 2: undeformed coordinates [m] */
+    double *cum;                   /* nmaster: curvilinear abscissa of each master node [m] */
+    double rigid_n[3], rigid_t[3]; /* 3D: t is the sliding direction in the tangent plane */
     double mu;
-    double v_rel[2];  /* sliding velocity of the slave relative to the master [m/s] */
+    double v_rel[3];  /* sliding velocity of the slave relative to the master [m/s] */
     double chi_fixed; /* user's chi, 0 = from v_rel */
     double fmin_hz;
     int solver;
     int ncand; /* candidates kept per position */
 } cea_problem;
+
+/* The contact's geometry at one position: the segment seg (T1 = node seg, T2 = seg + 1), the
+ * weight alpha of T2, the unit tangent t along T1 -> T2 and the normal n = (-t_y, t_x). */
+struct cea_geom {
+    int seg;
+    double alpha, n[3], t[3]; /* n[2], t[2]: 3D only */
+    double len;               /* length of T1 T2 in this geometry [m] */
+    double wgt[2]; /* shares of T1, T2 in the contact row: 1 - alpha, alpha (Hermite weights on
+                      a C1 master) */
+};
+typedef struct cea_geom cea_geom;
 
 /* Per-thread workspace, sized once. */
 typedef struct cea_work {
@@ -103,6 +119,7 @@ typedef struct cea_work {
     double *KKT;                               /* (N + rows_cap)^2: static saddle-point matrix */
     double *krhs;                              /* N + rows_cap */
     int *kpiv;                                 /* N + rows_cap */
+    cea_geom *geo;                             /* nact: geometry of each active node */
 } cea_work;
 
 /* Per-position result before tracking. */
@@ -140,6 +157,8 @@ static void problem_free(cea_problem *p)
     tvds_free(p->master_dof);
     tvds_free(p->master_xy);
     tvds_free(p->cum);
+    tvds_free(p->act_dof);
+    tvds_free(p->act_ds);
     memset(p, 0, sizeof *p);
 }
 
@@ -150,13 +169,13 @@ static void work_free(cea_work *w)
     void *ptrs[] = {w->J,      w->isj, w->F,    w->BJ,   w->VT,    w->sv,     w->superb, w->ZC,
                     w->ZE,     w->T,   w->Mc,   w->Kc,   w->Cc,    w->A,      w->B,      w->VR,
                     w->ar,     w->ai,  w->beta, w->ipiv, w->order, w->lscale, w->rscale, w->rconde,
-                    w->rcondv, w->yr,  w->yi,   w->Kt,   w->KKT,   w->krhs,   w->kpiv};
+                    w->rcondv, w->yr,  w->yi,   w->Kt,   w->KKT,   w->krhs,   w->kpiv,   w->geo};
     for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++)
         tvds_free(ptrs[i]);
     memset(w, 0, sizeof *w);
 }
 
-static int work_alloc(cea_work *w, int N, int rows_cap, int nnz_cap)
+static int work_alloc(cea_work *w, int N, int rows_cap, int nnz_cap, int nact)
 {
     memset(w, 0, sizeof *w);
     int p_cap = nnz_cap < N ? nnz_cap : N;
@@ -201,12 +220,13 @@ static int work_alloc(cea_work *w, int N, int rows_cap, int nnz_cap)
     w->KKT = tvds_malloc(nk * nk * sizeof(double));
     w->krhs = tvds_malloc(nk * sizeof(double));
     w->kpiv = tvds_malloc(nk * sizeof(int));
+    w->geo = tvds_calloc((size_t)(nact > 0 ? nact : 1), sizeof *w->geo);
     w->rows.nrows = 0;
     if (!w->rows.ptr || !w->rows.col || !w->rows.bc || !w->rows.be || !w->J || !w->isj || !w->F ||
         !w->BJ || !w->VT || !w->sv || !w->superb || !w->ZC || !w->ZE || !w->T || !w->Mc || !w->Kc ||
         !w->Cc || !w->A || !w->B || !w->VR || !w->ar || !w->ai || !w->beta || !w->ipiv ||
         !w->order || !w->lscale || !w->rscale || !w->rconde || !w->rcondv || !w->yr || !w->yi ||
-        !w->Kt || !w->KKT || !w->krhs || !w->kpiv) {
+        !w->Kt || !w->KKT || !w->krhs || !w->kpiv || !w->geo) {
         work_free(w);
         return TVDS_ERR_NOMEM;
     }
@@ -215,20 +235,27 @@ static int work_alloc(cea_work *w, int N, int rows_cap, int nnz_cap)
 
 /* ---- Setup ----------------------------------------------------------------------------- */
 
-static int find_xy(const tvds_model *m, int sub, long node, int dof[2], double xy[2],
-                   const char *what, const char *cname, const int *off, tvds_ctx *ctx)
+static int find_xyz(const tvds_model *m, int sub, long node, int ncomp, int *dof, double *xy,
+                    const char *what, const char *cname, const int *off, tvds_ctx *ctx)
 {
     const tvds_substructure *s = m->subs[sub];
-    for (int k = 0; k < 2; k++) {
-        int d = tvds_substructure_find_dof(s, node, k == 0 ? TVDS_DIR_X : TVDS_DIR_Y);
+    static const int dirs[3] = {TVDS_DIR_X, TVDS_DIR_Y, TVDS_DIR_Z};
+    for (int k = 0; k < ncomp; k++) {
+        int d = tvds_substructure_find_dof(s, node, dirs[k]);
         if (d < 0)
             return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
                               "cea: contact '%s': %s node %ld has no %c DoF in substructure '%s'",
-                              cname, what, node, k == 0 ? 'x' : 'y', s->name ? s->name : "?");
+                              cname, what, node, "xyz"[k], s -> name ? s -> name : "?");
         dof[k] = off[sub] + d;
         if (xy) xy[k] = s->dofs[d].xyz[k];
     }
     return TVDS_OK;
+}
+
+static int find_xy(const tvds_model *m, int sub, long node, int dof[2], double xy[2],
+                   const char *what, const char *cname, const int *off, tvds_ctx *ctx)
+{
+    return find_xyz(m, sub, node, 2, dof, xy, what, cname, off, ctx);
 }
 
 static int setup(const tvds_model *m, int contact, const tvds_cea_options *o, cea_problem *p,
@@ -351,10 +378,13 @@ static int setup(const tvds_model *m, int contact, const tvds_cea_options *o, ce
     if (contact < 0) return TVDS_OK;
     const tvds_contact *c = &m->contacts[contact];
     const char *cname = c->name ? c->name : "?";
-    if (c->dim != 2)
-        return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "cea: contact '%s': only 2D contacts (dim = 2)",
+    if (c->dim != 2 && !(c->dim == 3 && c->master_kind == TVDS_MASTER_RIGID))
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                          "cea: contact '%s': 2D contacts (dim = 2) and 3D contacts on a fixed or "
+                          "translating rigid plane only (no face-set or disc master yet)",
                           cname);
-    if (o->slave < 0 || o->slave >= c->nslave)
+    p->ncomp = c->dim == 3 ? 3 : 2;
+    if (o->slave < TVDS_CEA_ALL_SLAVES || o->slave >= c->nslave)
         return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "cea: contact '%s': slave index %d out of [0, %d)",
                           cname, o->slave, c->nslave);
     if (c->slave_sub < 0 || c->slave_sub >= m->nsub)
@@ -362,25 +392,83 @@ static int setup(const tvds_model *m, int contact, const tvds_cea_options *o, ce
                           cname);
     p->has_contact = 1;
     p->mu = c->mu_k;
-    int rc = find_xy(m, c->slave_sub, c->slave_nodes[o->slave], p->slave_dof, NULL, "slave", cname,
-                     off, ctx);
-    if (rc) return rc;
+    int all = o->slave == TVDS_CEA_ALL_SLAVES;
+    p->nact = all ? c->nslave : 1;
+    p->act_dof = tvds_malloc((size_t)3 * p->nact * sizeof(int));
+    p->act_ds = tvds_calloc((size_t)p->nact, sizeof(double));
+    if (!p->act_dof || !p->act_ds) goto nomem;
+    int rc = TVDS_OK;
+    for (int a = 0; a < p->nact; a++) {
+        rc = find_xyz(m, c->slave_sub, c->slave_nodes[all ? a : o->slave], p->ncomp,
+                      p->act_dof + 3 * a, NULL, "slave", cname, off, ctx);
+        if (rc) return rc;
+    }
+    for (int k = 0; k < 3; k++)
+        p->slave_dof[k] = p->act_dof[k];
+    if (p->nact > 1 && c->master_kind != TVDS_MASTER_RIGID) {
+        /* Each node keeps its offset along the master from the first node (docs/cea.md,
+         * "Several contact nodes"). */
+        double s0 = 0.0;
+        for (int a = 0; a < p->nact; a++) {
+            double sa = 0.0;
+            rc = tvds_cea_slave_abscissa(m, contact, a, &sa, ctx);
+            if (rc) return rc;
+            if (a == 0) s0 = sa;
+            p->act_ds[a] = sa - s0;
+        }
+        if (p->deformed && p->has_load)
+            return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                              "cea: contact '%s': several slave nodes on a deformable master are "
+                              "linearised about the undeformed state only (--state undeformed); "
+                              "the preloaded state needs a rigid master",
+                              cname);
+    }
     /* Sliding velocity of the slave: its prescribed kinematics (Subs-a), or else single-term
      * imposed motions of its own DoFs (the drive of the slave body). */
-    double vs[2] = {0.0, 0.0}, vm[2] = {0.0, 0.0};
-    for (int k = 0; k < 2; k++)
+    double vs[3] = {0.0, 0.0, 0.0}, vm[3] = {0.0, 0.0, 0.0};
+    for (int k = 0; k < p->ncomp; k++)
         vs[k] = tvds_fn_deriv(&c->slave_kin[k], t_eval, 1);
-    if (vs[0] == 0.0 && vs[1] == 0.0) {
+    if (vs[0] == 0.0 && vs[1] == 0.0 && vs[2] == 0.0) {
         for (int b = 0; b < m->nbil; b++) {
             const tvds_bilateral *bl = &m->bil[b];
             if (bl->nterms != 1 || bl->terms[0].sub != c->slave_sub || bl->terms[0].coef == 0.0)
                 continue;
             int dir = m->subs[bl->terms[0].sub]->dofs[bl->terms[0].dof].dir;
-            if (dir == TVDS_DIR_X || dir == TVDS_DIR_Y)
+            if (dir == TVDS_DIR_X || dir == TVDS_DIR_Y || (dir == TVDS_DIR_Z && p->ncomp == 3))
                 vs[dir] += tvds_fn_deriv(&bl->value, t_eval, 1) / bl->terms[0].coef;
         }
     }
-    if (c->master_kind == TVDS_MASTER_RIGID) {
+    if (c->master_kind == TVDS_MASTER_RIGID && p->ncomp == 3) {
+        /* Rigid plane in 3D: the friction acts along the sliding direction, the relative
+         * velocity projected on the tangent plane (docs/cea.md, "Several contact nodes"). */
+        p->rigid = 1;
+        double nn =
+            sqrt(c->rigid_normal[0] * c->rigid_normal[0] + c->rigid_normal[1] * c->rigid_normal[1] +
+                 c->rigid_normal[2] * c->rigid_normal[2]);
+        if (!(nn > 0))
+            return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                              "cea: contact '%s': rigid plane without normal", cname);
+        for (int k = 0; k < 3; k++) {
+            p->rigid_n[k] = c->rigid_normal[k] / nn;
+            vm[k] = tvds_fn_deriv(&c->rigid_motion[k], t_eval, 1);
+        }
+        double v[3], vn = 0.0, vt = 0.0;
+        for (int k = 0; k < 3; k++)
+            vn += (vs[k] - vm[k]) * p->rigid_n[k];
+        for (int k = 0; k < 3; k++) {
+            v[k] = vs[k] - vm[k] - vn * p->rigid_n[k];
+            vt += v[k] * v[k];
+        }
+        vt = sqrt(vt);
+        if (!(vt > 0) && p->mu != 0.0)
+            return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                              "cea: contact '%s': no sliding velocity in the tangent plane at t = "
+                              "%g (slave_kin, imposed motions of the slave substructure and rigid "
+                              "master motion): the 3D sliding direction is undetermined",
+                              cname, t_eval);
+        for (int k = 0; k < 3; k++)
+            p->rigid_t[k] = vt > 0 ? v[k] / vt : 0.0;
+    } else if (c->master_kind == TVDS_MASTER_RIGID) {
         p->rigid = 1;
         double nn = hypot(c->rigid_normal[0], c->rigid_normal[1]);
         double tn = hypot(c->rigid_t1[0], c->rigid_t1[1]);
@@ -421,8 +509,8 @@ static int setup(const tvds_model *m, int contact, const tvds_cea_options *o, ce
             }
         }
     }
-    p->v_rel[0] = vs[0] - vm[0];
-    p->v_rel[1] = vs[1] - vm[1];
+    for (int k = 0; k < 3; k++)
+        p->v_rel[k] = vs[k] - vm[k];
     if (p->chi_fixed == 0.0 && p->mu != 0.0 && p->v_rel[0] == 0.0 && p->v_rel[1] == 0.0)
         return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
                           "cea: contact '%s': no sliding velocity at t = %g (slave_kin, imposed "
@@ -433,16 +521,6 @@ static int setup(const tvds_model *m, int contact, const tvds_cea_options *o, ce
 nomem:
     return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "cea: out of memory (%d DoFs)", N);
 }
-
-/* The contact's geometry at one position: the segment seg (T1 = node seg, T2 = seg + 1), the
- * weight alpha of T2, the unit tangent t along T1 -> T2 and the normal n = (-t_y, t_x). */
-typedef struct cea_geom {
-    int seg;
-    double alpha, n[2], t[2];
-    double len;    /* length of T1 T2 in this geometry [m] */
-    double wgt[2]; /* shares of T1, T2 in the contact row: 1 - alpha, alpha (Hermite weights on
-                      a C1 master) */
-} cea_geom;
 
 /* Frame and weights of the C1 master through the node coordinates xy (nmaster x 2) on segment
  * k at xi = a. */
@@ -464,8 +542,8 @@ static void contact_geometry(const cea_problem *p, double s, cea_geom *g)
     if (p->rigid) {
         *seg = -1;
         *alpha = 0.0;
-        n[0] = p->rigid_n[0], n[1] = p->rigid_n[1];
-        t[0] = p->rigid_t[0], t[1] = p->rigid_t[1];
+        n[0] = p->rigid_n[0], n[1] = p->rigid_n[1], n[2] = p->rigid_n[2];
+        t[0] = p->rigid_t[0], t[1] = p->rigid_t[1], t[2] = p->rigid_t[2];
         return;
     }
     int k = 0;
@@ -492,11 +570,19 @@ static void contact_geometry(const cea_problem *p, double s, cea_geom *g)
     n[1] = t[0];
 }
 
+/* Geometry of every active node at the position s of the first: node a at s + act_ds[a]. */
+static void contact_geometries(const cea_problem *p, double s, cea_geom *g)
+{
+    for (int a = 0; a < p->nact; a++)
+        contact_geometry(p, s + p->act_ds[a], &g[a]);
+}
+
 /* Sliding sign chi of the problem along tangent t (the user's when given). */
-static double chi_along(const cea_problem *p, const double t[2])
+static double chi_along(const cea_problem *p, const double t[3])
 {
     if (p->chi_fixed != 0.0) return p->chi_fixed;
     double vt = p->v_rel[0] * t[0] + p->v_rel[1] * t[1];
+    if (p->ncomp == 3) vt += p->v_rel[2] * t[2];
     return vt > 0 ? 1.0 : (vt < 0 ? -1.0 : 0.0);
 }
 
@@ -515,14 +601,16 @@ static double build_rows(const cea_problem *p, const cea_geom *g, cea_work *w)
     }
     r->nrows = p->nbil;
     double chi = p->chi_fixed;
-    if (p->has_contact) {
-        const double *n = g->n, *t = g->t, *wgt = g->wgt;
-        chi = chi_along(p, t);
-        double e[2] = {n[0] - chi * p->mu * t[0], n[1] - chi * p->mu * t[1]};
+    for (int a = p->has_contact ? p->nact - 1 : -1; a >= 0; a--) {
+        const cea_geom *ga = &g[a];
+        const double *n = ga->n, *t = ga->t, *wgt = ga->wgt;
+        chi = chi_along(p, t); /* the first node's is returned */
+        double e[3] = {n[0] - chi * p->mu * t[0], n[1] - chi * p->mu * t[1], 0.0};
+        if (p->ncomp == 3) e[2] = n[2] - chi * p->mu * t[2];
         r->ptr[r->nrows] = nz;
         /* Slave C: +n (compatibility), n - chi mu t (equilibrium). */
-        for (int k = 0; k < 2; k++) {
-            r->col[nz] = p->slave_dof[k];
+        for (int k = 0; k < p->ncomp; k++) {
+            r->col[nz] = p->act_dof[3 * a + k];
             r->bc[nz] = n[k];
             r->be[nz] = e[k];
             nz++;
@@ -530,7 +618,7 @@ static double build_rows(const cea_problem *p, const cea_geom *g, cea_work *w)
         if (!p->rigid) {
             for (int node = 0; node < 2; node++)
                 for (int k = 0; k < 2; k++) {
-                    r->col[nz] = p->master_dof[2 * (g->seg + node) + k];
+                    r->col[nz] = p->master_dof[2 * (ga->seg + node) + k];
                     r->bc[nz] = -wgt[node] * n[k];
                     r->be[nz] = -wgt[node] * e[k];
                     nz++;
@@ -596,7 +684,12 @@ static int static_state(const cea_problem *p, double s, cea_geom *g, cea_work *w
         int info = LAPACKE_dgesv(LAPACK_COL_MAJOR, nk, 1, A, nk, w->kpiv, b, nk);
         if (info > 0) return TVDS_ERR_SINGULAR;
         if (info < 0) return TVDS_ERR_SOLVER;
-        *lambda = ks * b[N + nr - 1];
+        /* The contact rows follow the bilateral ones: their multipliers summed (one node:
+         * the last row's). */
+        double lsum = 0.0;
+        for (int i = p->nbil; i < nr; i++)
+            lsum += ks * b[N + i];
+        *lambda = lsum;
         if (p->rigid) return TVDS_OK; /* the rigid line does not move */
         /* Deformed geometry: T1, T2 and C at X + u. */
         double x1[2], x2[2], xc[2];
@@ -784,12 +877,12 @@ static void solve_position(const cea_problem *p, double s, cea_work *w, cea_pos 
     out->info = 0;
     out->ncand = 0;
     out->lambda_n = 0.0;
-    cea_geom g;
-    memset(&g, 0, sizeof g);
-    if (p->has_contact) contact_geometry(p, s, &g);
+    cea_geom *g = w->geo;
+    memset(g, 0, sizeof *g);
+    if (p->has_contact) contact_geometries(p, s, g);
     double lam = 0.0;
     if (p->deformed) {
-        int src = static_state(p, s, &g, w, &lam);
+        int src = static_state(p, s, g, w, &lam);
         if (src) {
             out->err = src;
             out->info = -2;
@@ -797,9 +890,9 @@ static void solve_position(const cea_problem *p, double s, cea_work *w, cea_pos 
         }
     }
     out->lambda_n = lam == 0.0 ? 0.0 : -lam;
-    out->slope = atan2(g.t[1], g.t[0]);
-    out->chi = build_rows(p, &g, w);
-    tangent_stiffness(p, &g, lam, out->chi, w);
+    out->slope = atan2(g->t[1], g->t[0]);
+    out->chi = build_rows(p, g, w);
+    tangent_stiffness(p, g, lam, out->chi, w);
     const cea_rows *r = &w->rows;
     /* Columns touched by the constraints. */
     int pj = 0;
@@ -1272,9 +1365,15 @@ int tvds_cea_run(const tvds_model *m, int contact, const double *s, int npos,
         return rc;
     }
     for (int i = 0; i < npos; i++) {
-        if (!isfinite(s[i]) ||
-            (p.has_contact && !p.rigid &&
-             (s[i] < -1e-12 * p.cum[p.nmaster - 1] || s[i] > p.cum[p.nmaster - 1] * (1 + 1e-12)))) {
+        /* Every active node's abscissa s + act_ds on the surface. */
+        double lo = 0.0, hi = 0.0;
+        for (int a = 0; p.has_contact && a < p.nact; a++) {
+            if (p.act_ds[a] < lo) lo = p.act_ds[a];
+            if (p.act_ds[a] > hi) hi = p.act_ds[a];
+        }
+        if (!isfinite(s[i]) || (p.has_contact && !p.rigid &&
+                                (s[i] + lo < -1e-12 * p.cum[p.nmaster - 1] ||
+                                 s[i] + hi > p.cum[p.nmaster - 1] * (1 + 1e-12)))) {
             rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
                             "cea: position %d (s = %g m) is off the master surface [0, %g]", i,
                             s[i], p.has_contact && !p.rigid ? p.cum[p.nmaster - 1] : 0.0);
@@ -1294,7 +1393,8 @@ int tvds_cea_run(const tvds_model *m, int contact, const double *s, int npos,
     int refine = o.refine && npos > 1 && ds_min > 0;
     int cap_pos = refine ? (o.max_pos > npos ? o.max_pos : npos) : npos;
     int N = p.N, ncand = p.ncand;
-    int rows_cap = p.nbil + 1, nnz_cap = p.bil_nnz + 6;
+    int nact = p.nact > 1 ? p.nact : 1;
+    int rows_cap = p.nbil + nact, nnz_cap = p.bil_nnz + 6 * nact;
     int nthreads = 1;
 #ifdef _OPENMP
     nthreads = o.nthreads > 0 ? o.nthreads : omp_get_max_threads();
@@ -1313,7 +1413,7 @@ int tvds_cea_run(const tvds_model *m, int contact, const double *s, int npos,
     int nw = 0, ncomp = 0, nord = 0;
     if (!work || !pool || !P || !P2 || !S || !S2 || !res) goto nomem;
     for (; nw < nthreads; nw++)
-        if (work_alloc(&work[nw], N, rows_cap, nnz_cap)) goto nomem;
+        if (work_alloc(&work[nw], N, rows_cap, nnz_cap, p.nact)) goto nomem;
     for (int i = 0; i < npos; i++) {
         S[i] = s[i];
         P[i] = &pool[i];

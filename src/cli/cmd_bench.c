@@ -62,8 +62,11 @@ static void bench_help(FILE *out)
             "                  (eigenbasis and flexibilities; a few minutes)\n"
             "  --reduce-sizes L  comma-separated DoF counts of the reduction rows (1e6 takes\n"
             "                  minutes: 'make bench BENCH_SIZES=1e4,1e5,1e6')\n"
-            "  --only S        run one section only: 'reduce' (the reduction rows) or\n"
-            "                  'contacts' (per-step cost vs the number of contact nodes)\n"
+            "  --only S        run one section only: 'reduce' (the reduction rows),\n"
+            "                  'contacts' (per-step cost vs the number of contact nodes) or\n"
+            "                  'cea-nodes' (the multi-node CEA rows; 600 DoFs unless --cea-dofs)\n"
+            "  --cea-dofs N    also time the CEA with 1, 10, 100 contact nodes on a generated\n"
+            "                  chain of N DoFs (dense eigenanalysis: ~N^3; 2000 takes minutes)\n"
             "  --scipy-limit S stop scipy after S seconds (default 1800)\n"
             "  -o, --output D  output directory (created)\n"
             "  -h, --help      this help\n");
@@ -429,6 +432,128 @@ done:
     return rc;
 }
 
+/* Multi-node CEA (opt-in, --cea-dofs N): seconds per position with m = 1, 10, 100 active
+ * contact nodes on a generated chain of N / 2 two-DoF nodes (springs to ground and to the
+ * next node, a diagonal spring coupling x and y), the m slave nodes spread along the chain and
+ * pressed by 10 N each on a rigid line sliding along x (mu = 0.3), about the preloaded state. */
+static tvds_model *cea_chain(int N, int nact)
+{
+    int nn = N / 2;
+    N = 2 * nn;
+    tvds_model *m = tvds_model_create();
+    tvds_substructure *s = m ? tvds_calloc(1, sizeof *s) : NULL;
+    if (!s) {
+        tvds_model_free(&m);
+        return NULL;
+    }
+    s->name = tvds_strdup("chain");
+    s->n = N;
+    s->M = tvds_calloc((size_t)N * N, sizeof(double));
+    s->K = tvds_calloc((size_t)N * N, sizeof(double));
+    s->dofs = tvds_calloc((size_t)N, sizeof(tvds_dof));
+    m->subs = tvds_calloc(1, sizeof *m->subs);
+    m->damping = tvds_calloc(1, sizeof *m->damping);
+    m->contacts = tvds_calloc(1, sizeof *m->contacts);
+    m->loads = tvds_calloc((size_t)nact, sizeof *m->loads);
+    tvds_contact *c = m->contacts;
+    if (!s->name || !s->M || !s->K || !s->dofs || !m->subs || !m->damping || !c || !m->loads) {
+        tvds_substructure_free(&s);
+        tvds_model_free(&m);
+        return NULL;
+    }
+    m->subs[0] = s;
+    m->nsub = 1;
+    const double kg = 1e4, kc = 1e5, kd = 5e4, mass = 1e-2;
+#define KK(i, j) s->K[(size_t)(j)*N + (i)]
+    for (int j = 0; j < nn; j++) {
+        for (int k = 0; k < 2; k++) {
+            int d = 2 * j + k;
+            s->dofs[d].kind = TVDS_DOF_PHYSICAL;
+            s->dofs[d].node = j + 1;
+            s->dofs[d].dir = k == 0 ? TVDS_DIR_X : TVDS_DIR_Y;
+            s->dofs[d].xyz[0] = 0.01 * j;
+            s->M[(size_t)d * N + d] = mass;
+            KK(d, d) += kg;
+        }
+        if (j + 1 == nn) continue;
+        /* x and y springs to the next node, and one along (1, 1) / sqrt 2. */
+        int a[2] = {2 * j, 2 * j + 2};
+        for (int k = 0; k < 2; k++) {
+            KK(a[0] + k, a[0] + k) += kc;
+            KK(a[1] + k, a[1] + k) += kc;
+            KK(a[0] + k, a[1] + k) -= kc;
+            KK(a[1] + k, a[0] + k) -= kc;
+        }
+        for (int p = 0; p < 2; p++)
+            for (int q = 0; q < 2; q++)
+                for (int k = 0; k < 2; k++)
+                    for (int l = 0; l < 2; l++)
+                        KK(a[p] + k, a[q] + l) += (p == q ? 0.5 : -0.5) * kd;
+    }
+#undef KK
+    c->name = tvds_strdup("line");
+    c->dim = 2;
+    c->slave_sub = 0;
+    c->nslave = nact;
+    c->slave_nodes = tvds_malloc((size_t)nact * sizeof(long));
+    if (!c->name || !c->slave_nodes) {
+        tvds_model_free(&m);
+        return NULL;
+    }
+    m->ncontact = 1;
+    for (int i = 0; i < nact; i++) {
+        long node = nact > 1 ? (long)i * (nn - 1) / (nact - 1) : nn / 2;
+        c->slave_nodes[i] = node + 1;
+        tvds_load *l = &m->loads[m->nload++];
+        l->sub = 0;
+        l->dof = (int)(2 * node + 1);
+        l->fn = (tvds_fn){.kind = TVDS_FN_CONST, .amp = -10.0};
+    }
+    c->master_kind = TVDS_MASTER_RIGID;
+    c->master_sub = -1;
+    c->rigid_normal[1] = 1.0;
+    c->rigid_t1[0] = 1.0;
+    c->rigid_motion[0] = (tvds_fn){.kind = TVDS_FN_RAMP, .amp = 1.0, .t0 = 0, .t1 = 1.0};
+    c->mu_s = c->mu_k = 0.3;
+    return m;
+}
+
+static int bench_cea_nodes(btab *t, int N, int R)
+{
+    const int counts[3] = {1, 10, 100};
+    for (int q = 0; q < 3; q++) {
+        if (counts[q] > N / 4) break;
+        tvds_ctx ctx;
+        tvds_ctx_init(&ctx);
+        tvds_model *m = cea_chain(N, counts[q]);
+        if (!m) return TVDS_ERR_NOMEM;
+        tvds_cea_options o = tvds_cea_options_default();
+        o.nthreads = 1;
+        o.refine = 0;
+        o.t_eval = 0.5;
+        o.slave = TVDS_CEA_ALL_SLAVES;
+        double s[2] = {0.0, 1.0}, sec[16];
+        int reps = R < 16 ? R : 16;
+        for (int r = 0; r < reps; r++) {
+            tvds_cea_result *res = NULL;
+            double t0 = tvds_bench_now();
+            int rc = tvds_cea_run(m, 0, s, 2, &o, &res, &ctx);
+            sec[r] = (tvds_bench_now() - t0) / 2;
+            tvds_cea_result_free(&res);
+            if (rc) {
+                fail("cea-nodes", rc, &ctx);
+                tvds_model_free(&m);
+                return rc;
+            }
+        }
+        char item[64];
+        snprintf(item, sizeof item, "s per position, %d contact nodes", counts[q]);
+        add(t, "cea-nodes", item, median(sec, reps), "s", "%d DoFs, 1 thread, 20 branches", N);
+        tvds_model_free(&m);
+    }
+    return TVDS_OK;
+}
+
 /* Run argv as a child (stdout to log) with an address-space limit (bytes, 0: none) and a wall
  * limit (s); *wall, *maxrss_kib (of that child alone, wait4) on return. 0 ok, 1 failed, 2 timed
  * out (the child is killed). */
@@ -590,8 +715,8 @@ static int bench_reduce(btab *t, const char *dir, const char *sizes, double scip
         tg = tvds_bench_now() - tg;
         double la = load1(), wall = 0, swall = 0, cpu = 0, scpu = 0;
         long rss = 0, srss = 0;
-        char *targv[] = {self,  "reduce", "--model", full, "--boundary", "patch", "--modes",
-                         "20",  "-o",     red,       "--verbose", NULL};
+        char *targv[] = {self,      "reduce", "--model", full, "--boundary", "patch",
+                         "--modes", "20",     "-o",      red,  "--verbose",  NULL};
         if (run_child(targv, logp, 0, 0, &wall, &cpu, &rss) != 0) {
             fprintf(stderr, "tvds: bench: 'tvds reduce' failed (log %s)\n", logp);
             rc = TVDS_ERR_SOLVER;
@@ -625,8 +750,7 @@ static int bench_reduce(btab *t, const char *dir, const char *sizes, double scip
                 add(t, "reduce", item, agree, "-", "20 fixed-interface modes, tvds vs scipy");
             } else {
                 add(t, "reduce", item, swall, "s", "%s (log %s)",
-                    sr == 2 ? "stopped at the time limit" : "failed (memory cap or error)",
-                    slog);
+                    sr == 2 ? "stopped at the time limit" : "failed (memory cap or error)", slog);
             }
         }
         printf("reduce: generated %d DoFs in %.1f s\n", n, tg);
@@ -873,7 +997,7 @@ int tvds_cmd_bench(int argc, char **argv)
     const char *case_path = access("models/beam_on_beam/beam_on_beam.ini", R_OK) == 0
                                 ? "models/beam_on_beam/beam_on_beam.ini"
                                 : "bench/cases/beam_on_beam.ini";
-    int R = 3, quick = 0, large = 0;
+    int R = 3, quick = 0, large = 0, cea_dofs = 0;
     const char *rsizes = NULL, *only = NULL;
     double scipy_limit = 1800.0;
     const tvds_cli_opt opts[] = {{"--quick", NULL, NULL, &quick, 1},
@@ -895,6 +1019,11 @@ int tvds_cmd_bench(int argc, char **argv)
             if (r < 0) return 2;
             if (tvds_cli_parse_int(val, &R) || R < 1 || R > 15)
                 return tvds_cli_usage_error("bench: --repeats %s: need an integer in 1..15", val);
+        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--cea-dofs", NULL, &val)) != 0) {
+            if (r < 0) return 2;
+            if (tvds_cli_parse_int(val, &cea_dofs) || cea_dofs < 8 || cea_dofs > 10000)
+                return tvds_cli_usage_error("bench: --cea-dofs %s: need an integer in 8..10000",
+                                            val);
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--scipy-limit", NULL, &val)) != 0) {
             if (r < 0) return 2;
             if (tvds_cli_parse_double(val, &scipy_limit) || scipy_limit <= 0)
@@ -929,19 +1058,23 @@ int tvds_cmd_bench(int argc, char **argv)
     if (!t) return 1;
     double t0 = tvds_bench_now();
     int only_contacts = only && strcmp(only, "contacts") == 0;
-    if (only && strcmp(only, "reduce") != 0 && !only_contacts) {
+    int only_cea = only && strcmp(only, "cea-nodes") == 0;
+    if (only && strcmp(only, "reduce") != 0 && !only_contacts && !only_cea) {
         free(t);
         rm_tree(work);
         return tvds_cli_usage_error("bench: --only %s: the sections that run alone are "
-                                    "'reduce' and 'contacts'", only);
+                                    "'reduce', 'contacts' and 'cea-nodes'",
+                                    only);
     }
+    if (only_cea && !cea_dofs) cea_dofs = 600;
     if (!rsizes) rsizes = quick ? "1e4" : "1e4,1e5";
     int rc = only ? TVDS_OK : bench_methods(t, case_path, R, quick);
-    if (!rc && !only_contacts) rc = bench_reduce(t, work, rsizes, scipy_limit);
+    if (!rc && !only_contacts && !only_cea) rc = bench_reduce(t, work, rsizes, scipy_limit);
     if (!rc && !only) rc = bench_size(t, work, R, quick);
     if (!rc && (!only || only_contacts)) rc = bench_contacts(t, work, R, quick);
     if (!rc && !only) rc = bench_plate(t, work, R, quick);
     if (!rc && !only && large) rc = bench_setup_large(t, work);
+    if (!rc && cea_dofs) rc = bench_cea_nodes(t, cea_dofs, R);
     rm_tree(work);
     add(t, "bench", "total wall time", tvds_bench_now() - t0, "s", NULL);
     int wr = write_outputs(t, outdir, machine, case_path);

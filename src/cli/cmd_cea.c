@@ -32,7 +32,9 @@ static void cea_help(FILE *out)
         "  --modes M       branches: lowest M oscillating eigenvalues (default 20)\n"
         "  --contact NAME  contact to analyse (default: the first one)\n"
         "  --chi +1|-1     sliding sign (default: from the case's kinematics)\n"
-        "  --slave K       slave node of the contact, index in its node list (default 0)\n"
+        "  --slave K       slave node of the contact, index in its node list (default 0);\n"
+        "                  'all': every slave node of the contact at once, each with its\n"
+        "                  normal row and friction term, s being the first node's position\n"
         "  --t-eval T      time of the steady state: damping schedule, sliding velocity\n"
         "                  (default: the case's t_end)\n"
         "  --solver S      auto (default), qz (LAPACK dggev) or standard (dgeev)\n"
@@ -120,11 +122,14 @@ int tvds_cmd_cea(int argc, char **argv)
             o.chi = v;
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--slave", NULL, &val)) != 0) {
             if (r < 0) goto usage_fail;
-            if (tvds_cli_parse_double(val, &v) || v < 0 || v > 1e6 || v != floor(v)) {
-                tvds_cli_usage_error("cea: --slave %s: expected an index >= 0", val);
+            if (strcmp(val, "all") == 0) {
+                o.slave = TVDS_CEA_ALL_SLAVES;
+            } else if (tvds_cli_parse_double(val, &v) || v < 0 || v > 1e6 || v != floor(v)) {
+                tvds_cli_usage_error("cea: --slave %s: expected an index >= 0 or 'all'", val);
                 goto usage_fail;
+            } else {
+                o.slave = (int)v;
             }
-            o.slave = (int)v;
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--t-eval", NULL, &val)) != 0) {
             if (r < 0) goto usage_fail;
             if (tvds_cli_parse_double(val, &v) || v < 0) {
@@ -273,7 +278,8 @@ int tvds_cmd_cea(int argc, char **argv)
     /* Predicted growth along the case's own path (its slave from its start, 0 .. t_end). */
     double s_ini;
     int have_path =
-        m->opt.t_end > 0 && tvds_cea_slave_abscissa(m, contact, o.slave, &s_ini, &ctx) == TVDS_OK;
+        m->opt.t_end > 0 &&
+        tvds_cea_slave_abscissa(m, contact, o.slave < 0 ? 0 : o.slave, &s_ini, &ctx) == TVDS_OK;
     if (have_path) {
         rc = tvds_cea_growth(res, m, contact, s_ini, m->opt.t_end, 0.0, &ctx);
         if (!rc && und) rc = tvds_cea_growth(und, m, contact, s_ini, m->opt.t_end, 0.0, &ctx);
