@@ -970,6 +970,19 @@ static tvds_model *two_oscillators(double mu)
     return m;
 }
 
+/* The same two oscillators as two contacts: block 1 on belt 10-11, block 2 on belt 12-13. */
+static tvds_model *two_oscillators_two_contacts(double mu)
+{
+    tvds_model *m = two_oscillators(mu);
+    tvds_contact *c = &m->contacts[0];
+    c->nslave = 1;
+    c->nmaster = 2;
+    long mn[2] = {12, 13};
+    add_contact(m, 0, 2, 1, 2, mn, mu);
+    m->contacts[1].slave_kin[0] = m->contacts[0].slave_kin[0];
+    return m;
+}
+
 START_TEST(test_multi_two_systems)
 {
     /* Both nodes active: every eigenvalue of the single oscillator appears twice, below and
@@ -1010,6 +1023,28 @@ START_TEST(test_multi_two_systems)
                           cimag(l1), hits);
         }
         ck_assert_int_eq(r2->nwin, k == 1 ? 2 : 0);
+        /* As two contacts (TVDS_CEA_ALL_CONTACTS): the same eigenvalues again. */
+        tvds_model *m3 = two_oscillators_two_contacts(mus[k]);
+        tvds_cea_result *r3 = NULL;
+        ck_assert_msg(tvds_cea_run(m3, TVDS_CEA_ALL_CONTACTS, &s, 1, &o, &r3, &ctx) == TVDS_OK,
+                      "%s", ctx.msg);
+        ck_assert_int_eq(r3->nred, 2 * r1->nred);
+        for (int b = 0; b < 2; b++) {
+            double complex l1 = r1->re[b] + I * 2 * PI * r1->freq[b];
+            int hits = 0;
+            for (int q = 0; q < 4; q++) {
+                double complex l3 = r3->re[q] + I * 2 * PI * r3->freq[q];
+                double d = cabs(l3 - l1) / cabs(l1);
+                if (d < 1e-6) {
+                    hits++;
+                    if (d > worst) worst = d;
+                }
+            }
+            ck_assert_msg(hits == 2, "two contacts, mu %g: eigenvalue found %d times", mus[k],
+                          hits);
+        }
+        tvds_cea_result_free(&r3);
+        tvds_model_free(&m3);
         tvds_cea_result_free(&r1);
         tvds_cea_result_free(&r2);
         tvds_model_free(&m1);

@@ -24,6 +24,9 @@ enum tvds_cea_state {
 
 /* tvds_cea_options.slave: all slave nodes of the contact at once. */
 #define TVDS_CEA_ALL_SLAVES (-1)
+/* tvds_cea_run's contact: every contact of the model at once, each with all its slave nodes
+ * (-1 is no contact). */
+#define TVDS_CEA_ALL_CONTACTS (-2)
 
 enum tvds_cea_solver {
     TVDS_CEA_AUTO = 0, /* standard form M_c^-1 (dgeev) when M_c is well conditioned, else QZ */
@@ -119,7 +122,8 @@ TVDS_API int tvds_cea_surface_length(const tvds_model *m, int contact, double *l
                                      tvds_ctx *ctx);
 
 /* Complex eigenvalues of the model coupled at each of the npos positions s[] of the slave
- * node of contact `contact` (curvilinear abscissa from the first master node; for a rigid
+ * node of contact `contact` (TVDS_CEA_ALL_CONTACTS: every contact with all its slave nodes,
+ * s the first node's position; -1: no contact) (curvilinear abscissa from the first master node; for a rigid
  * master, s only labels the positions), linearised about steady sliding with the contact's
  * kinetic friction coefficient mu_k. Bilateral constraints, springs and dampers of the model
  * are included; damping is the model's at t_eval. Positions are solved in parallel (OpenMP).

@@ -51,6 +51,7 @@ typedef struct cea_rows {
     double *be; /* nnz */
 } cea_rows;
 
+struct cea_problem;
 typedef struct cea_problem {
     int N;             /* global DoFs */
     double *M, *K, *C; /* N x N column-major */
@@ -68,8 +69,12 @@ typedef struct cea_problem {
     int slave_dof[3]; /* global DoFs x, y (, z) of the (first) slave node */
     int nact;         /* active slave nodes: 1, or all of the contact's (TVDS_CEA_ALL_SLAVES) */
     int *act_dof;     /* nact x 3: global x, y (, z) DoFs of each active slave node */
-    double *act_ds;   /* nact: abscissa of each node minus the first's on the undeformed master
-                         (0 on a rigid master) [m] */
+    double *act_ds;   /* nact: abscissa of each node on the undeformed master minus that of the
+                         first node of the first contact (0 on a rigid master) [m] */
+    int nextra;       /* TVDS_CEA_ALL_CONTACTS: the other contacts, each with the contact
+                         fields of this struct filled (their nodes follow this one's) */
+    struct cea_problem *extra;
+    int nact_all; /* active nodes of all contacts */
     int nmaster;
     int smooth;                    /* 1: C1 master curve (engine/contact/hermite.h) */
     int *master_dof;               /* nmaster x 2: global x, y DoFs */
@@ -159,6 +164,9 @@ static void problem_free(cea_problem *p)
     tvds_free(p->cum);
     tvds_free(p->act_dof);
     tvds_free(p->act_ds);
+    for (int j = 0; j < p->nextra && p->extra; j++)
+        problem_free(&p->extra[j]);
+    tvds_free(p->extra);
     memset(p, 0, sizeof *p);
 }
 
@@ -258,12 +266,16 @@ static int find_xy(const tvds_model *m, int sub, long node, int dof[2], double x
     return find_xyz(m, sub, node, 2, dof, xy, what, cname, off, ctx);
 }
 
+static int setup_contact(const tvds_model *m, int contact, const tvds_cea_options *o, int all_nodes,
+                         double t_eval, const int *off, double s_ref, cea_problem *p,
+                         tvds_ctx *ctx);
+
 static int setup(const tvds_model *m, int contact, const tvds_cea_options *o, cea_problem *p,
                  tvds_ctx *ctx)
 {
     memset(p, 0, sizeof *p);
     if (!m || m->nsub < 1 || !m->subs) return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "cea: empty model");
-    if (contact < -1 || contact >= m->ncontact)
+    if (contact < TVDS_CEA_ALL_CONTACTS || contact >= m->ncontact)
         return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "cea: contact index %d out of [0, %d)", contact,
                           m->ncontact);
     double t_eval = o->t_eval >= 0 ? o->t_eval : (m->opt.t_end > 0 ? m->opt.t_end : 1e30);
@@ -375,7 +387,48 @@ static int setup(const tvds_model *m, int contact, const tvds_cea_options *o, ce
     p->chi_fixed = o->chi;
     p->ncand = o->nmodes + (o->nextra > 0 ? o->nextra : 0);
 
-    if (contact < 0) return TVDS_OK;
+    if (contact == -1) return TVDS_OK;
+    if (contact == TVDS_CEA_ALL_CONTACTS && m->ncontact < 1)
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "cea: the model has no contact");
+    int all_c = contact == TVDS_CEA_ALL_CONTACTS;
+    int rc = setup_contact(m, all_c ? 0 : contact, o, all_c, t_eval, off, NAN, p, ctx);
+    if (rc || !all_c) return rc;
+    p->nact_all = p->nact;
+    if (m->ncontact < 2) return TVDS_OK;
+    /* Abscissa of the first node of the first contact: the reference of every offset. */
+    double s00 = 0.0;
+    if (!p->rigid && (rc = tvds_cea_slave_abscissa(m, 0, 0, &s00, ctx))) return rc;
+    p->extra = tvds_calloc((size_t)(m->ncontact - 1), sizeof *p->extra);
+    if (!p->extra) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "cea: out of memory");
+    p->nextra = m->ncontact - 1;
+    int any_deformable = !p->rigid;
+    for (int j = 1; j < m->ncontact; j++) {
+        cea_problem *x = &p->extra[j - 1];
+        x->N = N;
+        x->deformed = p->deformed;
+        x->has_load = p->has_load;
+        x->chi_fixed = p->chi_fixed;
+        if ((rc = setup_contact(m, j, o, 1, t_eval, off, s00, x, ctx))) return rc;
+        p->nact_all += x->nact;
+        if (!x->rigid) any_deformable = 1;
+    }
+    if (any_deformable && p->deformed && p->has_load)
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                          "cea: several contacts with a deformable master are linearised about "
+                          "the undeformed state only (--state undeformed); the preloaded state "
+                          "needs rigid masters");
+    return TVDS_OK;
+nomem:
+    return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "cea: out of memory (%d DoFs)", N);
+}
+
+/* The contact fields of *p for contact `contact`: every slave node when all_nodes (or
+ * o->slave is TVDS_CEA_ALL_SLAVES), else o->slave. Offsets along the master are taken from
+ * s_ref (NaN: the contact's own first node). */
+static int setup_contact(const tvds_model *m, int contact, const tvds_cea_options *o, int all_nodes,
+                         double t_eval, const int *off, double s_ref, cea_problem *p, tvds_ctx *ctx)
+{
+    int N = p->N;
     const tvds_contact *c = &m->contacts[contact];
     const char *cname = c->name ? c->name : "?";
     if (c->dim != 2 && !(c->dim == 3 && c->master_kind == TVDS_MASTER_RIGID))
@@ -392,12 +445,13 @@ static int setup(const tvds_model *m, int contact, const tvds_cea_options *o, ce
                           cname);
     p->has_contact = 1;
     p->mu = c->mu_k;
-    int all = o->slave == TVDS_CEA_ALL_SLAVES;
+    int all = all_nodes || o->slave == TVDS_CEA_ALL_SLAVES;
     p->nact = all ? c->nslave : 1;
     p->act_dof = tvds_malloc((size_t)3 * p->nact * sizeof(int));
     p->act_ds = tvds_calloc((size_t)p->nact, sizeof(double));
     if (!p->act_dof || !p->act_ds) goto nomem;
     int rc = TVDS_OK;
+    p->nact_all = p->nact;
     for (int a = 0; a < p->nact; a++) {
         rc = find_xyz(m, c->slave_sub, c->slave_nodes[all ? a : o->slave], p->ncomp,
                       p->act_dof + 3 * a, NULL, "slave", cname, off, ctx);
@@ -405,15 +459,15 @@ static int setup(const tvds_model *m, int contact, const tvds_cea_options *o, ce
     }
     for (int k = 0; k < 3; k++)
         p->slave_dof[k] = p->act_dof[k];
-    if (p->nact > 1 && c->master_kind != TVDS_MASTER_RIGID) {
+    if ((p->nact > 1 || !isnan(s_ref)) && c->master_kind != TVDS_MASTER_RIGID) {
         /* Each node keeps its offset along the master from the first node (docs/cea.md,
          * "Several contact nodes"). */
-        double s0 = 0.0;
+        double s0 = s_ref;
         for (int a = 0; a < p->nact; a++) {
             double sa = 0.0;
             rc = tvds_cea_slave_abscissa(m, contact, a, &sa, ctx);
             if (rc) return rc;
-            if (a == 0) s0 = sa;
+            if (a == 0 && isnan(s_ref)) s0 = sa;
             p->act_ds[a] = sa - s0;
         }
         if (p->deformed && p->has_load)
@@ -575,6 +629,13 @@ static void contact_geometries(const cea_problem *p, double s, cea_geom *g)
 {
     for (int a = 0; a < p->nact; a++)
         contact_geometry(p, s + p->act_ds[a], &g[a]);
+    g += p->nact;
+    for (int j = 0; j < p->nextra; j++) {
+        const cea_problem *x = &p->extra[j];
+        for (int a = 0; a < x->nact; a++)
+            contact_geometry(x, s + x->act_ds[a], &g[a]);
+        g += x->nact;
+    }
 }
 
 /* Sliding sign chi of the problem along tangent t (the user's when given). */
@@ -587,24 +648,16 @@ static double chi_along(const cea_problem *p, const double t[3])
 }
 
 /* Rows of B_C and B_E for the geometry g into w->rows; returns chi used. */
-static double build_rows(const cea_problem *p, const cea_geom *g, cea_work *w)
+/* Append the rows of the active nodes of contact part p (geometries g) to r, the last node's
+ * first and the first node's last; returns the first node's chi. */
+static double contact_rows(const cea_problem *p, const cea_geom *g, cea_rows *r, int *nzp)
 {
-    cea_rows *r = &w->rows;
-    int nz = 0;
-    for (int b = 0; b < p->nbil; b++) {
-        r->ptr[b] = nz;
-        for (int k = p->bil_ptr[b]; k < p->bil_ptr[b + 1]; k++) {
-            r->col[nz] = p->bil_col[k];
-            r->bc[nz] = r->be[nz] = p->bil_val[k];
-            nz++;
-        }
-    }
-    r->nrows = p->nbil;
+    int nz = *nzp;
     double chi = p->chi_fixed;
-    for (int a = p->has_contact ? p->nact - 1 : -1; a >= 0; a--) {
+    for (int a = p->nact - 1; a >= 0; a--) {
         const cea_geom *ga = &g[a];
         const double *n = ga->n, *t = ga->t, *wgt = ga->wgt;
-        chi = chi_along(p, t); /* the first node's is returned */
+        chi = chi_along(p, t);
         double e[3] = {n[0] - chi * p->mu * t[0], n[1] - chi * p->mu * t[1], 0.0};
         if (p->ncomp == 3) e[2] = n[2] - chi * p->mu * t[2];
         r->ptr[r->nrows] = nz;
@@ -625,6 +678,34 @@ static double build_rows(const cea_problem *p, const cea_geom *g, cea_work *w)
                 }
         }
         r->nrows++;
+    }
+    *nzp = nz;
+    return chi;
+}
+
+static double build_rows(const cea_problem *p, const cea_geom *g, cea_work *w)
+{
+    cea_rows *r = &w->rows;
+    int nz = 0;
+    for (int b = 0; b < p->nbil; b++) {
+        r->ptr[b] = nz;
+        for (int k = p->bil_ptr[b]; k < p->bil_ptr[b + 1]; k++) {
+            r->col[nz] = p->bil_col[k];
+            r->bc[nz] = r->be[nz] = p->bil_val[k];
+            nz++;
+        }
+    }
+    r->nrows = p->nbil;
+    double chi = p->chi_fixed;
+    if (p->has_contact) {
+        /* The other contacts first, so that the first contact's first node is the last row
+         * (the one the static state reads for a single node). */
+        const cea_geom *gx = g + p->nact;
+        for (int j = 0; j < p->nextra; j++) {
+            contact_rows(&p->extra[j], gx, r, &nz);
+            gx += p->extra[j].nact;
+        }
+        chi = contact_rows(p, g, r, &nz);
     }
     r->ptr[r->nrows] = nz;
     r->nnz = nz;
@@ -1371,6 +1452,20 @@ int tvds_cea_run(const tvds_model *m, int contact, const double *s, int npos,
             if (p.act_ds[a] < lo) lo = p.act_ds[a];
             if (p.act_ds[a] > hi) hi = p.act_ds[a];
         }
+        for (int j = 0; j < p.nextra && isfinite(s[i]); j++) {
+            const cea_problem *x = &p.extra[j];
+            for (int a = 0; !x->rigid && a < x->nact; a++) {
+                double sa = s[i] + x->act_ds[a], L = x->cum[x->nmaster - 1];
+                if (sa < -1e-12 * L || sa > L * (1 + 1e-12)) {
+                    rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                                    "cea: position %d (s = %g m) puts node %d of contact %d at "
+                                    "%g m, off its master surface [0, %g]",
+                                    i, s[i], a, j + 1, sa, L);
+                    problem_free(&p);
+                    return rc;
+                }
+            }
+        }
         if (!isfinite(s[i]) || (p.has_contact && !p.rigid &&
                                 (s[i] + lo < -1e-12 * p.cum[p.nmaster - 1] ||
                                  s[i] + hi > p.cum[p.nmaster - 1] * (1 + 1e-12)))) {
@@ -1393,7 +1488,7 @@ int tvds_cea_run(const tvds_model *m, int contact, const double *s, int npos,
     int refine = o.refine && npos > 1 && ds_min > 0;
     int cap_pos = refine ? (o.max_pos > npos ? o.max_pos : npos) : npos;
     int N = p.N, ncand = p.ncand;
-    int nact = p.nact > 1 ? p.nact : 1;
+    int nact = p.nact_all > 1 ? p.nact_all : 1;
     int rows_cap = p.nbil + nact, nnz_cap = p.bil_nnz + 6 * nact;
     int nthreads = 1;
 #ifdef _OPENMP
@@ -1413,7 +1508,7 @@ int tvds_cea_run(const tvds_model *m, int contact, const double *s, int npos,
     int nw = 0, ncomp = 0, nord = 0;
     if (!work || !pool || !P || !P2 || !S || !S2 || !res) goto nomem;
     for (; nw < nthreads; nw++)
-        if (work_alloc(&work[nw], N, rows_cap, nnz_cap, p.nact)) goto nomem;
+        if (work_alloc(&work[nw], N, rows_cap, nnz_cap, nact)) goto nomem;
     for (int i = 0; i < npos; i++) {
         S[i] = s[i];
         P[i] = &pool[i];

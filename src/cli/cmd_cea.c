@@ -30,7 +30,8 @@ static void cea_help(FILE *out)
         "  --positions N   number of positions (default 101), evenly spaced on [s0, s1]\n"
         "  --s0 A, --s1 B  first and last position [m] (default: the whole master surface)\n"
         "  --modes M       branches: lowest M oscillating eigenvalues (default 20)\n"
-        "  --contact NAME  contact to analyse (default: the first one)\n"
+        "  --contact NAME  contact to analyse (default: the first one); 'all': every\n"
+        "                  contact with all its slave nodes, positions those of the first\n"
         "  --chi +1|-1     sliding sign (default: from the case's kinematics)\n"
         "  --slave K       slave node of the contact, index in its node list (default 0);\n"
         "                  'all': every slave node of the contact at once, each with its\n"
@@ -202,7 +203,8 @@ int tvds_cmd_cea(int argc, char **argv)
         rc = 2;
         goto out;
     }
-    if (cname) {
+    int all_contacts = cname && !strcmp(cname, "all");
+    if (cname && !all_contacts) {
         contact = -1;
         for (int c = 0; c < m->ncontact; c++)
             if (m->contacts[c].name && !strcmp(m->contacts[c].name, cname)) contact = c;
@@ -264,11 +266,12 @@ int tvds_cmd_cea(int argc, char **argv)
     clock_gettime(CLOCK_MONOTONIC, &t0);
     if (norefine) o.refine = 0;
     o.stop = tvds_cli_stop_flag();
-    rc = tvds_cea_run(m, contact, s, npos, &o, &res, &ctx);
+    int run_contact = all_contacts ? TVDS_CEA_ALL_CONTACTS : contact;
+    rc = tvds_cea_run(m, run_contact, s, npos, &o, &res, &ctx);
     if (!rc && !noundamped) {
         tvds_cea_options ou = o;
         ou.undamped = 1;
-        rc = tvds_cea_run(m, contact, s, npos, &ou, &und, &ctx);
+        rc = tvds_cea_run(m, run_contact, s, npos, &ou, &und, &ctx);
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     if (rc) {
