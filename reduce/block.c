@@ -45,82 +45,11 @@ void tvds_block_size_for(tvds_block_params *p, double ndofs)
     if (p->ny < 1) p->ny = 1;
 }
 
-/* Element matrices of a box element hx x hy x hz, 2 x 2 x 2 Gauss points (exact for the
- * trilinear mass, standard full integration for the stiffness). Node l at offsets
- * (ox, oy, oz) in {0, 1}^3 in the usual order; DoF 3 l + a. */
-static const int corner[8][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0},
-                                 {0, 0, 1}, {1, 0, 1}, {1, 1, 1}, {0, 1, 1}};
-
-static void hex8(const tvds_block_params *p, double hx, double hy, double hz, double Ke[24][24],
-                 double Me[24][24])
-{
-    double lam = p->E * p->nu / ((1 + p->nu) * (1 - 2 * p->nu)), mu = p->E / (2 * (1 + p->nu));
-    double D[6][6] = {{0}};
-    for (int i = 0; i < 3; i++) {
-        for (int j = 0; j < 3; j++)
-            D[i][j] = lam;
-        D[i][i] = lam + 2 * mu;
-        D[3 + i][3 + i] = mu;
-    }
-    memset(Ke, 0, sizeof(double) * 576);
-    memset(Me, 0, sizeof(double) * 576);
-    const double g = 1.0 / sqrt(3.0), detJ = hx * hy * hz / 8.0;
-    const double h[3] = {hx, hy, hz};
-    for (int gp = 0; gp < 8; gp++) {
-        double xi[3] = {corner[gp][0] ? g : -g, corner[gp][1] ? g : -g, corner[gp][2] ? g : -g};
-        double N[8], dN[8][3]; /* shape functions and x, y, z derivatives */
-        for (int l = 0; l < 8; l++) {
-            double s[3], f[3];
-            for (int c = 0; c < 3; c++) {
-                s[c] = corner[l][c] ? 1.0 : -1.0;
-                f[c] = 0.5 * (1 + s[c] * xi[c]);
-            }
-            N[l] = f[0] * f[1] * f[2];
-            for (int c = 0; c < 3; c++)
-                dN[l][c] = 0.5 * s[c] * (2.0 / h[c]) * f[(c + 1) % 3] * f[(c + 2) % 3] / 1.0;
-        }
-        /* B (6 x 24): strains xx yy zz, shear yz xz xy (engineering). */
-        double B[6][24] = {{0}};
-        for (int l = 0; l < 8; l++) {
-            double bx = dN[l][0], by = dN[l][1], bz = dN[l][2];
-            B[0][3 * l] = bx;
-            B[1][3 * l + 1] = by;
-            B[2][3 * l + 2] = bz;
-            B[3][3 * l + 1] = bz;
-            B[3][3 * l + 2] = by;
-            B[4][3 * l] = bz;
-            B[4][3 * l + 2] = bx;
-            B[5][3 * l] = by;
-            B[5][3 * l + 1] = bx;
-        }
-        double DB[6][24];
-        for (int i = 0; i < 6; i++)
-            for (int j = 0; j < 24; j++) {
-                double s = 0;
-                for (int k = 0; k < 6; k++)
-                    s += D[i][k] * B[k][j];
-                DB[i][j] = s;
-            }
-        for (int i = 0; i < 24; i++)
-            for (int j = 0; j < 24; j++) {
-                double s = 0;
-                for (int k = 0; k < 6; k++)
-                    s += B[k][i] * DB[k][j];
-                Ke[i][j] += s * detJ;
-            }
-        for (int a = 0; a < 8; a++)
-            for (int b = 0; b < 8; b++)
-                for (int c = 0; c < 3; c++)
-                    Me[3 * a + c][3 * b + c] += p->rho * N[a] * N[b] * detJ;
-    }
-}
-
 int tvds_block_build(const tvds_block_params *p, tvds_fe_model **out, cholmod_common *cc,
                      tvds_ctx *ctx)
 {
-    if (!p || !out || !cc || p->nx < 1 || p->ny < 1 || p->nz < 1 || !(p->lx > 0) ||
-        !(p->ly > 0) || !(p->lz > 0) || !(p->E > 0) || !(p->rho > 0) || !(p->nu > -1) ||
-        !(p->nu < 0.5))
+    if (!p || !out || !cc || p->nx < 1 || p->ny < 1 || p->nz < 1 || !(p->lx > 0) || !(p->ly > 0) ||
+        !(p->lz > 0) || !(p->E > 0) || !(p->rho > 0) || !(p->nu > -1) || !(p->nu < 0.5))
         return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "block: invalid parameters");
     *out = NULL;
     const int nx = p->nx, ny = p->ny, nz = p->nz;
@@ -129,8 +58,13 @@ int tvds_block_build(const tvds_block_params *p, tvds_fe_model **out, cholmod_co
         return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "block: %.3g DoFs is too many", ndof_d);
     const int n = (int)ndof_d;
     double Ke[24][24], Me[24][24];
-    hex8(p, p->lx / nx, p->ly / ny, p->lz / nz, Ke, Me);
-    /* Free DoF (i >= 1) of node (i, j, k), direction a. */
+    int corner[8][3]; /* node offsets of the element corners (reduce/hex8.c) */
+    const double h[3] = {p->lx / nx, p->ly / ny, p->lz / nz};
+    for (int l = 0; l < 8; l++)
+        tvds_hex8_corner(l, corner[l]);
+    if (!tvds_hex8_box(p->E, p->nu, p->rho, h, 0, Ke, Me))
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "block: degenerate element");
+        /* Free DoF (i >= 1) of node (i, j, k), direction a. */
 #define DOF(i, j, k, a) (3 * (((i)-1) + nx * ((j) + (ny + 1) * (k))) + (a))
     /* Count the upper-triangle entries of each column: rows are the DoFs of the free nodes
      * of the 3 x 3 x 3 neighbourhood with index <= the column. */
@@ -197,7 +131,8 @@ int tvds_block_build(const tvds_block_params *p, tvds_fe_model **out, cholmod_co
                                                     continue;
                                                 int lp = -1, lq = -1;
                                                 for (int l = 0; l < 8; l++) {
-                                                    int x = ei + corner[l][0], y = ej + corner[l][1],
+                                                    int x = ei + corner[l][0],
+                                                        y = ej + corner[l][1],
                                                         z = ek + corner[l][2];
                                                     if (x == i && y == j && z == k) lp = l;
                                                     if (x == qi && y == qj && z == qk) lq = l;

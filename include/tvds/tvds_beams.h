@@ -20,6 +20,7 @@ typedef struct tvds_beam_params {
     double rho;       /* density [kg/m^3] */
     double angle_deg; /* beam 1: angle to the horizontal [deg]; beam 2: ignored */
     int nx, ny;       /* elements along the axis and across the thickness */
+    int nz;           /* 3D model only: elements across the width */
     int pin;          /* beam 1, end A: 0 (default) carriage, the end section translates
                          without rotating; 1 pin, only its mid-thickness node is driven and the
                          beam rotates freely about it (docs/models.md) */
@@ -62,6 +63,22 @@ TVDS_API int tvds_bob_glued_build(const tvds_bob_params *p, tvds_fe_model **out,
  * stats (2, may be NULL) receive the reductions' statistics. */
 TVDS_API int tvds_bob_write(const tvds_bob_params *p, const char *dir, tvds_reduce_stats *stats,
                             cholmod_common *cc, tvds_ctx *ctx);
+
+/* The pair as solids (8-node hexahedra with incompatible modes, nx x ny x nz per beam, z across
+ * the width, centred on z = 0): the paper's data, the 3D default mesh (docs/models.md). */
+TVDS_API tvds_bob_params tvds_bob3d_default(void);
+/* Beam 2 as a solid, clamped at x = 0, upper face at y = 0. Node sets: "top_nodes" (upper face,
+ * clamped section excluded), "T" (free end, mid-thickness, mid-width). */
+TVDS_API int tvds_beam2_3d_build(const tvds_beam_params *p, tvds_fe_model **out, cholmod_common *cc,
+                                 tvds_ctx *ctx);
+/* Beam 1 as a solid: lower tip line C (nz + 1 nodes across the width at x = s0, y = 0); A's end
+ * section translates with node "A" (the last node id, three DoFs). Node sets "A", "C". */
+TVDS_API int tvds_beam1_3d_build(const tvds_beam_params *p, double s0, tvds_fe_model **out,
+                                 cholmod_common *cc, tvds_ctx *ctx);
+/* As tvds_bob_write for the solids: beam 1 retains A and the line C (3 DoFs per node), beam 2
+ * its upper-face nodes, with the face set "top" (4-node faces, normal +y) as contact master. */
+TVDS_API int tvds_bob3d_write(const tvds_bob_params *p, const char *dir, tvds_reduce_stats *stats,
+                              cholmod_common *cc, tvds_ctx *ctx);
 
 /* Timoshenko cantilever (clamped-free) of a rectangular section, plane stress, shear
  * coefficient kappa (Cowper's 10(1+nu)/(12+11nu) when kappa <= 0): lowest nf bending

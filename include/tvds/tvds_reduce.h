@@ -52,8 +52,8 @@ typedef struct tvds_fe_paths {
  * Every message names the file (and line where there is one). *out is owned by the caller
  * (tvds_fe_model_free). Linear in the size of the files (plus the Cholesky of M). Returns
  * TVDS_OK, TVDS_ERR_IO, TVDS_ERR_PARSE, TVDS_ERR_INVALID, TVDS_ERR_NOT_POSDEF, TVDS_ERR_NOMEM. */
-TVDS_API int tvds_fe_model_read(const tvds_fe_paths *paths, tvds_fe_model **out,
-                                cholmod_common *cc, tvds_ctx *ctx);
+TVDS_API int tvds_fe_model_read(const tvds_fe_paths *paths, tvds_fe_model **out, cholmod_common *cc,
+                                tvds_ctx *ctx);
 /* The checks of tvds_fe_model_read on a model in memory; names gives the file names used in
  * the messages (mass, stiffness, dofs). */
 TVDS_API int tvds_fe_model_check(const tvds_fe_model *m, const tvds_fe_paths *names,
@@ -66,6 +66,18 @@ typedef struct tvds_ccx_info {
     int sets_dropped;       /* sets left out: none of their nodes has a DoF */
     char first_dropped[64]; /* name of the first one */
 } tvds_ccx_info;
+
+/* Offsets in {0, 1}^3 of node l (0..7) of the box: the bottom face (z offset 0)
+ * counter-clockwise from the origin corner, then the top face. */
+TVDS_API void tvds_hex8_corner(int l, int off[3]);
+
+/* Stiffness and consistent mass of a box element h[0] x h[1] x h[2] aligned with its local
+ * axes, 2 x 2 x 2 Gauss points; DoF 3 l + a (node l, direction a). incompatible != 0 adds the
+ * nine Wilson-Taylor incompatible modes (1 - xi^2 per direction and component), condensed
+ * statically, which removes the shear locking of the trilinear element in bending. Returns 1, or
+ * 0 when the condensation fails (degenerate box). */
+TVDS_API int tvds_hex8_box(double E, double nu, double rho, const double h[3], int incompatible,
+                           double Ke[24][24], double Me[24][24]);
 
 /* Import a CalculiX job as a full model: inp_path is JOB.inp (its *NODE coordinates and *NSET
  * node sets, with *INCLUDE, GENERATE, keyword-line continuations, '**' comments, keywords in

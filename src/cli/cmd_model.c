@@ -13,6 +13,7 @@ static void model_help(FILE *out)
 {
     fprintf(out,
             "usage: tvds model beam-on-beam -o DIR [--set key=value]... [--verbose]\n"
+            "       tvds model beam-on-beam-3d -o DIR [--set key=value]... [--verbose]\n"
             "       tvds model block --dofs N -o DIR\n"
             "\n"
             "Build the plane-stress FE models (9-node quadrilaterals) of the paper's two beams:\n"
@@ -25,17 +26,25 @@ static void model_help(FILE *out)
             "                                   (200 DoFs); 20 fixed-interface modes each;\n"
             "                                   beam 2 recovers T (free end, mid-height, y)\n"
             "\n"
-            "options:\n"
+            "'beam-on-beam-3d' builds the same pair as solids of 8-node hexahedra with\n"
+            "incompatible modes (nx x ny x nz per beam, z across the width, centred on z = 0;\n"
+            "default beam 1 40 x 2 x 4, beam 2 50 x 2 x 4): beam 1 retains its carriage A\n"
+            "(A.x A.y A.z, the end section translates without rotating) and the tip line C\n"
+            "(nz + 1 nodes across its width on beam 2's upper face, 3 DoFs each); beam 2 its\n"
+            "upper-face nodes, with the face set 'top' (4-node faces, normal +y) as the\n"
+            "contact master; 20 fixed-interface modes each; beam 2 recovers T.y.\n"
+            "\n"
             "'block' writes a full model (no reduction) of beam 2 as a solid: a polycarbonate\n"
             "box 100 x 20 x 2 mm of 8-node hexahedra, clamped at x = 0, with about N DoFs\n"
             "(elements in the box's proportions, at least one through the thickness) and node\n"
             "sets top (face z = 2 mm), patch (10 x 10 nodes of it at the free end) and tip:\n"
             "the solid of the reduction benchmark (docs/performance.md).\n"
             "\n"
+            "options:\n"
             "  -o, --output DIR   output directory (created)\n"
             "  --dofs N           block: about N DoFs (1e3 .. 1e8)\n"
             "  --set key=value    s0, modes1, modes2, beam1.KEY, beam2.KEY with KEY one of\n"
-            "                     length thick width E nu rho angle nx ny (SI units, degrees);\n"
+            "                     length thick width E nu rho angle nx ny nz (SI units, degrees);\n"
             "                     beam1.a_support=carriage (default: A's end section translates\n"
             "                     without rotating) or pin (rotation about A free)\n"
             "  --verbose          print the reductions' sizes, times and peak memory\n"
@@ -63,20 +72,20 @@ static int model_block(double ndofs, const char *outdir)
     if (!rc) rc = tvds_mkdir_p(outdir, &ctx);
     if (!rc) rc = tvds_fe_model_write(m, outdir, &ctx);
     if (!rc)
-        printf("model: wrote %s (block %d x %d x %d hexahedra, %d DoFs, nnz K upper %ld)\n",
-               outdir, p.nx, p.ny, p.nz, m->n, (long)cholmod_nnz(m->K, &cc));
+        printf("model: wrote %s (block %d x %d x %d hexahedra, %d DoFs, nnz K upper %ld)\n", outdir,
+               p.nx, p.ny, p.nz, m->n, (long)cholmod_nnz(m->K, &cc));
     tvds_fe_model_free(&m, &cc);
     tvds_cholmod_ctx(NULL);
     cholmod_finish(&cc);
     return rc ? tvds_cli_report(rc, &ctx) : 0;
 }
 
-int tvds_cmd_model(int argc, char **argv)
+static int model_main(int argc, char **argv, const char **sets)
 {
     const char *outdir = NULL, *val, *which = NULL;
     double ndofs = 0.0;
     int verbose = 0, r;
-    tvds_bob_params p = tvds_bob_default();
+    int nset = 0;
     tvds_ctx ctx;
     tvds_ctx_init(&ctx);
     const tvds_cli_opt opts[] = {{"--verbose", "-v", NULL, &verbose, 1},
@@ -95,8 +104,7 @@ int tvds_cmd_model(int argc, char **argv)
                 return tvds_cli_usage_error("model: --dofs %s: need a number in 1e3 .. 1e8", val);
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--set", NULL, &val)) != 0) {
             if (r < 0) return 2;
-            int rc = tvds_bob_set(&p, val, &ctx);
-            if (rc) return tvds_cli_report(rc, &ctx);
+            sets[nset++] = val; /* applied once the model (2D or 3D defaults) is known */
         } else if (a[0] == '-' && a[1] != '\0') {
             return tvds_cli_usage_error("model: unknown option '%s' (see 'tvds model --help')", a);
         } else if (!which) {
@@ -105,19 +113,28 @@ int tvds_cmd_model(int argc, char **argv)
             return tvds_cli_usage_error("model: more than one model name ('%s', '%s')", which, a);
         }
     }
-    if (!which) return tvds_cli_usage_error("model: missing model name (beam-on-beam, block)");
+    if (!which)
+        return tvds_cli_usage_error("model: missing model name (beam-on-beam, beam-on-beam-3d, "
+                                    "block)");
     if (strcmp(which, "block") == 0) return model_block(ndofs, outdir);
-    if (strcmp(which, "beam-on-beam") != 0)
-        return tvds_cli_usage_error("model: unknown model '%s' (known: beam-on-beam, block)",
-                                    which);
+    int solid = strcmp(which, "beam-on-beam-3d") == 0;
+    if (!solid && strcmp(which, "beam-on-beam") != 0)
+        return tvds_cli_usage_error(
+            "model: unknown model '%s' (known: beam-on-beam, beam-on-beam-3d, block)", which);
     if (!outdir) return tvds_cli_usage_error("model: missing -o DIR");
+    tvds_bob_params p = solid ? tvds_bob3d_default() : tvds_bob_default();
+    for (int k = 0; k < nset; k++) {
+        int rc = tvds_bob_set(&p, sets[k], &ctx);
+        if (rc) return tvds_cli_report(rc, &ctx);
+    }
     cholmod_common cc;
     int rc = tvds_cholmod_start(&cc);
     if (rc) return tvds_cli_report(rc, NULL);
     tvds_cholmod_ctx(&ctx);
     tvds_reduce_stats st[2];
     memset(st, 0, sizeof st);
-    rc = tvds_bob_write(&p, outdir, st, &cc, &ctx);
+    rc = solid ? tvds_bob3d_write(&p, outdir, st, &cc, &ctx)
+               : tvds_bob_write(&p, outdir, st, &cc, &ctx);
     tvds_cholmod_ctx(NULL);
     cholmod_finish(&cc);
     if (rc) return tvds_cli_report(rc, &ctx);
@@ -133,4 +150,13 @@ int tvds_cmd_model(int argc, char **argv)
                    b + 1, st[b].f_max_hz, st[b].t_factor, st[b].t_static, st[b].t_modes,
                    st[b].t_project, st[b].t_total, st[b].peak_rss_kb / 1024.0);
     return 0;
+}
+
+int tvds_cmd_model(int argc, char **argv)
+{
+    const char **sets = tvds_calloc((size_t)argc, sizeof *sets); /* the --set values */
+    if (!sets) return tvds_cli_usage_error("model: out of memory");
+    int r = model_main(argc, argv, sets);
+    tvds_free((void *)sets);
+    return r;
 }

@@ -26,6 +26,7 @@ tvds_bob_params tvds_bob_default(void)
     p.beam1.angle_deg = 30;
     p.beam1.nx = 50;
     p.beam1.ny = 1;
+    p.beam1.nz = 1;
     p.beam2.length = 0.100;
     p.beam2.thick = 0.002;
     p.beam2.width = 0.020;
@@ -35,6 +36,7 @@ tvds_bob_params tvds_bob_default(void)
     p.beam2.angle_deg = 0;
     p.beam2.nx = 50;
     p.beam2.ny = 1;
+    p.beam2.nz = 1;
     p.s0 = 0.020;
     p.modes1 = 20;
     p.modes2 = 20;
@@ -81,10 +83,10 @@ int tvds_bob_set(tvds_bob_params *p, const char *kv, tvds_ctx *ctx)
     if (!strncmp(key, "beam2.", 6)) b = &p->beam2;
     if (!b) return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "--set %s: unknown key '%s'", kv, key);
     const char *k = key + 6;
-    if (!strcmp(k, "nx") || !strcmp(k, "ny")) {
+    if (!strcmp(k, "nx") || !strcmp(k, "ny") || !strcmp(k, "nz")) {
         if (v < 1 || v != floor(v) || v > 1e6)
             return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "--set %s: need a positive integer", kv);
-        *(k[1] == 'x' ? &b->nx : &b->ny) = (int)v;
+        *(k[1] == 'x' ? &b->nx : k[1] == 'y' ? &b->ny : &b->nz) = (int)v;
         return TVDS_OK;
     }
     double *dst = !strcmp(k, "length")  ? &b->length
