@@ -7,6 +7,8 @@
 
 #include "fe/beams_impl.h"
 #include "tvds/tvds_beams.h"
+#include "tvds/tvds_case.h"
+#include "tvds/tvds_io.h"
 #define TVDS_TEST_CHOLMOD
 #include "tvds_test.h"
 
@@ -499,6 +501,72 @@ START_TEST(test_solid_beam1_geometry)
 }
 END_TEST
 
+/* The 3D pair written and reduced, read back by the shipped case file: beam 1 keeps A and the
+ * tip line (3 + 3 x 5 DoFs), beam 2's face set covers its upper face beyond the clamped column
+ * with every normal along +y, and the contact has the five tip nodes as slaves. */
+START_TEST(test_solid_write_and_case)
+{
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    char dir[256], d1[300], d2[300], o1[340], o2[340];
+    tvds_test_mkdtemp(dir, sizeof dir, "/tmp/tvds_bob3d_");
+    tvds_bob_params p = tvds_bob3d_default();
+    p.beam2.nx = 20; /* beam 1's mesh (node ids) is the case file's; beam 2 coarser for speed */
+    p.beam2.nz = 2;
+    ck_assert_msg(tvds_bob3d_write(&p, dir, NULL, &cc, &ctx) == TVDS_OK, "%s", ctx.msg);
+    snprintf(d1, sizeof d1, "%s/beam1", dir);
+    snprintf(d2, sizeof d2, "%s/beam2", dir);
+    tvds_substructure *s1 = NULL, *s2 = NULL;
+    ck_assert_msg(tvds_substructure_read(d1, NULL, &s1, &ctx) == TVDS_OK, "%s", ctx.msg);
+    ck_assert_msg(tvds_substructure_read(d2, NULL, &s2, &ctx) == TVDS_OK, "%s", ctx.msg);
+    ck_assert_int_eq(s1->n, 3 + 3 * (p.beam1.nz + 1) + p.modes1);
+    ck_assert_int_eq(s2->nfsets, 1);
+    const tvds_faceset *fs = &s2->fsets[0];
+    ck_assert_int_eq(fs->nface, (p.beam2.nx - 1) * p.beam2.nz);
+    double area = 0;
+    for (int f = 0; f < fs->nface; f++) {
+        double x[4][3];
+        ck_assert_int_eq(fs->nn[f], 4);
+        for (int c = 0; c < 4; c++) {
+            int found = 0;
+            for (int q = 0; q < s2->n && !found; q++)
+                if (s2->dofs[q].kind == TVDS_DOF_PHYSICAL &&
+                    s2->dofs[q].node == fs->nodes[TVDS_FACE_MAX_NODES * f + c]) {
+                    memcpy(x[c], s2->dofs[q].xyz, sizeof x[c]);
+                    found = 1;
+                }
+            ck_assert(found);
+            ck_assert_double_le(fabs(x[c][1]), 1e-15);
+        }
+        /* (x1 - x0) x (x3 - x0): the normal, its length the area of the rectangle */
+        double a[3], b[3];
+        for (int c = 0; c < 3; c++) {
+            a[c] = x[1][c] - x[0][c];
+            b[c] = x[3][c] - x[0][c];
+        }
+        double ny = a[2] * b[0] - a[0] * b[2];
+        ck_assert_double_gt(ny, 0);
+        area += ny;
+    }
+    double want = (p.beam2.length - p.beam2.length / p.beam2.nx) * p.beam2.width;
+    ck_assert_double_le(fabs(area / want - 1), 1e-12);
+    snprintf(o1, sizeof o1, "substructure.beam1.dir=%s", d1);
+    snprintf(o2, sizeof o2, "substructure.beam2.dir=%s", d2);
+    const char *ov[] = {o1, o2};
+    tvds_model *m = NULL;
+    ck_assert_msg(tvds_case_read("models/beam_on_beam/beam_on_beam_3d.ini", ov, 2, &m, &ctx) ==
+                      TVDS_OK,
+                  "%s", ctx.msg);
+    ck_assert_int_eq(m->ncontact, 1);
+    ck_assert_int_eq(m->contacts[0].dim, 3);
+    ck_assert_int_eq(m->contacts[0].nslave, p.beam1.nz + 1);
+    tvds_model_free(&m);
+    tvds_substructure_free(&s1);
+    tvds_substructure_free(&s2);
+    ck_assert_int_eq(tvds_test_rmtree(dir), 0);
+}
+END_TEST
+
 Suite *beams_suite(void)
 {
     Suite *s = suite_create("beams");
@@ -515,6 +583,7 @@ Suite *beams_suite(void)
     tcase_add_test(tc, test_a_support);
     tcase_add_test(tc, test_solid_frequencies);
     tcase_add_test(tc, test_solid_beam1_geometry);
+    tcase_add_test(tc, test_solid_write_and_case);
     suite_add_tcase(s, tc);
     return s;
 }

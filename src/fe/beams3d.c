@@ -273,7 +273,7 @@ int tvds_beam1_3d_build(const tvds_beam_params *p, double s0, tvds_fe_model **ou
 }
 
 /* Beam 2's upper face (y = 0), clamped column of elements excluded, as a face set of 4-node
- * quadrilaterals counter-clockwise seen from +y (the contact normal). */
+ * quadrilaterals counter-clockwise seen from +y (the contact normal), first edge along +x. */
 static int top_faces(const tvds_beam_params *p, tvds_substructure *s, tvds_ctx *ctx)
 {
     int nf = (p->nx - 1) * p->nz;
@@ -291,10 +291,12 @@ static int top_faces(const tvds_beam_params *p, tvds_substructure *s, tvds_ctx *
         for (int i = 1; i < p->nx; i++) {
             long *f = fs->nodes + (size_t)TVDS_FACE_MAX_NODES * fs->nface;
             fs->nn[fs->nface++] = 4;
-            f[0] = b_id(p, i, p->ny, k); /* (x, z), (x, z + dz), (x + dx, z + dz), (x + dx, z) */
-            f[1] = b_id(p, i, p->ny, k + 1);
-            f[2] = b_id(p, i + 1, p->ny, k + 1);
-            f[3] = b_id(p, i + 1, p->ny, k);
+            /* (x, z + dz), (x + dx, z + dz), (x + dx, z), (x, z): a1 = +x (t1 along the
+             * sliding direction, as the 2D model's tangent), n = a1 x a2 = +y */
+            f[0] = b_id(p, i, p->ny, k + 1);
+            f[1] = b_id(p, i + 1, p->ny, k + 1);
+            f[2] = b_id(p, i + 1, p->ny, k);
+            f[3] = b_id(p, i, p->ny, k);
         }
     return TVDS_OK;
 }
