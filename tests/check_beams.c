@@ -567,12 +567,43 @@ START_TEST(test_solid_write_and_case)
 }
 END_TEST
 
+/* One incompatible-mode hexahedron (10 x 1 x 2 mm) under the corner values of the exact
+ * pure-bending field about z (u = -k x y, v = k (x^2 + nu (y^2 - z^2)) / 2, w = k nu y z, origin
+ * at the centre): its condensed strain energy is the exact E I k^2 L / 2; the plain trilinear
+ * element, which locks in shear, stores far more. */
+START_TEST(test_hex8_pure_bending)
+{
+    const double E = 71e9, nu = 0.33, h[3] = {0.01, 0.001, 0.002}, k = 2.0;
+    double u[24], energy[2];
+    for (int l = 0; l < 8; l++) {
+        int o[3];
+        tvds_hex8_corner(l, o);
+        double x = (o[0] - 0.5) * h[0], y = (o[1] - 0.5) * h[1], z = (o[2] - 0.5) * h[2];
+        u[3 * l] = -k * x * y;
+        u[3 * l + 1] = k * (x * x + nu * (y * y - z * z)) / 2;
+        u[3 * l + 2] = k * nu * y * z;
+    }
+    for (int inc = 0; inc < 2; inc++) {
+        double Ke[24][24], Me[24][24], e = 0;
+        ck_assert_int_eq(tvds_hex8_box(E, nu, 2700, h, inc, Ke, Me), 1);
+        for (int i = 0; i < 24; i++)
+            for (int j = 0; j < 24; j++)
+                e += 0.5 * u[i] * Ke[i][j] * u[j];
+        energy[inc] = e;
+    }
+    double exact = 0.5 * E * (h[2] * h[1] * h[1] * h[1] / 12) * k * k * h[0];
+    ck_assert_double_le(fabs(energy[1] / exact - 1), 1e-11); /* 4.5e-13 measured */
+    ck_assert_double_gt(energy[0] / exact, 10);              /* 38.9 */
+}
+END_TEST
+
 Suite *beams_suite(void)
 {
     Suite *s = suite_create("beams");
     TCase *tc = tcase_create("element");
     tcase_add_test(tc, test_patch_constant_strain);
     tcase_add_test(tc, test_set_overrides);
+    tcase_add_test(tc, test_hex8_pure_bending);
     suite_add_tcase(s, tc);
     tc = tcase_create("cantilever");
     tcase_add_checked_fixture(tc, cc_setup, cc_teardown);
