@@ -5,6 +5,7 @@
 
 #include <signal.h>
 
+#include "tvds/tvds_cea.h"
 #include "tvds/tvds_model.h"
 #include "tvds/tvds_run.h"
 
@@ -76,6 +77,32 @@ TVDS_API void tvds_envelope_window_growth(const double *t, const double *env,
                                           double span, double after, double *exit_ratio,
                                           double *peak_ratio);
 
+/* ---- Master-node crossings ---------------------------------------------------------------- */
+
+/* Undeformed arc length of each master node of contact ic of m, from the first one (the abscissa
+ * s of contacts.csv and of the CEA): *S (*ns values, tvds_malloc, the caller frees with
+ * tvds_free), or *S = NULL, *ns = 0 for a rigid or 3D master or nodes without coordinates.
+ * Returns TVDS_ERR_NOMEM. */
+TVDS_API int tvds_compare_master_abscissae(const tvds_model *m, int ic, double **S, int *ns,
+                                           tvds_ctx *ctx);
+
+/* Default half-span [s] masked around each master-node crossing for a band at f_hz of relative
+ * -3 dB half-width band_rel (0 = the default 0.05): 4 kernel widths 4 / (2 pi sf),
+ * sf = band_rel f_hz / sqrt(ln 2) (docs/burst-metrics.md). 0 when f_hz <= 0. */
+TVDS_API double tvds_compare_mask_half(double f_hz, double band_rel);
+
+/* The first master-node abscissa S[k] that lies in the CEA window w widened on both sides by the
+ * masked span at its frequency travelled at speed v (v * tvds_compare_mask_half(f_peak,
+ * band_rel)) plus ds_extra [m]; NaN when none (a node-free window). */
+TVDS_API double tvds_compare_window_node(const tvds_cea_window *w, const double *S, int ns,
+                                         double v, double band_rel, double ds_extra);
+
+/* Index of the window of r with the largest finite predicted growth among those without a
+ * master node (tvds_compare_window_node); -1 when there is none. S = NULL or ns = 0: the
+ * strongest window. */
+TVDS_API int tvds_compare_clean_window(const tvds_cea_result *r, const double *S, int ns, double v,
+                                       double band_rel, double ds_extra);
+
 /* ---- Comparison run ----------------------------------------------------------------------- */
 
 /* Called before each method starts (index of the method in the run order, method count). */
@@ -100,7 +127,8 @@ typedef struct tvds_compare_opts {
     const tvds_growth_window *windows;
     double band_rel;  /* -3 dB half-width of the band / f_hz; 0 = 0.05 */
     double mask_half; /* half-width of the span masked around each master-node crossing [s];
-                         0 = 3 band time constants, < 0 = no masking */
+                         0 = 4 band time constants (tvds_compare_mask_half),
+                         < 0 = no masking */
     int nwin;         /* spectrogram window [samples]; 0 = about 10 ms of samples (>= 64) */
     double fmax_plot; /* upper frequency of the spectrograms [Hz]; 0 = 2 f_cea or Nyquist */
     int plots;        /* 1 (default): draw the PNGs with gnuplot */

@@ -547,9 +547,38 @@ static double window_mask_half(const tvds_compare_result *res, int w)
     return res->mask_half > 0.0 ? res->mask_half : MASK_TAUS * band_tau(res, w);
 }
 
-/* Undeformed arc length of each master node of contact ic (the abscissa s of contacts.csv):
- * *S (nmaster, owned by the caller) or NULL for a rigid master. */
-static int master_abscissae(const tvds_model *m, int ic, double **S, int *ns, tvds_ctx *ctx)
+double tvds_compare_mask_half(double f_hz, double band_rel)
+{
+    if (!(f_hz > 0.0)) return 0.0;
+    double sf = (band_rel > 0.0 ? band_rel : BAND_REL) * f_hz / sqrt(log(2.0));
+    return MASK_TAUS / (2.0 * CMP_PI * sf);
+}
+
+double tvds_compare_window_node(const tvds_cea_window *w, const double *S, int ns, double v,
+                                double band_rel, double ds_extra)
+{
+    if (!w || !S || ns < 1) return NAN;
+    double lo = w->s_in < w->s_out ? w->s_in : w->s_out;
+    double hi = w->s_in < w->s_out ? w->s_out : w->s_in;
+    double margin = fabs(v) * tvds_compare_mask_half(w->f_peak, band_rel) + fabs(ds_extra);
+    for (int k = 0; k < ns; k++)
+        if (S[k] >= lo - margin && S[k] <= hi + margin) return S[k];
+    return NAN;
+}
+
+int tvds_compare_clean_window(const tvds_cea_result *r, const double *S, int ns, double v,
+                              double band_rel, double ds_extra)
+{
+    int best = -1;
+    for (int w = 0; r && w < r->nwin; w++)
+        if (isfinite(r->win[w].growth_pred) &&
+            isnan(tvds_compare_window_node(&r->win[w], S, ns, v, band_rel, ds_extra)) &&
+            (best < 0 || r->win[w].growth_pred > r->win[best].growth_pred))
+            best = w;
+    return best;
+}
+
+int tvds_compare_master_abscissae(const tvds_model *m, int ic, double **S, int *ns, tvds_ctx *ctx)
 {
     *S = NULL;
     *ns = 0;
@@ -841,7 +870,7 @@ int tvds_compare_analyse(const tvds_model *m, const char *outdir, const tvds_com
     if (res->contact[0]) {
         double *S = NULL;
         int ns = 0;
-        if ((rc = master_abscissae(m, o->contact, &S, &ns, ctx))) goto done;
+        if ((rc = tvds_compare_master_abscissae(m, o->contact, &S, &ns, ctx))) goto done;
         int have_times = 0;
         res->ncross = 0;
         for (int pass = 0; pass < 2 && rc == TVDS_OK; pass++) {

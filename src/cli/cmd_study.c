@@ -50,8 +50,9 @@ static void study_help(FILE *out)
         "     (DIR/cea/), predicted growth of each window crossed at the steady speed;\n"
         "  3. the paper's procedure for mu: CEA at mu = %g, %g, ... %g until a window's\n"
         "     predicted growth exceeds %g (DIR/cea_mu<MU>/);\n"
-        "  4. (a) the paper's values: subs-b and FiLm across the strongest window at the case's\n"
-        "     mu (DIR/a/); (b) the chosen mu: the methods across its strongest window (DIR/b/);\n"
+        "  4. (a) the paper's values: subs-b and FiLm across the strongest window without a\n"
+        "     master node (its crossing kicks the band) at the case's mu (DIR/a/); (b) the\n"
+        "     chosen mu: the methods across its strongest node-free window (DIR/b/);\n"
         "     each run starts C so that the window is entered at t = %g s and ends %g s after\n"
         "     leaving it; predicted growth per window beside the measured one;\n"
         "  5. DIR/report.md: the whole study with every departure from the paper.\n"
@@ -220,7 +221,30 @@ static int strongest(const tvds_cea_result *r)
     return best;
 }
 
-static void windows_table(FILE *fp, const tvds_cea_result *r, int mark, double v_mm_s)
+/* Master-node abscissae of the study's contact (beam 2's edge nodes), for the choice of the
+ * window a transient crosses. */
+typedef struct study_nodes {
+    double *S;
+    int ns;
+    double v; /* steady sliding speed [m/s] */
+} study_nodes;
+
+/* The window a transient studies: the strongest one without a master node inside it or within
+ * the masked span around a node crossing (tvds_compare_window_node: the kick of the crossing
+ * seeds the band envelope, so the growth measured there is not the instability's). The span is
+ * widened by the CEA's position resolution STUDY_DS_MIN, to which the window edges are known. */
+static int target(const tvds_cea_result *r, const study_nodes *nd)
+{
+    return tvds_compare_clean_window(r, nd->S, nd->ns, nd->v, 0.0, STUDY_DS_MIN);
+}
+
+static double window_node(const tvds_cea_result *r, int w, const study_nodes *nd)
+{
+    return w >= 0 ? tvds_compare_window_node(&r->win[w], nd->S, nd->ns, nd->v, 0.0, STUDY_DS_MIN)
+                  : NAN;
+}
+
+static void windows_table(FILE *fp, const tvds_cea_result *r, int mark, int mark2, double v_mm_s)
 {
     if (r->nwin == 0) {
         fprintf(fp, "No unstable window.\n");
@@ -234,7 +258,9 @@ static void windows_table(FILE *fp, const tvds_cea_result *r, int mark, double v
         const tvds_cea_window *cw = &r->win[w];
         fprintf(fp, "| %d | %.3f … %.3f | %.3f | %.0f | %.4g | %.3g |%s\n", cw->branch,
                 1e3 * cw->s_in, 1e3 * cw->s_out, 1e3 * fabs(cw->s_out - cw->s_in), cw->f_peak,
-                cw->re_max, cw->growth_pred, w == mark ? " ← strongest" : "");
+                cw->re_max, cw->growth_pred, w == mark    ? " ← strongest"
+                : w == mark2 ? " ← strongest without a master node (studied)"
+                             : "");
     }
 }
 
@@ -255,6 +281,10 @@ typedef struct study_part {
     double s_a;  /* C's abscissa at t = 0 [m] */
     double t_end;
     double t_damp;        /* end of the damping schedule [s] */
+    tvds_cea_window tw;   /* the window studied (of the CEA it was chosen from) */
+    tvds_cea_window tall; /* the strongest window of that CEA */
+    double node_all;      /* master node inside tall (NaN: tall is the window studied) */
+    int clean;            /* 1: tw has no master node (0: no node-free window, tw = tall) */
     tvds_cea_result *cea; /* along the actual path (owned) */
     tvds_compare_result res;
     tvds_growth_window gw[TVDS_COMPARE_MAX_WINDOWS]; /* windows passed to the comparison */
@@ -313,10 +343,16 @@ static void part_measured(FILE *fp, const study_part *pt)
 }
 
 static int run_part(const char *case_path, const tvds_cli_sets *sets, const char *outdir,
-                    const tvds_cea_result *sv, int target, tvds_compare_opts o, int threads,
-                    int quiet, tvds_cli_progress *pg, study_part *pt, tvds_ctx *ctx)
+                    const tvds_cea_result *sv, const study_nodes *nd, tvds_compare_opts o,
+                    int threads, int quiet, tvds_cli_progress *pg, study_part *pt, tvds_ctx *ctx)
 {
     double t0 = now_s();
+    int wt = target(sv, nd), wall = strongest(sv);
+    pt->clean = wt >= 0;
+    if (wt < 0) wt = wall;
+    pt->tw = sv->win[wt];
+    pt->tall = sv->win[wall];
+    pt->node_all = wall != wt ? window_node(sv, wall, nd) : NAN;
     char dir[2048], mdir[2100];
     snprintf(dir, sizeof dir, "%s/%s", outdir, pt->name);
     int rc = tvds_mkdir_p(dir, ctx);
@@ -333,7 +369,7 @@ static int run_part(const char *case_path, const tvds_cli_sets *sets, const char
         return rc;
     }
     double x_minus_s = 0.020 - s_ref;
-    const tvds_cea_window *tw = &sv->win[target];
+    const tvds_cea_window *tw = &pt->tw;
     double s_start = tw->s_in - travel(m, STUDY_T_ENTRY);
     double t_exit = time_at_travel(m, tw->s_out - s_start);
     pt->t_end = t_exit + STUDY_T_AFTER;
@@ -377,12 +413,15 @@ static int run_part(const char *case_path, const tvds_cli_sets *sets, const char
                 "%.2f mm entered at %.3f s\n",
                 pt->name, pt->mu, 1e3 * pt->s0_x, pt->t_end, 1e3 * tw->s_in, 1e3 * tw->s_out,
                 STUDY_T_ENTRY);
-    /* The strongest window crossed gives the comparison's CEA frequency. */
+    /* The window studied, as the run's own CEA finds it (overlapping it, nearest in frequency),
+     * gives the comparison's CEA frequency. */
     int wb = -1;
-    for (int w = 0; w < pt->cea->nwin; w++)
-        if (isfinite(pt->cea->win[w].growth_pred) &&
-            (wb < 0 || pt->cea->win[w].growth_pred > pt->cea->win[wb].growth_pred))
+    for (int w = 0; w < pt->cea->nwin; w++) {
+        const tvds_cea_window *cw = &pt->cea->win[w];
+        if (isfinite(cw->growth_pred) && cw->s_in <= tw->s_out && cw->s_out >= tw->s_in &&
+            (wb < 0 || fabs(cw->f_peak - tw->f_peak) < fabs(pt->cea->win[wb].f_peak - tw->f_peak)))
             wb = w;
+    }
     if (wb >= 0) {
         o.f_cea = pt->cea->win[wb].f_peak;
         o.s_cea0 = pt->cea->win[wb].s_in;
@@ -413,6 +452,29 @@ static void part_report(FILE *fp, const study_part *pt, const char *title)
             "μ = %g; C starts at x = %.3f mm (s = %.3f mm) and the run ends at t = %.3f s "
             "(model and CEA in `%s/`, comparison report [%s/report.md](%s/report.md)).\n\n",
             pt->mu, 1e3 * pt->s0_x, 1e3 * pt->s_a, pt->t_end, pt->name, pt->name, pt->name);
+    double mh = tvds_compare_mask_half(pt->tw.f_peak, 0.0);
+    fprintf(fp,
+            "Window studied (entered at t = %.2f s): branch %d, s = %.3f … %.3f mm, %.0f Hz, "
+            "predicted growth %.3g at the steady speed",
+            STUDY_T_ENTRY, pt->tw.branch, 1e3 * pt->tw.s_in, 1e3 * pt->tw.s_out, pt->tw.f_peak,
+            pt->tw.growth_pred);
+    if (!pt->clean)
+        fprintf(fp, ": no window of this μ is free of master nodes, so the strongest is studied "
+                    "and its growth includes a node-crossing kick.\n\n");
+    else if (isnan(pt->node_all))
+        fprintf(fp, ", the strongest window, with no master node inside it (nor within ±%.2f ms "
+                    "× the sliding speed + %.2f mm of its edges).\n\n",
+                1e3 * mh, 1e3 * STUDY_DS_MIN);
+    else
+        fprintf(fp,
+                ", the strongest window with no master node inside it nor within ±%.2f ms (the "
+                "masked span ±4τ of its band) × the sliding speed + %.2f mm (the CEA's position "
+                "resolution) of its edges. The strongest window overall, s = %.3f … %.3f mm "
+                "(predicted growth %.3g), is not studied: its master-node crossing at s = %.3f mm "
+                "kicks the band broadband and seeds the envelope, so the growth measured there is "
+                "not the instability's.\n\n",
+                1e3 * mh, 1e3 * STUDY_DS_MIN, 1e3 * pt->tall.s_in, 1e3 * pt->tall.s_out,
+                pt->tall.growth_pred, 1e3 * pt->node_all);
     fprintf(fp, "Windows of the CEA (about the preloaded sliding state, damped) on the run's "
                 "path:\n\n| branch | s_in … s_out [mm] | f at max Re [Hz] | max Re [1/s] | "
                 "crossed t [s] | predicted growth |\n|---|---|---|---|---|---|\n");
@@ -434,7 +496,7 @@ static void study_report(FILE *fp, const char *case_path, double mu_case, double
                          const tvds_cea_result *cx, int wa, int nmu, const double *mu_tab,
                          const int *nw_tab, const double *re_tab, const double *g_tab, int found,
                          double mu_pick, int mu_given, const tvds_cea_result *cmu,
-                         const study_part *pa, const study_part *pb)
+                         const study_nodes *nd, const study_part *pa, const study_part *pb)
 {
     fprintf(fp,
             "# Beam-on-beam squeal study\n\nCase `%s` (the paper's Table 1–2 values, "
@@ -450,6 +512,10 @@ static void study_report(FILE *fp, const char *case_path, double mu_case, double
             "it; the paper's runs are long (hours of CPU) and their start is not given.\n"
             "- Part (b) uses the μ of the paper's own procedure (below) rather than 0.30; the "
             "paper chose μ so that instabilities arise (Section 3.1).\n"
+            "- Each transient crosses the strongest window of its μ that holds no master node of "
+            "beam 2 (nodes every 1 mm): a node crossing kicks the response broadband and seeds "
+            "the band envelope, so a window holding one does not measure the instability's "
+            "growth. The paper does not separate the two.\n"
             "- The locus of Fig. 4 is drawn undamped in the paper; tvds gives both.\n",
             STUDY_T_ENTRY, STUDY_T_ENTRY - t_damp, t_damp, STUDY_T_AFTER);
     fprintf(fp, "\n## CEA survey at μ = %g, s = %g … %g mm\n\n", mu_case, 1e3 * STUDY_S_LO,
@@ -460,13 +526,13 @@ static void study_report(FILE *fp, const char *case_path, double mu_case, double
             "positions); static normal force %.5g … %.5g N.\n\n",
             1e3 * v_ss, cd->npos, cu->npos, cx->npos, cd->lambda_n[0], cd->lambda_n[cd->npos - 1]);
     fprintf(fp, "**About the preloaded sliding state, damped** (`cea/unstable.csv`):\n\n");
-    windows_table(fp, cd, wa, 1e3 * v_ss);
+    windows_table(fp, cd, strongest(cd), wa, 1e3 * v_ss);
     fprintf(fp, "\n**About the preloaded sliding state, undamped** (the paper's Fig. 4; "
                 "`cea/unstable_undamped.csv`):\n\n");
-    windows_table(fp, cu, strongest(cu), 1e3 * v_ss);
+    windows_table(fp, cu, strongest(cu), -1, 1e3 * v_ss);
     fprintf(fp, "\n**About the undeformed geometry, damped** (subs-a-consistent; "
                 "`cea/unstable_undeformed.csv`):\n\n");
-    windows_table(fp, cx, strongest(cx), 1e3 * v_ss);
+    windows_table(fp, cx, strongest(cx), -1, 1e3 * v_ss);
     fprintf(fp, "\n![stability](cea/stability.png)\n");
     fprintf(fp, "\n## The paper's procedure for μ\n\n");
     if (mu_given)
@@ -481,18 +547,20 @@ static void study_report(FILE *fp, const char *case_path, double mu_case, double
         for (int k = 0; k < nmu; k++)
             fprintf(fp, "| %.2f | %d | %.4g | %.3g |\n", mu_tab[k], nw_tab[k], re_tab[k], g_tab[k]);
         if (found)
-            fprintf(fp, "\nChosen: **μ = %.2f**, the lowest of the grid.\n", mu_pick);
+            fprintf(fp, "\nChosen: **μ = %.2f**, the lowest μ of the grid whose strongest window "
+                        "reaches the threshold.\n",
+                    mu_pick);
         else
             fprintf(fp, "\nNo μ up to %g reaches it: part (b) is not run.\n", STUDY_MU_HI);
     }
     if (found && cmu) {
         fprintf(fp, "\nWindows at μ = %.2f:\n\n", mu_pick);
-        windows_table(fp, cmu, strongest(cmu), 1e3 * v_ss);
+        windows_table(fp, cmu, strongest(cmu), target(cmu, nd), 1e3 * v_ss);
     }
     part_report(fp, pa, "(a) The paper's values");
     if (pa->cea && wa >= 0 && cd->win[wa].growth_pred < STUDY_G_MIN)
         fprintf(fp,
-                "\nWhy no burst is expected at μ = %g: the strongest window is %.3f mm wide and "
+                "\nWhy no burst is expected at μ = %g: the window studied is %.3f mm wide and "
                 "its largest real part is %.3g 1/s; crossed at %.4g mm/s (%.1f ms) it predicts an "
                 "amplitude ratio of %.3g, below the %g of a visible burst (∫ Re dt = %.3g against "
                 "ln %g = %.3g).\n",
@@ -594,6 +662,7 @@ int tvds_cmd_study(int argc, char **argv)
     double mu_tab[32], g_tab[32], re_tab[32];
     int nw_tab[32], nmu = 0;
     study_part pa, pb;
+    study_nodes nodes = {NULL, 0, 0.0};
     memset(&pa, 0, sizeof pa);
     memset(&pb, 0, sizeof pb);
     pa.name = "a";
@@ -610,6 +679,8 @@ int tvds_cmd_study(int argc, char **argv)
     if (*stop) goto interrupted;
     double mu_case = m->contacts[0].mu_k, t_damp = damping_end(m);
     double v_ss = fabs(tvds_fn_deriv(&m->contacts[0].slave_kin[0], t_damp, 1));
+    nodes.v = v_ss;
+    if ((rc = tvds_compare_master_abscissae(m, 0, &nodes.S, &nodes.ns, &ctx))) goto fail;
     if (!quiet)
         fprintf(stderr,
                 "study: [1/4] beam-on-beam models -> %s (%.2f s); mu = %g, damping "
@@ -646,7 +717,8 @@ int tvds_cmd_study(int argc, char **argv)
         tvds_cea_plot(cd, cdir, &pc);
     }
     t_cea = now_s() - tc;
-    int wa = strongest(cd);
+    int wa = target(cd, &nodes);
+    if (wa < 0) wa = strongest(cd);
     if (!quiet)
         fprintf(stderr,
                 "study:       deformed: %d window(s), max Re %.4g 1/s; undamped: %d, max Re %.4g; "
@@ -712,14 +784,14 @@ int tvds_cmd_study(int argc, char **argv)
         if (!quiet) fprintf(stderr, "study: [4/4] transients\n");
         if (wa >= 0) {
             pa.mu = mu_case;
-            if ((rc = run_part(case_path, &sets, outdir, cd, wa, oa, threads, quiet, &pg, &pa,
-                               &ctx)))
+            if ((rc = run_part(case_path, &sets, outdir, cd, &nodes, oa, threads, quiet, &pg,
+                               &pa, &ctx)))
                 goto fail;
         }
         if (found) {
             pb.mu = mu_pick;
-            if ((rc = run_part(case_path, &sets, outdir, chosen, strongest(chosen), ob, threads,
-                               quiet, &pg, &pb, &ctx)))
+            if ((rc = run_part(case_path, &sets, outdir, chosen, &nodes, ob, threads, quiet,
+                               &pg, &pb, &ctx)))
                 goto fail;
         }
     }
@@ -734,7 +806,7 @@ int tvds_cmd_study(int argc, char **argv)
             goto fail;
         }
         study_report(fp, case_path, mu_case, t_damp, v_ss, cd, cu, cx, wa, nmu, mu_tab, nw_tab,
-                     re_tab, g_tab, found, mu_pick, mu_user > 0, chosen, &pa, &pb);
+                     re_tab, g_tab, found, mu_pick, mu_user > 0, chosen, &nodes, &pa, &pb);
         fprintf(fp,
                 "\n## Wall time\n\n| stage | wall [s] |\n|---|---|\n| CEA survey (3 loci) | %.1f "
                 "|\n| procedure for mu | %.1f |\n| part (a) | %.1f |\n| part (b) | %.1f |\n| "
@@ -746,7 +818,7 @@ int tvds_cmd_study(int argc, char **argv)
     printf("study: mu = %g (paper): %d window(s) on s = %g ... %g mm, max Re %.4g 1/s, largest "
            "predicted growth %.3g\n",
            mu_case, cd->nwin, 1e3 * STUDY_S_LO, 1e3 * STUDY_S_HI, max_re(cd),
-           wa >= 0 ? cd->win[wa].growth_pred : NAN);
+           strongest(cd) >= 0 ? cd->win[strongest(cd)].growth_pred : NAN);
     if (found)
         printf("study: procedure for mu: mu = %g (lowest with predicted growth >= %g)\n", mu_pick,
                STUDY_G_MIN);
@@ -781,6 +853,7 @@ fail:
 done:
     tvds_cli_sigint(0);
     free(pos);
+    tvds_free(nodes.S);
     tvds_cea_result_free(&cd);
     tvds_cea_result_free(&cu);
     tvds_cea_result_free(&cx);
