@@ -372,14 +372,15 @@ START_TEST(test_clean_window_skips_node_crossing)
         S[k] = 1e-3 * k;
     double f = 10566.0, v = 0.030;
     double mh = tvds_compare_mask_half(f, 0.0);
-    ck_assert_double_eq_tol(mh, 4.0 * sqrt(log(2.0)) / (2.0 * 3.14159265358979323846 * 0.05 * f), 1e-15);
+    ck_assert_double_eq_tol(mh, 4.0 * sqrt(log(2.0)) / (2.0 * 3.14159265358979323846 * 0.05 * f),
+                            1e-15);
     ck_assert_double_eq_tol(tvds_compare_mask_half(f, 0.10), 0.5 * mh, 1e-15);
     tvds_cea_window win[3];
     memset(win, 0, sizeof win);
     /* 0: the strongest, node 46 mm inside; 1: node-free; 2: weaker, its edge 20 um from the
      * node at 57 mm (inside the masked span). */
-    double edges[3][3] = {{45.836e-3, 46.586e-3, 6.31}, {40.135e-3, 40.801e-3, 3.23},
-                          {56.660e-3, 56.980e-3, 1.62}};
+    double edges[3][3] = {
+        {45.836e-3, 46.586e-3, 6.31}, {40.135e-3, 40.801e-3, 3.23}, {56.660e-3, 56.980e-3, 1.62}};
     for (int w = 0; w < 3; w++) {
         win[w].branch = 14;
         win[w].f_peak = f;
@@ -400,8 +401,7 @@ START_TEST(test_clean_window_skips_node_crossing)
     /* An edge 40 um from a node is clear of the 30.1 um span, not of it plus 50 um. */
     win[2].s_out = 56.960e-3;
     ck_assert(isnan(tvds_compare_window_node(&win[2], S, 80, v, 0.0, 0.0)));
-    ck_assert_double_eq_tol(tvds_compare_window_node(&win[2], S, 80, v, 0.0, 5e-5), 57e-3,
-                            1e-15);
+    ck_assert_double_eq_tol(tvds_compare_window_node(&win[2], S, 80, v, 0.0, 5e-5), 57e-3, 1e-15);
     /* Every window holds a node: none. */
     win[1].s_out = 41.2e-3;
     win[2].s_out = 57.1e-3;

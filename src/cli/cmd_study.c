@@ -258,7 +258,8 @@ static void windows_table(FILE *fp, const tvds_cea_result *r, int mark, int mark
         const tvds_cea_window *cw = &r->win[w];
         fprintf(fp, "| %d | %.3f … %.3f | %.3f | %.0f | %.4g | %.3g |%s\n", cw->branch,
                 1e3 * cw->s_in, 1e3 * cw->s_out, 1e3 * fabs(cw->s_out - cw->s_in), cw->f_peak,
-                cw->re_max, cw->growth_pred, w == mark    ? " ← strongest"
+                cw->re_max, cw->growth_pred,
+                w == mark    ? " ← strongest"
                 : w == mark2 ? " ← strongest without a master node (studied)"
                              : "");
     }
@@ -462,8 +463,9 @@ static void part_report(FILE *fp, const study_part *pt, const char *title)
         fprintf(fp, ": no window of this μ is free of master nodes, so the strongest is studied "
                     "and its growth includes a node-crossing kick.\n\n");
     else if (isnan(pt->node_all))
-        fprintf(fp, ", the strongest window, with no master node inside it (nor within ±%.2f ms "
-                    "× the sliding speed + %.2f mm of its edges).\n\n",
+        fprintf(fp,
+                ", the strongest window, with no master node inside it (nor within ±%.2f ms "
+                "× the sliding speed + %.2f mm of its edges).\n\n",
                 1e3 * mh, 1e3 * STUDY_DS_MIN);
     else
         fprintf(fp,
@@ -547,8 +549,9 @@ static void study_report(FILE *fp, const char *case_path, double mu_case, double
         for (int k = 0; k < nmu; k++)
             fprintf(fp, "| %.2f | %d | %.4g | %.3g |\n", mu_tab[k], nw_tab[k], re_tab[k], g_tab[k]);
         if (found)
-            fprintf(fp, "\nChosen: **μ = %.2f**, the lowest μ of the grid whose strongest window "
-                        "reaches the threshold.\n",
+            fprintf(fp,
+                    "\nChosen: **μ = %.2f**, the lowest μ of the grid whose strongest window "
+                    "reaches the threshold.\n",
                     mu_pick);
         else
             fprintf(fp, "\nNo μ up to %g reaches it: part (b) is not run.\n", STUDY_MU_HI);
@@ -784,14 +787,14 @@ int tvds_cmd_study(int argc, char **argv)
         if (!quiet) fprintf(stderr, "study: [4/4] transients\n");
         if (wa >= 0) {
             pa.mu = mu_case;
-            if ((rc = run_part(case_path, &sets, outdir, cd, &nodes, oa, threads, quiet, &pg,
-                               &pa, &ctx)))
+            if ((rc = run_part(case_path, &sets, outdir, cd, &nodes, oa, threads, quiet, &pg, &pa,
+                               &ctx)))
                 goto fail;
         }
         if (found) {
             pb.mu = mu_pick;
-            if ((rc = run_part(case_path, &sets, outdir, chosen, &nodes, ob, threads, quiet,
-                               &pg, &pb, &ctx)))
+            if ((rc = run_part(case_path, &sets, outdir, chosen, &nodes, ob, threads, quiet, &pg,
+                               &pb, &ctx)))
                 goto fail;
         }
     }
