@@ -409,6 +409,36 @@ START_TEST(test_clean_window_skips_node_crossing)
 }
 END_TEST
 
+/* A contact that is open in the first output row (segment -1, s written as 0) must not count
+ * every master node between 0 and the first contact position as crossed: in 5 ms the tip of
+ * the beam-on-beam slides far less than the 1 mm node spacing, so no node is crossed. */
+START_TEST(test_no_crossings_from_open_start)
+{
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_model *m = NULL;
+    const char *ov[] = {"run.t_end=0.005"};
+    ck_assert_msg(tvds_case_read("models/beam_on_beam/beam_on_beam.ini", ov, 1, &m, &ctx) ==
+                      TVDS_OK,
+                  "%s", ctx.msg);
+    char dir[64];
+    tvds_test_mkdtemp(dir, sizeof dir, "/tmp/tvds_check_compare_");
+    tvds_compare_opts o = tvds_compare_opts_default();
+    o.nmethods = 1;
+    o.methods[0] = TVDS_METHOD_SUBS_B;
+    o.plots = 0;
+    tvds_growth_window w = {.branch = 0, .f_hz = 10570.0, .s0 = NAN, .s1 = NAN,
+                            .t0 = 0.001, .t1 = 0.004, .growth_pred = NAN};
+    o.nwindows = 1;
+    o.windows = &w;
+    tvds_compare_result res;
+    ck_assert_msg(tvds_compare_run(m, dir, &o, &res, &ctx) == TVDS_OK, "%s", ctx.msg);
+    ck_assert_int_eq(res.ncross, 0);
+    tvds_model_free(&m);
+    ck_assert_int_eq(tvds_test_rmtree(dir), 0);
+}
+END_TEST
+
 Suite *compare_suite(void)
 {
     Suite *s = suite_create("compare");
@@ -424,6 +454,7 @@ Suite *compare_suite(void)
     tc = tcase_create("run");
     tcase_set_timeout(tc, 5);
     tcase_add_test(tc, test_two_method_compare);
+    tcase_add_test(tc, test_no_crossings_from_open_start);
     suite_add_tcase(s, tc);
     return s;
 }

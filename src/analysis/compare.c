@@ -890,6 +890,23 @@ int tvds_compare_analyse(const tvds_model *m, const char *outdir, const tvds_com
                     if (read_sig(outdir, tvds_method_name(res->e[i].method), "contacts.csv", ch,
                                  &sp, &c2) != TVDS_OK)
                         signal_free(&sp);
+                    /* Samples without a master point (segment -1: before the first contact,
+                     * or lifted off) carry s = 0, not a position: a jump from there to the
+                     * first contact would count every node in between as crossed. */
+                    cmp_signal sg = {0};
+                    snprintf(ch, sizeof ch, "%s.segment", res->contact);
+                    if (sp.n > 0 && read_sig(outdir, tvds_method_name(res->e[i].method),
+                                             "contacts.csv", ch, &sg, &c2) == TVDS_OK &&
+                        sg.n == sp.n) {
+                        long k2 = 0;
+                        for (long k = 0; k < sp.n; k++)
+                            if (sg.x[k] >= 0.0) {
+                                sp.t[k2] = sp.t[k];
+                                sp.x[k2++] = sp.x[k];
+                            }
+                        sp.n = k2;
+                    }
+                    signal_free(&sg);
                 }
                 if (!have_times) {
                     have_times = 1;
