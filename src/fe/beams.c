@@ -524,54 +524,53 @@ static int join(char *buf, size_t n, const char *dir, const char *leaf, tvds_ctx
     return TVDS_OK;
 }
 
-int tvds_bob_write(const tvds_bob_params *p, const char *dir, tvds_reduce_stats *stats,
-                   cholmod_common *cc, tvds_ctx *ctx)
+static int rename_sub(tvds_substructure *s, const char *name, tvds_ctx *ctx)
 {
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
-        return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot create directory: %s", dir,
-                          strerror(errno));
-    tvds_fe_model *b1 = NULL, *b2 = NULL;
+    tvds_free(s->name);
+    s->name = tvds_strdup(name);
+    if (s->nrec > 0) {
+        tvds_free(s->rec[0].name);
+        s->rec[0].name = tvds_strdup("T");
+        if (!s->rec[0].name) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
+    }
+    return s->name ? TVDS_OK : TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
+}
+
+int tvds_bob_pair_write_(tvds_fe_model *b1, tvds_fe_model *b2, const char *b2_boundary,
+                         tvds_bob_finish_fn finish2, const tvds_bob_params *p, const char *dir,
+                         tvds_reduce_stats *stats, cholmod_common *cc, tvds_ctx *ctx)
+{
     tvds_substructure *r1 = NULL, *r2 = NULL;
     int *bnd = NULL, *rec = NULL, nbnd = 0, nrec = 0;
     char path[4096];
-    int rc = tvds_beam1_build(&p->beam1, p->s0, &b1, cc, ctx);
-    if (!rc) rc = tvds_beam2_build(&p->beam2, &b2, cc, ctx);
+    int rc = TVDS_OK;
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+        rc = TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot create directory: %s", dir, strerror(errno));
     if (!rc) rc = join(path, sizeof path, dir, "beam1_full", ctx);
     if (!rc) rc = tvds_fe_model_write(b1, path, ctx);
     if (!rc) rc = join(path, sizeof path, dir, "beam2_full", ctx);
     if (!rc) rc = tvds_fe_model_write(b2, path, ctx);
     tvds_reduce_opts o = tvds_reduce_opts_default();
-    if (!rc) {
+    if (!rc)
         rc = tvds_reduce_parse_spec("A,C", b1->n, b1->dofs, b1->nsets, b1->sets, &nbnd, &bnd, ctx);
-        o.nmodes = p->modes1;
-        if (!rc)
-            rc = tvds_reduce_cb(b1->M, b1->K, b1->dofs, nbnd, bnd, 0, NULL, b1->nsets, b1->sets, &o,
-                                &r1, stats ? &stats[0] : NULL, cc, ctx);
-        tvds_free(bnd);
-        bnd = NULL;
-    }
-    if (!rc) {
-        rc = tvds_reduce_parse_spec("top", b2->n, b2->dofs, b2->nsets, b2->sets, &nbnd, &bnd, ctx);
-        if (!rc)
-            rc = tvds_reduce_parse_spec("T.y", b2->n, b2->dofs, b2->nsets, b2->sets, &nrec, &rec,
-                                        ctx);
-        o.nmodes = p->modes2;
-        if (!rc)
-            rc = tvds_reduce_cb(b2->M, b2->K, b2->dofs, nbnd, bnd, nrec, rec, b2->nsets, b2->sets,
-                                &o, &r2, stats ? &stats[1] : NULL, cc, ctx);
-    }
-    if (!rc) {
-        tvds_free(r1->name);
-        r1->name = tvds_strdup("beam1");
-        tvds_free(r2->name);
-        r2->name = tvds_strdup("beam2");
-        if (r2->nrec > 0) {
-            tvds_free(r2->rec[0].name);
-            r2->rec[0].name = tvds_strdup("T");
-        }
-        if (!r1->name || !r2->name || (r2->nrec > 0 && !r2->rec[0].name))
-            rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
-    }
+    o.nmodes = p->modes1;
+    if (!rc)
+        rc = tvds_reduce_cb(b1->M, b1->K, b1->dofs, nbnd, bnd, 0, NULL, b1->nsets, b1->sets, &o,
+                            &r1, stats ? &stats[0] : NULL, cc, ctx);
+    tvds_free(bnd);
+    bnd = NULL;
+    if (!rc)
+        rc = tvds_reduce_parse_spec(b2_boundary, b2->n, b2->dofs, b2->nsets, b2->sets, &nbnd, &bnd,
+                                    ctx);
+    if (!rc)
+        rc = tvds_reduce_parse_spec("T.y", b2->n, b2->dofs, b2->nsets, b2->sets, &nrec, &rec, ctx);
+    o.nmodes = p->modes2;
+    if (!rc)
+        rc = tvds_reduce_cb(b2->M, b2->K, b2->dofs, nbnd, bnd, nrec, rec, b2->nsets, b2->sets, &o,
+                            &r2, stats ? &stats[1] : NULL, cc, ctx);
+    if (!rc) rc = rename_sub(r1, "beam1", ctx);
+    if (!rc) rc = rename_sub(r2, "beam2", ctx);
+    if (!rc && finish2) rc = finish2(&p->beam2, r2, ctx);
     if (!rc) rc = join(path, sizeof path, dir, "beam1", ctx);
     if (!rc) rc = tvds_substructure_write(r1, path, ctx);
     if (!rc) rc = join(path, sizeof path, dir, "beam2", ctx);
@@ -583,6 +582,20 @@ int tvds_bob_write(const tvds_bob_params *p, const char *dir, tvds_reduce_stats 
     tvds_fe_model_free(&b1, cc);
     tvds_fe_model_free(&b2, cc);
     return rc;
+}
+
+int tvds_bob_write(const tvds_bob_params *p, const char *dir, tvds_reduce_stats *stats,
+                   cholmod_common *cc, tvds_ctx *ctx)
+{
+    tvds_fe_model *b1 = NULL, *b2 = NULL;
+    int rc = tvds_beam1_build(&p->beam1, p->s0, &b1, cc, ctx);
+    if (!rc) rc = tvds_beam2_build(&p->beam2, &b2, cc, ctx);
+    if (rc) {
+        tvds_fe_model_free(&b1, cc);
+        tvds_fe_model_free(&b2, cc);
+        return rc;
+    }
+    return tvds_bob_pair_write_(b1, b2, "top", NULL, p, dir, stats, cc, ctx);
 }
 
 /* ---- Timoshenko reference ---------------------------------------------------------------- */

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "fe/beams_impl.h"
 #include "tvds/tvds_beams.h"
 #include "tvds/tvds_io.h"
 
@@ -301,71 +302,16 @@ static int top_faces(const tvds_beam_params *p, tvds_substructure *s, tvds_ctx *
     return TVDS_OK;
 }
 
-static int join3(char *buf, size_t n, const char *dir, const char *leaf, tvds_ctx *ctx)
-{
-    if ((size_t)snprintf(buf, n, "%s/%s", dir, leaf) >= n)
-        return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "%s: path too long", dir);
-    return TVDS_OK;
-}
-
-static int rename_sub(tvds_substructure *s, const char *name, tvds_ctx *ctx)
-{
-    tvds_free(s->name);
-    s->name = tvds_strdup(name);
-    if (s->nrec > 0) {
-        tvds_free(s->rec[0].name);
-        s->rec[0].name = tvds_strdup("T");
-        if (!s->rec[0].name) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
-    }
-    return s->name ? TVDS_OK : TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
-}
-
 int tvds_bob3d_write(const tvds_bob_params *p, const char *dir, tvds_reduce_stats *stats,
                      cholmod_common *cc, tvds_ctx *ctx)
 {
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
-        return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot create directory: %s", dir,
-                          strerror(errno));
     tvds_fe_model *b1 = NULL, *b2 = NULL;
-    tvds_substructure *r1 = NULL, *r2 = NULL;
-    int *bnd = NULL, *rec = NULL, nbnd = 0, nrec = 0;
-    char path[4096];
     int rc = tvds_beam1_3d_build(&p->beam1, p->s0, &b1, cc, ctx);
     if (!rc) rc = tvds_beam2_3d_build(&p->beam2, &b2, cc, ctx);
-    if (!rc) rc = join3(path, sizeof path, dir, "beam1_full", ctx);
-    if (!rc) rc = tvds_fe_model_write(b1, path, ctx);
-    if (!rc) rc = join3(path, sizeof path, dir, "beam2_full", ctx);
-    if (!rc) rc = tvds_fe_model_write(b2, path, ctx);
-    tvds_reduce_opts o = tvds_reduce_opts_default();
-    if (!rc)
-        rc = tvds_reduce_parse_spec("A,C", b1->n, b1->dofs, b1->nsets, b1->sets, &nbnd, &bnd, ctx);
-    o.nmodes = p->modes1;
-    if (!rc)
-        rc = tvds_reduce_cb(b1->M, b1->K, b1->dofs, nbnd, bnd, 0, NULL, b1->nsets, b1->sets, &o,
-                            &r1, stats ? &stats[0] : NULL, cc, ctx);
-    tvds_free(bnd);
-    bnd = NULL;
-    if (!rc)
-        rc = tvds_reduce_parse_spec("top_nodes", b2->n, b2->dofs, b2->nsets, b2->sets, &nbnd, &bnd,
-                                    ctx);
-    if (!rc)
-        rc = tvds_reduce_parse_spec("T.y", b2->n, b2->dofs, b2->nsets, b2->sets, &nrec, &rec, ctx);
-    o.nmodes = p->modes2;
-    if (!rc)
-        rc = tvds_reduce_cb(b2->M, b2->K, b2->dofs, nbnd, bnd, nrec, rec, b2->nsets, b2->sets, &o,
-                            &r2, stats ? &stats[1] : NULL, cc, ctx);
-    if (!rc) rc = rename_sub(r1, "beam1", ctx);
-    if (!rc) rc = rename_sub(r2, "beam2", ctx);
-    if (!rc) rc = top_faces(&p->beam2, r2, ctx);
-    if (!rc) rc = join3(path, sizeof path, dir, "beam1", ctx);
-    if (!rc) rc = tvds_substructure_write(r1, path, ctx);
-    if (!rc) rc = join3(path, sizeof path, dir, "beam2", ctx);
-    if (!rc) rc = tvds_substructure_write(r2, path, ctx);
-    tvds_free(bnd);
-    tvds_free(rec);
-    tvds_substructure_free(&r1);
-    tvds_substructure_free(&r2);
-    tvds_fe_model_free(&b1, cc);
-    tvds_fe_model_free(&b2, cc);
-    return rc;
+    if (rc) {
+        tvds_fe_model_free(&b1, cc);
+        tvds_fe_model_free(&b2, cc);
+        return rc;
+    }
+    return tvds_bob_pair_write_(b1, b2, "top_nodes", top_faces, p, dir, stats, cc, ctx);
 }
