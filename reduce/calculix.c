@@ -15,8 +15,8 @@
 #include "tvds/tvds_io.h"
 #include "tvds/tvds_reduce.h"
 
-#define CCX_MAX_INCLUDE 16     /* nesting depth */
-#define CCX_MAX_FILES 1000      /* files read for one deck (includes included again count) */
+#define CCX_MAX_INCLUDE 16   /* nesting depth */
+#define CCX_MAX_FILES   1000 /* files read for one deck (includes included again count) */
 
 /* What the deck gives: node coordinates and ordered node sets (names as first written). */
 typedef struct ccx_set {
@@ -158,9 +158,9 @@ static int valid_name(const char *s)
 enum { CCX_OTHER, CCX_NODE, CCX_NSET };
 
 typedef struct ccx_state {
-    int block;      /* data lines belong to: CCX_OTHER, CCX_NODE, CCX_NSET */
-    int generate;   /* *NSET, GENERATE */
-    int set;        /* current set (NSET or NODE's NSET=), -1 none */
+    int block;    /* data lines belong to: CCX_OTHER, CCX_NODE, CCX_NSET */
+    int generate; /* *NSET, GENERATE */
+    int set;      /* current set (NSET or NODE's NSET=), -1 none */
 } ccx_state;
 
 static int get_or_add_set(ccx_deck *d, const char *name, const char *path, long line, int *q,
@@ -221,8 +221,7 @@ static int keyword(char *kw, const char *path, long line, int depth, ccx_deck *d
             return get_or_add_set(d, val, path, line, &st->set, ctx);
     } else if (strcmp(nm, "NSET") == 0) {
         if (!param(kw, "NSET", val, sizeof val) || !*val)
-            return TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s:%ld: *NSET without NSET=<name>", path,
-                              line);
+            return TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s:%ld: *NSET without NSET=<name>", path, line);
         st->block = CCX_NSET;
         char gen[16];
         st->generate = param(kw, "GENERATE", gen, sizeof gen) != NULL;
@@ -280,8 +279,10 @@ static int data_line(char *text, const char *path, long line, ccx_deck *d, ccx_s
         long id;
         double x[3] = {0, 0, 0};
         if (!parse_long_field(f[0], &id) || id < 1)
-            return TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s:%ld: *NODE: node id '%.40s' is not an "
-                              "integer >= 1", path, line, f[0]);
+            return TVDS_ERROR(ctx, TVDS_ERR_PARSE,
+                              "%s:%ld: *NODE: node id '%.40s' is not an "
+                              "integer >= 1",
+                              path, line, f[0]);
         if (nf > 4)
             return TVDS_ERROR(ctx, TVDS_ERR_PARSE,
                               "%s:%ld: *NODE: expected 'id, x, y, z', found %d fields", path, line,
@@ -362,8 +363,10 @@ static int data_line(char *text, const char *path, long line, ccx_deck *d, ccx_s
 static int read_deck(const char *path, int depth, ccx_deck *d, ccx_state *st, tvds_ctx *ctx)
 {
     if (++d->nfiles > CCX_MAX_FILES)
-        return TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s: more than %d files read for one deck "
-                          "(*INCLUDE loop?)", path, CCX_MAX_FILES);
+        return TVDS_ERROR(ctx, TVDS_ERR_PARSE,
+                          "%s: more than %d files read for one deck "
+                          "(*INCLUDE loop?)",
+                          path, CCX_MAX_FILES);
     FILE *f = depth > 0 ? open_regular(path) : fopen(path, "r");
     if (!f) {
         if (depth > 0) return TVDS_ERR_IO; /* the *INCLUDE line words the message */
@@ -455,8 +458,10 @@ static int read_dof_list(const char *path, const ccx_deck *d, tvds_fe_model *m, 
         if (end != s && *end == '.' && isdigit((unsigned char)end[1]) && !end[2] && !errno)
             dir = end[1] - '0';
         if (dir < 0 || node < 1 || node > LONG_MAX / 8) {
-            rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s:%ld: expected '<node>.<direction>', found "
-                            "'%.40s'", path, lineno, s);
+            rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE,
+                            "%s:%ld: expected '<node>.<direction>', found "
+                            "'%.40s'",
+                            path, lineno, s);
             break;
         }
         if (dir < 1 || dir > 6) {
@@ -548,8 +553,8 @@ static int read_triangle(const char *path, int n, cholmod_sparse **A, cholmod_co
         long i = strtol(s, &e1, 10), j = strtol(e1, &e2, 10);
         double x = strtod(e2, &e3);
         if (e1 == s || e2 == e1 || e3 == e2 || *trim(e3) || errno == EINVAL) {
-            rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s:%ld: expected '<row> <column> <value>'",
-                            path, lineno);
+            rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s:%ld: expected '<row> <column> <value>'", path,
+                            lineno);
             break;
         }
         if (i < 1 || j < 1 || i > n || j > n) {
@@ -614,16 +619,15 @@ static int read_triangle(const char *path, int n, cholmod_sparse **A, cholmod_co
             long first = 0, second = LONG_MAX;
             int bi = 0, bj = 0;
             for (size_t k = 1; k < cnt; k++)
-                if (pos[k].i == pos[k - 1].i && pos[k].j == pos[k - 1].j &&
-                    pos[k].line < second) {
+                if (pos[k].i == pos[k - 1].i && pos[k].j == pos[k - 1].j && pos[k].line < second) {
                     second = pos[k].line;
                     first = pos[k - 1].line;
                     bi = pos[k].i;
                     bj = pos[k].j;
                 }
-            rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE,
-                            "%s:%ld: entry (%d,%d) repeats the one on line %ld", path, second,
-                            bi + 1, bj + 1, first);
+            rc =
+                TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s:%ld: entry (%d,%d) repeats the one on line %ld",
+                           path, second, bi + 1, bj + 1, first);
         }
     }
     cholmod_free_triplet(&T, cc);

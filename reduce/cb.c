@@ -318,9 +318,9 @@ static int project(cholmod_sparse *A, const double *T, int n, int nr, double *R,
  * (the boundary block is the Schur complement of K_ii, the coupling vanishes). Cost
  * nnz(K_ib) nb instead of n (nb + nm)^2; Psi is read from T (rows iidx, columns 0..nb-1).
  * R is nr x nr, nr = nb + nm. */
-static void reduced_stiffness(const cholmod_sparse *Kbb, const cholmod_sparse *Kib,
-                              const double *T, int n, int nb, int nm, const int *iidx,
-                              const double *lambda, double *R)
+static void reduced_stiffness(const cholmod_sparse *Kbb, const cholmod_sparse *Kib, const double *T,
+                              int n, int nb, int nm, const int *iidx, const double *lambda,
+                              double *R)
 {
     int nr = nb + nm;
     memset(R, 0, (size_t)nr * nr * sizeof *R);
@@ -411,8 +411,7 @@ static int explain_breakdown(cholmod_sparse *Kii, cholmod_sparse *Mii, int dof,
     cholmod_free_factor(&L, cc);
     cholmod_free_sparse(&A, cc);
     if (!singular && minor < 0)
-        return TVDS_ERROR(ctx, TVDS_ERR_SOLVER, "reduce: CHOLMOD failure (status %d)",
-                          cc->status);
+        return TVDS_ERROR(ctx, TVDS_ERR_SOLVER, "reduce: CHOLMOD failure (status %d)", cc->status);
     char la[96];
     dof_text(dofs, dof, la, sizeof la);
     if (singular)

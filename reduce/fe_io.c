@@ -242,10 +242,10 @@ static int read_dofs(const char *path, int *n, tvds_dof **dofs, long **lines, no
         long node;
         double xyz[3];
         if (nt != 5) {
-            rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE,
-                            "%s:%ld: expected '<node> <dir> <x> <y> <z>', found %s%d field%s",
-                            path, lineno, nt > 5 ? "more than " : "", nt > 5 ? 5 : nt,
-                            nt == 1 ? "" : "s");
+            rc =
+                TVDS_ERROR(ctx, TVDS_ERR_PARSE,
+                           "%s:%ld: expected '<node> <dir> <x> <y> <z>', found %s%d field%s", path,
+                           lineno, nt > 5 ? "more than " : "", nt > 5 ? 5 : nt, nt == 1 ? "" : "s");
             break;
         }
         if (!to_long(tb[0], &node) || node < 1) {
@@ -264,8 +264,9 @@ static int read_dofs(const char *path, int *n, tvds_dof **dofs, long **lines, no
         while (c < 3 && to_double(tb[2 + c], &xyz[c]))
             c++;
         if (c < 3) {
-            rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s:%ld: coordinate '%.40s' is not a finite number",
-                            path, lineno, tb[2 + c]);
+            rc =
+                TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s:%ld: coordinate '%.40s' is not a finite number",
+                           path, lineno, tb[2 + c]);
             break;
         }
         if (cnt == alloc) {
@@ -285,8 +286,9 @@ static int read_dofs(const char *path, int *n, tvds_dof **dofs, long **lines, no
             break;
         }
         if (prev >= 0) {
-            rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s:%ld: node %ld %s listed twice (first on line %ld)",
-                            path, lineno, node, dir_names[dir], dl[prev]);
+            rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE,
+                            "%s:%ld: node %ld %s listed twice (first on line %ld)", path, lineno,
+                            node, dir_names[dir], dl[prev]);
             break;
         }
         if (first >= 0 && memcmp(d[first].xyz, xyz, sizeof xyz) != 0) {
@@ -437,8 +439,8 @@ static int read_sets(const char *path, node_index *x, int *nsets, tvds_nodeset *
             errno = 0;
             long v = strtol(p, &end, 10);
             if (end == p || errno || v < 1 || (*end && !isspace((unsigned char)*end))) {
-                rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s:%ld: set '%s': bad node id", path,
-                                lineno, ns->name);
+                rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s:%ld: set '%s': bad node id", path, lineno,
+                                ns->name);
                 break;
             }
             int slot = tvds_lmap_get(&x->map, v);
@@ -450,8 +452,8 @@ static int read_sets(const char *path, node_index *x, int *nsets, tvds_nodeset *
                 break;
             }
             if (x->mark[slot] == q) {
-                rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s:%ld: set '%s' lists node %ld twice",
-                                path, lineno, ns->name, v);
+                rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s:%ld: set '%s' lists node %ld twice", path,
+                                lineno, ns->name, v);
                 break;
             }
             x->mark[slot] = q;
@@ -666,11 +668,11 @@ int tvds_fe_model_check(const tvds_fe_model *m, const tvds_fe_paths *names, chol
             goto out;
         }
         if (dk[g] < 0.0) {
-            rc = TVDS_ERROR(ctx, TVDS_ERR_NOT_POSDEF,
-                            "%s: K is not positive semidefinite: negative diagonal K(%d,%d) = "
-                            "%.17g at %s",
-                            names->stiffness, g + 1, g + 1, dk[g],
-                            label(m->dofs, g, la, sizeof la));
+            rc =
+                TVDS_ERROR(ctx, TVDS_ERR_NOT_POSDEF,
+                           "%s: K is not positive semidefinite: negative diagonal K(%d,%d) = "
+                           "%.17g at %s",
+                           names->stiffness, g + 1, g + 1, dk[g], label(m->dofs, g, la, sizeof la));
             goto out;
         }
     }
@@ -692,8 +694,8 @@ int tvds_fe_model_check(const tvds_fe_model *m, const tvds_fe_paths *names, chol
                             "down at %s",
                             names->mass, label(m->dofs, (int)k, la, sizeof la));
         } else if (!ok) {
-            rc = TVDS_ERROR(ctx, cc->status == CHOLMOD_OUT_OF_MEMORY ? TVDS_ERR_NOMEM
-                                                                      : TVDS_ERR_SOLVER,
+            rc = TVDS_ERROR(ctx,
+                            cc->status == CHOLMOD_OUT_OF_MEMORY ? TVDS_ERR_NOMEM : TVDS_ERR_SOLVER,
                             "%s: cannot factor M (CHOLMOD status %d)", names->mass, cc->status);
         }
         cholmod_free_factor(&L, cc);

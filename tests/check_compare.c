@@ -427,8 +427,13 @@ START_TEST(test_no_crossings_from_open_start)
     o.nmethods = 1;
     o.methods[0] = TVDS_METHOD_SUBS_B;
     o.plots = 0;
-    tvds_growth_window w = {.branch = 0, .f_hz = 10570.0, .s0 = NAN, .s1 = NAN,
-                            .t0 = 0.001, .t1 = 0.004, .growth_pred = NAN};
+    tvds_growth_window w = {.branch = 0,
+                            .f_hz = 10570.0,
+                            .s0 = NAN,
+                            .s1 = NAN,
+                            .t0 = 0.001,
+                            .t1 = 0.004,
+                            .growth_pred = NAN};
     o.nwindows = 1;
     o.windows = &w;
     tvds_compare_result res;

@@ -147,8 +147,10 @@ START_TEST(test_huge_declared_size)
     sh("printf '%%%%%%%%MatrixMarket matrix coordinate real symmetric\\n2000000000 2000000000 "
        "1\\n1 1 1\\n' > m/M.mtx",
        NULL);
-    refused("", "m/M.mtx:2: size line declares 2000000000 x 2000000000, but m/dofs.txt lists "
-            "600 DoFs", "the mass matrix must be 600 x 600");
+    refused("",
+            "m/M.mtx:2: size line declares 2000000000 x 2000000000, but m/dofs.txt lists "
+            "600 DoFs",
+            "the mass matrix must be 600 x 600");
 }
 END_TEST
 

@@ -47,9 +47,9 @@ static void small_job(void)
                          "*INCLUDE, INPUT=nodes.inc\n"
                          "*NSET, NSET=PAIR, generate\n"
                          "2, 3, 1\n"
-                         "*Nset,\n"          /* keyword line continued (trailing comma) */
+                         "*Nset,\n" /* keyword line continued (trailing comma) */
                          "  NSET=ENDS\n"
-                         "1, 3,\n"           /* trailing comma on a data line */
+                         "1, 3,\n" /* trailing comma on a data line */
                          "** sets named inside sets\n"
                          "*NSET, NSET=BOTH\n"
                          "ENDS, pair\n"
@@ -62,8 +62,7 @@ static void small_job(void)
                          "2 2  1.0000000000000e+03\n1 3 -1.0000000000000e+03\n"
                          "3 3  1.0000000000000e+03\n4 4  5.0000000000000e+02\n"
                          "2 4 -5.0000000000000e+02\n");
-    tvds_test_write_file(dir, "job.mas",
-                         "1 1  1.0\n2 2  1.0\n3 3  0.5\n4 4  0.5\n1 3  0.0\n");
+    tvds_test_write_file(dir, "job.mas", "1 1  1.0\n2 2  1.0\n3 3  0.5\n4 4  0.5\n1 3  0.0\n");
 }
 
 static int import_msg(tvds_fe_model **m, tvds_ccx_info *info, tvds_ctx *ctx)
@@ -156,8 +155,8 @@ START_TEST(test_errors_file_line)
         ck_assert_ptr_null(m);
         char want[600];
         snprintf(want, sizeof want, "%s/%s", dir, cases[k].expect);
-        ck_assert_msg(strstr(ctx.msg, want) != NULL, "case %zu: expected '%s', got '%s'", k,
-                      want, ctx.msg);
+        ck_assert_msg(strstr(ctx.msg, want) != NULL, "case %zu: expected '%s', got '%s'", k, want,
+                      ctx.msg);
     }
 }
 END_TEST
@@ -226,16 +225,16 @@ static void write_cantilever(const char *job, const char *step)
         for (int j = 0; j < ny; j++)
             for (int i = 0; i < nx; i++)
                 fprintf(f, "%d, %d, %d, %d, %d, %d, %d, %d, %d\n", e++, NID(i, j, k),
-                        NID(i + 1, j, k), NID(i + 1, j + 1, k), NID(i, j + 1, k),
-                        NID(i, j, k + 1), NID(i + 1, j, k + 1), NID(i + 1, j + 1, k + 1),
-                        NID(i, j + 1, k + 1));
+                        NID(i + 1, j, k), NID(i + 1, j + 1, k), NID(i, j + 1, k), NID(i, j, k + 1),
+                        NID(i + 1, j, k + 1), NID(i + 1, j + 1, k + 1), NID(i, j + 1, k + 1));
     fprintf(f, "*NSET, NSET=FIX, GENERATE\n1, %d, 1\n*Nset, Nset=TIP\n", (nx + 1) * (ny + 1));
     for (int j = 0; j <= ny; j++)
         for (int i = 0; i <= nx; i++)
             fprintf(f, "%d,%s", NID(i, j, nz), (i == nx && j == ny) ? "\n" : " ");
-    fprintf(f, "*MATERIAL, NAME=STEEL\n*ELASTIC\n210e9, 0.3\n*DENSITY\n7800\n"
-               "*SOLID SECTION, ELSET=EALL, MATERIAL=STEEL\n*BOUNDARY\nFIX, 1, 3\n"
-               "*STEP\n%s*END STEP\n",
+    fprintf(f,
+            "*MATERIAL, NAME=STEEL\n*ELASTIC\n210e9, 0.3\n*DENSITY\n7800\n"
+            "*SOLID SECTION, ELSET=EALL, MATERIAL=STEEL\n*BOUNDARY\nFIX, 1, 3\n"
+            "*STEP\n%s*END STEP\n",
             step);
     ck_assert_int_eq(fclose(f), 0);
     snprintf(p, sizeof p, "%s/nodes.inc", dir);
@@ -271,8 +270,7 @@ static int ccx_freqs(const char *job, double *f, double *half_unit, int max)
         int mode;
         double lam, omega, hz;
         char hzs[64];
-        if (in && sscanf(line, "%d %lf %lf %63s", &mode, &lam, &omega, hzs) == 4 &&
-            mode == n + 1) {
+        if (in && sscanf(line, "%d %lf %lf %63s", &mode, &lam, &omega, hzs) == 4 && mode == n + 1) {
             hz = strtod(hzs, NULL);
             const char *ex = strchr(hzs, 'E');
             ck_assert_ptr_nonnull(ex);
@@ -357,8 +355,10 @@ START_TEST(test_calculix_round_trip)
         worst = fmax(worst, err / tol);
         ck_assert_msg(err <= tol, "mode %d: tvds %.10g Hz, ccx %.7g Hz, rel. error %.3g > %.3g",
                       k + 1, fred, fccx[k], err, tol);
-        ck_assert_msg(fabs(e_cb) < hu[k] / fccx[k], "mode %d: CB error %.3g not below ccx's "
-                      "printed precision", k + 1, e_cb);
+        ck_assert_msg(fabs(e_cb) < hu[k] / fccx[k],
+                      "mode %d: CB error %.3g not below ccx's "
+                      "printed precision",
+                      k + 1, e_cb);
     }
     fprintf(stderr,
             "import: CalculiX round trip: 10 modes, f1 = %.7g Hz (ccx %.7g), CB truncation "

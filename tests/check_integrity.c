@@ -49,8 +49,7 @@ static void sleep_s(double s)
 static int tvds_sh(const char *args)
 {
     char cmd[2048];
-    snprintf(cmd, sizeof cmd, "%s %s >'%s/out.txt' 2>'%s/err.txt'", TVDS_BIN, args, tmpdir,
-             tmpdir);
+    snprintf(cmd, sizeof cmd, "%s %s >'%s/out.txt' 2>'%s/err.txt'", TVDS_BIN, args, tmpdir, tmpdir);
     int st = system(cmd);
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
@@ -114,9 +113,8 @@ static pid_t start_long_run(const char *out, const char *errfile)
               "run.out_dt=1e-3", (char *)NULL);
         _exit(127);
     }
-    for (int k = 0; k < 400 && (!file_exists(out, "summary.json") ||
-                                !file_exists(out, "history.csv"));
-         k++)
+    for (int k = 0;
+         k < 400 && (!file_exists(out, "summary.json") || !file_exists(out, "history.csv")); k++)
         sleep_s(0.025);
     return pid;
 }
@@ -133,8 +131,7 @@ START_TEST(test_outdir_lock_in_process)
     int rc = tvds_outdir_open(tmpdir, &b, &ctx);
     ck_assert_int_eq(rc, TVDS_ERR_BUSY);
     ck_assert_ptr_null(b);
-    ck_assert_msg(strstr(ctx.msg, tmpdir) && strstr(ctx.msg, "in use") &&
-                      strstr(ctx.msg, "pid"),
+    ck_assert_msg(strstr(ctx.msg, tmpdir) && strstr(ctx.msg, "in use") && strstr(ctx.msg, "pid"),
                   "%s", ctx.msg);
     ck_assert_int_eq(tvds_status_exit_code(rc), 2);
     tvds_outdir_close(&a);
@@ -227,8 +224,8 @@ START_TEST(test_enospc_injected)
     ck_assert_msg(strstr(ctx.msg, "No space left on device"), "%s", ctx.msg);
     char *js = slurp_in(tmpdir, "summary.json");
     ck_assert_ptr_nonnull(js);
-    ck_assert_msg(strstr(js, "\"status\": \"write_failed\"") &&
-                      strstr(js, "TVDS_ERR_WRITE") && strstr(js, "No space left"),
+    ck_assert_msg(strstr(js, "\"status\": \"write_failed\"") && strstr(js, "TVDS_ERR_WRITE") &&
+                      strstr(js, "No space left"),
                   "%s", js);
     free(js);
     long total = 0;
@@ -269,16 +266,16 @@ START_TEST(test_enospc_tmpfs)
     snprintf(mnt, sizeof mnt, "%s/small", tmpdir);
     ck_assert_int_eq(mkdir(mnt, 0755), 0);
     if (mount("tmpfs", mnt, "tmpfs", 0, "size=200k") != 0) {
-        fprintf(stderr, "integrity: SKIPPED test_enospc_tmpfs: cannot mount a tmpfs (%s); the "
-                        "injected-failure test covers the same path\n",
+        fprintf(stderr,
+                "integrity: SKIPPED test_enospc_tmpfs: cannot mount a tmpfs (%s); the "
+                "injected-failure test covers the same path\n",
                 strerror(errno));
         tmp_teardown();
         return;
     }
     char out[300], args[600];
     snprintf(out, sizeof out, "%s/run", mnt);
-    snprintf(args, sizeof args, "run %s -o %s -q --set run.t_end=10 --set run.out_dt=0", OSC,
-             out);
+    snprintf(args, sizeof args, "run %s -o %s -q --set run.t_end=10 --set run.out_dt=0", OSC, out);
     int code = tvds_sh(args);
     char *js = slurp_in(out, "summary.json");
     char *h = slurp_in(out, "history.csv");
@@ -286,8 +283,8 @@ START_TEST(test_enospc_tmpfs)
     umount(mnt);
     ck_assert_msg(code == 1, "exit %d: %s", code, err);
     ck_assert_ptr_nonnull(js);
-    ck_assert_msg(strstr(js, "\"status\": \"write_failed\"") && strstr(js, "No space left"),
-                  "%s", js);
+    ck_assert_msg(strstr(js, "\"status\": \"write_failed\"") && strstr(js, "No space left"), "%s",
+                  js);
     ck_assert_msg(strstr(err, "No space left on device"), "%s", err);
     ck_assert_int_ge(check_whole_csv(h, NULL), 1);
     free(js);
@@ -315,8 +312,7 @@ START_TEST(test_rerun_after_parse_error)
     ck_assert_int_eq(tvds_sh(args), 2);
     char *js = slurp_in(out, "summary.json");
     ck_assert_ptr_nonnull(js);
-    ck_assert_msg(strstr(js, "\"status\": \"invalid_input\"") && strstr(js, "bad.ini:3"), "%s",
-                  js);
+    ck_assert_msg(strstr(js, "\"status\": \"invalid_input\"") && strstr(js, "bad.ini:3"), "%s", js);
     free(js);
     ck_assert(!file_exists(out, "history.csv"));
     ck_assert(!file_exists(out, "energy.csv"));
@@ -449,21 +445,23 @@ START_TEST(test_compare_fewer_methods)
     char *d = strstr(base, "dir = shoe");
     ck_assert_ptr_nonnull(d);
     *d = '\0';
-    snprintf(text, sizeof text, "%sdir = %s/models/shoe/shoe%s[probe ay]\nquantity = a\ndof = "
-             "shoe:1:uy\n", base, cwd, d + strlen("dir = shoe"));
+    snprintf(text, sizeof text,
+             "%sdir = %s/models/shoe/shoe%s[probe ay]\nquantity = a\ndof = "
+             "shoe:1:uy\n",
+             base, cwd, d + strlen("dir = shoe"));
     free(base);
     tvds_test_write_file(tmpdir, "c.ini", text);
     snprintf(out, sizeof out, "%s/o", tmpdir);
     snprintf(args, sizeof args,
-             "compare %s/c.ini -o %s --methods subs-a,subs-b,film --set run.t_end=0.02 -q",
-             tmpdir, out);
+             "compare %s/c.ini -o %s --methods subs-a,subs-b,film --set run.t_end=0.02 -q", tmpdir,
+             out);
     ck_assert_int_eq(tvds_sh(args), 0);
     ck_assert(file_exists(out, "subs-a/summary.json"));
     ck_assert(file_exists(out, "accel_subs-a.png") || file_exists(out, "accel_subs-a.gp"));
     tvds_test_write_file(out, "notes.txt", "mine\n");
     tvds_test_write_file(out, "film/mine.txt", "mine\n");
-    snprintf(args, sizeof args, "compare %s/c.ini -o %s --methods subs-b,film --set run.t_end=0.02 -q",
-             tmpdir, out);
+    snprintf(args, sizeof args,
+             "compare %s/c.ini -o %s --methods subs-b,film --set run.t_end=0.02 -q", tmpdir, out);
     ck_assert_int_eq(tvds_sh(args), 0);
     ck_assert(!file_exists(out, "subs-a"));
     ck_assert(!file_exists(out, "accel_subs-a.png") && !file_exists(out, "accel_subs-a.gp"));
@@ -485,8 +483,8 @@ static int term_after(const char *args, double after)
     ck_assert_int_ge(pid, 0);
     if (pid == 0) {
         char cmd[1400];
-        snprintf(cmd, sizeof cmd, "exec %s %s >'%s/out.txt' 2>'%s/err.txt'", TVDS_BIN, args,
-                 tmpdir, tmpdir);
+        snprintf(cmd, sizeof cmd, "exec %s %s >'%s/out.txt' 2>'%s/err.txt'", TVDS_BIN, args, tmpdir,
+                 tmpdir);
         execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
         _exit(127);
     }
@@ -561,8 +559,7 @@ START_TEST(test_film_nonconverged_never_silent)
              out);
     ck_assert_int_eq(tvds_sh(args), 0);
     js = slurp_in(out, "summary.json");
-    ck_assert_msg(strstr(js, "\"status\": \"warning\"") &&
-                      strstr(js, "TVDS_WARN_NOT_CONVERGED") &&
+    ck_assert_msg(strstr(js, "\"status\": \"warning\"") && strstr(js, "TVDS_WARN_NOT_CONVERGED") &&
                       strstr(js, "\"film non-converged steps [-]\": 13001"),
                   "%s", js);
     free(js);
@@ -721,8 +718,8 @@ START_TEST(test_belt_stick_slip_contact)
         double dt = i % 2 ? 1e-6 : 1e-5;
         char out[256], args[800];
         snprintf(out, sizeof out, "%s/o%d", tmpdir, i);
-        snprintf(args, sizeof args, "run %s/belt.ini -q -o %s --method %s --set run.dt=%g",
-                 tmpdir, out, methods[i / 2], dt);
+        snprintf(args, sizeof args, "run %s/belt.ini -q -o %s --method %s --set run.dt=%g", tmpdir,
+                 out, methods[i / 2], dt);
         ck_assert_int_eq(tvds_sh(args), 0);
         double x = x_at(out, 0.8);
         ck_assert_msg(fabs(x - x_cf) <= 3.0 * V * dt, "%s: x(0.8) = %.9g, closed form %.9g", args,
@@ -732,7 +729,8 @@ START_TEST(test_belt_stick_slip_contact)
 }
 END_TEST
 
-/* ---- check runs the run's validation ---------------------------------------------------------- */
+/* ---- check runs the run's validation ----------------------------------------------------------
+ */
 
 /* `tvds check` prints the step `tvds run` uses (penalty contacts included: before, 365 s against
  * 4.2e-4 s for sdnd104_penalty with dt = auto) and refuses what run refuses. */
@@ -793,8 +791,8 @@ START_TEST(test_absurd_step_count)
     char *e = slurp_in(tmpdir, "err.txt");
     ck_assert_msg(strstr(e, "5e+298 steps") && strstr(e, "max_steps"), "%s", e);
     free(e);
-    snprintf(args, sizeof args, "run %s -q -o %s/r --set run.dt=1e-5 --set run.max_steps=1000",
-             OSC, tmpdir);
+    snprintf(args, sizeof args, "run %s -q -o %s/r --set run.dt=1e-5 --set run.max_steps=1000", OSC,
+             tmpdir);
     ck_assert_int_eq(tvds_sh(args), 2);
     snprintf(args, sizeof args, "run %s -q -o %s/r --set run.dt=1e-5 --set run.max_steps=0", OSC,
              tmpdir);
@@ -803,7 +801,8 @@ START_TEST(test_absurd_step_count)
 }
 END_TEST
 
-/* ---- Bounded inputs, messages that blame the right thing ---------------------------------------- */
+/* ---- Bounded inputs, messages that blame the right thing ----------------------------------------
+ */
 
 static double now_s(void)
 {
@@ -822,8 +821,9 @@ static const struct {
 } bad_inputs[] = {
     {"table", "check T/table.ini", "/dev/zero: not a regular file"},
     {"mtx", "check T/mzero.ini", "zero/M.mtx: not a regular file"},
-    {"big", "reduce --mass T/big.mtx --stiffness T/big.mtx --dofs T/dofs.txt --boundary '#0' -o "
-            "T/red",
+    {"big",
+     "reduce --mass T/big.mtx --stiffness T/big.mtx --dofs T/dofs.txt --boundary '#0' -o "
+     "T/red",
      "big.mtx:2: size line declares 200000000 x 200000000"},
     {"dir", "run T -q -o T/o", "is a directory, not a case file"},
     {"dt", "check " OSC " --set run.dt=4.9e-324", "'4.9e-324' is too small"},

@@ -233,8 +233,10 @@ START_TEST(test_mm_huge_declared_size)
     const char *dup = "tests/fuzz/regress/mm/huge_size_duplicate.mtx";
     ck_assert_int_eq(tvds_mm_read_dense(dup, &r, &c, &A, NULL, &ctx), TVDS_ERR_PARSE);
     char want[256];
-    snprintf(want, sizeof want, "%s:2: size line declares 2147483647 x 2147483647: its row and "
-             "column arrays alone would take", dup);
+    snprintf(want, sizeof want,
+             "%s:2: size line declares 2147483647 x 2147483647: its row and "
+             "column arrays alone would take",
+             dup);
     ck_assert_msg(strncmp(ctx.msg, want, strlen(want)) == 0, "%s", ctx.msg);
     ck_assert_ptr_null(A);
 

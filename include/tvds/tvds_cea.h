@@ -123,10 +123,10 @@ TVDS_API int tvds_cea_surface_length(const tvds_model *m, int contact, double *l
 
 /* Complex eigenvalues of the model coupled at each of the npos positions s[] of the slave
  * node of contact `contact` (TVDS_CEA_ALL_CONTACTS: every contact with all its slave nodes,
- * s the first node's position; -1: no contact) (curvilinear abscissa from the first master node; for a rigid
- * master, s only labels the positions), linearised about steady sliding with the contact's
- * kinetic friction coefficient mu_k. Bilateral constraints, springs and dampers of the model
- * are included; damping is the model's at t_eval. Positions are solved in parallel (OpenMP).
+ * s the first node's position; -1: no contact) (curvilinear abscissa from the first master node;
+ * for a rigid master, s only labels the positions), linearised about steady sliding with the
+ * contact's kinetic friction coefficient mu_k. Bilateral constraints, springs and dampers of the
+ * model are included; damping is the model's at t_eval. Positions are solved in parallel (OpenMP).
  * opt may be NULL (defaults). *out is owned by the caller (tvds_cea_result_free).
  * Returns TVDS_ERR_INVALID (bad contact, position off the surface, missing DoF, undetermined
  * sliding direction: the message says which), TVDS_ERR_SINGULAR (constraints of different

@@ -282,27 +282,27 @@ enum tvds_integrator {
 };
 
 typedef struct tvds_options {
-    int method;            /* enum tvds_method; default subs-b */
-    double dt;             /* [s]; ignored when dt_auto */
-    int dt_auto;           /* default 1 */
-    double dt_safety;      /* dt = dt_safety * stability limit; default 0.9 */
-    int allow_unstable_dt; /* expert override; default 0 */
-    double t_end;          /* [s] */
-    double out_dt;         /* output sampling [s]; 0 = every step */
-    double win_t0, win_t1; /* averaging window [s]; win_t1 <= win_t0: whole run */
-    double film_tol;       /* FiLm Gauss-Seidel tolerance (relative); default 1e-10 */
-    int film_maxit;        /* default 100 */
+    int method;             /* enum tvds_method; default subs-b */
+    double dt;              /* [s]; ignored when dt_auto */
+    int dt_auto;            /* default 1 */
+    double dt_safety;       /* dt = dt_safety * stability limit; default 0.9 */
+    int allow_unstable_dt;  /* expert override; default 0 */
+    double t_end;           /* [s] */
+    double out_dt;          /* output sampling [s]; 0 = every step */
+    double win_t0, win_t1;  /* averaging window [s]; win_t1 <= win_t0: whole run */
+    double film_tol;        /* FiLm Gauss-Seidel tolerance (relative); default 1e-10 */
+    int film_maxit;         /* default 100 */
     int nonconverged_error; /* 1 (default): a FiLm Gauss-Seidel step that stops at film_maxit
                                before film_tol is a solver failure (the run stops, exit 3);
                                0 ("warn"): such steps are counted and the run ends with
                                TVDS_WARN_NOT_CONVERGED (summary status "warning") */
-    long max_steps;        /* a run needing more steps than this is refused (TVDS_ERR_INVALID);
-                               default 1e8; 0: no limit */
-    double v_stick;        /* default sliding-speed threshold for exact stick [m/s]; default 1e-9 */
-    int modal;             /* 1: modal path where damping allows (default); 0: dense physical */
-    int integrator;        /* enum tvds_integrator; default TVDS_INTEGRATOR_CENTRAL */
-    double f_band;         /* [Hz] top of the band of interest: sets dt = auto of the exact modal
-                              integrator (docs/theory.md, "Exact modal propagation"); 0 = unset */
+    long max_steps;         /* a run needing more steps than this is refused (TVDS_ERR_INVALID);
+                                default 1e8; 0: no limit */
+    double v_stick; /* default sliding-speed threshold for exact stick [m/s]; default 1e-9 */
+    int modal;      /* 1: modal path where damping allows (default); 0: dense physical */
+    int integrator; /* enum tvds_integrator; default TVDS_INTEGRATOR_CENTRAL */
+    double f_band;  /* [Hz] top of the band of interest: sets dt = auto of the exact modal
+                       integrator (docs/theory.md, "Exact modal propagation"); 0 = unset */
 } tvds_options;
 
 /* Documented defaults. */

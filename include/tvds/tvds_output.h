@@ -75,8 +75,7 @@ TVDS_API const char *tvds_outdir_path(const tvds_outdir *d);
 TVDS_API void tvds_outdir_release_reserve(tvds_outdir *d);
 /* Remove DIR/files[i] (names relative to the directory; a missing file is fine): the outputs
  * of an earlier run that this run owns and would otherwise leave stale. */
-TVDS_API int tvds_outdir_clear(tvds_outdir *d, const char *const *files, int nfiles,
-                               tvds_ctx *ctx);
+TVDS_API int tvds_outdir_clear(tvds_outdir *d, const char *const *files, int nfiles, tvds_ctx *ctx);
 /* Remove a directory that an earlier tvds run owned: when dir exists, take it (TVDS_ERR_BUSY
  * when another process owns it), remove files[] and the lock file, then the directory itself
  * if nothing else (a user's file) is left in it. */

@@ -50,13 +50,13 @@ TVDS_API tvds_run_opts tvds_run_opts_default(void);
 
 /* Run m from its initial conditions to m->opt.t_end. outdir (NULL: "out/<m->name>") is created
  * with its parents, locked for this run (TVDS_ERR_BUSY when another process holds it), cleared
- * of an earlier run's outputs, and receives history.csv, contacts.csv, energy.csv (rows at the first step on
- * or after every multiple of m->opt.out_dt, and at the last step) and summary.json (rewritten
- * atomically every summary_interval and at the end). o may be NULL (defaults).
- * Returns TVDS_OK, the engine's error (TVDS_ERR_DIVERGED, ...: outputs so far kept valid,
- * summary status names it), TVDS_ERR_INTERRUPTED when *o->stop was set (a signal number in
- * *o->stop is named in the message), TVDS_ERR_WRITE when an output cannot be written (disk
- * full: the CSVs end at their last whole row, summary.json says "write_failed"). */
+ * of an earlier run's outputs, and receives history.csv, contacts.csv, energy.csv (rows at the
+ * first step on or after every multiple of m->opt.out_dt, and at the last step) and summary.json
+ * (rewritten atomically every summary_interval and at the end). o may be NULL (defaults). Returns
+ * TVDS_OK, the engine's error (TVDS_ERR_DIVERGED, ...: outputs so far kept valid, summary status
+ * names it), TVDS_ERR_INTERRUPTED when *o->stop was set (a signal number in *o->stop is named in
+ * the message), TVDS_ERR_WRITE when an output cannot be written (disk full: the CSVs end at their
+ * last whole row, summary.json says "write_failed"). */
 TVDS_API int tvds_run(const tvds_model *m, const char *outdir, const tvds_run_opts *o,
                       tvds_ctx *ctx);
 

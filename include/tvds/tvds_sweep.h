@@ -51,25 +51,24 @@ typedef struct tvds_sweep_opts {
                                 the first channel after time */
     const char *const *sets; /* fixed overrides applied to every run before the grid's */
     int nsets;
-    int nthreads;      /* OpenMP threads over runs; 0 (default): OpenMP's default */
-    int cea_npos;      /* CEA positions along the surface (5 % .. 95 %); default 21 */
-    double cea_t_eval; /* CEA: time of the steady sliding state [s]; < 0 (default):
-                          t_end / 2 (the case's drive is still moving there) */
-    double growth_tol; /* transient: unstable when the growth rate of the fluctuation
-                          (see tvds_sweep_row) exceeds growth_tol / t_end; default
-                          2 ln(1.05) (RMS up 5 % from the second to the last quarter) */
-    const unsigned char *done; /* tvds_sweep_count entries or NULL: runs with done[idx] != 0
-                                  are skipped (already finished: --resume) */
+    int nthreads;                /* OpenMP threads over runs; 0 (default): OpenMP's default */
+    int cea_npos;                /* CEA positions along the surface (5 % .. 95 %); default 21 */
+    double cea_t_eval;           /* CEA: time of the steady sliding state [s]; < 0 (default):
+                                    t_end / 2 (the case's drive is still moving there) */
+    double growth_tol;           /* transient: unstable when the growth rate of the fluctuation
+                                    (see tvds_sweep_row) exceeds growth_tol / t_end; default
+                                    2 ln(1.05) (RMS up 5 % from the second to the last quarter) */
+    const unsigned char *done;   /* tvds_sweep_count entries or NULL: runs with done[idx] != 0
+                                    are skipped (already finished: --resume) */
     volatile sig_atomic_t *stop; /* nonzero: runs not started are skipped and running ones stop
                                     at their next step; tvds_sweep_run then returns
                                     TVDS_ERR_INTERRUPTED. May be NULL */
     void (*row_done)(void *user, const tvds_sweep_row *row); /* called once per finished run,
                                   as it finishes, one call at a time (from any thread) */
-    void *user; /* passed to row_done */
+    void *user;                                              /* passed to row_done */
 } tvds_sweep_opts;
 
 TVDS_API tvds_sweep_opts tvds_sweep_opts_default(void);
-
 
 /* Number of runs of the grid (product of the axis sizes), or -1 when an axis is invalid
  * (n < 1, nax outside 1..TVDS_SWEEP_MAX_AXES). */
@@ -106,9 +105,8 @@ TVDS_API int tvds_sweep_write_csv(const char *dir, const tvds_sweep_axis *ax, in
  * (a one-line description of the case, grid and options) must equal the file's first line,
  * else TVDS_ERR_INVALID: the journal belongs to another sweep. A missing file is 0 rows. */
 TVDS_API int tvds_sweep_journal_line(const tvds_sweep_row *row, int nax, char *buf, size_t n);
-TVDS_API int tvds_sweep_journal_read(const char *path, const char *signature, int nax,
-                                     long total, tvds_sweep_row **rows, long *nrows,
-                                     tvds_ctx *ctx);
+TVDS_API int tvds_sweep_journal_read(const char *path, const char *signature, int nax, long total,
+                                     tvds_sweep_row **rows, long *nrows, tvds_ctx *ctx);
 
 /* Draw dir/squeal_map.png: the growth rate (transient) or largest real part (CEA) over the
  * first two parameters, unstable runs marked; a line over the first parameter when there is

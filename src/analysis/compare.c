@@ -895,8 +895,9 @@ int tvds_compare_analyse(const tvds_model *m, const char *outdir, const tvds_com
                      * first contact would count every node in between as crossed. */
                     cmp_signal sg = {0};
                     snprintf(ch, sizeof ch, "%s.segment", res->contact);
-                    if (sp.n > 0 && read_sig(outdir, tvds_method_name(res->e[i].method),
-                                             "contacts.csv", ch, &sg, &c2) == TVDS_OK &&
+                    if (sp.n > 0 &&
+                        read_sig(outdir, tvds_method_name(res->e[i].method), "contacts.csv", ch,
+                                 &sg, &c2) == TVDS_OK &&
                         sg.n == sp.n) {
                         long k2 = 0;
                         for (long k = 0; k < sp.n; k++)
@@ -1755,7 +1756,7 @@ int tvds_compare_report(const tvds_model *m, const char *outdir, const tvds_comp
  * names tvds writes are touched: a user's own files, and folders holding them, stay. */
 static int clear_previous(tvds_outdir *od, const char *outdir, tvds_ctx *ctx)
 {
-    static const char *const top[] = {"report.md",      "report.md.tmp",   "metrics.csv",
+    static const char *const top[] = {"report.md",        "report.md.tmp",   "metrics.csv",
                                       "spectrograms.png", "spectrograms.gp", "contact.png",
                                       "contact.gp"};
     static const char *const per[] = {"history.csv",  "contacts.csv",     "energy.csv",

@@ -501,8 +501,7 @@ int tvds_sweep_journal_read(const char *path, const char *signature, int nax, lo
         }
         long idx = nv > 0 ? (long)v[0] : -1;
         if (nv != want || *e != '\0' || idx < 0 || idx >= total || v[0] != (double)idx) {
-            rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s:%ld: not a sweep journal line", path,
-                            lineno);
+            rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s:%ld: not a sweep journal line", path, lineno);
             break;
         }
         tvds_sweep_row row;

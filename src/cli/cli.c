@@ -200,7 +200,10 @@ void tvds_cli_sigint(int install)
 
 const char *tvds_cli_signal_name(int sig)
 {
-    return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "signal";
+    return sig == SIGINT    ? "SIGINT"
+           : sig == SIGTERM ? "SIGTERM"
+           : sig == SIGHUP  ? "SIGHUP"
+                            : "signal";
 }
 
 /* ---- Option tables -------------------------------------------------------------------------- */

@@ -108,8 +108,8 @@ int tvds_cmd_import(int argc, char **argv)
     if (!rc) rc = tvds_mkdir_p(outdir, &ctx);
     if (!rc) rc = tvds_fe_model_write(m, outdir, &ctx);
     if (!rc) {
-        printf("import: wrote %s (%d DoFs of %d nodes, nnz K = %ld, %d node sets)\n", outdir,
-               m->n, info.nodes, (long)cholmod_nnz(m->K, &cc), m->nsets);
+        printf("import: wrote %s (%d DoFs of %d nodes, nnz K = %ld, %d node sets)\n", outdir, m->n,
+               info.nodes, (long)cholmod_nnz(m->K, &cc), m->nsets);
         if (info.sets_dropped)
             printf("import: %d node set(s) left out, no node with a DoF (first: %s)\n",
                    info.sets_dropped, info.first_dropped);

@@ -83,13 +83,17 @@ int tvds_cmd_reduce(int argc, char **argv)
     const char *bspec = NULL, *rspec = NULL, *outdir = NULL, *val;
     tvds_reduce_opts opt = tvds_reduce_opts_default();
     int verbose = 0, modes_given = 0, no_mass_check = 0, r;
-    const tvds_cli_opt opts[] = {
-        {"--verbose", "-v", NULL, &verbose, 1}, {"--model", NULL, &model, NULL, 0},
-        {"--no-mass-check", NULL, NULL, &no_mass_check, 1},
-        {"--mass", NULL, &mpath, NULL, 0},      {"--stiffness", NULL, &kpath, NULL, 0},
-        {"--dofs", NULL, &dpath, NULL, 0},      {"--sets", NULL, &spath, NULL, 0},
-        {"--boundary", NULL, &bspec, NULL, 0},  {"--recover", NULL, &rspec, NULL, 0},
-        {"--output", "-o", &outdir, NULL, 0},   {NULL, NULL, NULL, NULL, 0}};
+    const tvds_cli_opt opts[] = {{"--verbose", "-v", NULL, &verbose, 1},
+                                 {"--model", NULL, &model, NULL, 0},
+                                 {"--no-mass-check", NULL, NULL, &no_mass_check, 1},
+                                 {"--mass", NULL, &mpath, NULL, 0},
+                                 {"--stiffness", NULL, &kpath, NULL, 0},
+                                 {"--dofs", NULL, &dpath, NULL, 0},
+                                 {"--sets", NULL, &spath, NULL, 0},
+                                 {"--boundary", NULL, &bspec, NULL, 0},
+                                 {"--recover", NULL, &rspec, NULL, 0},
+                                 {"--output", "-o", &outdir, NULL, 0},
+                                 {NULL, NULL, NULL, NULL, 0}};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (tvds_cli_is_help(a)) {
@@ -172,8 +176,8 @@ int tvds_cmd_reduce(int argc, char **argv)
     if (!rc) rc = tvds_reduce_parse_spec(bspec, n, dofs, nsets, sets, &nb, &bidx, &ctx);
     if (!rc && rspec) rc = tvds_reduce_parse_spec(rspec, n, dofs, nsets, sets, &nr, &ridx, &ctx);
     if (!rc)
-        rc = tvds_reduce_cb(fe->M, fe->K, dofs, nb, bidx, nr, ridx, nsets, sets, &opt, &s, &st,
-                            &cc, &ctx);
+        rc = tvds_reduce_cb(fe->M, fe->K, dofs, nb, bidx, nr, ridx, nsets, sets, &opt, &s, &st, &cc,
+                            &ctx);
     if (!rc) { /* the substructure is named after its directory */
         const char *base = strrchr(outdir, '/');
         base = base && base[1] ? base + 1 : outdir;

@@ -85,8 +85,7 @@ int tvds_cmd_run(int argc, char **argv)
         if (outdir) {
             tvds_ctx fctx;
             tvds_ctx_init(&fctx);
-            if (tvds_run_record_failure(outdir, NULL, ctx.status, ctx.msg, &fctx) ==
-                TVDS_ERR_BUSY)
+            if (tvds_run_record_failure(outdir, NULL, ctx.status, ctx.msg, &fctx) == TVDS_ERR_BUSY)
                 tvds_cli_report(TVDS_ERR_BUSY, &fctx);
         }
         return code;

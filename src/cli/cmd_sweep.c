@@ -170,10 +170,9 @@ static void unpack(const double *v, tvds_sweep_row *r)
 #endif
 
 /* The outputs a sweep owns in DIR (cleared by a sweep that does not resume). */
-static const char *const sweep_files[] = {"sweep.csv",        "sweep.csv.tmp",
-                                          "sweep.points.csv", "squeal_map.dat",
-                                          "squeal_unstable.dat", "squeal_map.png",
-                                          "squeal_map.gp"};
+static const char *const sweep_files[] = {
+    "sweep.csv",           "sweep.csv.tmp",  "sweep.points.csv", "squeal_map.dat",
+    "squeal_unstable.dat", "squeal_map.png", "squeal_map.gp"};
 
 /* First line of the journal: everything that decides the rows (case, mode, channel, options,
  * fixed overrides, grid), so that --resume never mixes the runs of two different sweeps. */
@@ -274,7 +273,8 @@ int tvds_cmd_sweep(int argc, char **argv)
     tvds_sweep_row *prev = NULL;
     long nprev = 0;
     rc = done ? TVDS_OK : TVDS_ERR_NOMEM;
-    if (!rc && a.resume) rc = tvds_sweep_journal_read(jpath, sig, a.nax, total, &prev, &nprev, &ctx);
+    if (!rc && a.resume)
+        rc = tvds_sweep_journal_read(jpath, sig, a.nax, total, &prev, &nprev, &ctx);
     for (long i = 0; !rc && i < nprev; i++)
         done[prev[i].index] = 1;
     tvds_free(prev);
@@ -324,8 +324,7 @@ int tvds_cmd_sweep(int argc, char **argv)
     close(jr.fd);
     free(done);
     int exit_code = 0, interrupted = rc == TVDS_ERR_INTERRUPTED;
-    if (!rc && jr.failed)
-        rc = TVDS_ERROR(&ctx, TVDS_ERR_WRITE, "%s: write failed", jpath);
+    if (!rc && jr.failed) rc = TVDS_ERROR(&ctx, TVDS_ERR_WRITE, "%s: write failed", jpath);
     if (rc) exit_code = tvds_cli_report(rc, &ctx);
     tvds_sweep_row *all = rows;
     long nall = nrows;
@@ -401,8 +400,9 @@ int tvds_cmd_sweep(int argc, char **argv)
         int nt = a.o.nthreads > 0 ? a.o.nthreads : omp_get_max_threads();
         if (!interrupted)
             printf("sweep: %ld runs (%ld unstable) in %.3f s wall, %.3f runs/s, %.3f CPU s; %d "
-               "thread(s) x %d rank(s); wrote %s/sweep.csv and %s/squeal_map.png\n",
-               nall, nun, wall, wall > 0 ? nall / wall : 0.0, cpu, nt, size, a.outdir, a.outdir);
+                   "thread(s) x %d rank(s); wrote %s/sweep.csv and %s/squeal_map.png\n",
+                   nall, nun, wall, wall > 0 ? nall / wall : 0.0, cpu, nt, size, a.outdir,
+                   a.outdir);
     }
     if (all != rows) tvds_free(all);
     free(rows);

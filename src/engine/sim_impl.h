@@ -56,9 +56,9 @@ typedef struct sim_sub {
     double *Yx;          /* n x n: columns bh .* Y(:,j): x_new moves by c Yx(:,j) when a force
                             c / h^2 acts on DoF j (owned only when != Y) */
     double a_ref, b_ref; /* Rayleigh damping inside the propagator (alpha [1/s], beta [s]) */
-    double fused_h2; /* h^2 while the force pass has computed x_new (modal predictor fused into
-                        it, sim_predict.c), else 0 */
-    double pchk;     /* its non-finite check: sum of x_new * 0 */
+    double fused_h2;     /* h^2 while the force pass has computed x_new (modal predictor fused into
+                            it, sim_predict.c), else 0 */
+    double pchk;         /* its non-finite check: sum of x_new * 0 */
 } sim_sub;
 
 /* Steps between two energy evaluations at the most (the runaway-energy guard) when the
@@ -156,9 +156,9 @@ struct tvds_data {
     int rmax, nrow;
     sim_row *row; /* rmax */
     int pool_cap, pool_n;
-    int *p_sub, *p_dof, *p_cand;  /* pool_cap */
-    double *p_bc, *p_be;          /* pool_cap */
-    int *p_row;                   /* pool_cap: row of each entry */
+    int *p_sub, *p_dof, *p_cand; /* pool_cap */
+    double *p_bc, *p_be;         /* pool_cap */
+    int *p_row;                  /* pool_cap: row of each entry */
     /* Entries bucketed by component of G (build_W, docs/theory.md 9b): W and the candidate
      * corrections only pair entries of one bucket, so the contact work is linear in the rows
      * where the mass coupling is local. */
@@ -169,8 +169,8 @@ struct tvds_data {
     int ncomp_used;
     int W_n, W_kl, W_ku; /* size and band (lower, upper) of the last W built: outside the band
                             W is zero */
-    int rows_dense; /* test hook (tests/check_engine.c): 1 = one bucket per substructure, every
-                       pair of its entries through the stored G (the plain double loop) */
+    int rows_dense;      /* test hook (tests/check_engine.c): 1 = one bucket per substructure, every
+                            pair of its entries through the stored G (the plain double loop) */
     double *W, *W_lu, *lam, *rhs; /* rmax x rmax, rmax x rmax, rmax, rmax */
     int *ipiv;                    /* rmax */
     int *jpvt;                    /* rmax: column pivots of the rank-revealing solve */
@@ -195,17 +195,17 @@ struct tvds_data {
     double *pen_state;            /* ncp x TVDS_PEN_NSTATE: penalty law state per point */
     /* Rigid stick-slip ElasticFriction elements (docs/theory.md 8.2): a stick row (kind 3)
      * while sticking, an explicit sliding force otherwise. */
-    int nrig;          /* number of such elements */
-    int *rig_row;      /* nel: 1 when element e holds its stick row this step */
-    double *rig_fapp;  /* nel: internal force Fi applied to x_new this step, without the row [N] */
-    double *rig_lam;   /* nel: stick-row multiplier of the last solve [N] */
-    int fel_used;      /* 1 when element or penalty forces exist: fel and the velocities in
-                          tmp are computed every step (else fel stays 0, tmp unused) */
-    int law_init;      /* 1 until the first force evaluation (t_0): initialise the law states */
-    int law_cached;    /* 1: the laws were stepped at t_0 by the start (sim.c); step 0 reuses them */
-    int el_ch0;        /* first element channel in the history group */
-    double w_eldiss;   /* element dissipation [J]: sum of Pl h (elements) and p_fric h (penalty) */
-    long ver_counter;  /* source of the state-buffer versions of the displacement caches */
+    int nrig;         /* number of such elements */
+    int *rig_row;     /* nel: 1 when element e holds its stick row this step */
+    double *rig_fapp; /* nel: internal force Fi applied to x_new this step, without the row [N] */
+    double *rig_lam;  /* nel: stick-row multiplier of the last solve [N] */
+    int fel_used;     /* 1 when element or penalty forces exist: fel and the velocities in
+                         tmp are computed every step (else fel stays 0, tmp unused) */
+    int law_init;     /* 1 until the first force evaluation (t_0): initialise the law states */
+    int law_cached;   /* 1: the laws were stepped at t_0 by the start (sim.c); step 0 reuses them */
+    int el_ch0;       /* first element channel in the history group */
+    double w_eldiss;  /* element dissipation [J]: sum of Pl h (elements) and p_fric h (penalty) */
+    long ver_counter; /* source of the state-buffer versions of the displacement caches */
     int search_global; /* test hook (tests/check_engine.c): 1 = find the segment by a full scan
                           of the master surface every step instead of walking from the last one */
     /* Energy bookkeeping [J]. */

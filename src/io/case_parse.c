@@ -10,9 +10,10 @@
 #include "io/case_impl.h"
 
 static const char *const case_run_keys[] = {
-    "name",    "method", "dt",     "dt_safety", "allow_unstable_dt",
-    "t_end",   "out_dt", "window", "film_tol",  "film_maxit",
-    "v_stick", "path",   "nonconverged", "max_steps", "integrator", "f_band", NULL};
+    "name",    "method", "dt",           "dt_safety", "allow_unstable_dt",
+    "t_end",   "out_dt", "window",       "film_tol",  "film_maxit",
+    "v_stick", "path",   "nonconverged", "max_steps", "integrator",
+    "f_band",  NULL};
 static const char *const case_sub_keys[] = {"dir",   "damping", "alpha",  "beta", "alpha0",
                                             "beta0", "t_hold",  "t_ramp", NULL};
 static const char *const case_constraint_keys[] = {"terms", "value", NULL};

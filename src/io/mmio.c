@@ -101,8 +101,7 @@ int tvds_input_file_check(const char *path, const char *what, FILE *f, tvds_ctx 
     struct stat st;
     const char *w = what ? what : "input file";
     if (fstat(fileno(f), &st) != 0)
-        return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot stat the %s: %s", path, w,
-                          strerror(errno));
+        return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot stat the %s: %s", path, w, strerror(errno));
     if (S_ISDIR(st.st_mode))
         return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: is a directory, not a %s", path, w);
     if (!S_ISREG(st.st_mode))

@@ -119,15 +119,14 @@ struct tvds_csv {
     char *buf;
     size_t len, cap, rowmax;
     long rows;
-    off_t good;  /* file size up to the end of the last whole line written */
-    int failed;  /* a write failed: the file is closed to further rows */
+    off_t good; /* file size up to the end of the last whole line written */
+    int failed; /* a write failed: the file is closed to further rows */
 };
 
 int tvds_csv_flush(tvds_csv *w, tvds_ctx *ctx)
 {
     if (!w) return TVDS_OK;
-    if (w->failed)
-        return TVDS_ERROR(ctx, TVDS_ERR_WRITE, "%s: an earlier write failed", w->path);
+    if (w->failed) return TVDS_ERROR(ctx, TVDS_ERR_WRITE, "%s: an earlier write failed", w->path);
     if (w->len == 0) return TVDS_OK;
     size_t done = 0;
     int rc = TVDS_OK;
@@ -203,8 +202,7 @@ int tvds_csv_open(const char *path, int ncol, const char *const *names, tvds_csv
 int tvds_csv_row(tvds_csv *w, const double *values, tvds_ctx *ctx)
 {
     if (!w || !values) return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "tvds_csv_row: NULL argument");
-    if (w->failed)
-        return TVDS_ERROR(ctx, TVDS_ERR_WRITE, "%s: an earlier write failed", w->path);
+    if (w->failed) return TVDS_ERROR(ctx, TVDS_ERR_WRITE, "%s: an earlier write failed", w->path);
     if (w->cap - w->len < w->rowmax) {
         int rc = tvds_csv_flush(w, ctx);
         if (rc) return rc;
@@ -352,8 +350,8 @@ int tvds_summary_write(const char *path, const tvds_summary_info *s, tvds_ctx *c
     if (bad)
         rc = TVDS_ERROR(ctx, TVDS_ERR_WRITE, "%s: write failed: %s", tmp, strerror(e));
     else if (rename(tmp, path) != 0)
-        rc = TVDS_ERROR(ctx, TVDS_ERR_WRITE, "%s: cannot rename %s: %s", path, tmp,
-                        strerror(errno));
+        rc =
+            TVDS_ERROR(ctx, TVDS_ERR_WRITE, "%s: cannot rename %s: %s", path, tmp, strerror(errno));
     if (rc) remove(tmp);
     return rc;
 }

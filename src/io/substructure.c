@@ -548,8 +548,8 @@ static int read_sets(tvds_substructure *s, const char *dir, long **set_lines, tv
             }
             if (seen >= 0) {
                 rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
-                                "%s:%ld: substructure '%s': set '%s' lists node %ld twice",
-                                path, t.line, s->name, set->name, node);
+                                "%s:%ld: substructure '%s': set '%s' lists node %ld twice", path,
+                                t.line, s->name, set->name, node);
                 goto done;
             }
             if (set->n == cap_nodes) {
@@ -658,8 +658,8 @@ static int read_recovery(tvds_substructure *s, const char *dir, tvds_ctx *ctx)
         int k = tvds_smap_get(&names, tb[0], (size_t)(te[0] - tb[0]));
         if (k >= 0) {
             rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
-                            "%s:%ld: substructure '%s': recovery row '%s' is defined twice",
-                            tpath, t.line, s->name, s->rec[k].name);
+                            "%s:%ld: substructure '%s': recovery row '%s' is defined twice", tpath,
+                            t.line, s->name, s->rec[k].name);
             goto done;
         }
         if (!parse_long_tok(tb[1], te[1], &r->node) || r->node < 0) {
@@ -846,8 +846,8 @@ static int check_tables(const tvds_substructure *s, const long *dof_lines, const
         int ok = d->kind == TVDS_DOF_MODAL
                      ? d->node >= 1 && isfinite(d->freq_hz) && d->freq_hz >= 0.0
                      : d->kind == TVDS_DOF_PHYSICAL && d->node >= 1 && d->dir >= 0 && d->dir < 6 &&
-                           d->node <= LONG_MAX / 8 && isfinite(d->xyz[0]) &&
-                           isfinite(d->xyz[1]) && isfinite(d->xyz[2]);
+                           d->node <= LONG_MAX / 8 && isfinite(d->xyz[0]) && isfinite(d->xyz[1]) &&
+                           isfinite(d->xyz[2]);
         if (!ok) {
             rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
                             "%s%s: substructure '%s': DoF %d has an invalid kind, node, "
@@ -922,8 +922,8 @@ static int check_tables(const tvds_substructure *s, const long *dof_lines, const
     for (int k = 0; k < s->nfsets; k++) {
         const tvds_faceset *fs = &s->fsets[k];
         if (!fs->name || fs->nface < 1 || !fs->nn || !fs->nodes) {
-            rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID, "%s: substructure '%s': face set %d is empty",
-                            f, name, k + 1);
+            rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID, "%s: substructure '%s': face set %d is empty", f,
+                            name, k + 1);
             goto out;
         }
         for (int q = 0; q < fs->nface; q++) {

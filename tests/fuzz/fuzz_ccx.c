@@ -59,8 +59,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         tvds_fe_model *back = NULL;
         rc = tvds_fe_model_read(&p, &back, &cc, &ctx);
         FUZZ_ASSERT(rc == TVDS_OK, "written model refused: %s", ctx.msg);
-        FUZZ_ASSERT(back->n == m->n && back->nsets == m->nsets, "n %d/%d sets %d/%d", back->n,
-                    m->n, back->nsets, m->nsets);
+        FUZZ_ASSERT(back->n == m->n && back->nsets == m->nsets, "n %d/%d sets %d/%d", back->n, m->n,
+                    back->nsets, m->nsets);
         for (int k = 0; k < m->n; k++)
             FUZZ_ASSERT(back->dofs[k].node == m->dofs[k].node &&
                             back->dofs[k].dir == m->dofs[k].dir &&
