@@ -12,6 +12,7 @@
 #include "tvds/tvds_bench.h"
 #include "tvds/tvds_case.h"
 #include "tvds/tvds_sim.h"
+#define TVDS_TEST_ENGINE
 #include "tvds_test.h"
 
 static const double PI = 3.14159265358979323846;
@@ -128,39 +129,6 @@ static void add_probe(tvds_model *m, const char *name, int kind, int sub, int do
     m->probes = tvds_realloc(m->probes, (size_t)(m->nprobe + 1) * sizeof *m->probes);
     m->probes[m->nprobe++] =
         (tvds_probe){.name = tvds_strdup(name), .kind = kind, .sub = sub, .dof = dof, .rec = -1};
-}
-
-static int ch_index(const tvds_data *d, int group, const char *name)
-{
-    int n;
-    const char *const *names;
-    const double *v;
-    tvds_channels(d, group, &n, &names, &v);
-    int k = 0;
-    while (k < n && strcmp(names[k], name) != 0)
-        k++;
-    ck_assert_msg(k < n, "no channel '%s' in group %d", name, group);
-    return k;
-}
-
-static double ch(const tvds_data *d, int group, int k)
-{
-    int n;
-    const char *const *names;
-    const double *v;
-    tvds_channels(d, group, &n, &names, &v);
-    return v[k];
-}
-
-static double summary(const tvds_data *d, const char *name)
-{
-    int n;
-    const char *const *names;
-    const double *v;
-    tvds_summary(d, &n, &names, &v);
-    for (int k = 0; k < n; k++)
-        if (strcmp(names[k], name) == 0) return v[k];
-    return NAN;
 }
 
 static tvds_data *data_new(const tvds_model *m, tvds_ctx *ctx)

@@ -13,6 +13,7 @@
 #include "tvds/tvds_bench.h"
 #include "tvds/tvds_case.h"
 #include "tvds/tvds_sim.h"
+#define TVDS_TEST_ENGINE
 #include "tvds_test.h"
 
 static const double PI = 3.14159265358979323846;
@@ -136,40 +137,6 @@ static void add_load(tvds_model *m, int sub, int dof, tvds_fn fn)
     m->loads = tvds_realloc(m->loads, (size_t)(m->nload + 1) * sizeof *m->loads);
     m->loads[m->nload++] =
         (tvds_load){.name = tvds_strdup("load"), .sub = sub, .dof = dof, .fn = fn};
-}
-
-/* Index of a channel by name in a group; the channel must exist. */
-static int ch_index(const tvds_data *d, int group, const char *name)
-{
-    int n;
-    const char *const *names;
-    const double *v;
-    tvds_channels(d, group, &n, &names, &v);
-    int k = 0;
-    while (k < n && strcmp(names[k], name) != 0)
-        k++;
-    ck_assert_msg(k < n, "no channel '%s' in group %d", name, group);
-    return k;
-}
-
-static double ch(const tvds_data *d, int group, int k)
-{
-    int n;
-    const char *const *names;
-    const double *v;
-    tvds_channels(d, group, &n, &names, &v);
-    return v[k];
-}
-
-static double summary(const tvds_data *d, const char *name)
-{
-    int n;
-    const char *const *names;
-    const double *v;
-    tvds_summary(d, &n, &names, &v);
-    for (int k = 0; k < n; k++)
-        if (strcmp(names[k], name) == 0) return v[k];
-    return NAN;
 }
 
 /* A fixed time step dt [s] instead of the automatic choice. */

@@ -95,4 +95,46 @@ static inline tvds_fe_model *bob_beam(int which, int nx)
 }
 #endif /* TVDS_TEST_CHOLMOD */
 
+#ifdef TVDS_TEST_ENGINE
+#include <math.h>
+
+#include "tvds/tvds_sim.h"
+
+/* With TVDS_TEST_ENGINE defined before the include: the published channels and summary
+ * scalars of a tvds_data, by name. */
+/* Index of a channel by name in a group; the channel must exist. */
+static inline int ch_index(const tvds_data *d, int group, const char *name)
+{
+    int n;
+    const char *const *names;
+    const double *v;
+    tvds_channels(d, group, &n, &names, &v);
+    int k = 0;
+    while (k < n && strcmp(names[k], name) != 0)
+        k++;
+    ck_assert_msg(k < n, "no channel '%s' in group %d", name, group);
+    return k;
+}
+
+static inline double ch(const tvds_data *d, int group, int k)
+{
+    int n;
+    const char *const *names;
+    const double *v;
+    tvds_channels(d, group, &n, &names, &v);
+    return v[k];
+}
+
+static inline double summary(const tvds_data *d, const char *name)
+{
+    int n;
+    const char *const *names;
+    const double *v;
+    tvds_summary(d, &n, &names, &v);
+    for (int k = 0; k < n; k++)
+        if (strcmp(names[k], name) == 0) return v[k];
+    return NAN;
+}
+#endif /* TVDS_TEST_ENGINE */
+
 #endif /* TVDS_TEST_H */
