@@ -290,7 +290,7 @@ static int builder_finish(fe_builder *b, const char *name, tvds_fe_model **out, 
     return TVDS_OK;
 }
 
-static int add_set(tvds_fe_model *m, const char *name, int n, const long *nodes, tvds_ctx *ctx)
+int tvds_fe_add_set_(tvds_fe_model *m, const char *name, int n, const long *nodes, tvds_ctx *ctx)
 {
     tvds_nodeset *s = tvds_realloc(m->sets, (size_t)(m->nsets + 1) * sizeof *s);
     if (!s) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
@@ -437,10 +437,10 @@ int tvds_beam2_build(const tvds_beam_params *p, tvds_fe_model **out, cholmod_com
     if (!rc) {
         for (int i = 1; i < g.ni; i++)
             nodes[i - 1] = i + (long)(g.nj - 1) * g.ni + 1;
-        rc = add_set(*out, "top", g.ni - 1, nodes, ctx);
+        rc = tvds_fe_add_set_(*out, "top", g.ni - 1, nodes, ctx);
         long t = (g.ni - 1) + (long)p->ny * g.ni + 1, tt = (long)g.ni * g.nj;
-        if (!rc) rc = add_set(*out, "T", 1, &t, ctx);
-        if (!rc) rc = add_set(*out, "T_top", 1, &tt, ctx);
+        if (!rc) rc = tvds_fe_add_set_(*out, "T", 1, &t, ctx);
+        if (!rc) rc = tvds_fe_add_set_(*out, "T_top", 1, &tt, ctx);
     }
     if (rc) tvds_fe_model_free(out, cc);
     builder_free(&b, cc);
@@ -469,8 +469,8 @@ int tvds_beam1_build(const tvds_beam_params *p, double s0, tvds_fe_model **out, 
     if (!rc) rc = builder_finish(&b, "beam1", out, cc, ctx);
     if (!rc) {
         long a = (long)nn + 1, c = (long)(g.nj - 1) * g.ni + 1;
-        rc = add_set(*out, "A", 1, &a, ctx);
-        if (!rc) rc = add_set(*out, "C", 1, &c, ctx);
+        rc = tvds_fe_add_set_(*out, "A", 1, &a, ctx);
+        if (!rc) rc = tvds_fe_add_set_(*out, "C", 1, &c, ctx);
     }
     if (rc) tvds_fe_model_free(out, cc);
     builder_free(&b, cc);

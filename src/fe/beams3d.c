@@ -177,20 +177,6 @@ static int brick_model(const brick *g, const int *eq, int neq, const char *name,
     return rc;
 }
 
-static int add_set3(tvds_fe_model *m, const char *name, int n, const long *nodes, tvds_ctx *ctx)
-{
-    tvds_nodeset *s = tvds_realloc(m->sets, (size_t)(m->nsets + 1) * sizeof *s);
-    if (!s) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
-    m->sets = s;
-    tvds_nodeset *ns = &m->sets[m->nsets++];
-    ns->name = tvds_strdup(name);
-    ns->nodes = tvds_malloc((size_t)n * sizeof(long));
-    ns->n = n;
-    if (!ns->name || !ns->nodes) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
-    memcpy(ns->nodes, nodes, (size_t)n * sizeof(long));
-    return TVDS_OK;
-}
-
 int tvds_beam2_3d_build(const tvds_beam_params *p, tvds_fe_model **out, cholmod_common *cc,
                         tvds_ctx *ctx)
 {
@@ -215,9 +201,9 @@ int tvds_beam2_3d_build(const tvds_beam_params *p, tvds_fe_model **out, cholmod_
         for (int k = 0; k <= p->nz; k++)
             for (int i = 1; i <= p->nx; i++)
                 nodes[n++] = b_id(p, i, p->ny, k);
-        rc = add_set3(*out, "top_nodes", n, nodes, ctx);
+        rc = tvds_fe_add_set_(*out, "top_nodes", n, nodes, ctx);
         long t = b_id(p, p->nx, p->ny / 2, p->nz / 2);
-        if (!rc) rc = add_set3(*out, "T", 1, &t, ctx);
+        if (!rc) rc = tvds_fe_add_set_(*out, "T", 1, &t, ctx);
     }
     if (rc) tvds_fe_model_free(out, cc);
     tvds_free(eq);
@@ -264,8 +250,8 @@ int tvds_beam1_3d_build(const tvds_beam_params *p, double s0, tvds_fe_model **ou
         }
         for (int k = 0; k <= p->nz; k++)
             nodes[k] = b_id(p, 0, p->ny, k);
-        rc = add_set3(*out, "A", 1, &a, ctx);
-        if (!rc) rc = add_set3(*out, "C", p->nz + 1, nodes, ctx);
+        rc = tvds_fe_add_set_(*out, "A", 1, &a, ctx);
+        if (!rc) rc = tvds_fe_add_set_(*out, "C", p->nz + 1, nodes, ctx);
     }
     if (rc) tvds_fe_model_free(out, cc);
     tvds_free(eq);

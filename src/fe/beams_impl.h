@@ -12,6 +12,9 @@
 TVDS_API int tvds_q9_element_(const double xy[9][2], double E, double nu, double rho, double width,
                               double Ke[18][18], double Me[18][18]);
 
+/* Append node set NAME (n nodes, copied) to the full model m. */
+int tvds_fe_add_set_(tvds_fe_model *m, const char *name, int n, const long *nodes, tvds_ctx *ctx);
+
 /* Called on the reduced beam 2 before it is written (e.g. to add its master face set). */
 typedef int (*tvds_bob_finish_fn)(const tvds_beam_params *beam2, tvds_substructure *r2,
                                   tvds_ctx *ctx);
