@@ -11,6 +11,7 @@
 #include <omp.h>
 #endif
 
+#include "core/blas_threads.h"
 #include "engine/contact/hermite.h"
 #include "tvds/tvds_plot.h"
 
@@ -1425,23 +1426,17 @@ static int find_windows(tvds_cea_result *res, const tvds_cea_options *o)
     return TVDS_OK;
 }
 
-/* OpenBLAS (the BLAS tvds links) starts threads of its own inside each OpenMP worker that
- * solves a position: with both, the dense eigensolutions oversubscribe the cores (measured on 2
- * cores: 4x the wall time, a third of it system time). The positions are the parallel axis, so
- * BLAS runs on one thread while the CEA runs and gets its own count back afterwards. */
-extern int openblas_get_num_threads(void);
-extern void openblas_set_num_threads(int);
-
+/* The positions are the parallel axis: BLAS runs on one thread while the CEA runs
+ * (core/blas_threads.h) and gets its own count back afterwards. */
 static int cea_run(const tvds_model *m, int contact, const double *s, int npos,
                    const tvds_cea_options *opt, tvds_cea_result **out, tvds_ctx *ctx);
 
 int tvds_cea_run(const tvds_model *m, int contact, const double *s, int npos,
                  const tvds_cea_options *opt, tvds_cea_result **out, tvds_ctx *ctx)
 {
-    int blas_threads = openblas_get_num_threads();
-    if (blas_threads > 1) openblas_set_num_threads(1);
+    int held = tvds_blas_threads_hold();
     int rc = cea_run(m, contact, s, npos, opt, out, ctx);
-    if (blas_threads > 1) openblas_set_num_threads(blas_threads);
+    tvds_blas_threads_restore(held);
     return rc;
 }
 

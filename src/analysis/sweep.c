@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/blas_threads.h"
 #include "tvds/tvds_bench.h"
 #include "tvds/tvds_case.h"
 #include "tvds/tvds_cea.h"
@@ -297,6 +298,8 @@ int tvds_sweep_run(const char *case_path, const tvds_sweep_axis *ax, int nax,
     long err_idx = LONG_MAX;
     tvds_ctx err_ctx;
     tvds_ctx_init(&err_ctx);
+    /* The points are the parallel axis: BLAS on one thread (core/blas_threads.h). */
+    int held = tvds_blas_threads_hold();
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
     for (long k = 0; k < cnt; k++) {
         long idx = first + k * stride;
@@ -344,6 +347,7 @@ int tvds_sweep_run(const char *case_path, const tvds_sweep_axis *ax, int nax,
             o->row_done(o->user, row);
         }
     }
+    tvds_blas_threads_restore(held);
     if (err_rc) {
         if (ctx && ctx->status == TVDS_OK) *ctx = err_ctx;
         return err_rc;

@@ -25,12 +25,13 @@
 #include "tvds/tvds_output.h"
 #include "tvds/tvds_reduce.h"
 #include "tvds/tvds_sim.h"
+#include "tvds/tvds_sweep.h"
 
 static void bench_help(FILE *out)
 {
     fprintf(out,
             "usage: tvds bench [-o DIR] [--case CASE] [--repeats R] [--quick] [--large]\n"
-            "                  [--reduce-sizes N,N,...] [--only reduce|contacts]\n"
+            "                  [--reduce-sizes N,N,...] [--only reduce|contacts|cea-nodes|sweep]\n"
             "                  [--scipy-limit S]\n"
             "\n"
             "Benchmarks of tvds on this machine (docs/performance.md). Every figure is the median\n"
@@ -52,7 +53,9 @@ static void bench_help(FILE *out)
             "  - per-step cost vs reduced size n (synthetic track, one sliding contact): linear\n"
             "    fit, slope and R^2;\n"
             "  - 3D node-to-face contact: us per step of a slider on a plate of 8 x 8 faces\n"
-            "    (4-node and 9-node faces), subs-b and FiLm.\n"
+            "    (4-node and 9-node faces), subs-b and FiLm;\n"
+            "  - sweep efficiency: 8 runs of the case on 1 and on 2 OpenMP workers, with the\n"
+            "    load average (target >= 90 %% of ideal).\n"
             "\n"
             "options:\n"
             "  --case CASE     beam-on-beam case to time\n"
@@ -65,6 +68,7 @@ static void bench_help(FILE *out)
             "  --only S        run one section only: 'reduce' (the reduction rows),\n"
             "                  'contacts' (per-step cost vs the number of contact nodes) or\n"
             "                  'cea-nodes' (the multi-node CEA rows; 600 DoFs unless --cea-dofs)\n"
+            "                  or 'sweep' (sweep efficiency on 2 workers)\n"
             "  --cea-dofs N    also time the CEA with 1, 10, 100 contact nodes on a generated\n"
             "                  chain of N DoFs (dense eigenanalysis: ~N^3; 2000 takes minutes)\n"
             "  --scipy-limit S stop scipy after S seconds (default 1800)\n"
@@ -800,6 +804,46 @@ static int bench_plate(btab *t, const char *dir, int R, int quick)
     return TVDS_OK;
 }
 
+/* Sweep efficiency on 2 workers (issue goal: >= 90 % of ideal): the same 8-point sweep of the
+ * case run in this process on 1 and on 2 OpenMP workers, alternately, R times each; the
+ * efficiency is wall(1) / (2 wall(2)) from the medians. The load average before the section is
+ * recorded with it: on a machine shared with other jobs the figure says more about the load. */
+static int bench_sweep(btab *t, const char *case_path, int R, int quick)
+{
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    if (ncpu < 2) return TVDS_OK;
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_sweep_axis ax;
+    int rc = tvds_sweep_axis_parse("substructure.beam2.beta=2e-8:6e-8:8", &ax, &ctx);
+    if (rc) return fail("sweep axis", rc, &ctx);
+    const char *sets[1] = {quick ? "run.t_end=0.005" : "run.t_end=0.05"};
+    tvds_sweep_row rows[8];
+    double w[2][16];
+    int reps = R < 16 ? R : 16;
+    double l0 = load1();
+    for (int r = 0; r < reps; r++) {
+        for (int k = 0; k < 2; k++) {
+            tvds_sweep_opts o = tvds_sweep_opts_default();
+            o.sets = sets;
+            o.nsets = 1;
+            o.nthreads = k + 1;
+            long nrows = 0;
+            double t0 = tvds_bench_now();
+            rc = tvds_sweep_run(case_path, &ax, 1, &o, 0, 1, rows, &nrows, &ctx);
+            w[k][r] = tvds_bench_now() - t0;
+            if (rc) return fail("sweep", rc, &ctx);
+        }
+    }
+    double l1 = load1();
+    double w1 = median(w[0], reps), w2 = median(w[1], reps);
+    add(t, "sweep", "8 runs, 1 worker wall", w1, "s", "%s, median of %d", sets[0], reps);
+    add(t, "sweep", "8 runs, 2 workers wall", w2, "s", "%s, median of %d", sets[0], reps);
+    add(t, "sweep", "efficiency on 2 workers", 100.0 * w1 / (2.0 * w2), "%",
+        "wall(1) / (2 wall(2)); target >= 90; load average %.2f before, %.2f after", l0, l1);
+    return TVDS_OK;
+}
+
 /* Per-step cost vs reduced size n (modal path, subs-b), and physical path for small n. */
 static int bench_size(btab *t, const char *dir, int R, int quick)
 {
@@ -1059,20 +1103,23 @@ int tvds_cmd_bench(int argc, char **argv)
     double t0 = tvds_bench_now();
     int only_contacts = only && strcmp(only, "contacts") == 0;
     int only_cea = only && strcmp(only, "cea-nodes") == 0;
-    if (only && strcmp(only, "reduce") != 0 && !only_contacts && !only_cea) {
+    int only_sweep = only && strcmp(only, "sweep") == 0;
+    if (only && strcmp(only, "reduce") != 0 && !only_contacts && !only_cea && !only_sweep) {
         free(t);
         rm_tree(work);
         return tvds_cli_usage_error("bench: --only %s: the sections that run alone are "
-                                    "'reduce', 'contacts' and 'cea-nodes'",
+                                    "'reduce', 'contacts', 'cea-nodes' and 'sweep'",
                                     only);
     }
     if (only_cea && !cea_dofs) cea_dofs = 600;
     if (!rsizes) rsizes = quick ? "1e4" : "1e4,1e5";
     int rc = only ? TVDS_OK : bench_methods(t, case_path, R, quick);
-    if (!rc && !only_contacts && !only_cea) rc = bench_reduce(t, work, rsizes, scipy_limit);
+    if (!rc && !only_contacts && !only_cea && !only_sweep)
+        rc = bench_reduce(t, work, rsizes, scipy_limit);
     if (!rc && !only) rc = bench_size(t, work, R, quick);
     if (!rc && (!only || only_contacts)) rc = bench_contacts(t, work, R, quick);
     if (!rc && !only) rc = bench_plate(t, work, R, quick);
+    if (!rc && (!only || only_sweep)) rc = bench_sweep(t, case_path, R, quick);
     if (!rc && !only && large) rc = bench_setup_large(t, work);
     if (!rc && cea_dofs) rc = bench_cea_nodes(t, cea_dofs, R);
     rm_tree(work);
