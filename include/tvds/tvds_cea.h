@@ -146,9 +146,18 @@ TVDS_API int tvds_cea_growth(tvds_cea_result *r, const tvds_model *m, int contac
                              double t_end, double dt, tvds_ctx *ctx);
 
 /* Slave's curvilinear abscissa on the undeformed master surface of contact `contact` (its
- * closest point; slave node `slave` of the contact). TVDS_ERR_INVALID for a rigid master. */
+ * closest point; slave node `slave` of the contact); 0 on a face-set master (positions there
+ * count from the undeformed placement). TVDS_ERR_INVALID for a rigid master. */
 TVDS_API int tvds_cea_slave_abscissa(const tvds_model *m, int contact, int slave, double *s,
                                      tvds_ctx *ctx);
+
+/* Face-set master (docs/cea.md, "Face-set masters"): the positions s (distance travelled by the
+ * slave body along its direction of travel, from its undeformed placement) over which slave
+ * node `slave` (TVDS_CEA_ALL_SLAVES: every slave node) stays on the face set, the interval
+ * [*s_lo, *s_hi] that contains 0 (to 1e-12 of the largest face). TVDS_ERR_INVALID for another
+ * master, a node off the face set at s = 0 or no travel. */
+TVDS_API int tvds_cea_path_range(const tvds_model *m, int contact, int slave, double *s_lo,
+                                 double *s_hi, tvds_ctx *ctx);
 
 /* Free a result; accepts NULL and clears *r. */
 TVDS_API void tvds_cea_result_free(tvds_cea_result **r);

@@ -12,6 +12,7 @@
 #endif
 
 #include "core/blas_threads.h"
+#include "engine/contact/face.h"
 #include "engine/contact/hermite.h"
 #include "tvds/tvds_plot.h"
 
@@ -88,6 +89,20 @@ typedef struct cea_problem {
     double fmin_hz;
     int solver;
     int ncand; /* candidates kept per position */
+    /* Face-set master (3D node-to-face, docs/cea.md "Face-set masters"). The master nodes are
+     * the contact's distinct face nodes; face f has nn[f] of them, indices fnode[9 f + q]. */
+    int faces;
+    int nface;
+    const int *face_nn, *face_node;
+    int *fdof;       /* nmaster x 3: global x, y, z DoFs */
+    double *fX;      /* nmaster x 3: undeformed coordinates [m] */
+    double fsize;    /* largest face diagonal [m] (tolerances) */
+    double drive[3]; /* unit direction of the slave body's travel: positions are distances along
+                        it from the undeformed placement */
+    double *act_X;   /* nact x 3: undeformed coordinates of the active slave nodes [m] */
+    int gen_static;  /* the static state and preload stiffness of every node (faces, several
+                        nodes or contacts on a deformable master) rather than the one-node
+                        path */
 } cea_problem;
 
 /* The contact's geometry at one position: the segment seg (T1 = node seg, T2 = seg + 1), the
@@ -98,6 +113,13 @@ struct cea_geom {
     double len;               /* length of T1 T2 in this geometry [m] */
     double wgt[2]; /* shares of T1, T2 in the contact row: 1 - alpha, alpha (Hermite weights on
                       a C1 master) */
+    /* Face-set master: face (-1: the node is off the face set), its node count, the natural
+     * coordinates of the closest point and the shape functions there. */
+    int face, nn;
+    double xi[2], N[FACE_MAX_NODES];
+    double xc[3]; /* placed slave position: the surface point of the undeformed geometry [m] */
+    double lam;   /* static multiplier of this node's row */
+    int act;      /* index of the node among its contact's active nodes */
 };
 typedef struct cea_geom cea_geom;
 
@@ -165,6 +187,9 @@ static void problem_free(cea_problem *p)
     tvds_free(p->cum);
     tvds_free(p->act_dof);
     tvds_free(p->act_ds);
+    tvds_free(p->fdof);
+    tvds_free(p->fX);
+    tvds_free(p->act_X);
     for (int j = 0; j < p->nextra && p->extra; j++)
         problem_free(&p->extra[j]);
     tvds_free(p->extra);
@@ -398,7 +423,7 @@ static int setup(const tvds_model *m, int contact, const tvds_cea_options *o, ce
     if (m->ncontact < 2) return TVDS_OK;
     /* Abscissa of the first node of the first contact: the reference of every offset. */
     double s00 = 0.0;
-    if (!p->rigid && (rc = tvds_cea_slave_abscissa(m, 0, 0, &s00, ctx))) return rc;
+    if (!p->rigid && !p->faces && (rc = tvds_cea_slave_abscissa(m, 0, 0, &s00, ctx))) return rc;
     p->extra = tvds_calloc((size_t)(m->ncontact - 1), sizeof *p->extra);
     if (!p->extra) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "cea: out of memory");
     p->nextra = m->ncontact - 1;
@@ -412,15 +437,69 @@ static int setup(const tvds_model *m, int contact, const tvds_cea_options *o, ce
         if ((rc = setup_contact(m, j, o, 1, t_eval, off, s00, x, ctx))) return rc;
         p->nact_all += x->nact;
         if (!x->rigid) any_deformable = 1;
+        if (x->gen_static) p->gen_static = 1;
     }
-    if (any_deformable && p->deformed && p->has_load)
-        return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
-                          "cea: several contacts with a deformable master are linearised about "
-                          "the undeformed state only (--state undeformed); the preloaded state "
-                          "needs rigid masters");
+    /* Several contacts: every node's row in the static state and its own preload
+     * stiffness. */
+    if (any_deformable) p->gen_static = 1;
     return TVDS_OK;
 nomem:
     return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "cea: out of memory (%d DoFs)", N);
+}
+
+/* Face-set master of contact c (docs/cea.md, "Face-set masters"): the face nodes' DoFs and
+ * coordinates, the slave nodes' coordinates and the direction of travel of the slave body
+ * (its velocity vs relative to the fixed master), along which positions are measured. */
+static int setup_faces(const tvds_model *m, const tvds_contact *c, const int *off,
+                       const double vs[3], cea_problem *p, tvds_ctx *ctx)
+{
+    const char *cname = c->name ? c->name : "?";
+    if (c->master_sub < 0 || c->master_sub >= m->nsub || c->nface < 1 || c->nmaster < 3 ||
+        !c->face_nn || !c->face_node)
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                          "cea: contact '%s': face-set master needs a substructure and faces",
+                          cname);
+    p->faces = 1;
+    p->gen_static = 1;
+    p->nmaster = c->nmaster;
+    p->nface = c->nface;
+    p->face_nn = c->face_nn;
+    p->face_node = c->face_node;
+    p->fdof = tvds_malloc((size_t)3 * c->nmaster * sizeof(int));
+    p->fX = tvds_malloc((size_t)3 * c->nmaster * sizeof(double));
+    if (!p->fdof || !p->fX)
+        return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "cea: out of memory (%d DoFs)", p->N);
+    int rc;
+    for (int k = 0; k < c->nmaster; k++) {
+        rc = find_xyz(m, c->master_sub, c->master_nodes[k], 3, p->fdof + 3 * k, p->fX + 3 * k,
+                      "master", cname, off, ctx);
+        if (rc) return rc;
+    }
+    double fs = 0.0;
+    for (int f = 0; f < c->nface; f++) {
+        int nn = c->face_nn[f];
+        if (!face_supported(nn))
+            return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "cea: contact '%s': face %d has %d nodes",
+                              cname, f + 1, nn);
+        const int *fn = c->face_node + (size_t)f * TVDS_FACE_MAX_NODES;
+        for (int i = 0; i < nn; i++)
+            for (int j = i + 1; j < nn; j++) {
+                const double *A = p->fX + 3 * fn[i], *B = p->fX + 3 * fn[j];
+                double d = hypot(hypot(A[0] - B[0], A[1] - B[1]), A[2] - B[2]);
+                if (d > fs) fs = d;
+            }
+    }
+    p->fsize = fs;
+    double vn = sqrt(vs[0] * vs[0] + vs[1] * vs[1] + vs[2] * vs[2]);
+    if (!(vn > 0))
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                          "cea: contact '%s': the slave body does not travel (no slave_kin or "
+                          "imposed motion of the slave substructure with a velocity at t_eval): "
+                          "positions on a face set are distances along its travel",
+                          cname);
+    for (int k = 0; k < 3; k++)
+        p->drive[k] = vs[k] / vn;
+    return TVDS_OK;
 }
 
 /* The contact fields of *p for contact `contact`: every slave node when all_nodes (or
@@ -432,10 +511,11 @@ static int setup_contact(const tvds_model *m, int contact, const tvds_cea_option
     int N = p->N;
     const tvds_contact *c = &m->contacts[contact];
     const char *cname = c->name ? c->name : "?";
-    if (c->dim != 2 && !(c->dim == 3 && c->master_kind == TVDS_MASTER_RIGID))
+    if (c->dim != 2 && !(c->dim == 3 && (c->master_kind == TVDS_MASTER_RIGID ||
+                                         c->master_kind == TVDS_MASTER_FACES)))
         return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
-                          "cea: contact '%s': 2D contacts (dim = 2) and 3D contacts on a fixed or "
-                          "translating rigid plane only (no face-set or disc master yet)",
+                          "cea: contact '%s': 2D contacts (dim = 2) and 3D contacts on a face set "
+                          "or a fixed or translating rigid plane only (no disc master yet)",
                           cname);
     p->ncomp = c->dim == 3 ? 3 : 2;
     if (o->slave < TVDS_CEA_ALL_SLAVES || o->slave >= c->nslave)
@@ -450,17 +530,19 @@ static int setup_contact(const tvds_model *m, int contact, const tvds_cea_option
     p->nact = all ? c->nslave : 1;
     p->act_dof = tvds_malloc((size_t)3 * p->nact * sizeof(int));
     p->act_ds = tvds_calloc((size_t)p->nact, sizeof(double));
-    if (!p->act_dof || !p->act_ds) goto nomem;
+    p->act_X = tvds_calloc((size_t)3 * p->nact, sizeof(double));
+    if (!p->act_dof || !p->act_ds || !p->act_X) goto nomem;
     int rc = TVDS_OK;
     p->nact_all = p->nact;
     for (int a = 0; a < p->nact; a++) {
         rc = find_xyz(m, c->slave_sub, c->slave_nodes[all ? a : o->slave], p->ncomp,
-                      p->act_dof + 3 * a, NULL, "slave", cname, off, ctx);
+                      p->act_dof + 3 * a, p->act_X + 3 * a, "slave", cname, off, ctx);
         if (rc) return rc;
     }
     for (int k = 0; k < 3; k++)
         p->slave_dof[k] = p->act_dof[k];
-    if ((p->nact > 1 || !isnan(s_ref)) && c->master_kind != TVDS_MASTER_RIGID) {
+    if ((p->nact > 1 || !isnan(s_ref)) && c->master_kind != TVDS_MASTER_RIGID &&
+        c->master_kind != TVDS_MASTER_FACES) {
         /* Each node keeps its offset along the master from the first node (docs/cea.md,
          * "Several contact nodes"). */
         double s0 = s_ref;
@@ -471,12 +553,8 @@ static int setup_contact(const tvds_model *m, int contact, const tvds_cea_option
             if (a == 0 && isnan(s_ref)) s0 = sa;
             p->act_ds[a] = sa - s0;
         }
-        if (p->deformed && p->has_load)
-            return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
-                              "cea: contact '%s': several slave nodes on a deformable master are "
-                              "linearised about the undeformed state only (--state undeformed); "
-                              "the preloaded state needs a rigid master",
-                              cname);
+        /* Every node's row in the static state and its own preload stiffness. */
+        p->gen_static = 1;
     }
     /* Sliding velocity of the slave: its prescribed kinematics (Subs-a), or else single-term
      * imposed motions of its own DoFs (the drive of the slave body). */
@@ -523,6 +601,8 @@ static int setup_contact(const tvds_model *m, int contact, const tvds_cea_option
                               cname, t_eval);
         for (int k = 0; k < 3; k++)
             p->rigid_t[k] = vt > 0 ? v[k] / vt : 0.0;
+    } else if (c->master_kind == TVDS_MASTER_FACES) {
+        if ((rc = setup_faces(m, c, off, vs, p, ctx))) return rc;
     } else if (c->master_kind == TVDS_MASTER_RIGID) {
         p->rigid = 1;
         double nn = hypot(c->rigid_normal[0], c->rigid_normal[1]);
@@ -625,18 +705,129 @@ static void contact_geometry(const cea_problem *p, double s, cea_geom *g)
     n[1] = t[0];
 }
 
-/* Geometry of every active node at the position s of the first: node a at s + act_ds[a]. */
-static void contact_geometries(const cea_problem *p, double s, cea_geom *g)
+/* ---- Face-set masters (docs/cea.md, "Face-set masters") ---- */
+
+/* Node positions of face f (nn x 3): undeformed plus the displacement u (NULL: undeformed).
+ * Returns nn. */
+static int face_pos(const cea_problem *p, int f, const double *u, double *P)
 {
-    for (int a = 0; a < p->nact; a++)
-        contact_geometry(p, s + p->act_ds[a], &g[a]);
-    g += p->nact;
-    for (int j = 0; j < p->nextra; j++) {
-        const cea_problem *x = &p->extra[j];
-        for (int a = 0; a < x->nact; a++)
-            contact_geometry(x, s + x->act_ds[a], &g[a]);
+    int nn = p->face_nn[f];
+    const int *fn = p->face_node + (size_t)f * TVDS_FACE_MAX_NODES;
+    for (int q = 0; q < nn; q++)
+        for (int k = 0; k < 3; k++)
+            P[3 * q + k] = p->fX[3 * fn[q] + k] + (u ? u[p->fdof[3 * fn[q] + k]] : 0.0);
+    return nn;
+}
+
+/* Closest point of Q on the face set at positions X + u: the face cur while its projection is
+ * valid (inside within 1e-9), else the face with a valid projection nearest to Q, the lowest
+ * index among faces within (1e-8 fsize)^2 of each other (a point on an edge shared by two
+ * faces); when no face has a valid projection, the nearest boundary point (*valid = 0).
+ * Returns the face. */
+static int face_pick(const cea_problem *p, const double *u, const double Q[3], int cur,
+                     double xi[2], int *valid)
+{
+    double P[3 * FACE_MAX_NODES], z[2];
+    int inside = 0;
+    if (cur >= 0) {
+        int nn = face_pos(p, cur, u, P);
+        face_closest(nn, P, Q, xi, z, &inside, NULL);
+        if (inside) {
+            xi[0] = z[0], xi[1] = z[1];
+            *valid = 1;
+            return cur;
+        }
+    }
+    double tol = 1e-8 * p->fsize, best = INFINITY, bestb = INFINITY, zb[2] = {0, 0};
+    int bf = -1, bfb = -1;
+    tol *= tol;
+    for (int f = 0; f < p->nface; f++) {
+        int nn = face_pos(p, f, u, P);
+        double d2 = face_closest(nn, P, Q, NULL, z, &inside, NULL);
+        if (inside && d2 < best - tol) {
+            best = d2, bf = f;
+            xi[0] = z[0], xi[1] = z[1];
+        } else if (!inside && d2 < bestb - tol) {
+            bestb = d2, bfb = f;
+            zb[0] = z[0], zb[1] = z[1];
+        }
+    }
+    *valid = bf >= 0;
+    if (bf >= 0) return bf;
+    xi[0] = zb[0], xi[1] = zb[1];
+    return bfb;
+}
+
+/* Shape functions, normal and sliding direction of g (face g->face at g->xi) on the positions
+ * X + u: n = a1 x a2 / |a1 x a2| (toward the slave), t = the tangential part of the sliding
+ * velocity v_rel, unit (chi = +1). Returns 0, or -1 when the sliding direction is undetermined
+ * (v_rel normal to the face; only an error when mu != 0) or the face has no normal. */
+static int face_fill(const cea_problem *p, const double *u, cea_geom *g)
+{
+    double P[3 * FACE_MAX_NODES], t1[3], t2[3];
+    int nn = face_pos(p, g->face, u, P);
+    g->nn = nn;
+    g->seg = -1;
+    g->alpha = 0.0;
+    g->len = 1.0;
+    face_shape(nn, g->xi, g->N, NULL);
+    if (face_frame(nn, P, g->xi, g->n, t1, t2)) return -1;
+    const double *v = p->v_rel, *n = g->n;
+    double vn = v[0] * n[0] + v[1] * n[1] + v[2] * n[2], w[3], wl = 0.0;
+    for (int k = 0; k < 3; k++) {
+        w[k] = v[k] - vn * n[k];
+        wl += w[k] * w[k];
+    }
+    wl = sqrt(wl);
+    if (!(wl > 1e-12 * fabs(vn))) {
+        for (int k = 0; k < 3; k++)
+            g->t[k] = t1[k];
+        return p->mu != 0.0 ? -1 : 0;
+    }
+    for (int k = 0; k < 3; k++)
+        g->t[k] = w[k] / wl;
+    return 0;
+}
+
+/* Geometry of active node a at position s on the undeformed face set: the node at its
+ * undeformed position plus s along the drive, its closest point (placed there: g->xc).
+ * Returns 0, 1 (off the face set) or 2 (no sliding direction, or a face without normal). */
+static int face_geometry(const cea_problem *p, int a, double s, cea_geom *g)
+{
+    double Q[3], P[3 * FACE_MAX_NODES];
+    for (int k = 0; k < 3; k++)
+        Q[k] = p->act_X[3 * a + k] + s * p->drive[k];
+    int valid = 0;
+    g->face = face_pick(p, NULL, Q, -1, g->xi, &valid);
+    if (!valid) {
+        g->face = -1;
+        return 1;
+    }
+    int nn = face_pos(p, g->face, NULL, P);
+    face_point(nn, P, g->xi, g->xc, NULL, NULL);
+    return face_fill(p, NULL, g) ? 2 : 0;
+}
+
+/* Geometry of every active node at the position s of the first: node a at s + act_ds[a]
+ * (face-set masters: at distance s along the drive). Returns 0 or the first face_geometry
+ * failure. */
+static int contact_geometries(const cea_problem *p, double s, cea_geom *g)
+{
+    int bad = 0;
+    for (int j = -1; j < p->nextra; j++) {
+        const cea_problem *x = j < 0 ? p : &p->extra[j];
+        for (int a = 0; a < x->nact; a++) {
+            g[a].act = a;
+            if (x->faces) {
+                int e = face_geometry(x, a, s, &g[a]);
+                if (e && !bad) bad = e;
+            } else {
+                contact_geometry(x, s + x->act_ds[a], &g[a]);
+            }
+        }
         g += x->nact;
     }
+    return bad;
 }
 
 /* Sliding sign chi of the problem along tangent t (the user's when given). */
@@ -669,7 +860,17 @@ static double contact_rows(const cea_problem *p, const cea_geom *g, cea_rows *r,
             r->be[nz] = e[k];
             nz++;
         }
-        if (!p->rigid) {
+        if (p->faces) {
+            /* Master node q of the face: -N_q n, -N_q e. */
+            const int *fn = p->face_node + (size_t)ga->face * TVDS_FACE_MAX_NODES;
+            for (int q = 0; q < ga->nn; q++)
+                for (int k = 0; k < 3; k++) {
+                    r->col[nz] = p->fdof[3 * fn[q] + k];
+                    r->bc[nz] = -ga->N[q] * n[k];
+                    r->be[nz] = -ga->N[q] * e[k];
+                    nz++;
+                }
+        } else if (!p->rigid) {
             for (int node = 0; node < 2; node++)
                 for (int k = 0; k < 2; k++) {
                     r->col[nz] = p->master_dof[2 * (ga->seg + node) + k];
@@ -820,18 +1021,18 @@ static int static_state(const cea_problem *p, double s, cea_geom *g, cea_work *w
 /* Kt = K + K_g, the stiffness of the preload: the contact force on the structure
  * F = -B_E(u)^T lambda changes with the deformation through the rotation of n, t (segment
  * T1 T2) and through alpha (docs/cea.md); K_g = -dF/du at the static multiplier lambda. */
-static void tangent_stiffness(const cea_problem *p, const cea_geom *g, double lambda, double chi,
-                              cea_work *w)
+/* Preload stiffness of one node on segment g->seg of a 2D master (slave DoFs sd x, y), added to
+ * Kt (docs/cea.md). */
+static void kg_segment(const cea_problem *p, const cea_geom *g, double lambda, double chi,
+                       const int *sd, double *Kt)
 {
     int N = p->N;
-    memcpy(w->Kt, p->K, (size_t)N * N * sizeof *w->Kt);
-    if (!p->deformed || p->rigid || !p->has_contact || lambda == 0.0) return;
     const double *n = g->n, *t = g->t;
     double a = g->alpha, mu = p->mu;
     double e[2] = {n[0] - chi * mu * t[0], n[1] - chi * mu * t[1]};
     double q[2] = {-t[0] - chi * mu * n[0], -t[1] - chi * mu * n[1]}; /* de / d(angle) */
-    int dof[6] = {p->slave_dof[0],
-                  p->slave_dof[1],
+    int dof[6] = {sd[0],
+                  sd[1],
                   p->master_dof[2 * g->seg],
                   p->master_dof[2 * g->seg + 1],
                   p->master_dof[2 * (g->seg + 1)],
@@ -844,7 +1045,309 @@ static void tangent_stiffness(const cea_problem *p, const cea_geom *g, double la
     double c = -lambda / g->len;
     for (int i = 0; i < 6; i++)
         for (int j = 0; j < 6; j++)
-            w->Kt[(size_t)dof[j] * N + dof[i]] += c * (P[i] * av[j] + Q[i] * bv[j]);
+            Kt[(size_t)dof[j] * N + dof[i]] += c * (P[i] * av[j] + Q[i] * bv[j]);
+}
+
+/* Kt = K + K_g, the stiffness of the preload: the contact force on the structure
+ * F = -B_E(u)^T lambda changes with the deformation through the rotation of n, t (segment
+ * T1 T2) and through alpha (docs/cea.md); K_g = -dF/du at the static multiplier lambda. */
+static void tangent_stiffness(const cea_problem *p, const cea_geom *g, double lambda, double chi,
+                              cea_work *w)
+{
+    int N = p->N;
+    memcpy(w->Kt, p->K, (size_t)N * N * sizeof *w->Kt);
+    if (!p->deformed || p->rigid || !p->has_contact || lambda == 0.0) return;
+    kg_segment(p, g, lambda, chi, p->slave_dof, w->Kt);
+}
+
+static void cross3v(const double a[3], const double b[3], double c[3])
+{
+    c[0] = a[1] * b[2] - a[2] * b[1];
+    c[1] = a[2] * b[0] - a[0] * b[2];
+    c[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+static double dot3v(const double a[3], const double b[3])
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+/* Preload stiffness of one node on a face (docs/cea.md, "Face-set masters": derivation and
+ * signs), added to Kt. The static state has the slave at its closest point x_P(xi) of the
+ * deformed face (positions X + u). With the slave C and the face nodes q as the DoFs
+ * (3 (1 + nn) columns):
+ *   dxi = G^-1 [a_i . (du_C - sum_q N_q du_q)],  G_ij = a_i . a_j     (closest point)
+ *   da_i = sum_q N_q,i du_q + x_,ij dxi_j
+ *   dn = (I - n n^T) (da_1 x a_2 + a_1 x da_2) / |a_1 x a_2|
+ *   dt = -n (t . dn) - kappa (I - t t^T) dn,  kappa = (n . v) / |v - (v . n) n|
+ *   de = dn - chi mu dt,   e = n - chi mu t
+ *   F_C = -lambda e,  F_q = lambda N_q e:  dF_q = lambda (e dN_q + N_q de),  K_g = -dF/du. */
+static void kg_face(const cea_problem *p, const cea_geom *g, double lambda, double chi,
+                    const double *u, double *Kt)
+{
+    enum { NCMAX = 3 * (1 + FACE_MAX_NODES) };
+    int N = p->N, nn = g->nn, nc = 3 * (1 + nn);
+    double P[3 * FACE_MAX_NODES], Nq[FACE_MAX_NODES], dN[2 * FACE_MAX_NODES],
+        d2N[3 * FACE_MAX_NODES];
+    face_pos(p, g->face, u, P);
+    face_shape(nn, g->xi, Nq, dN);
+    face_shape2(nn, g->xi, d2N);
+    double a[2][3] = {{0}}, xx[3][3] = {{0}}; /* a_1, a_2; x_,11, x_,12, x_,22 */
+    for (int q = 0; q < nn; q++)
+        for (int k = 0; k < 3; k++) {
+            a[0][k] += dN[2 * q] * P[3 * q + k];
+            a[1][k] += dN[2 * q + 1] * P[3 * q + k];
+            for (int d = 0; d < 3; d++)
+                xx[d][k] += d2N[3 * q + d] * P[3 * q + k];
+        }
+    double c[3];
+    cross3v(a[0], a[1], c);
+    double cl = sqrt(dot3v(c, c));
+    const double *n = g->n, *t = g->t;
+    double g11 = dot3v(a[0], a[0]), g12 = dot3v(a[0], a[1]), g22 = dot3v(a[1], a[1]);
+    double det = g11 * g22 - g12 * g12;
+    if (!(cl > 0) || !(det > 0)) return;
+    double Gi[2][2] = {{g22 / det, -g12 / det}, {-g12 / det, g11 / det}};
+    int dof[NCMAX];
+    const int *fn = p->face_node + (size_t)g->face * TVDS_FACE_MAX_NODES;
+    for (int k = 0; k < 3; k++) {
+        dof[k] = p->act_dof[3 * g->act + k];
+        for (int q = 0; q < nn; q++)
+            dof[3 + 3 * q + k] = p->fdof[3 * fn[q] + k];
+    }
+    /* dxi (2 x nc). */
+    double Xi[2][NCMAX];
+    for (int j = 0; j < 2; j++)
+        for (int k = 0; k < 3; k++) {
+            double h = Gi[j][0] * a[0][k] + Gi[j][1] * a[1][k];
+            Xi[j][k] = h;
+            for (int q = 0; q < nn; q++)
+                Xi[j][3 + 3 * q + k] = -Nq[q] * h;
+        }
+    /* da_i (3 x nc), then dc, dn, dt, de per column. */
+    const double *xij[2][2] = {{xx[0], xx[1]}, {xx[1], xx[2]}};
+    double v[3] = {p->v_rel[0], p->v_rel[1], p->v_rel[2]}, vn = dot3v(v, n), w2 = 0.0;
+    for (int k = 0; k < 3; k++)
+        w2 += (v[k] - vn * n[k]) * (v[k] - vn * n[k]);
+    double kap = w2 > 0 ? vn / sqrt(w2) : 0.0, cm = chi * p->mu;
+    double e[3] = {n[0] - cm * t[0], n[1] - cm * t[1], n[2] - cm * t[2]};
+    double De[3][NCMAX];
+    for (int col = 0; col < nc; col++) {
+        double da[2][3];
+        for (int i = 0; i < 2; i++)
+            for (int k = 0; k < 3; k++) {
+                double x = xij[i][0][k] * Xi[0][col] + xij[i][1][k] * Xi[1][col];
+                if (col >= 3 && (col - 3) % 3 == k) x += dN[2 * ((col - 3) / 3) + i];
+                da[i][k] = x;
+            }
+        double c1[3], c2[3], dc[3], dn[3], dt[3];
+        cross3v(da[0], a[1], c1);
+        cross3v(a[0], da[1], c2);
+        for (int k = 0; k < 3; k++)
+            dc[k] = c1[k] + c2[k];
+        double nd = dot3v(n, dc);
+        for (int k = 0; k < 3; k++)
+            dn[k] = (dc[k] - nd * n[k]) / cl;
+        double tn = dot3v(t, dn);
+        for (int k = 0; k < 3; k++)
+            dt[k] = -n[k] * tn - kap * (dn[k] - tn * t[k]);
+        for (int k = 0; k < 3; k++)
+            De[k][col] = dn[k] - cm * dt[k];
+    }
+    for (int col = 0; col < nc; col++) {
+        int jc = dof[col];
+        for (int k = 0; k < 3; k++)
+            Kt[(size_t)jc * N + dof[k]] += lambda * De[k][col]; /* -dF_C = lambda de */
+        for (int q = 0; q < nn; q++) {
+            double dNq = dN[2 * q] * Xi[0][col] + dN[2 * q + 1] * Xi[1][col];
+            for (int k = 0; k < 3; k++)
+                Kt[(size_t)jc * N + dof[3 + 3 * q + k]] -=
+                    lambda * (e[k] * dNq + Nq[q] * De[k][col]);
+        }
+    }
+}
+
+/* The active nodes in the order of their rows (build_rows: the other contacts first, each from
+ * its last node to its first, then the first contact's), with their contact parts. */
+static int nodes_in_row_order(const cea_problem *p, cea_geom *g, const cea_problem **part,
+                              cea_geom **gg)
+{
+    int r = 0;
+    cea_geom *gx = g + p->nact;
+    for (int j = 0; j < p->nextra; j++) {
+        const cea_problem *x = &p->extra[j];
+        for (int a = x->nact - 1; a >= 0; a--)
+            part[r] = x, gg[r++] = &gx[a];
+        gx += x->nact;
+    }
+    for (int a = p->nact - 1; a >= 0; a--)
+        part[r] = p, gg[r++] = &g[a];
+    return r;
+}
+
+/* Gap of the placed slave point against the undeformed master at the node's current
+ * geometry (n, alpha or xi): the right-hand side -g0 of its row. */
+static double gap0(const cea_problem *x, const cea_geom *g)
+{
+    if (x->rigid) return 0.0;
+    double xp[3] = {0, 0, 0};
+    if (x->faces) {
+        double P[3 * FACE_MAX_NODES];
+        face_pos(x, g->face, NULL, P);
+        face_point(g->nn, P, g->xi, xp, NULL, NULL);
+        return g->n[0] * (g->xc[0] - xp[0]) + g->n[1] * (g->xc[1] - xp[1]) +
+               g->n[2] * (g->xc[2] - xp[2]);
+    }
+    const double *X1 = x->master_xy + 2 * g->seg, *X2 = X1 + 2;
+    return g->n[0] * (g->xc[0] - (1 - g->alpha) * X1[0] - g->alpha * X2[0]) +
+           g->n[1] * (g->xc[1] - (1 - g->alpha) * X1[1] - g->alpha * X2[1]);
+}
+
+/* New geometry of a node from the displacement u: the deformed segment (same segment, alpha
+ * and n from X + u, as static_state) or the closest point on the deformed face set. Returns
+ * the change (|d alpha| or |d xi|, plus |dn|), or -1 when a face has no normal. */
+static double node_update(const cea_problem *x, cea_geom *g, const double *u)
+{
+    cea_geom ng = *g;
+    if (x->faces) {
+        double Q[3];
+        const int *sd = x->act_dof + 3 * g->act;
+        for (int k = 0; k < 3; k++)
+            Q[k] = g->xc[k] + u[sd[k]];
+        int valid = 0;
+        ng.face = face_pick(x, u, Q, g->face, ng.xi, &valid);
+        if (ng.face < 0 || face_fill(x, u, &ng) < 0) return -1.0;
+        double ch = fabs(ng.xi[0] - g->xi[0]) + fabs(ng.xi[1] - g->xi[1]) +
+                    fabs(ng.n[0] - g->n[0]) + fabs(ng.n[1] - g->n[1]) + fabs(ng.n[2] - g->n[2]);
+        if (ng.face != g->face) ch += 1.0;
+        *g = ng;
+        return ch;
+    }
+    const int *sd = x->act_dof + 3 * g->act;
+    double x1[2], x2[2], xc[2];
+    for (int k = 0; k < 2; k++) {
+        x1[k] = x->master_xy[2 * g->seg + k] + u[x->master_dof[2 * g->seg + k]];
+        x2[k] = x->master_xy[2 * (g->seg + 1) + k] + u[x->master_dof[2 * (g->seg + 1) + k]];
+        xc[k] = g->xc[k] + u[sd[k]];
+    }
+    double d[2] = {x2[0] - x1[0], x2[1] - x1[1]}, L = hypot(d[0], d[1]);
+    if (!(L > 0)) return -1.0;
+    ng.len = L;
+    ng.t[0] = d[0] / L;
+    ng.t[1] = d[1] / L;
+    ng.n[0] = -ng.t[1];
+    ng.n[1] = ng.t[0];
+    ng.alpha = ((xc[0] - x1[0]) * ng.t[0] + (xc[1] - x1[1]) * ng.t[1]) / L;
+    if (ng.alpha < 0) ng.alpha = 0;
+    if (ng.alpha > 1) ng.alpha = 1;
+    ng.wgt[0] = 1.0 - ng.alpha;
+    ng.wgt[1] = ng.alpha;
+    if (x->smooth) {
+        int k0 = g->seg > 0 ? g->seg - 1 : 0,
+            k1 = g->seg + 2 < x->nmaster ? g->seg + 2 : g->seg + 1;
+        double xyd[2 * 4];
+        for (int q = k0; q <= k1; q++)
+            for (int d2 = 0; d2 < 2; d2++)
+                xyd[2 * (q - k0) + d2] = x->master_xy[2 * q + d2] + u[x->master_dof[2 * q + d2]];
+        cea_problem sub = *x;
+        sub.nmaster = k1 - k0 + 1;
+        c1_frame(&sub, xyd, g->seg - k0, ng.alpha, &ng);
+    }
+    double ch = fabs(ng.alpha - g->alpha) + fabs(ng.n[0] - g->n[0]) + fabs(ng.n[1] - g->n[1]);
+    *g = ng;
+    return ch;
+}
+
+/* Static sliding state with every active node's row (face-set masters, several nodes or
+ * contacts on deformable masters): the saddle-point iteration of static_state with one gap
+ * right-hand side per node and each node's geometry updated from X + u. Each node's multiplier
+ * goes to its geometry (lam), the sum to *lambda. On return w->krhs holds the static
+ * displacement u (its first N entries) of the last solve. */
+static int static_state_gen(const cea_problem *p, cea_geom *g, cea_work *w, double *lambda)
+{
+    int N = p->N, nt = p->nact_all;
+    *lambda = 0.0;
+    for (int a = 0; a < nt; a++)
+        g[a].lam = 0.0;
+    if (!p->has_load || !p->has_contact) return TVDS_OK;
+    const cea_problem *part[nt];
+    cea_geom *gg[nt];
+    nodes_in_row_order(p, g, part, gg);
+    for (int r = 0; r < nt; r++)
+        if (!part[r]->rigid && !part[r]->faces) {
+            /* 2D segment: the slave placed at the undeformed surface point. */
+            const double *X1 = part[r]->master_xy + 2 * gg[r]->seg, *X2 = X1 + 2;
+            for (int k = 0; k < 2; k++)
+                gg[r]->xc[k] = (1 - gg[r]->alpha) * X1[k] + gg[r]->alpha * X2[k];
+            gg[r]->xc[2] = 0.0;
+        }
+    double ks = 0.0;
+    for (int i = 0; i < N; i++)
+        if (fabs(p->K[(size_t)i * N + i]) > ks) ks = fabs(p->K[(size_t)i * N + i]);
+    if (!(ks > 0)) ks = 1.0;
+    double last = INFINITY;
+    for (int it = 0; it < 30; it++) {
+        build_rows(p, g, w);
+        const cea_rows *r = &w->rows;
+        int nr = r->nrows, nk = N + nr;
+        double *A = w->KKT, *b = w->krhs;
+        memset(A, 0, (size_t)nk * nk * sizeof *A);
+        for (int c = 0; c < N; c++)
+            memcpy(A + (size_t)c * nk, p->K + (size_t)c * N, (size_t)N * sizeof *A);
+        for (int i = 0; i < nr; i++)
+            for (int k = r->ptr[i]; k < r->ptr[i + 1]; k++) {
+                A[(size_t)(N + i) * nk + r->col[k]] += ks * r->be[k];
+                A[(size_t)r->col[k] * nk + N + i] += ks * r->bc[k];
+            }
+        memcpy(b, p->f, (size_t)N * sizeof *b);
+        for (int i = 0; i < p->nbil; i++)
+            b[N + i] = 0.0;
+        for (int q = 0; q < nt; q++)
+            b[N + p->nbil + q] = -ks * gap0(part[q], gg[q]);
+        int info = LAPACKE_dgesv(LAPACK_COL_MAJOR, nk, 1, A, nk, w->kpiv, b, nk);
+        if (info > 0) return TVDS_ERR_SINGULAR;
+        if (info < 0) return TVDS_ERR_SOLVER;
+        double lsum = 0.0, change = 0.0;
+        int moving = 0;
+        for (int q = 0; q < nt; q++) {
+            gg[q]->lam = ks * b[N + p->nbil + q];
+            lsum += gg[q]->lam;
+        }
+        *lambda = lsum;
+        for (int q = 0; q < nt; q++) {
+            if (part[q]->rigid) continue;
+            moving = 1;
+            double ch = node_update(part[q], gg[q], b);
+            if (ch < 0) return TVDS_ERR_SINGULAR;
+            if (ch > change) change = ch;
+        }
+        if (!moving || change < 1e-13) return TVDS_OK;
+        last = change;
+    }
+    return last < 1e-10 ? TVDS_OK : TVDS_ERR_SOLVER;
+}
+
+/* Kt = K + sum over the active nodes of their preload stiffness (kg_segment, kg_face; a
+ * rigid master adds none), at the static state of static_state_gen. */
+static void tangent_stiffness_gen(const cea_problem *p, const cea_geom *g, cea_work *w)
+{
+    int N = p->N;
+    memcpy(w->Kt, p->K, (size_t)N * N * sizeof *w->Kt);
+    if (!p->deformed || !p->has_contact || !p->has_load) return;
+    const double *u = w->krhs;
+    for (int j = -1; j < p->nextra; j++) {
+        const cea_problem *x = j < 0 ? p : &p->extra[j];
+        for (int a = 0; a < x->nact; a++) {
+            const cea_geom *ga = &g[a];
+            if (x->rigid || ga->lam == 0.0) continue;
+            double chi = chi_along(x, ga->t);
+            if (x->faces)
+                kg_face(x, ga, ga->lam, chi, u, w->Kt);
+            else
+                kg_segment(x, ga, ga->lam, chi, x->act_dof + 3 * a, w->Kt);
+        }
+        g += x->nact;
+    }
 }
 
 static int cmp_int(const void *a, const void *b)
@@ -961,10 +1464,14 @@ static void solve_position(const cea_problem *p, double s, cea_work *w, cea_pos 
     out->lambda_n = 0.0;
     cea_geom *g = w->geo;
     memset(g, 0, sizeof *g);
-    if (p->has_contact) contact_geometries(p, s, g);
+    if (p->has_contact && contact_geometries(p, s, g)) {
+        out->err = TVDS_ERR_INVALID;
+        out->info = -3;
+        return;
+    }
     double lam = 0.0;
     if (p->deformed) {
-        int src = static_state(p, s, g, w, &lam);
+        int src = p->gen_static ? static_state_gen(p, g, w, &lam) : static_state(p, s, g, w, &lam);
         if (src) {
             out->err = src;
             out->info = -2;
@@ -974,7 +1481,10 @@ static void solve_position(const cea_problem *p, double s, cea_work *w, cea_pos 
     out->lambda_n = lam == 0.0 ? 0.0 : -lam;
     out->slope = atan2(g->t[1], g->t[0]);
     out->chi = build_rows(p, g, w);
-    tangent_stiffness(p, g, lam, out->chi, w);
+    if (p->gen_static)
+        tangent_stiffness_gen(p, g, w);
+    else
+        tangent_stiffness(p, g, lam, out->chi, w);
     const cea_rows *r = &w->rows;
     /* Columns touched by the constraints. */
     int pj = 0;
@@ -1460,6 +1970,15 @@ static int cea_run(const tvds_model *m, int contact, const double *s, int npos,
         problem_free(&p);
         return rc;
     }
+    for (int j = -1; p.gen_static && p.deformed && p.has_load && j < p.nextra; j++) {
+        const cea_problem *x = j < 0 ? &p : &p.extra[j];
+        if (!x->rigid && !x->faces) {
+            problem_free(&p);
+            return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                              "cea: several slave nodes or contacts on a deformable 2D master are "
+                              "linearised about the undeformed state only (--state undeformed)");
+        }
+    }
     for (int i = 0; i < npos; i++) {
         /* Every active node's abscissa s + act_ds on the surface. */
         double lo = 0.0, hi = 0.0;
@@ -1467,9 +1986,30 @@ static int cea_run(const tvds_model *m, int contact, const double *s, int npos,
             if (p.act_ds[a] < lo) lo = p.act_ds[a];
             if (p.act_ds[a] > hi) hi = p.act_ds[a];
         }
+        for (int j = -1; j < p.nextra && isfinite(s[i]); j++) {
+            /* Face-set masters: every node's closest point on a face, and its sliding
+             * direction. */
+            const cea_problem *x = j < 0 ? &p : &p.extra[j];
+            for (int a = 0; x->faces && a < x->nact; a++) {
+                cea_geom gf;
+                memset(&gf, 0, sizeof gf);
+                int e = face_geometry(x, a, s[i], &gf);
+                if (e) {
+                    rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                                    e == 1 ? "cea: position %d (s = %g m) puts slave node %d of "
+                                             "contact %d off its face set"
+                                           : "cea: position %d (s = %g m): slave node %d of "
+                                             "contact %d: the sliding direction is normal to "
+                                             "the face (undetermined) or the face has no normal",
+                                    i, s[i], a, j + 2);
+                    problem_free(&p);
+                    return rc;
+                }
+            }
+        }
         for (int j = 0; j < p.nextra && isfinite(s[i]); j++) {
             const cea_problem *x = &p.extra[j];
-            for (int a = 0; !x->rigid && a < x->nact; a++) {
+            for (int a = 0; !x->rigid && !x->faces && a < x->nact; a++) {
                 double sa = s[i] + x->act_ds[a], L = x->cum[x->nmaster - 1];
                 if (sa < -1e-12 * L || sa > L * (1 + 1e-12)) {
                     rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
@@ -1481,12 +2021,13 @@ static int cea_run(const tvds_model *m, int contact, const double *s, int npos,
                 }
             }
         }
-        if (!isfinite(s[i]) || (p.has_contact && !p.rigid &&
+        if (!isfinite(s[i]) || (p.has_contact && !p.rigid && !p.faces &&
                                 (s[i] + lo < -1e-12 * p.cum[p.nmaster - 1] ||
                                  s[i] + hi > p.cum[p.nmaster - 1] * (1 + 1e-12)))) {
-            rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
-                            "cea: position %d (s = %g m) is off the master surface [0, %g]", i,
-                            s[i], p.has_contact && !p.rigid ? p.cum[p.nmaster - 1] : 0.0);
+            rc =
+                TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                           "cea: position %d (s = %g m) is off the master surface [0, %g]", i, s[i],
+                           p.has_contact && !p.rigid && !p.faces ? p.cum[p.nmaster - 1] : 0.0);
             problem_free(&p);
             return rc;
         }
@@ -1498,13 +2039,17 @@ static int cea_run(const tvds_model *m, int contact, const double *s, int npos,
     }
     /* Default smallest spacing: 2.5e-4 of the master surface (of the span of the positions
      * for a rigid master). */
-    double span = p.has_contact && !p.rigid ? p.cum[p.nmaster - 1] : smax - smin;
+    double span = p.has_contact && !p.rigid && !p.faces ? p.cum[p.nmaster - 1] : smax - smin;
     double ds_min = o.ds_min > 0 ? o.ds_min : 2.5e-4 * span;
     int refine = o.refine && npos > 1 && ds_min > 0;
     int cap_pos = refine ? (o.max_pos > npos ? o.max_pos : npos) : npos;
     int N = p.N, ncand = p.ncand;
     int nact = p.nact_all > 1 ? p.nact_all : 1;
     int rows_cap = p.nbil + nact, nnz_cap = p.bil_nnz + 6 * nact;
+    for (int j = -1; j < p.nextra; j++) {
+        const cea_problem *x = j < 0 ? &p : &p.extra[j];
+        if (x->faces) nnz_cap += (3 + 3 * FACE_MAX_NODES - 6) * x->nact;
+    }
     int nthreads = 1;
 #ifdef _OPENMP
     nthreads = o.nthreads > 0 ? o.nthreads : omp_get_max_threads();
@@ -1570,7 +2115,10 @@ static int cea_run(const tvds_model *m, int contact, const double *s, int npos,
         for (int i = base; i < base + nnew; i++) {
             if (pool[i].err == TVDS_OK) continue;
             double si = pool_s[i - base];
-            if (pool[i].err == TVDS_ERR_SINGULAR)
+            if (pool[i].err == TVDS_ERR_INVALID)
+                rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                                "cea: position s = %g puts a slave node off its face set", si);
+            else if (pool[i].err == TVDS_ERR_SINGULAR)
                 rc = TVDS_ERROR(ctx, TVDS_ERR_SINGULAR, "cea: position s = %g: %s", si,
                                 pool[i].info == -2 ? "no static sliding state (the loaded "
                                                      "structure is a mechanism)"
@@ -1723,22 +2271,97 @@ fail:
 
 /* Prescribed travel of the slave at time t relative to t = 0 (the contact's slave_kin, else
  * single-term imposed motions of the slave substructure), minus the rigid master's motion. */
-static void slave_travel(const tvds_model *m, const tvds_contact *c, double t, double d[2])
+static void slave_travel(const tvds_model *m, const tvds_contact *c, double t, double d[3])
 {
-    d[0] = d[1] = 0.0;
-    for (int k = 0; k < 2; k++)
+    d[0] = d[1] = d[2] = 0.0;
+    int nk = c->dim == 3 ? 3 : 2;
+    for (int k = 0; k < nk; k++)
         d[k] = tvds_fn_eval(&c->slave_kin[k], t) - tvds_fn_eval(&c->slave_kin[k], 0.0);
-    if (d[0] == 0.0 && d[1] == 0.0) {
+    if (d[0] == 0.0 && d[1] == 0.0 && d[2] == 0.0) {
         for (int b = 0; b < m->nbil; b++) {
             const tvds_bilateral *bl = &m->bil[b];
             if (bl->nterms != 1 || bl->terms[0].sub != c->slave_sub || bl->terms[0].coef == 0.0)
                 continue;
             int dir = m->subs[bl->terms[0].sub]->dofs[bl->terms[0].dof].dir;
-            if (dir == TVDS_DIR_X || dir == TVDS_DIR_Y)
+            if (dir == TVDS_DIR_X || dir == TVDS_DIR_Y || (dir == TVDS_DIR_Z && nk == 3))
                 d[dir] += (tvds_fn_eval(&bl->value, t) - tvds_fn_eval(&bl->value, 0.0)) /
                           bl->terms[0].coef;
         }
     }
+}
+
+int tvds_cea_path_range(const tvds_model *m, int contact, int slave, double *s_lo, double *s_hi,
+                        tvds_ctx *ctx)
+{
+    if (!m || !s_lo || !s_hi || contact < 0 || contact >= m->ncontact)
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "cea: bad contact index %d", contact);
+    const tvds_contact *c = &m->contacts[contact];
+    if (c->master_kind != TVDS_MASTER_FACES)
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "cea: contact '%s' has no face-set master",
+                          c->name ? c->name : "?");
+    tvds_cea_options o = tvds_cea_options_default();
+    o.slave = slave;
+    o.state = TVDS_CEA_UNDEFORMED;
+    cea_problem p;
+    int rc = setup(m, contact, &o, &p, ctx);
+    if (rc) {
+        problem_free(&p);
+        return rc;
+    }
+    /* All active nodes on the face set at s? */
+    cea_geom g;
+    double lim[2] = {0.0, 0.0};
+    for (int a = 0; a < p.nact; a++) {
+        memset(&g, 0, sizeof g);
+        if (face_geometry(&p, a, 0.0, &g) == 1) {
+            rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                            "cea: contact '%s': slave node %ld is off the face set at its "
+                            "undeformed position",
+                            c->name ? c->name : "?",
+                            c->slave_nodes[p.nact > 1 || slave < 0 ? a : slave]);
+            problem_free(&p);
+            return rc;
+        }
+    }
+    /* From 0 outward in steps of an eighth of the largest face until a node is off, then
+     * bisection to 1e-12 of the face size; at most the extent of the face set. */
+    double lo3[3] = {INFINITY, INFINITY, INFINITY}, hi3[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (int q = 0; q < p.nmaster; q++)
+        for (int k = 0; k < 3; k++) {
+            lo3[k] = fmin(lo3[k], p.fX[3 * q + k]);
+            hi3[k] = fmax(hi3[k], p.fX[3 * q + k]);
+        }
+    double ext = hypot(hypot(hi3[0] - lo3[0], hi3[1] - lo3[1]), hi3[2] - lo3[2]);
+    double h = p.fsize / 8;
+    for (int dir = 0; dir < 2; dir++) {
+        double sg = dir ? 1.0 : -1.0, in = 0.0, out = NAN;
+        for (double x = h; x <= 2 * ext + h; x += h) {
+            int on = 1;
+            for (int a = 0; a < p.nact && on; a++)
+                on = face_geometry(&p, a, sg * x, &g) != 1;
+            if (!on) {
+                out = x;
+                break;
+            }
+            in = x;
+        }
+        if (!isnan(out))
+            while (out - in > 1e-12 * p.fsize) {
+                double mid = 0.5 * (in + out);
+                int on = 1;
+                for (int a = 0; a < p.nact && on; a++)
+                    on = face_geometry(&p, a, sg * mid, &g) != 1;
+                if (on)
+                    in = mid;
+                else
+                    out = mid;
+            }
+        lim[dir] = sg * in;
+    }
+    *s_lo = lim[0];
+    *s_hi = lim[1];
+    problem_free(&p);
+    return TVDS_OK;
 }
 
 int tvds_cea_slave_abscissa(const tvds_model *m, int contact, int slave, double *sa, tvds_ctx *ctx)
@@ -1746,6 +2369,10 @@ int tvds_cea_slave_abscissa(const tvds_model *m, int contact, int slave, double 
     if (!m || !sa || contact < 0 || contact >= m->ncontact)
         return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "cea: bad contact index %d", contact);
     const tvds_contact *ct = &m->contacts[contact];
+    if (ct->master_kind == TVDS_MASTER_FACES && slave >= 0 && slave < ct->nslave) {
+        *sa = 0.0; /* positions on a face set count from the undeformed placement */
+        return TVDS_OK;
+    }
     if (ct->master_kind == TVDS_MASTER_RIGID || ct->nmaster < 2 || slave < 0 || slave >= ct->nslave)
         return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
                           "cea: contact '%s' has no master surface or no slave %d",
@@ -1810,8 +2437,21 @@ int tvds_cea_growth(tvds_cea_result *r, const tvds_model *m, int contact, double
                           "t_end > 0");
     const tvds_contact *c = &m->contacts[contact];
     /* Master tangent at s_initial (undeformed); rigid master: its t1. */
-    double tm[2] = {1.0, 0.0};
-    if (c->master_kind == TVDS_MASTER_RIGID) {
+    double tm[3] = {1.0, 0.0, 0.0};
+    if (c->master_kind == TVDS_MASTER_FACES) {
+        /* Positions are distances along the slave's direction of travel at t_end. */
+        double d0[3], d1[3], hh = 1e-6 * t_end, v[3], vl = 0.0;
+        slave_travel(m, c, t_end - hh, d0);
+        slave_travel(m, c, t_end, d1);
+        for (int k = 0; k < 3; k++) {
+            v[k] = d1[k] - d0[k];
+            vl += v[k] * v[k];
+        }
+        if (!(vl > 0))
+            return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "cea: the slave does not travel at t_end");
+        for (int k = 0; k < 3; k++)
+            tm[k] = v[k] / sqrt(vl);
+    } else if (c->master_kind == TVDS_MASTER_RIGID) {
         double tn = hypot(c->rigid_t1[0], c->rigid_t1[1]);
         if (tn > 0) tm[0] = c->rigid_t1[0] / tn, tm[1] = c->rigid_t1[1] / tn;
     } else {
@@ -1837,10 +2477,11 @@ int tvds_cea_growth(tvds_cea_result *r, const tvds_model *m, int contact, double
         double integ = 0.0, ta = NAN, tb = NAN;
         /* Midpoint rule on the intervals [t_k, t_k+1] whose midpoint lies inside. */
         for (long k = 0; k < nt; k++) {
-            double ta_k = k * dt, tb_k = k + 1 < nt ? (k + 1) * dt : t_end, d[2];
+            double ta_k = k * dt, tb_k = k + 1 < nt ? (k + 1) * dt : t_end, d[3];
             double tm_k = 0.5 * (ta_k + tb_k);
             slave_travel(m, c, tm_k, d);
             double sp = s_initial + d[0] * tm[0] + d[1] * tm[1];
+            if (c->master_kind == TVDS_MASTER_FACES) sp += d[2] * tm[2];
             if (sp < lo || sp > hi) continue;
             if (!isfinite(ta)) ta = ta_k;
             tb = tb_k;

@@ -28,7 +28,13 @@ static void cea_help(FILE *out)
         "\n"
         "options:\n"
         "  --positions N   number of positions (default 101), evenly spaced on [s0, s1]\n"
-        "  --s0 A, --s1 B  first and last position [m] (default: the whole master surface)\n"
+        "  --s0 A, --s1 B  first and last position [m] (default: the whole master surface).\n"
+        "                  On a 3D face set, s is the distance the slave body has travelled\n"
+        "                  along its direction of travel (the case's drive at t-eval) from\n"
+        "                  its undeformed placement (s = 0); each slave node sits at its\n"
+        "                  undeformed position + s along it, projected on the undeformed\n"
+        "                  faces. Default: the travel over which every active node stays on\n"
+        "                  the face set\n"
         "  --modes M       branches: lowest M oscillating eigenvalues (default 20)\n"
         "  --contact NAME  contact to analyse (default: the first one); 'all': every\n"
         "                  contact with all its slave nodes, positions those of the first\n"
@@ -36,6 +42,8 @@ static void cea_help(FILE *out)
         "  --slave K       slave node of the contact, index in its node list (default 0);\n"
         "                  'all': every slave node of the contact at once, each with its\n"
         "                  normal row and friction term, s being the first node's position\n"
+        "                  (on a face set, every node travels the same s: a line of slave\n"
+        "                  nodes across a beam's width is --slave all)\n"
         "  --t-eval T      time of the steady state: damping schedule, sliding velocity\n"
         "                  (default: the case's t_end)\n"
         "  --solver S      auto (default), qz (LAPACK dggev) or standard (dgeev)\n"
@@ -214,7 +222,17 @@ int tvds_cmd_cea(int argc, char **argv)
             goto out;
         }
     }
-    if (!have_s0 || !have_s1) {
+    if ((!have_s0 || !have_s1) && m->contacts[contact].master_kind == TVDS_MASTER_FACES) {
+        /* Face set: the travel over which the active slave nodes stay on it. */
+        double lo, hi;
+        if (tvds_cea_path_range(m, contact, o.slave, &lo, &hi, &ctx) != TVDS_OK) {
+            fprintf(stderr, "tvds: %s (give --s0 and --s1)\n", ctx.msg);
+            rc = 2;
+            goto out;
+        }
+        if (!have_s0) s0 = lo;
+        if (!have_s1) s1 = hi;
+    } else if (!have_s0 || !have_s1) {
         double L;
         if (tvds_cea_surface_length(m, contact, &L, &ctx) != TVDS_OK) {
             fprintf(stderr, "tvds: %s (give --s0 and --s1)\n", ctx.msg);

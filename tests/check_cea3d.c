@@ -1,0 +1,636 @@
+/* check_cea3d.c — complex eigenvalue analysis on face-set masters (3D node-to-face) and with
+ * several nodes on deformable masters about the preloaded state: the 2D locus from its
+ * extrusion, invariance under a rotation of the whole model, an independent penalty model with
+ * a finite-difference tangent, and two independent copies (docs/cea.md). */
+#include <check.h>
+#include <complex.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lapacke.h>
+
+#include "tvds/tvds_cea.h"
+
+#define PI 3.14159265358979323846
+
+/* ---- Model building ----------------------------------------------------------------------- */
+
+static void rot_apply(const double R[9], const double x[3], double y[3])
+{
+    for (int i = 0; i < 3; i++)
+        y[i] = R[3 * i] * x[0] + R[3 * i + 1] * x[1] + R[3 * i + 2] * x[2];
+}
+
+/* Rotation by th about the unit axis ax (Rodrigues), row-major. */
+static void rotation(const double ax[3], double th, double R[9])
+{
+    double c = cos(th), s = sin(th);
+    double K[9] = {0, -ax[2], ax[1], ax[2], 0, -ax[0], -ax[1], ax[0], 0};
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            R[3 * i + j] = (i == j ? c : 0.0) + (1 - c) * ax[i] * ax[j] + s * K[3 * i + j];
+}
+
+static const double ID3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+
+/* A substructure of nn nodes with 3 DoFs each (x, y, z) at X (nn x 3), with block-diagonal
+ * mass and stiffness: node i has the 3 x 3 blocks Mb + 9 i, Kb + 9 i (row-major). Everything is
+ * turned by R: X' = R X, M' = R M R^T, K' = R K R^T. */
+static int add_sub3(tvds_model *m, const char *name, int nn, const long *ids, const double *X,
+                    const double *Mb, const double *Kb, const double R[9])
+{
+    int n = 3 * nn;
+    tvds_substructure *s = tvds_calloc(1, sizeof *s);
+    ck_assert_ptr_nonnull(s);
+    s->name = tvds_strdup(name);
+    s->n = n;
+    s->M = tvds_calloc((size_t)n * n, sizeof(double));
+    s->K = tvds_calloc((size_t)n * n, sizeof(double));
+    s->dofs = tvds_calloc((size_t)n, sizeof(tvds_dof));
+    for (int i = 0; i < nn; i++) {
+        double xr[3];
+        rot_apply(R, X + 3 * i, xr);
+        for (int k = 0; k < 3; k++) {
+            tvds_dof *d = &s->dofs[3 * i + k];
+            d->kind = TVDS_DOF_PHYSICAL;
+            d->node = ids[i];
+            d->dir = TVDS_DIR_X + k;
+            memcpy(d->xyz, xr, sizeof xr);
+        }
+        for (int q = 0; q < 2; q++) {
+            const double *B = (q ? Kb : Mb) + 9 * i;
+            double *T = q ? s->K : s->M;
+            for (int a = 0; a < 3; a++)
+                for (int b = 0; b < 3; b++) {
+                    double v = 0.0;
+                    for (int c = 0; c < 3; c++)
+                        for (int d = 0; d < 3; d++)
+                            v += R[3 * a + c] * B[3 * c + d] * R[3 * b + d];
+                    T[(size_t)(3 * i + b) * n + 3 * i + a] = v;
+                }
+        }
+    }
+    m->subs = tvds_realloc(m->subs, (size_t)(m->nsub + 1) * sizeof *m->subs);
+    m->damping = tvds_realloc(m->damping, (size_t)(m->nsub + 1) * sizeof *m->damping);
+    memset(&m->damping[m->nsub], 0, sizeof *m->damping);
+    m->subs[m->nsub] = s;
+    return m->nsub++;
+}
+
+static void add_load(tvds_model *m, int sub, int dof, double value)
+{
+    m->loads = tvds_realloc(m->loads, (size_t)(m->nload + 1) * sizeof *m->loads);
+    tvds_load *l = &m->loads[m->nload++];
+    memset(l, 0, sizeof *l);
+    l->name = tvds_strdup("preload");
+    l->sub = sub;
+    l->dof = dof;
+    l->fn = (tvds_fn){.kind = TVDS_FN_CONST, .amp = value};
+}
+
+/* Load F (3, turned by R) on node i of substructure sub. */
+static void add_load3(tvds_model *m, int sub, int i, const double F[3], const double R[9])
+{
+    double Fr[3];
+    rot_apply(R, F, Fr);
+    for (int k = 0; k < 3; k++)
+        add_load(m, sub, 3 * i + k, Fr[k]);
+}
+
+/* Contact of the slave nodes of substructure ss on the face set of substructure ms: nface
+ * 4-node faces whose corners are indices into master_ids; the slave body travels with the
+ * velocity v (turned by R, 1e3 m/s: a ramp over the whole run). */
+static void add_face_contact(tvds_model *m, int ss, int nsl, const long *sl, int ms, int nm,
+                             const long *mids, int nface, const int *corners, double mu,
+                             const double v[3], const double R[9])
+{
+    m->contacts = tvds_realloc(m->contacts, (size_t)(m->ncontact + 1) * sizeof *m->contacts);
+    tvds_contact *c = &m->contacts[m->ncontact++];
+    memset(c, 0, sizeof *c);
+    c->name = tvds_strdup("C");
+    c->dim = 3;
+    c->slave_sub = ss;
+    c->nslave = nsl;
+    c->slave_nodes = tvds_malloc((size_t)nsl * sizeof(long));
+    memcpy(c->slave_nodes, sl, (size_t)nsl * sizeof(long));
+    c->master_kind = TVDS_MASTER_FACES;
+    c->master_sub = ms;
+    c->nmaster = nm;
+    c->master_nodes = tvds_malloc((size_t)nm * sizeof(long));
+    memcpy(c->master_nodes, mids, (size_t)nm * sizeof(long));
+    c->nface = nface;
+    c->face_nn = tvds_malloc((size_t)nface * sizeof(int));
+    c->face_node = tvds_calloc((size_t)nface * TVDS_FACE_MAX_NODES, sizeof(int));
+    for (int f = 0; f < nface; f++) {
+        c->face_nn[f] = 4;
+        for (int q = 0; q < 4; q++)
+            c->face_node[f * TVDS_FACE_MAX_NODES + q] = corners[4 * f + q];
+    }
+    c->mu_s = c->mu_k = mu;
+    double vr[3];
+    rot_apply(R, v, vr);
+    for (int k = 0; k < 3; k++)
+        c->slave_kin[k] = (tvds_fn){.kind = TVDS_FN_RAMP, .amp = 1e3 * vr[k], .t0 = 0, .t1 = 1e3};
+}
+
+/* ---- The 2D inclined case and its extrusion ----------------------------------------------- */
+
+static const double G30 = PI / 6.0, SEG = 0.5, WID = 0.2, PRE = 600.0, MU = 0.3;
+
+static double mass_master(int i)
+{
+    return 0.3 + 0.1 * i;
+}
+
+static double k_master(int i, int k)
+{
+    return k == 2 ? 4e4 * (1.0 + 0.5 * i) : (k ? 3e4 : 5e4) * (1.0 + 0.7 * i);
+}
+
+/* 2D: slave (x, y) pressed by PRE along -n on a three-node master at 30 degrees, each master
+ * node on springs in x and y; the slave slides up the slope (chi = +1). */
+static tvds_model *inclined2d(void)
+{
+    tvds_model *m = tvds_model_create();
+    tvds_substructure *s[2] = {NULL, NULL};
+    for (int b = 0; b < 2; b++) {
+        int n = b ? 6 : 2;
+        s[b] = tvds_calloc(1, sizeof *s[b]);
+        s[b]->name = tvds_strdup(b ? "master" : "slave");
+        s[b]->n = n;
+        s[b]->M = tvds_calloc((size_t)n * n, sizeof(double));
+        s[b]->K = tvds_calloc((size_t)n * n, sizeof(double));
+        s[b]->dofs = tvds_calloc((size_t)n, sizeof(tvds_dof));
+        for (int i = 0; i < n; i++) {
+            int node = i / 2, k = i % 2;
+            tvds_dof *d = &s[b]->dofs[i];
+            d->kind = TVDS_DOF_PHYSICAL;
+            d->dir = k;
+            d->node = b ? 10 + node : 1;
+            d->xyz[0] = b ? node * SEG * cos(G30) : 0.0;
+            d->xyz[1] = b ? node * SEG * sin(G30) : 0.0;
+            s[b]->M[(size_t)i * n + i] = b ? mass_master(node) : 0.8;
+            s[b]->K[(size_t)i * n + i] = b ? k_master(node, k) : (k ? 1e4 : 2e4);
+        }
+    }
+    m->subs = tvds_calloc(2, sizeof *m->subs);
+    m->damping = tvds_calloc(2, sizeof *m->damping);
+    m->subs[0] = s[0], m->subs[1] = s[1], m->nsub = 2;
+    m->contacts = tvds_calloc(1, sizeof *m->contacts);
+    tvds_contact *c = &m->contacts[0];
+    m->ncontact = 1;
+    c->name = tvds_strdup("tip");
+    c->dim = 2;
+    c->slave_sub = 0;
+    c->nslave = 1;
+    c->slave_nodes = tvds_malloc(sizeof(long));
+    c->slave_nodes[0] = 1;
+    c->master_kind = TVDS_MASTER_SURFACE;
+    c->master_sub = 1;
+    c->nmaster = 3;
+    c->master_nodes = tvds_malloc(3 * sizeof(long));
+    for (int i = 0; i < 3; i++)
+        c->master_nodes[i] = 10 + i;
+    c->mu_s = c->mu_k = MU;
+    c->slave_kin[0] = (tvds_fn){.kind = TVDS_FN_RAMP, .amp = 1e3 * cos(G30), .t0 = 0, .t1 = 1e3};
+    c->slave_kin[1] = (tvds_fn){.kind = TVDS_FN_RAMP, .amp = 1e3 * sin(G30), .t0 = 0, .t1 = 1e3};
+    add_load(m, 0, 0, PRE * sin(G30));
+    add_load(m, 0, 1, -PRE * cos(G30));
+    return m;
+}
+
+/* The extrusion over the width WID along z: each 2D master node becomes a front (z = +WID/2)
+ * and a back node (z = -WID/2) with half its mass and stiffness in x, y (and a z spring); the
+ * two segments become two 4-node faces (T1 front, T2 front, T2 back, T1 back: normal = the 2D
+ * n). The slave gains a z DoF on a spring. ncopy independent copies side by side (copy c at
+ * z + 10 c), all slave nodes in one substructure and all faces in one master; everything
+ * turned by R. */
+static tvds_model *extruded(int ncopy, const double R[9])
+{
+    tvds_model *m = tvds_model_create();
+    int ns = ncopy, nm = 6 * ncopy;
+    long sid[2], mid[12];
+    double Xs[6], Ms[18] = {0}, Ks[18] = {0}, Xm[36], Mm[108] = {0}, Km[108] = {0};
+    int corners[16];
+    for (int c = 0; c < ncopy; c++) {
+        double zc = 10.0 * c;
+        sid[c] = 1 + c;
+        Xs[3 * c] = Xs[3 * c + 1] = 0.0, Xs[3 * c + 2] = zc;
+        for (int k = 0; k < 3; k++)
+            Ms[9 * c + 4 * k] = 0.8;
+        Ks[9 * c] = 2e4, Ks[9 * c + 4] = 1e4, Ks[9 * c + 8] = 1.5e4;
+        for (int side = 0; side < 2; side++)
+            for (int i = 0; i < 3; i++) {
+                int q = 6 * c + 3 * side + i;
+                mid[q] = 100 * c + 10 * (side + 1) + i;
+                Xm[3 * q] = i * SEG * cos(G30);
+                Xm[3 * q + 1] = i * SEG * sin(G30);
+                Xm[3 * q + 2] = zc + (side ? -0.5 : 0.5) * WID;
+                for (int k = 0; k < 3; k++) {
+                    Mm[9 * q + 4 * k] = 0.5 * mass_master(i);
+                    Km[9 * q + 4 * k] = k == 2 ? k_master(i, 2) : 0.5 * k_master(i, k);
+                }
+            }
+        for (int f = 0; f < 2; f++) {
+            int *cr = corners + 4 * (2 * c + f);
+            cr[0] = 6 * c + f, cr[1] = 6 * c + f + 1, cr[2] = 6 * c + 3 + f + 1,
+            cr[3] = 6 * c + 3 + f;
+        }
+    }
+    int S = add_sub3(m, "slave", ns, sid, Xs, Ms, Ks, R);
+    int Mst = add_sub3(m, "master", nm, mid, Xm, Mm, Km, R);
+    double v[3] = {cos(G30), sin(G30), 0.0};
+    add_face_contact(m, S, ns, sid, Mst, nm, mid, 2 * ncopy, corners, MU, v, R);
+    double F[3] = {PRE * sin(G30), -PRE * cos(G30), 0.0};
+    for (int c = 0; c < ncopy; c++)
+        add_load3(m, S, c, F, R);
+    return m;
+}
+
+static double complex eig_at(const tvds_cea_result *r, int p, int b)
+{
+    size_t k = (size_t)p * r->nbranch + b;
+    return r->re[k] + I * 2 * PI * r->freq[k];
+}
+
+/* Largest relative distance from an eigenvalue of a (position pa) to the nearest of b (pb). */
+static double max_nearest(const tvds_cea_result *a, int pa, const tvds_cea_result *b, int pb)
+{
+    double worst = 0.0;
+    for (int i = 0; i < a->nbranch; i++) {
+        double complex la = eig_at(a, pa, i);
+        double best = INFINITY;
+        for (int j = 0; j < b->nbranch; j++) {
+            double d = cabs(eig_at(b, pb, j) - la) / cabs(la);
+            if (d < best) best = d;
+        }
+        if (best > worst) worst = best;
+    }
+    return worst;
+}
+
+static tvds_cea_options opts(int nmodes, int state)
+{
+    tvds_cea_options o = tvds_cea_options_default();
+    o.refine = 0;
+    o.nmodes = nmodes;
+    o.nextra = 0;
+    o.t_eval = 1.0;
+    o.state = state;
+    return o;
+}
+
+START_TEST(test_extrusion_gives_2d)
+{
+    /* The 2D preloaded case and its extrusion at two positions (segment 0 at alpha 0.6,
+     * segment 1 at alpha 0.5), about both states: every 2D eigenvalue is an eigenvalue of the
+     * 3D model (its modes symmetric about the midplane; the antisymmetric and z modes are the
+     * extra ones), and the static normal force is the same. */
+    double s[2] = {0.3, 0.75};
+    tvds_model *m2 = inclined2d(), *m3 = extruded(1, ID3);
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    for (int st = 0; st < 2; st++) {
+        tvds_cea_options o2 = opts(7, st ? TVDS_CEA_UNDEFORMED : TVDS_CEA_DEFORMED);
+        tvds_cea_options o3 = opts(20, o2.state);
+        tvds_cea_result *r2 = NULL, *r3 = NULL;
+        ck_assert_msg(tvds_cea_run(m2, 0, s, 2, &o2, &r2, &ctx) == TVDS_OK, "%s", ctx.msg);
+        ck_assert_msg(tvds_cea_run(m3, 0, s, 2, &o3, &r3, &ctx) == TVDS_OK, "%s", ctx.msg);
+        ck_assert_int_eq(r3->nred, 20);
+        ck_assert_int_eq(r2->nbranch, 7);
+        for (int p = 0; p < 2; p++) {
+            double d = max_nearest(r2, p, r3, p);
+            double dl = fabs(r3->lambda_n[p] - r2->lambda_n[p]) / (r2->lambda_n[p] + 1e-300);
+            if (getenv("TVDS_TEST_VERBOSE"))
+                fprintf(stderr, "cea3d extrusion: state %d s = %g: eigenvalues %.3g, force %.3g\n",
+                        st, s[p], d, dl);
+            ck_assert_msg(d < 1e-12, "state %d s = %g: 2D eigenvalue vs extrusion %.3g", st, s[p],
+                          d);
+            if (st == 0) {
+                ck_assert(r2->lambda_n[p] > 100.0);
+                ck_assert_msg(dl < 1e-12, "normal force %.15g vs %.15g", r3->lambda_n[p],
+                              r2->lambda_n[p]);
+            } else {
+                ck_assert_double_eq(r3->lambda_n[p], 0.0);
+            }
+        }
+        tvds_cea_result_free(&r2);
+        tvds_cea_result_free(&r3);
+    }
+    tvds_model_free(&m2);
+    tvds_model_free(&m3);
+}
+END_TEST
+
+START_TEST(test_rotation_invariance)
+{
+    /* The extruded model turned by 0.7 rad about (1, 2, 3): positions, masses, stiffnesses,
+     * loads and the drive; no eigenvalue and no normal force changes beyond round-off. */
+    double ax[3] = {1 / sqrt(14.0), 2 / sqrt(14.0), 3 / sqrt(14.0)}, R[9];
+    rotation(ax, 0.7, R);
+    double s[2] = {0.3, 0.75};
+    tvds_model *m0 = extruded(1, ID3), *m1 = extruded(1, R);
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    for (int st = 0; st < 2; st++) {
+        tvds_cea_options o = opts(20, st ? TVDS_CEA_UNDEFORMED : TVDS_CEA_DEFORMED);
+        tvds_cea_result *r0 = NULL, *r1 = NULL;
+        ck_assert_msg(tvds_cea_run(m0, 0, s, 2, &o, &r0, &ctx) == TVDS_OK, "%s", ctx.msg);
+        ck_assert_msg(tvds_cea_run(m1, 0, s, 2, &o, &r1, &ctx) == TVDS_OK, "%s", ctx.msg);
+        for (int p = 0; p < 2; p++) {
+            /* As sets: the tracking's labels are arbitrary within the degenerate pairs of
+             * front and back z modes. */
+            double d = fmax(max_nearest(r0, p, r1, p), max_nearest(r1, p, r0, p));
+            double dl = fabs(r1->lambda_n[p] - r0->lambda_n[p]) / (r0->lambda_n[p] + 1e-300);
+            if (getenv("TVDS_TEST_VERBOSE"))
+                fprintf(stderr, "cea3d rotation: state %d s = %g: eigenvalues %.3g, force %.3g\n",
+                        st, s[p], d, dl);
+            ck_assert_msg(d < 1e-12 && dl < 1e-12, "state %d s = %g: eigenvalues %.3g, force %.3g",
+                          st, s[p], d, dl);
+        }
+        tvds_cea_result_free(&r0);
+        tvds_cea_result_free(&r1);
+    }
+    tvds_model_free(&m0);
+    tvds_model_free(&m1);
+}
+END_TEST
+
+START_TEST(test_two_copies)
+{
+    /* Two independent copies of the extruded case, both slave nodes active (one per copy's
+     * faces): every eigenvalue of one copy appears twice, about both states; the static normal
+     * force doubles. */
+    double s[2] = {0.3, 0.75};
+    tvds_model *m1 = extruded(1, ID3), *m2 = extruded(2, ID3);
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    for (int st = 0; st < 2; st++) {
+        tvds_cea_options o1 = opts(20, st ? TVDS_CEA_UNDEFORMED : TVDS_CEA_DEFORMED);
+        tvds_cea_options o2 = opts(40, o1.state);
+        o2.slave = TVDS_CEA_ALL_SLAVES;
+        tvds_cea_result *r1 = NULL, *r2 = NULL;
+        ck_assert_msg(tvds_cea_run(m1, 0, s, 2, &o1, &r1, &ctx) == TVDS_OK, "%s", ctx.msg);
+        ck_assert_msg(tvds_cea_run(m2, 0, s, 2, &o2, &r2, &ctx) == TVDS_OK, "%s", ctx.msg);
+        ck_assert_int_eq(r2->nbranch, 40);
+        for (int p = 0; p < 2; p++) {
+            double worst = 0.0;
+            for (int b = 0; b < 20; b++) {
+                /* The two nearest eigenvalues of the pair of copies. */
+                double complex l = eig_at(r1, p, b);
+                double d1 = INFINITY, d2 = INFINITY;
+                for (int c = 0; c < 40; c++) {
+                    double d = cabs(eig_at(r2, p, c) - l) / cabs(l);
+                    if (d < d1)
+                        d2 = d1, d1 = d;
+                    else if (d < d2)
+                        d2 = d;
+                }
+                if (d2 > worst) worst = d2;
+            }
+            double dl = fabs(r2->lambda_n[p] - 2 * r1->lambda_n[p]) / (r1->lambda_n[p] + 1e-300);
+            if (getenv("TVDS_TEST_VERBOSE"))
+                fprintf(stderr, "cea3d copies: state %d s = %g: eigenvalues %.3g, force %.3g\n", st,
+                        s[p], worst, dl);
+            ck_assert_msg(worst < 1e-12, "state %d s = %g: second copy's eigenvalue %.3g", st, s[p],
+                          worst);
+            ck_assert_msg(dl < 1e-12, "normal force %.15g vs 2 x %.15g", r2->lambda_n[p],
+                          r1->lambda_n[p]);
+        }
+        tvds_cea_result_free(&r1);
+        tvds_cea_result_free(&r2);
+    }
+    tvds_model_free(&m1);
+    tvds_model_free(&m2);
+}
+END_TEST
+
+/* ---- A warped face on springs against an independent penalty model ------------------------ */
+
+/* Bilinear face (corners P, 4 x 3, at natural (-1,-1), (1,-1), (1,1), (-1,1)): point, shape
+ * functions, tangents and the twist x_,12 at (x1, x2). */
+static void bil_point(const double *P, const double xi[2], double xp[3], double Nq[4], double a1[3],
+                      double a2[3], double a12[3])
+{
+    static const double sg[4][2] = {{-1, -1}, {1, -1}, {1, 1}, {-1, 1}};
+    for (int k = 0; k < 3; k++)
+        xp[k] = a1[k] = a2[k] = a12[k] = 0.0;
+    for (int q = 0; q < 4; q++) {
+        double A = 1 + sg[q][0] * xi[0], B = 1 + sg[q][1] * xi[1];
+        Nq[q] = 0.25 * A * B;
+        for (int k = 0; k < 3; k++) {
+            xp[k] += Nq[q] * P[3 * q + k];
+            a1[k] += 0.25 * sg[q][0] * B * P[3 * q + k];
+            a2[k] += 0.25 * sg[q][1] * A * P[3 * q + k];
+            a12[k] += 0.25 * sg[q][0] * sg[q][1] * P[3 * q + k];
+        }
+    }
+}
+
+static double dot3(const double a[3], const double b[3])
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+/* Orthogonal projection of Q on the bilinear face by Newton (full Hessian). */
+static void bil_project(const double *P, const double Q[3], double xi[2])
+{
+    xi[0] = xi[1] = 0.0;
+    for (int it = 0; it < 60; it++) {
+        double xp[3], Nq[4], a1[3], a2[3], a12[3], r[3];
+        bil_point(P, xi, xp, Nq, a1, a2, a12);
+        for (int k = 0; k < 3; k++)
+            r[k] = xp[k] - Q[k];
+        double g1 = dot3(a1, r), g2 = dot3(a2, r);
+        double h11 = dot3(a1, a1), h12 = dot3(a1, a2) + dot3(r, a12), h22 = dot3(a2, a2);
+        double det = h11 * h22 - h12 * h12;
+        xi[0] -= (h22 * g1 - h12 * g2) / det;
+        xi[1] -= (h11 * g2 - h12 * g1) / det;
+    }
+}
+
+enum { PW_N = 15 };
+static const double PW_KP = 1e11, PW_MU = 0.35;
+static const double PW_V[3] = {1.0, 0.4, 0.3}; /* the slave's travel: oblique to the face */
+static const double PW_F[3] = {60.0, -40.0, -600.0};
+static const double PW_XS[3] = {-0.2, -0.1, 0.3};
+static const double PW_XM[12] = {-0.5, -0.5, 0, 0.5, -0.5, 0, 0.5, 0.5, 0.04, -0.5, 0.5, 0};
+
+/* Mass (diagonal, per DoF) and stiffness (block diagonal, row-major 15 x 15) of the slave
+ * node and the four face nodes. */
+static void pw_blocks(double *md, double *Kb)
+{
+    static const double ks[9] = {2e4, 3e3, 2e3, 3e3, 1.5e4, 1e3, 2e3, 1e3, 1e4};
+    for (int i = 0; i < 3; i++)
+        md[i] = 0.8;
+    memcpy(Kb, ks, sizeof ks);
+    for (int q = 0; q < 4; q++) {
+        double *B = Kb + 9 * (q + 1);
+        double d[3] = {3e4 * (1 + 0.3 * q), 4e4, 2.5e4 * (1 + 0.5 * q)};
+        for (int a = 0; a < 3; a++)
+            for (int b = 0; b < 3; b++)
+                B[3 * a + b] = a == b ? d[a] : 4e3 * (1 + ((a + b + q) % 3));
+        for (int k = 0; k < 3; k++)
+            md[3 + 3 * q + k] = 0.3 + 0.05 * q;
+    }
+}
+
+static tvds_model *pw_model(void)
+{
+    double md[PW_N], Kb[45], Mb[45] = {0};
+    pw_blocks(md, Kb);
+    for (int i = 0; i < 5; i++)
+        for (int k = 0; k < 3; k++)
+            Mb[9 * i + 4 * k] = md[3 * i + k];
+    tvds_model *m = tvds_model_create();
+    long sid = 1, mid[4] = {10, 11, 12, 13};
+    int S = add_sub3(m, "slave", 1, &sid, PW_XS, Mb, Kb, ID3);
+    int Mst = add_sub3(m, "master", 4, mid, PW_XM, Mb + 9, Kb + 9, ID3);
+    int corners[4] = {0, 1, 2, 3};
+    add_face_contact(m, S, 1, &sid, Mst, 4, mid, 1, corners, PW_MU, PW_V, ID3);
+    add_load3(m, S, 0, PW_F, ID3);
+    return m;
+}
+
+/* Penalty contact force on the 15 DoFs at X + u (X: the placed slave, then the face nodes):
+ * exact projection on the deformed face, normal force kp times the penetration along its
+ * normal, friction mu along the tangential part of the travel v. */
+static void pw_force(const double *X, const double *u, double *F)
+{
+    double x[PW_N], xi[2], xp[3], Nq[4], a1[3], a2[3], a12[3], n[3];
+    for (int i = 0; i < PW_N; i++)
+        x[i] = X[i] + u[i];
+    bil_project(x + 3, x, xi);
+    bil_point(x + 3, xi, xp, Nq, a1, a2, a12);
+    n[0] = a1[1] * a2[2] - a1[2] * a2[1];
+    n[1] = a1[2] * a2[0] - a1[0] * a2[2];
+    n[2] = a1[0] * a2[1] - a1[1] * a2[0];
+    double nl = sqrt(dot3(n, n)), g = 0.0;
+    for (int k = 0; k < 3; k++)
+        n[k] /= nl;
+    for (int k = 0; k < 3; k++)
+        g += n[k] * (x[k] - xp[k]);
+    double vn = dot3(PW_V, n), t[3], tl = 0.0;
+    for (int k = 0; k < 3; k++) {
+        t[k] = PW_V[k] - vn * n[k];
+        tl += t[k] * t[k];
+    }
+    double fn = -PW_KP * g;
+    for (int k = 0; k < 3; k++) {
+        double fc = fn * (n[k] - PW_MU * t[k] / sqrt(tl));
+        F[k] = fc;
+        for (int q = 0; q < 4; q++)
+            F[3 + 3 * q + k] = -Nq[q] * fc;
+    }
+}
+
+START_TEST(test_preload_matches_penalty)
+{
+    /* A slave node pressed by 600 N on a warped 4-node face whose corners sit on coupled
+     * springs, sliding obliquely (its travel has a component along the normal) with mu = 0.35:
+     * the face tilts and twists under the load. Reference: a penalty model written here
+     * (projection on the deformed bilinear face, normal force kp x penetration, friction along
+     * the tangential part of the travel), static state by Newton and tangent by central finite
+     * differences; it converges to the constrained eigenvalues as O(k / kp) ~ 5e-7. */
+    tvds_model *m = pw_model();
+    double s = 0.25;
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_cea_options o = opts(14, TVDS_CEA_DEFORMED);
+    tvds_cea_result *rd = NULL, *ru = NULL;
+    ck_assert_msg(tvds_cea_run(m, 0, &s, 1, &o, &rd, &ctx) == TVDS_OK, "%s", ctx.msg);
+    o.state = TVDS_CEA_UNDEFORMED;
+    ck_assert_msg(tvds_cea_run(m, 0, &s, 1, &o, &ru, &ctx) == TVDS_OK, "%s", ctx.msg);
+    ck_assert_int_eq(rd->nred, 14);
+    /* Placed slave: the closest point of X_s + s v / |v| on the undeformed face. */
+    double X[PW_N], Q[3], xi[2], Nq[4], a1[3], a2[3], a12[3], vl = sqrt(dot3(PW_V, PW_V));
+    memcpy(X + 3, PW_XM, sizeof PW_XM);
+    for (int k = 0; k < 3; k++)
+        Q[k] = PW_XS[k] + s * PW_V[k] / vl;
+    bil_project(PW_XM, Q, xi);
+    bil_point(PW_XM, xi, X, Nq, a1, a2, a12);
+    double md[PW_N], Kb[45], K[PW_N * PW_N] = {0}, f[PW_N] = {0}, u[PW_N] = {0};
+    pw_blocks(md, Kb);
+    for (int i = 0; i < 5; i++)
+        for (int a = 0; a < 3; a++)
+            for (int b = 0; b < 3; b++)
+                K[(3 * i + a) * PW_N + 3 * i + b] = Kb[9 * i + 3 * a + b];
+    memcpy(f, PW_F, sizeof PW_F);
+    double J[PW_N * PW_N], R[PW_N], F[PW_N], Fp[PW_N], Fm[PW_N], h = 1e-7;
+    for (int it = 0; it < 50; it++) {
+        pw_force(X, u, F);
+        double rn = 0.0;
+        for (int i = 0; i < PW_N; i++) {
+            R[i] = -f[i] - F[i];
+            for (int j = 0; j < PW_N; j++)
+                R[i] += K[i * PW_N + j] * u[j];
+            rn += R[i] * R[i];
+        }
+        for (int j = 0; j < PW_N; j++) {
+            double uj = u[j];
+            u[j] = uj + h;
+            pw_force(X, u, Fp);
+            u[j] = uj - h;
+            pw_force(X, u, Fm);
+            u[j] = uj;
+            for (int i = 0; i < PW_N; i++)
+                J[i * PW_N + j] = K[i * PW_N + j] - (Fp[i] - Fm[i]) / (2 * h);
+        }
+        if (sqrt(rn) < 1e-9 * 600.0) break;
+        int ipiv[PW_N];
+        double A[PW_N * PW_N], b[PW_N];
+        memcpy(A, J, sizeof A);
+        for (int i = 0; i < PW_N; i++)
+            b[i] = -R[i];
+        ck_assert_int_eq(LAPACKE_dgesv(LAPACK_ROW_MAJOR, PW_N, 1, A, PW_N, ipiv, b, 1), 0);
+        for (int i = 0; i < PW_N; i++)
+            u[i] += b[i];
+    }
+    pw_force(X, u, F);
+    double lnp = sqrt(dot3(F, F)) / sqrt(1 + PW_MU * PW_MU);
+    ck_assert_msg(fabs(rd->lambda_n[0] - lnp) < 1e-6 * lnp, "lambda_n %.12g vs penalty %.12g",
+                  rd->lambda_n[0], lnp);
+    double A[PW_N * PW_N], er[PW_N], ei[PW_N], dum[1];
+    for (int i = 0; i < PW_N; i++)
+        for (int j = 0; j < PW_N; j++)
+            A[i * PW_N + j] = J[i * PW_N + j] / md[i];
+    ck_assert_int_eq(
+        LAPACKE_dgeev(LAPACK_ROW_MAJOR, 'N', 'N', PW_N, A, PW_N, er, ei, dum, 1, dum, 1), 0);
+    double dev[2] = {0, 0};
+    for (int q = 0; q < 2; q++) {
+        const tvds_cea_result *r = q ? ru : rd;
+        for (int b = 0; b < r->nbranch; b++) {
+            double complex l = eig_at(r, 0, b), mu2 = -(l * l);
+            double best = INFINITY;
+            for (int k = 0; k < PW_N; k++) {
+                double d = cabs(mu2 - (er[k] + I * ei[k])) / cabs(mu2);
+                if (d < best) best = d;
+            }
+            if (best > dev[q]) dev[q] = best;
+        }
+    }
+    if (getenv("TVDS_TEST_VERBOSE"))
+        fprintf(stderr,
+                "cea3d penalty: lambda_n %.12g / %.12g, eigenvalues %.3g (undeformed %.3g)\n",
+                rd->lambda_n[0], lnp, dev[0], dev[1]);
+    ck_assert_msg(dev[0] < 2e-5, "preloaded linearisation vs penalty: %g", dev[0]);
+    ck_assert_msg(dev[1] > 1e-3, "undeformed vs penalty: %g", dev[1]);
+    tvds_cea_result_free(&rd);
+    tvds_cea_result_free(&ru);
+    tvds_model_free(&m);
+}
+END_TEST
+
+Suite *cea3d_suite(void)
+{
+    Suite *s = suite_create("cea3d");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, test_extrusion_gives_2d);
+    tcase_add_test(tc, test_rotation_invariance);
+    tcase_add_test(tc, test_two_copies);
+    tcase_add_test(tc, test_preload_matches_penalty);
+    suite_add_tcase(s, tc);
+    return s;
+}
