@@ -1,7 +1,7 @@
 /* check_cea3d.c — complex eigenvalue analysis on face-set masters (3D node-to-face) and with
  * several nodes on deformable masters about the preloaded state: the 2D locus from its
- * extrusion, invariance under a rotation of the whole model, an independent penalty model with
- * a finite-difference tangent, and two independent copies (docs/cea.md). */
+ * extrusion, invariance under a rotation of the whole model, independent penalty models with
+ * finite-difference tangents, and two independent copies (docs/cea.md). */
 #include <check.h>
 #include <complex.h>
 #include <math.h>
@@ -623,6 +623,177 @@ START_TEST(test_preload_matches_penalty)
 }
 END_TEST
 
+/* ---- Several nodes on a deformable 2D master about the preloaded state ---------------------- */
+
+enum { TW_N = 10 };
+static const double TW_OFF = 0.45; /* abscissa of the second slave node from the first */
+static const double TW_K[4] = {2e4, 1e4, 2.5e4, 1.2e4}, TW_KC[2] = {5e3, 4e3};
+static const double TW_M[4] = {0.8, 0.8, 0.6, 0.6}, TW_P[2] = {600.0, 400.0};
+
+/* The inclined master of inclined2d with a slave body of two nodes (1 at abscissa 0, 2 at
+ * TW_OFF), coupled by springs in x and y, each pressed along -n. */
+static tvds_model *two_nodes2d(void)
+{
+    tvds_model *m = inclined2d();
+    tvds_substructure *S = m->subs[0];
+    tvds_free(S->M);
+    tvds_free(S->K);
+    tvds_free(S->dofs);
+    S->n = 4;
+    S->M = tvds_calloc(16, sizeof(double));
+    S->K = tvds_calloc(16, sizeof(double));
+    S->dofs = tvds_calloc(4, sizeof(tvds_dof));
+    for (int i = 0; i < 4; i++) {
+        int a = i / 2, k = i % 2;
+        S->dofs[i] = (tvds_dof){.kind = TVDS_DOF_PHYSICAL, .node = 1 + a, .dir = k};
+        S->dofs[i].xyz[0] = a * TW_OFF * cos(G30);
+        S->dofs[i].xyz[1] = a * TW_OFF * sin(G30);
+        S->M[i * 4 + i] = TW_M[i];
+        S->K[i * 4 + i] = TW_K[i] + TW_KC[k];
+        S->K[(i ^ 2) * 4 + i] = -TW_KC[k];
+    }
+    tvds_contact *c = &m->contacts[0];
+    c->nslave = 2;
+    c->slave_nodes = tvds_realloc(c->slave_nodes, 2 * sizeof(long));
+    c->slave_nodes[1] = 2;
+    m->nload = 0;
+    for (int i = 0; i < 2; i++)
+        tvds_free(m->loads[i].name);
+    for (int a = 0; a < 2; a++) {
+        add_load(m, 0, 2 * a, TW_P[a] * sin(G30));
+        add_load(m, 0, 2 * a + 1, -TW_P[a] * cos(G30));
+    }
+    return m;
+}
+
+/* Penalty force of the two slave nodes (DoFs 0..3) on their segments seg[a] of the master
+ * (DoFs 4..9) at X + u: projection on the deformed segment, normal force kp x penetration,
+ * friction mu along the deformed tangent (both slide up the slope). */
+static void tw_force(const double *X, const double *u, const int seg[2], double *F)
+{
+    memset(F, 0, TW_N * sizeof *F);
+    for (int a = 0; a < 2; a++) {
+        double x1[2], x2[2], xc[2];
+        for (int k = 0; k < 2; k++) {
+            xc[k] = X[2 * a + k] + u[2 * a + k];
+            x1[k] = X[4 + 2 * seg[a] + k] + u[4 + 2 * seg[a] + k];
+            x2[k] = X[6 + 2 * seg[a] + k] + u[6 + 2 * seg[a] + k];
+        }
+        double d[2] = {x2[0] - x1[0], x2[1] - x1[1]}, L = hypot(d[0], d[1]);
+        double t[2] = {d[0] / L, d[1] / L}, n[2] = {-t[1], t[0]};
+        double al = ((xc[0] - x1[0]) * t[0] + (xc[1] - x1[1]) * t[1]) / L;
+        double g = (xc[0] - x1[0]) * n[0] + (xc[1] - x1[1]) * n[1], fn = -PW_KP * g;
+        for (int k = 0; k < 2; k++) {
+            double fc = fn * (n[k] - MU * t[k]);
+            F[2 * a + k] += fc;
+            F[4 + 2 * seg[a] + k] -= (1 - al) * fc;
+            F[6 + 2 * seg[a] + k] -= al * fc;
+        }
+    }
+}
+
+START_TEST(test_two_nodes_2d_penalty)
+{
+    /* Two slave nodes of one body on the two segments of the deformable inclined master,
+     * pressed by 600 N and 400 N, about the preloaded state: against an independent penalty
+     * model (exact deformed segments, static state by Newton, central finite-difference
+     * tangent), O(k / kp) ~ 5e-7. Both nodes' preload stiffnesses matter: the undeformed
+     * linearisation is far off. */
+    tvds_model *m = two_nodes2d();
+    double s = 0.3; /* node 1 on segment 0 at alpha 0.6, node 2 on segment 1 at alpha 0.5 */
+    int seg[2] = {0, 1};
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_cea_options o = opts(8, TVDS_CEA_DEFORMED);
+    o.slave = TVDS_CEA_ALL_SLAVES;
+    tvds_cea_result *rd = NULL, *ru = NULL;
+    ck_assert_msg(tvds_cea_run(m, 0, &s, 1, &o, &rd, &ctx) == TVDS_OK, "%s", ctx.msg);
+    o.state = TVDS_CEA_UNDEFORMED;
+    ck_assert_msg(tvds_cea_run(m, 0, &s, 1, &o, &ru, &ctx) == TVDS_OK, "%s", ctx.msg);
+    ck_assert_int_eq(rd->nred, 8);
+    double X[TW_N], K[TW_N * TW_N] = {0}, md[TW_N], f[TW_N] = {0}, u[TW_N] = {0};
+    for (int i = 0; i < 3; i++)
+        X[4 + 2 * i] = i * SEG * cos(G30), X[5 + 2 * i] = i * SEG * sin(G30);
+    for (int a = 0; a < 2; a++) {
+        double sa = s + a * TW_OFF;
+        X[2 * a] = sa * cos(G30), X[2 * a + 1] = sa * sin(G30);
+        f[2 * a] = TW_P[a] * sin(G30), f[2 * a + 1] = -TW_P[a] * cos(G30);
+    }
+    for (int i = 0; i < 4; i++) {
+        md[i] = TW_M[i];
+        K[i * TW_N + i] = TW_K[i] + TW_KC[i % 2];
+        K[i * TW_N + (i ^ 2)] = -TW_KC[i % 2];
+    }
+    for (int i = 0; i < 6; i++) {
+        md[4 + i] = mass_master(i / 2);
+        K[(4 + i) * TW_N + 4 + i] = k_master(i / 2, i % 2);
+    }
+    double J[TW_N * TW_N], R[TW_N], F[TW_N], Fp[TW_N], Fm[TW_N], h = 1e-7;
+    for (int it = 0; it < 50; it++) {
+        tw_force(X, u, seg, F);
+        double rn = 0.0;
+        for (int i = 0; i < TW_N; i++) {
+            R[i] = -f[i] - F[i];
+            for (int j = 0; j < TW_N; j++)
+                R[i] += K[i * TW_N + j] * u[j];
+            rn += R[i] * R[i];
+        }
+        for (int j = 0; j < TW_N; j++) {
+            double uj = u[j];
+            u[j] = uj + h;
+            tw_force(X, u, seg, Fp);
+            u[j] = uj - h;
+            tw_force(X, u, seg, Fm);
+            u[j] = uj;
+            for (int i = 0; i < TW_N; i++)
+                J[i * TW_N + j] = K[i * TW_N + j] - (Fp[i] - Fm[i]) / (2 * h);
+        }
+        if (sqrt(rn) < 1e-9 * 600.0) break;
+        int ipiv[TW_N];
+        double A[TW_N * TW_N], b[TW_N];
+        memcpy(A, J, sizeof A);
+        for (int i = 0; i < TW_N; i++)
+            b[i] = -R[i];
+        ck_assert_int_eq(LAPACKE_dgesv(LAPACK_ROW_MAJOR, TW_N, 1, A, TW_N, ipiv, b, 1), 0);
+        for (int i = 0; i < TW_N; i++)
+            u[i] += b[i];
+    }
+    tw_force(X, u, seg, F);
+    double lnp = (hypot(F[0], F[1]) + hypot(F[2], F[3])) / sqrt(1 + MU * MU);
+    double A[TW_N * TW_N], er[TW_N], ei[TW_N], dum[1];
+    for (int i = 0; i < TW_N; i++)
+        for (int j = 0; j < TW_N; j++)
+            A[i * TW_N + j] = J[i * TW_N + j] / md[i];
+    ck_assert_int_eq(
+        LAPACKE_dgeev(LAPACK_ROW_MAJOR, 'N', 'N', TW_N, A, TW_N, er, ei, dum, 1, dum, 1), 0);
+    double dev[2] = {0, 0};
+    for (int q = 0; q < 2; q++) {
+        const tvds_cea_result *r = q ? ru : rd;
+        for (int b = 0; b < r->nbranch; b++) {
+            double complex l = eig_at(r, 0, b), mu2 = -(l * l);
+            double best = INFINITY;
+            for (int k = 0; k < TW_N; k++) {
+                double d = cabs(mu2 - (er[k] + I * ei[k])) / cabs(mu2);
+                if (d < best) best = d;
+            }
+            if (best > dev[q]) dev[q] = best;
+        }
+    }
+    if (getenv("TVDS_TEST_VERBOSE"))
+        fprintf(stderr,
+                "cea3d two nodes 2D: lambda_n %.12g / %.12g, eigenvalues %.3g "
+                "(undeformed %.3g)\n",
+                rd->lambda_n[0], lnp, dev[0], dev[1]);
+    ck_assert_msg(fabs(rd->lambda_n[0] - lnp) < 1e-6 * lnp, "lambda_n %.12g vs penalty %.12g",
+                  rd->lambda_n[0], lnp);
+    ck_assert_msg(dev[0] < 2e-5, "preloaded linearisation vs penalty: %g", dev[0]);
+    ck_assert_msg(dev[1] > 1e-3, "undeformed vs penalty: %g", dev[1]);
+    tvds_cea_result_free(&rd);
+    tvds_cea_result_free(&ru);
+    tvds_model_free(&m);
+}
+END_TEST
+
 Suite *cea3d_suite(void)
 {
     Suite *s = suite_create("cea3d");
@@ -631,6 +802,7 @@ Suite *cea3d_suite(void)
     tcase_add_test(tc, test_rotation_invariance);
     tcase_add_test(tc, test_two_copies);
     tcase_add_test(tc, test_preload_matches_penalty);
+    tcase_add_test(tc, test_two_nodes_2d_penalty);
     suite_add_tcase(s, tc);
     return s;
 }

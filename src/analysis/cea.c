@@ -1970,15 +1970,6 @@ static int cea_run(const tvds_model *m, int contact, const double *s, int npos,
         problem_free(&p);
         return rc;
     }
-    for (int j = -1; p.gen_static && p.deformed && p.has_load && j < p.nextra; j++) {
-        const cea_problem *x = j < 0 ? &p : &p.extra[j];
-        if (!x->rigid && !x->faces) {
-            problem_free(&p);
-            return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
-                              "cea: several slave nodes or contacts on a deformable 2D master are "
-                              "linearised about the undeformed state only (--state undeformed)");
-        }
-    }
     for (int i = 0; i < npos; i++) {
         /* Every active node's abscissa s + act_ds on the surface. */
         double lo = 0.0, hi = 0.0;
