@@ -100,9 +100,11 @@ typedef struct cea_problem {
     double drive[3]; /* unit direction of the slave body's travel: positions are distances along
                         it from the undeformed placement */
     double *act_X;   /* nact x 3: undeformed coordinates of the active slave nodes [m] */
-    int gen_static;  /* the static state and preload stiffness of every node (faces, several
-                        nodes or contacts on a deformable master) rather than the one-node
-                        path */
+    int disc;        /* rotating rigid disc (rigid = 1 too): centre rigid_pt, axis rigid_n */
+    double rigid_pt[3], omega;
+    int gen_static; /* the static state and preload stiffness of every node (faces, several
+                       nodes or contacts on a deformable master) rather than the one-node
+                       path */
 } cea_problem;
 
 /* The contact's geometry at one position: the segment seg (T1 = node seg, T2 = seg + 1), the
@@ -122,6 +124,18 @@ struct cea_geom {
     int act;      /* index of the node among its contact's active nodes */
 };
 typedef struct cea_geom cea_geom;
+
+static void cross3v(const double a[3], const double b[3], double c[3])
+{
+    c[0] = a[1] * b[2] - a[2] * b[1];
+    c[1] = a[2] * b[0] - a[0] * b[2];
+    c[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+static double dot3v(const double a[3], const double b[3])
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
 
 /* Per-thread workspace, sized once. */
 typedef struct cea_work {
@@ -512,10 +526,11 @@ static int setup_contact(const tvds_model *m, int contact, const tvds_cea_option
     const tvds_contact *c = &m->contacts[contact];
     const char *cname = c->name ? c->name : "?";
     if (c->dim != 2 && !(c->dim == 3 && (c->master_kind == TVDS_MASTER_RIGID ||
-                                         c->master_kind == TVDS_MASTER_FACES)))
+                                         c->master_kind == TVDS_MASTER_FACES ||
+                                         c->master_kind == TVDS_MASTER_DISC)))
         return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
-                          "cea: contact '%s': 2D contacts (dim = 2) and 3D contacts on a face set "
-                          "or a fixed or translating rigid plane only (no disc master yet)",
+                          "cea: contact '%s': 2D contacts (dim = 2) and 3D contacts on a face set, "
+                          "a rigid plane or a rotating disc only",
                           cname);
     p->ncomp = c->dim == 3 ? 3 : 2;
     if (o->slave < TVDS_CEA_ALL_SLAVES || o->slave >= c->nslave)
@@ -603,6 +618,20 @@ static int setup_contact(const tvds_model *m, int contact, const tvds_cea_option
             p->rigid_t[k] = vt > 0 ? v[k] / vt : 0.0;
     } else if (c->master_kind == TVDS_MASTER_FACES) {
         if ((rc = setup_faces(m, c, off, vs, p, ctx))) return rc;
+    } else if (c->master_kind == TVDS_MASTER_DISC) {
+        /* Rotating rigid disc: the face through the centre normal to the axis; each node
+         * slides over the material point under it (docs/cea.md, "Rotating disc"). */
+        double nn =
+            sqrt(c->rigid_normal[0] * c->rigid_normal[0] + c->rigid_normal[1] * c->rigid_normal[1] +
+                 c->rigid_normal[2] * c->rigid_normal[2]);
+        if (!(nn > 0))
+            return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "cea: contact '%s': disc without axis", cname);
+        p->rigid = p->disc = p->gen_static = 1;
+        for (int k = 0; k < 3; k++) {
+            p->rigid_n[k] = c->rigid_normal[k] / nn;
+            p->rigid_pt[k] = c->rigid_point[k];
+        }
+        p->omega = tvds_fn_eval(&c->omega, t_eval);
     } else if (c->master_kind == TVDS_MASTER_RIGID) {
         p->rigid = 1;
         double nn = hypot(c->rigid_normal[0], c->rigid_normal[1]);
@@ -646,7 +675,7 @@ static int setup_contact(const tvds_model *m, int contact, const tvds_cea_option
     }
     for (int k = 0; k < 3; k++)
         p->v_rel[k] = vs[k] - vm[k];
-    if (p->chi_fixed == 0.0 && p->mu != 0.0 && p->v_rel[0] == 0.0 && p->v_rel[1] == 0.0)
+    if (p->chi_fixed == 0.0 && p->mu != 0.0 && p->v_rel[0] == 0.0 && p->v_rel[1] == 0.0 && !p->disc)
         return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
                           "cea: contact '%s': no sliding velocity at t = %g (slave_kin, imposed "
                           "motions of the slave substructure and rigid master motion are all at "
@@ -808,6 +837,65 @@ static int face_geometry(const cea_problem *p, int a, double s, cea_geom *g)
     return face_fill(p, NULL, g) ? 2 : 0;
 }
 
+/* ---- Rotating rigid disc ---- */
+
+/* Frame of a node at x on the disc: n = the axis, r = the position from the centre in the
+ * face plane, w = the slave's velocity relative to the disc's material point there,
+ * v_s - omega a x r, and t = w / |w| (chi = +1). Returns |w| (0: undetermined direction, t =
+ * any direction of the face). */
+static double disc_frame(const cea_problem *p, const double x[3], cea_geom *g)
+{
+    const double *a = p->rigid_n;
+    double r[3], ar[3], h = 0.0, wl = 0.0;
+    for (int k = 0; k < 3; k++)
+        r[k] = x[k] - p->rigid_pt[k];
+    for (int k = 0; k < 3; k++)
+        h += a[k] * r[k];
+    for (int k = 0; k < 3; k++)
+        r[k] -= h * a[k];
+    cross3v(a, r, ar);
+    double w[3];
+    for (int k = 0; k < 3; k++) {
+        w[k] = p->v_rel[k] - p->omega * ar[k];
+        g->n[k] = a[k];
+    }
+    double wn = dot3v(w, a);
+    for (int k = 0; k < 3; k++) {
+        w[k] -= wn * a[k];
+        wl += w[k] * w[k];
+    }
+    wl = sqrt(wl);
+    g->seg = -1;
+    g->alpha = 0.0;
+    g->len = 1.0;
+    g->face = -1;
+    if (!(wl > 0)) {
+        double e[3] = {fabs(a[0]) < 0.9 ? 1.0 : 0.0, fabs(a[0]) < 0.9 ? 0.0 : 1.0, 0.0}, t[3];
+        cross3v(a, e, t);
+        double tl = sqrt(dot3v(t, t));
+        for (int k = 0; k < 3; k++)
+            g->t[k] = t[k] / tl;
+        return 0.0;
+    }
+    for (int k = 0; k < 3; k++)
+        g->t[k] = w[k] / wl;
+    return wl;
+}
+
+/* Geometry of active node a on the disc: the slave node at its undeformed position (positions
+ * are labels, as on a rigid plane), placed on the face plane (g->xc). Returns 0, or 2 when the
+ * sliding direction is undetermined and mu != 0. */
+static int disc_geometry(const cea_problem *p, int a, cea_geom *g)
+{
+    const double *X = p->act_X + 3 * a, *n = p->rigid_n;
+    double h = 0.0;
+    for (int k = 0; k < 3; k++)
+        h += n[k] * (X[k] - p->rigid_pt[k]);
+    for (int k = 0; k < 3; k++)
+        g->xc[k] = X[k] - h * n[k];
+    return disc_frame(p, g->xc, g) > 0 || p->mu == 0.0 ? 0 : 2;
+}
+
 /* Geometry of every active node at the position s of the first: node a at s + act_ds[a]
  * (face-set masters: at distance s along the drive). Returns 0 or the first face_geometry
  * failure. */
@@ -818,8 +906,8 @@ static int contact_geometries(const cea_problem *p, double s, cea_geom *g)
         const cea_problem *x = j < 0 ? p : &p->extra[j];
         for (int a = 0; a < x->nact; a++) {
             g[a].act = a;
-            if (x->faces) {
-                int e = face_geometry(x, a, s, &g[a]);
+            if (x->faces || x->disc) {
+                int e = x->faces ? face_geometry(x, a, s, &g[a]) : disc_geometry(x, a, &g[a]);
                 if (e && !bad) bad = e;
             } else {
                 contact_geometry(x, s + x->act_ds[a], &g[a]);
@@ -834,6 +922,7 @@ static int contact_geometries(const cea_problem *p, double s, cea_geom *g)
 static double chi_along(const cea_problem *p, const double t[3])
 {
     if (p->chi_fixed != 0.0) return p->chi_fixed;
+    if (p->disc) return 1.0; /* t is each node's own sliding direction */
     double vt = p->v_rel[0] * t[0] + p->v_rel[1] * t[1];
     if (p->ncomp == 3) vt += p->v_rel[2] * t[2];
     return vt > 0 ? 1.0 : (vt < 0 ? -1.0 : 0.0);
@@ -1060,18 +1149,6 @@ static void tangent_stiffness(const cea_problem *p, const cea_geom *g, double la
     kg_segment(p, g, lambda, chi, p->slave_dof, w->Kt);
 }
 
-static void cross3v(const double a[3], const double b[3], double c[3])
-{
-    c[0] = a[1] * b[2] - a[2] * b[1];
-    c[1] = a[2] * b[0] - a[0] * b[2];
-    c[2] = a[0] * b[1] - a[1] * b[0];
-}
-
-static double dot3v(const double a[3], const double b[3])
-{
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
 /* Preload stiffness of one node on a face (docs/cea.md, "Face-set masters": derivation and
  * signs), added to Kt. The static state has the slave at its closest point x_P(xi) of the
  * deformed face (positions X + u). With the slave C and the face nodes q as the DoFs
@@ -1167,6 +1244,29 @@ static void kg_face(const cea_problem *p, const cea_geom *g, double lambda, doub
     }
 }
 
+/* Preload stiffness of one node on the rotating disc (docs/cea.md, "Rotating disc"): the
+ * disc is rigid, but the sliding direction t = w / |w|, w = P (v_s - omega a x r), follows the
+ * material point under the slave: dw = -omega P (a x du_C), and since (I - t t^T) P (a x du) =
+ * b (t . du) with b = a x t, dt = -(omega / |w|) b (t . du_C). With F_C = -lambda e,
+ * e = n - chi mu t: K_g = -dF_C/du_C = lambda chi mu (omega / |w|) b t^T on the slave's DoFs. */
+static void kg_disc(const cea_problem *p, const cea_geom *g, double lambda, double chi,
+                    const double *u, double *Kt)
+{
+    int N = p->N;
+    const int *sd = p->act_dof + 3 * g->act;
+    double Q[3], b[3];
+    for (int k = 0; k < 3; k++)
+        Q[k] = g->xc[k] + u[sd[k]];
+    cea_geom h = *g;
+    double wl = disc_frame(p, Q, &h);
+    if (!(wl > 0)) return;
+    cross3v(p->rigid_n, g->t, b);
+    double c = lambda * chi * p->mu * p->omega / wl;
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            Kt[(size_t)sd[j] * N + sd[i]] += c * b[i] * g->t[j];
+}
+
 /* The active nodes in the order of their rows (build_rows: the other contacts first, each from
  * its last node to its first, then the first contact's), with their contact parts. */
 static int nodes_in_row_order(const cea_problem *p, cea_geom *g, const cea_problem **part,
@@ -1209,6 +1309,17 @@ static double gap0(const cea_problem *x, const cea_geom *g)
 static double node_update(const cea_problem *x, cea_geom *g, const double *u)
 {
     cea_geom ng = *g;
+    if (x->disc) {
+        /* The material point under the displaced slave, its velocity, the sliding direction. */
+        double Q[3];
+        const int *sd = x->act_dof + 3 * g->act;
+        for (int k = 0; k < 3; k++)
+            Q[k] = g->xc[k] + u[sd[k]];
+        disc_frame(x, Q, &ng);
+        double ch = fabs(ng.t[0] - g->t[0]) + fabs(ng.t[1] - g->t[1]) + fabs(ng.t[2] - g->t[2]);
+        *g = ng;
+        return ch;
+    }
     if (x->faces) {
         double Q[3];
         const int *sd = x->act_dof + 3 * g->act;
@@ -1315,7 +1426,7 @@ static int static_state_gen(const cea_problem *p, cea_geom *g, cea_work *w, doub
         }
         *lambda = lsum;
         for (int q = 0; q < nt; q++) {
-            if (part[q]->rigid) continue;
+            if (part[q]->rigid && !part[q]->disc) continue;
             moving = 1;
             double ch = node_update(part[q], gg[q], b);
             if (ch < 0) return TVDS_ERR_SINGULAR;
@@ -1339,9 +1450,11 @@ static void tangent_stiffness_gen(const cea_problem *p, const cea_geom *g, cea_w
         const cea_problem *x = j < 0 ? p : &p->extra[j];
         for (int a = 0; a < x->nact; a++) {
             const cea_geom *ga = &g[a];
-            if (x->rigid || ga->lam == 0.0) continue;
+            if ((x->rigid && !x->disc) || ga->lam == 0.0) continue;
             double chi = chi_along(x, ga->t);
-            if (x->faces)
+            if (x->disc)
+                kg_disc(x, ga, ga->lam, chi, u, w->Kt);
+            else if (x->faces)
                 kg_face(x, ga, ga->lam, chi, u, w->Kt);
             else
                 kg_segment(x, ga, ga->lam, chi, x->act_dof + 3 * a, w->Kt);
@@ -1981,17 +2094,18 @@ static int cea_run(const tvds_model *m, int contact, const double *s, int npos,
             /* Face-set masters: every node's closest point on a face, and its sliding
              * direction. */
             const cea_problem *x = j < 0 ? &p : &p.extra[j];
-            for (int a = 0; x->faces && a < x->nact; a++) {
+            for (int a = 0; (x->faces || x->disc) && a < x->nact; a++) {
                 cea_geom gf;
                 memset(&gf, 0, sizeof gf);
-                int e = face_geometry(x, a, s[i], &gf);
+                int e = x->faces ? face_geometry(x, a, s[i], &gf) : disc_geometry(x, a, &gf);
                 if (e) {
                     rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
                                     e == 1 ? "cea: position %d (s = %g m) puts slave node %d of "
                                              "contact %d off its face set"
                                            : "cea: position %d (s = %g m): slave node %d of "
-                                             "contact %d: the sliding direction is normal to "
-                                             "the face (undetermined) or the face has no normal",
+                                             "contact %d: no sliding direction (the relative "
+                                             "velocity is normal to the master) or a face "
+                                             "without normal",
                                     i, s[i], a, j + 2);
                     problem_free(&p);
                     return rc;
