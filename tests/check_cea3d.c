@@ -958,6 +958,30 @@ START_TEST(test_disc_shoe)
 }
 END_TEST
 
+START_TEST(test_path_range)
+{
+    /* The extruded slave starts on the first master node and travels up the slope: it stays on
+     * the two faces for s in [0, 2 SEG]; a position beyond is refused, so is a face-set range on
+     * another master. */
+    tvds_model *m = extruded(1, ID3), *m2 = inclined2d();
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    double lo = NAN, hi = NAN;
+    ck_assert_msg(tvds_cea_path_range(m, 0, 0, 1.0, &lo, &hi, &ctx) == TVDS_OK, "%s", ctx.msg);
+    /* Exact up to the margin of a valid projection, 1e-9 in natural coordinates (2.5e-10 m). */
+    ck_assert_msg(fabs(lo) < 3e-10 && fabs(hi - 2 * SEG) < 3e-10, "range [%.15g, %.15g]", lo, hi);
+    tvds_cea_options o = opts(20, TVDS_CEA_DEFORMED);
+    tvds_cea_result *r = NULL;
+    double s = 2 * SEG + 1e-3;
+    ck_assert_int_eq(tvds_cea_run(m, 0, &s, 1, &o, &r, &ctx), TVDS_ERR_INVALID);
+    ck_assert_ptr_null(r);
+    ck_assert_ptr_nonnull(strstr(ctx.msg, "off its face set"));
+    ck_assert_int_eq(tvds_cea_path_range(m2, 0, 0, 1.0, &lo, &hi, &ctx), TVDS_ERR_INVALID);
+    tvds_model_free(&m);
+    tvds_model_free(&m2);
+}
+END_TEST
+
 Suite *cea3d_suite(void)
 {
     Suite *s = suite_create("cea3d");
@@ -968,6 +992,7 @@ Suite *cea3d_suite(void)
     tcase_add_test(tc, test_preload_matches_penalty);
     tcase_add_test(tc, test_two_nodes_2d_penalty);
     tcase_add_test(tc, test_disc_shoe);
+    tcase_add_test(tc, test_path_range);
     suite_add_tcase(s, tc);
     return s;
 }

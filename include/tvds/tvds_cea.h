@@ -153,11 +153,13 @@ TVDS_API int tvds_cea_slave_abscissa(const tvds_model *m, int contact, int slave
 
 /* Face-set master (docs/cea.md, "Face-set masters"): the positions s (distance travelled by the
  * slave body along its direction of travel, from its undeformed placement) over which slave
- * node `slave` (TVDS_CEA_ALL_SLAVES: every slave node) stays on the face set, the interval
- * [*s_lo, *s_hi] that contains 0 (to 1e-12 of the largest face). TVDS_ERR_INVALID for another
- * master, a node off the face set at s = 0 or no travel. */
-TVDS_API int tvds_cea_path_range(const tvds_model *m, int contact, int slave, double *s_lo,
-                                 double *s_hi, tvds_ctx *ctx);
+ * node `slave` (TVDS_CEA_ALL_SLAVES: every slave node) stays on the face set, the direction of
+ * travel taken at t_eval (< 0: the model's t_end, as tvds_cea_options.t_eval); the interval
+ * [*s_lo, *s_hi] that contains 0 (up to the 1e-9 margin, in natural coordinates, of a valid
+ * projection). TVDS_ERR_INVALID for another master, a node off the face set at s = 0 or no
+ * travel. */
+TVDS_API int tvds_cea_path_range(const tvds_model *m, int contact, int slave, double t_eval,
+                                 double *s_lo, double *s_hi, tvds_ctx *ctx);
 
 /* Free a result; accepts NULL and clears *r. */
 TVDS_API void tvds_cea_result_free(tvds_cea_result **r);

@@ -2395,8 +2395,8 @@ static void slave_travel(const tvds_model *m, const tvds_contact *c, double t, d
     }
 }
 
-int tvds_cea_path_range(const tvds_model *m, int contact, int slave, double *s_lo, double *s_hi,
-                        tvds_ctx *ctx)
+int tvds_cea_path_range(const tvds_model *m, int contact, int slave, double t_eval, double *s_lo,
+                        double *s_hi, tvds_ctx *ctx)
 {
     if (!m || !s_lo || !s_hi || contact < 0 || contact >= m->ncontact)
         return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "cea: bad contact index %d", contact);
@@ -2406,6 +2406,7 @@ int tvds_cea_path_range(const tvds_model *m, int contact, int slave, double *s_l
                           c->name ? c->name : "?");
     tvds_cea_options o = tvds_cea_options_default();
     o.slave = slave;
+    o.t_eval = t_eval;
     o.state = TVDS_CEA_UNDEFORMED;
     cea_problem p;
     int rc = setup(m, contact, &o, &p, ctx);

@@ -225,7 +225,7 @@ int tvds_cmd_cea(int argc, char **argv)
     if ((!have_s0 || !have_s1) && m->contacts[contact].master_kind == TVDS_MASTER_FACES) {
         /* Face set: the travel over which the active slave nodes stay on it. */
         double lo, hi;
-        if (tvds_cea_path_range(m, contact, o.slave, &lo, &hi, &ctx) != TVDS_OK) {
+        if (tvds_cea_path_range(m, contact, o.slave, o.t_eval, &lo, &hi, &ctx) != TVDS_OK) {
             fprintf(stderr, "tvds: %s (give --s0 and --s1)\n", ctx.msg);
             rc = 2;
             goto out;
