@@ -1,5 +1,6 @@
 /* calculix.c — import of a CalculiX job's matrix storage (JOB.sti, JOB.mas, JOB.dof) with the
- * nodes and node sets of its input deck (JOB.inp) as a full model (docs/formats.md). */
+ * nodes, node sets, solid elements and element-face surfaces of its input deck (JOB.inp) as a
+ * full model with node and face sets (docs/formats.md). */
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
@@ -26,6 +27,84 @@ typedef struct ccx_set {
     tvds_lmap in; /* node -> position, to keep each node once */
 } ccx_set;
 
+/* Solid element types tvds reads faces of: the face table of the CalculiX manual (element
+ * faces 1..6, the labels S1..S6 of *SURFACE and P1..P6 of *DLOAD). The manual lists each
+ * face's corners so that the right-hand normal points into the element; face_nodes() reverses
+ * them, so that the normal points out of the element (a master face's normal points toward
+ * the slave, docs/formats.md). Quadratic faces: corners, then the midside nodes of the edges
+ * c1-c2, c2-c3, ... in that order. Positions are 1-based element node numbers. */
+enum { ELEM_HEX8, ELEM_HEX20, ELEM_TET4, ELEM_TET10, ELEM_NTYPES };
+typedef struct ccx_elem_type {
+    int nnode;   /* element nodes */
+    int nface;   /* faces */
+    int face_nn; /* nodes per face */
+    int face[6][8];
+} ccx_elem_type;
+static const ccx_elem_type elem_types[ELEM_NTYPES] = {
+    [ELEM_HEX8] =
+        {8,
+         6,
+         4,
+         {{1, 2, 3, 4}, {5, 8, 7, 6}, {1, 5, 6, 2}, {2, 6, 7, 3}, {3, 7, 8, 4}, {4, 8, 5, 1}}},
+    [ELEM_HEX20] = {20,
+                    6,
+                    8,
+                    {{1, 2, 3, 4, 9, 10, 11, 12},
+                     {5, 8, 7, 6, 16, 15, 14, 13},
+                     {1, 5, 6, 2, 17, 13, 18, 9},
+                     {2, 6, 7, 3, 18, 14, 19, 10},
+                     {3, 7, 8, 4, 19, 15, 20, 11},
+                     {4, 8, 5, 1, 20, 16, 17, 12}}},
+    [ELEM_TET4] = {4, 4, 3, {{1, 2, 3}, {1, 4, 2}, {2, 4, 3}, {3, 4, 1}}},
+    [ELEM_TET10] =
+        {10,
+         4,
+         6,
+         {{1, 2, 3, 5, 6, 7}, {1, 4, 2, 8, 9, 5}, {2, 4, 3, 9, 10, 6}, {3, 4, 1, 10, 8, 7}}},
+};
+
+/* CalculiX element type names -> face table (reduced integration and incompatible modes do
+ * not change the faces). */
+static int elem_type_of(const char *name)
+{
+    static const struct {
+        const char *name;
+        int type;
+    } known[] = {{"C3D8", ELEM_HEX8},   {"C3D8R", ELEM_HEX8},   {"C3D8I", ELEM_HEX8},
+                 {"C3D20", ELEM_HEX20}, {"C3D20R", ELEM_HEX20}, {"C3D4", ELEM_TET4},
+                 {"C3D10", ELEM_TET10}};
+    for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
+        if (strcasecmp(name, known[k].name) == 0) return known[k].type;
+    return -1;
+}
+
+/* Nodes of face f (0-based) of an element of type t with connectivity conn, oriented with the
+ * outward normal: the manual's corner order reversed (c1, cn, ..., c2), the midside nodes
+ * following the reversed edges. Returns the node count. */
+static int face_nodes(int t, const long *conn, int f, long *out)
+{
+    const ccx_elem_type *et = &elem_types[t];
+    int nn = et->face_nn, nc = nn == 3 || nn == 6 ? 3 : 4;
+    const int *fp = et->face[f];
+    out[0] = conn[fp[0] - 1];
+    for (int c = 1; c < nc; c++)
+        out[c] = conn[fp[nc - c] - 1];
+    if (nn > nc) /* reversed edge k joins corners nc-k and nc-k-1 of the manual's order */
+        for (int k = 0; k < nc; k++)
+            out[nc + k] = conn[fp[nc + (nc - 1 - k)] - 1];
+    return nn;
+}
+
+/* A face set read from *SURFACE, TYPE=ELEMENT: faces as (element, face) pairs resolved to
+ * oriented node lists at once. */
+typedef struct ccx_surf {
+    char *name;
+    int nface, cap;
+    int *nn;      /* nface */
+    long *nodes;  /* nface x TVDS_FACE_MAX_NODES */
+    tvds_lmap in; /* 8 element + face -> index: each face once */
+} ccx_surf;
+
 typedef struct ccx_deck {
     tvds_lmap node_slot; /* node id -> slot in xyz */
     double (*xyz)[3];
@@ -33,25 +112,64 @@ typedef struct ccx_deck {
     ccx_set *sets;
     int nsets, scap;
     int nfiles; /* deck files opened so far */
+    /* Solid elements: id -> slot; per slot its type and ELEM_MAX_NODES node ids. */
+    tvds_lmap elem_slot;
+    int *etype;
+    long *conn; /* nelem x 20 */
+    int nelem, ecap;
+    ccx_set *esets; /* element sets (ids of any element type, in order) */
+    int nesets, escap;
+    ccx_surf *surfs;
+    int nsurfs, sfcap;
 } ccx_deck;
+
+#define ELEM_MAX_NODES 20
+
+static void sets_free(ccx_set *sets, int n)
+{
+    for (int i = 0; i < n; i++) {
+        tvds_free(sets[i].name);
+        tvds_free(sets[i].nodes);
+        tvds_lmap_free(&sets[i].in);
+    }
+    tvds_free(sets);
+}
 
 static void deck_free(ccx_deck *d)
 {
     tvds_lmap_free(&d->node_slot);
     tvds_free(d->xyz);
-    for (int i = 0; i < d->nsets; i++) {
-        tvds_free(d->sets[i].name);
-        tvds_free(d->sets[i].nodes);
-        tvds_lmap_free(&d->sets[i].in);
+    sets_free(d->sets, d->nsets);
+    sets_free(d->esets, d->nesets);
+    tvds_lmap_free(&d->elem_slot);
+    tvds_free(d->etype);
+    tvds_free(d->conn);
+    for (int i = 0; i < d->nsurfs; i++) {
+        tvds_free(d->surfs[i].name);
+        tvds_free(d->surfs[i].nn);
+        tvds_free(d->surfs[i].nodes);
+        tvds_lmap_free(&d->surfs[i].in);
     }
-    tvds_free(d->sets);
+    tvds_free(d->surfs);
     memset(d, 0, sizeof *d);
+}
+
+static int find_in(const ccx_set *sets, int n, const char *name)
+{
+    for (int i = 0; i < n; i++) /* decks have few sets */
+        if (strcasecmp(sets[i].name, name) == 0) return i;
+    return -1;
 }
 
 static int find_set(const ccx_deck *d, const char *name)
 {
-    for (int i = 0; i < d->nsets; i++) /* decks have few sets */
-        if (strcasecmp(d->sets[i].name, name) == 0) return i;
+    return find_in(d->sets, d->nsets, name);
+}
+
+static int find_surf(const ccx_deck *d, const char *name)
+{
+    for (int i = 0; i < d->nsurfs; i++)
+        if (strcasecmp(d->surfs[i].name, name) == 0) return i;
     return -1;
 }
 
@@ -155,38 +273,102 @@ static int valid_name(const char *s)
     return 1;
 }
 
-enum { CCX_OTHER, CCX_NODE, CCX_NSET };
+enum { CCX_OTHER, CCX_NODE, CCX_NSET, CCX_ELEMENT, CCX_ELSET, CCX_SURF_ELEM, CCX_SURF_NODE };
 
 typedef struct ccx_state {
-    int block;    /* data lines belong to: CCX_OTHER, CCX_NODE, CCX_NSET */
-    int generate; /* *NSET, GENERATE */
-    int set;      /* current set (NSET or NODE's NSET=), -1 none */
+    int block;    /* data lines belong to: CCX_OTHER, CCX_NODE, CCX_NSET, ... */
+    int generate; /* *NSET, *ELSET: GENERATE */
+    int set;      /* current set (NSET, NODE's NSET=, ELSET, ELEMENT's ELSET=, surface), -1 none */
+    int etype;    /* *ELEMENT: face table (ELEM_*), -1: a type without faces (data skipped) */
+    int pending;  /* *ELEMENT: slot of an element whose nodes continue on the next line, -1 */
+    int filled;   /* nodes of the pending element read so far */
+    long pending_id;
 } ccx_state;
 
-static int get_or_add_set(ccx_deck *d, const char *name, const char *path, long line, int *q,
-                          tvds_ctx *ctx)
+static const char *const elem_type_names = "C3D4, C3D10, C3D8, C3D8R, C3D8I, C3D20, C3D20R";
+
+/* An element whose node list did not end before a keyword or the end of the deck. */
+static int check_pending(const ccx_deck *d, const ccx_state *st, const char *path, long line,
+                         tvds_ctx *ctx)
+{
+    if (st->pending < 0) return TVDS_OK;
+    return TVDS_ERROR(ctx, TVDS_ERR_PARSE,
+                      "%s:%ld: *ELEMENT: element %ld lists %d of its %d nodes before %s", path,
+                      line, st->pending_id, st->filled, elem_types[d->etype[st->pending]].nnode,
+                      line > 0 ? "this keyword" : "the end of the deck");
+}
+
+/* Node sets (esets = 0) or element sets (esets = 1): index of name, added when new. Node sets
+ * and element-face surfaces become tvds sets, whose names share one name space. */
+static int get_or_add(ccx_deck *d, int esets, const char *name, const char *path, long line, int *q,
+                      tvds_ctx *ctx)
 {
     if (!valid_name(name))
         return TVDS_ERROR(ctx, TVDS_ERR_PARSE,
                           "%s:%ld: set name '%.60s' is not made of letters, digits, '_', '-', "
-                          "'.' (tvds node-set names)",
+                          "'.' (tvds set names)",
                           path, line, name);
-    *q = find_set(d, name);
+    ccx_set **arr = esets ? &d->esets : &d->sets;
+    int *n = esets ? &d->nesets : &d->nsets, *cap = esets ? &d->escap : &d->scap;
+    *q = find_in(*arr, *n, name);
     if (*q >= 0) return TVDS_OK;
-    if (d->nsets == d->scap) {
-        int nc = d->scap ? 2 * d->scap : 16;
-        ccx_set *ns = tvds_realloc(d->sets, (size_t)nc * sizeof *ns);
+    if (!esets && find_surf(d, name) >= 0)
+        return TVDS_ERROR(ctx, TVDS_ERR_PARSE,
+                          "%s:%ld: node set '%.60s' has the name of a *SURFACE above: tvds node "
+                          "and face sets share one name space, rename one of them",
+                          path, line, name);
+    if (*n == *cap) {
+        int nc = *cap ? 2 * *cap : 16;
+        ccx_set *ns = tvds_realloc(*arr, (size_t)nc * sizeof *ns);
         if (!ns) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
-        d->sets = ns;
-        d->scap = nc;
+        *arr = ns;
+        *cap = nc;
     }
-    ccx_set *s = &d->sets[d->nsets];
+    ccx_set *s = &(*arr)[*n];
     memset(s, 0, sizeof *s);
     s->name = tvds_strdup(name);
-    d->nsets++; /* owned from here on (deck_free) */
+    (*n)++; /* owned from here on (deck_free) */
     if (!s->name || tvds_lmap_init(&s->in, 16) != TVDS_OK)
         return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
-    *q = d->nsets - 1;
+    *q = *n - 1;
+    return TVDS_OK;
+}
+
+static int get_or_add_set(ccx_deck *d, const char *name, const char *path, long line, int *q,
+                          tvds_ctx *ctx)
+{
+    return get_or_add(d, 0, name, path, line, q, ctx);
+}
+
+static int get_or_add_surf(ccx_deck *d, const char *name, const char *path, long line, int *q,
+                           tvds_ctx *ctx)
+{
+    if (!valid_name(name))
+        return TVDS_ERROR(ctx, TVDS_ERR_PARSE,
+                          "%s:%ld: surface name '%.60s' is not made of letters, digits, '_', '-', "
+                          "'.' (tvds set names)",
+                          path, line, name);
+    *q = find_surf(d, name);
+    if (*q >= 0) return TVDS_OK;
+    if (find_set(d, name) >= 0)
+        return TVDS_ERROR(ctx, TVDS_ERR_PARSE,
+                          "%s:%ld: *SURFACE '%.60s' has the name of a node set: tvds node and "
+                          "face sets share one name space, rename one of them",
+                          path, line, name);
+    if (d->nsurfs == d->sfcap) {
+        int nc = d->sfcap ? 2 * d->sfcap : 8;
+        ccx_surf *ns = tvds_realloc(d->surfs, (size_t)nc * sizeof *ns);
+        if (!ns) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
+        d->surfs = ns;
+        d->sfcap = nc;
+    }
+    ccx_surf *s = &d->surfs[d->nsurfs];
+    memset(s, 0, sizeof *s);
+    s->name = tvds_strdup(name);
+    d->nsurfs++;
+    if (!s->name || tvds_lmap_init(&s->in, 16) != TVDS_OK)
+        return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
+    *q = d->nsurfs - 1;
     return TVDS_OK;
 }
 
@@ -211,6 +393,8 @@ static int keyword(char *kw, const char *path, long line, int depth, ccx_deck *d
     name[k] = '\0';
     char *nm = trim(name);
     if (strcmp(nm, "INCLUDE") != 0) { /* an included file continues the current block */
+        int rc = check_pending(d, st, path, line, ctx);
+        if (rc) return rc;
         st->block = CCX_OTHER;
         st->generate = 0;
         st->set = -1;
@@ -226,6 +410,41 @@ static int keyword(char *kw, const char *path, long line, int depth, ccx_deck *d
         char gen[16];
         st->generate = param(kw, "GENERATE", gen, sizeof gen) != NULL;
         return get_or_add_set(d, val, path, line, &st->set, ctx);
+    } else if (strcmp(nm, "ELEMENT") == 0) {
+        if (!param(kw, "TYPE", val, sizeof val) || !*val)
+            return TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s:%ld: *ELEMENT without TYPE=<type>", path,
+                              line);
+        st->block = CCX_ELEMENT;
+        st->etype = elem_type_of(val); /* other types (shells, beams, springs): skipped */
+        st->pending = -1;
+        if (param(kw, "ELSET", val, sizeof val) && *val)
+            return get_or_add(d, 1, val, path, line, &st->set, ctx);
+    } else if (strcmp(nm, "ELSET") == 0) {
+        if (!param(kw, "ELSET", val, sizeof val) || !*val)
+            return TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s:%ld: *ELSET without ELSET=<name>", path,
+                              line);
+        st->block = CCX_ELSET;
+        char gen[16];
+        st->generate = param(kw, "GENERATE", gen, sizeof gen) != NULL;
+        return get_or_add(d, 1, val, path, line, &st->set, ctx);
+    } else if (strcmp(nm, "SURFACE") == 0) {
+        char type[32];
+        if (!param(kw, "NAME", val, sizeof val) || !*val)
+            return TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s:%ld: *SURFACE without NAME=<name>", path,
+                              line);
+        if (!param(kw, "TYPE", type, sizeof type)) strcpy(type, "ELEMENT");
+        if (strcasecmp(type, "ELEMENT") == 0) {
+            st->block = CCX_SURF_ELEM;
+            return get_or_add_surf(d, val, path, line, &st->set, ctx);
+        }
+        if (strcasecmp(type, "NODE") == 0) {
+            st->block = CCX_SURF_NODE;
+            return get_or_add_set(d, val, path, line, &st->set, ctx);
+        }
+        return TVDS_ERROR(ctx, TVDS_ERR_PARSE,
+                          "%s:%ld: *SURFACE %s: TYPE=%s: tvds reads TYPE=ELEMENT (element faces) "
+                          "and TYPE=NODE surfaces",
+                          path, line, val, type);
     } else if (strcmp(nm, "INCLUDE") == 0) {
         if (!param(kw, "INPUT", val, sizeof val) || !*val)
             return TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s:%ld: *INCLUDE without INPUT=<file>", path,
@@ -252,6 +471,185 @@ static int keyword(char *kw, const char *path, long line, int depth, ccx_deck *d
             return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s:%ld: *INCLUDE: cannot open %s: %s", path, line,
                               inc, open_error());
         return rc;
+    }
+    return TVDS_OK;
+}
+
+/* Data of *NSET / *ELSET (esets), or the node of a TYPE=NODE surface: ids, or names of sets
+ * of the same kind defined above; with generate, 'first, last[, increment]'. */
+static int set_data(ccx_deck *d, int esets, int q, int generate, char **f, int nf, const char *path,
+                    long line, tvds_ctx *ctx)
+{
+    ccx_set *arr = esets ? d->esets : d->sets;
+    int narr = esets ? d->nesets : d->nsets, ndef = esets ? d->nelem : d->nnode;
+    const char *kw = esets ? "*ELSET" : "*NSET", *what = esets ? "element" : "node";
+    ccx_set *s = &arr[q];
+    if (generate) {
+        long a, b, inc = 1;
+        if (nf < 2 || nf > 3 || !parse_long_field(f[0], &a) || !parse_long_field(f[1], &b) ||
+            (nf == 3 && !parse_long_field(f[2], &inc)) || a < 1 || b < a || inc < 1)
+            return TVDS_ERROR(ctx, TVDS_ERR_PARSE,
+                              "%s:%ld: %s, GENERATE: expected 'first, last[, increment]' with "
+                              "1 <= first <= last, increment >= 1",
+                              path, line, kw);
+        /* A range far beyond the ids defined is a typo (or a hostile file), not a set. */
+        double count = floor((double)(b - a) / (double)inc) + 1.0;
+        if (count > 10.0 * (ndef + 100000.0))
+            return TVDS_ERROR(ctx, TVDS_ERR_PARSE,
+                              "%s:%ld: %s, GENERATE: %ld..%ld holds %.0f ids, far more than "
+                              "the %d %ss defined above",
+                              path, line, kw, a, b, count, ndef, what);
+        for (long v = a; v <= b; v += inc) {
+            if (set_push(s, v) != TVDS_OK) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
+            if (v > LONG_MAX - inc) break;
+        }
+        return TVDS_OK;
+    }
+    for (int c = 0; c < nf; c++) {
+        long v;
+        if (parse_long_field(f[c], &v)) {
+            if (v < 1)
+                return TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s:%ld: %s %s: %s id %ld < 1", path, line,
+                                  kw, s->name, what, v);
+            if (set_push(s, v) != TVDS_OK) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
+            continue;
+        }
+        int r = find_in(arr, narr, f[c]); /* a set named inside a set: its members */
+        if (r < 0)
+            return TVDS_ERROR(ctx, TVDS_ERR_PARSE,
+                              "%s:%ld: %s %s: '%.40s' is neither a %s id nor a %s set "
+                              "defined above",
+                              path, line, kw, s->name, f[c], what, what);
+        int m = arr[r].n;
+        for (int i = 0; i < m; i++)
+            if (set_push(s, arr[r].nodes[i]) != TVDS_OK)
+                return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
+    }
+    return TVDS_OK;
+}
+
+/* *ELEMENT data of a type with faces: 'id, n1, n2, ...', the node list possibly continued on
+ * the following lines (CalculiX writes 15 nodes on the first line of a C3D20). */
+static int element_data(ccx_deck *d, ccx_state *st, char **f, int nf, const char *path, long line,
+                        tvds_ctx *ctx)
+{
+    if (st->etype < 0) return TVDS_OK;
+    const int need = elem_types[st->etype].nnode;
+    int first = 0;
+    if (st->pending < 0) {
+        long id;
+        if (!parse_long_field(f[0], &id) || id < 1)
+            return TVDS_ERROR(ctx, TVDS_ERR_PARSE,
+                              "%s:%ld: *ELEMENT: element id '%.40s' is not an integer >= 1", path,
+                              line, f[0]);
+        int old;
+        if (tvds_lmap_put(&d->elem_slot, id, d->nelem, &old) != TVDS_OK)
+            return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
+        if (old >= 0)
+            return TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s:%ld: *ELEMENT: element %ld defined twice",
+                              path, line, id);
+        if (d->nelem == d->ecap) {
+            int nc = d->ecap ? 2 * d->ecap : 256;
+            int *nt = tvds_realloc(d->etype, (size_t)nc * sizeof *nt);
+            if (nt) d->etype = nt;
+            long *ncn =
+                nt ? tvds_realloc(d->conn, (size_t)nc * ELEM_MAX_NODES * sizeof *ncn) : NULL;
+            if (ncn) d->conn = ncn;
+            if (!nt || !ncn) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
+            d->ecap = nc;
+        }
+        d->etype[d->nelem] = st->etype;
+        st->pending = d->nelem++;
+        st->pending_id = id;
+        st->filled = 0;
+        first = 1;
+        if (st->set >= 0 && set_push(&d->esets[st->set], id) != TVDS_OK)
+            return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
+    }
+    long *conn = d->conn + (size_t)st->pending * ELEM_MAX_NODES;
+    for (int c = first; c < nf; c++) {
+        long v;
+        if (st->filled == need)
+            return TVDS_ERROR(ctx, TVDS_ERR_PARSE,
+                              "%s:%ld: *ELEMENT: element %ld has more than the %d nodes of its "
+                              "type",
+                              path, line, st->pending_id, need);
+        if (!parse_long_field(f[c], &v) || v < 1)
+            return TVDS_ERROR(ctx, TVDS_ERR_PARSE,
+                              "%s:%ld: *ELEMENT: element %ld: node id '%.40s' is not an integer "
+                              ">= 1",
+                              path, line, st->pending_id, f[c]);
+        conn[st->filled++] = v;
+    }
+    if (st->filled == need) st->pending = -1;
+    return TVDS_OK;
+}
+
+/* Append face fc (0-based) of the element of id eid to surface q, once. */
+static int surf_add(ccx_deck *d, int q, long eid, int fc, const char *path, long line,
+                    tvds_ctx *ctx)
+{
+    ccx_surf *s = &d->surfs[q];
+    int slot = tvds_lmap_get(&d->elem_slot, eid);
+    if (slot < 0)
+        return TVDS_ERROR(ctx, TVDS_ERR_PARSE,
+                          "%s:%ld: *SURFACE %s: element %ld is not a solid element defined above "
+                          "(tvds reads the faces of %s)",
+                          path, line, s->name, eid, elem_type_names);
+    const ccx_elem_type *et = &elem_types[d->etype[slot]];
+    if (fc >= et->nface)
+        return TVDS_ERROR(ctx, TVDS_ERR_PARSE,
+                          "%s:%ld: *SURFACE %s: element %ld has faces S1..S%d, not S%d", path, line,
+                          s->name, eid, et->nface, fc + 1);
+    int old;
+    if (eid > LONG_MAX / 8 || tvds_lmap_put(&s->in, 8 * eid + fc, s->nface, &old) != TVDS_OK)
+        return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
+    if (old >= 0) return TVDS_OK; /* the face is in the surface already */
+    if (s->nface == s->cap) {
+        int nc = s->cap ? 2 * s->cap : 64;
+        int *nn = tvds_realloc(s->nn, (size_t)nc * sizeof *nn);
+        if (nn) s->nn = nn;
+        long *nd =
+            nn ? tvds_realloc(s->nodes, (size_t)nc * TVDS_FACE_MAX_NODES * sizeof *nd) : NULL;
+        if (nd) s->nodes = nd;
+        if (!nn || !nd) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
+        s->cap = nc;
+    }
+    long *dst = s->nodes + (size_t)s->nface * TVDS_FACE_MAX_NODES;
+    memset(dst, 0, TVDS_FACE_MAX_NODES * sizeof *dst);
+    s->nn[s->nface++] =
+        face_nodes(d->etype[slot], d->conn + (size_t)slot * ELEM_MAX_NODES, fc, dst);
+    return TVDS_OK;
+}
+
+/* *SURFACE, TYPE=ELEMENT data: '<element or element set>, S<k>'. */
+static int surface_data(ccx_deck *d, int q, char **f, int nf, const char *path, long line,
+                        tvds_ctx *ctx)
+{
+    const char *sn = d->surfs[q].name;
+    const char *lab = nf == 2 ? f[1] : "";
+    if (nf != 2 || toupper((unsigned char)lab[0]) != 'S' || lab[1] < '1' || lab[1] > '6' || lab[2])
+        return TVDS_ERROR(ctx, TVDS_ERR_PARSE,
+                          "%s:%ld: *SURFACE %s: expected '<element or element set>, S<face>' "
+                          "with a face label S1..S6",
+                          path, line, sn);
+    int fc = lab[1] - '1';
+    long eid;
+    if (parse_long_field(f[0], &eid)) {
+        if (eid < 1)
+            return TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s:%ld: *SURFACE %s: element id %ld < 1", path,
+                              line, sn, eid);
+        return surf_add(d, q, eid, fc, path, line, ctx);
+    }
+    int e = find_in(d->esets, d->nesets, f[0]);
+    if (e < 0)
+        return TVDS_ERROR(ctx, TVDS_ERR_PARSE,
+                          "%s:%ld: *SURFACE %s: '%.40s' is neither an element id nor an element "
+                          "set defined above",
+                          path, line, sn, f[0]);
+    for (int i = 0; i < d->esets[e].n; i++) {
+        int rc = surf_add(d, q, d->esets[e].nodes[i], fc, path, line, ctx);
+        if (rc) return rc;
     }
     return TVDS_OK;
 }
@@ -313,50 +711,18 @@ static int data_line(char *text, const char *path, long line, ccx_deck *d, ccx_s
             return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
         return TVDS_OK;
     }
-    if (st->block != CCX_NSET) return TVDS_OK;
-    ccx_set *s = &d->sets[st->set];
-    if (st->generate) {
-        long a, b, inc = 1;
-        if (nf < 2 || nf > 3 || !parse_long_field(f[0], &a) || !parse_long_field(f[1], &b) ||
-            (nf == 3 && !parse_long_field(f[2], &inc)) || a < 1 || b < a || inc < 1)
+    if (st->block == CCX_NSET || st->block == CCX_ELSET)
+        return set_data(d, st->block == CCX_ELSET, st->set, st->generate, f, nf, path, line, ctx);
+    if (st->block == CCX_SURF_NODE) { /* node or node set [, weight] */
+        if (nf > 2)
             return TVDS_ERROR(ctx, TVDS_ERR_PARSE,
-                              "%s:%ld: *NSET, GENERATE: expected 'first, last[, increment]' with "
-                              "1 <= first <= last, increment >= 1",
-                              path, line);
-        /* A range far beyond the nodes defined is a typo (or a hostile file), not a set. */
-        double count = floor((double)(b - a) / (double)inc) + 1.0;
-        if (count > 10.0 * (d->nnode + 100000.0))
-            return TVDS_ERROR(ctx, TVDS_ERR_PARSE,
-                              "%s:%ld: *NSET, GENERATE: %ld..%ld holds %.0f ids, far more than "
-                              "the %d nodes defined above",
-                              path, line, a, b, count, d->nnode);
-        for (long v = a; v <= b; v += inc) {
-            if (set_push(s, v) != TVDS_OK) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
-            if (v > LONG_MAX - inc) break;
-        }
-        return TVDS_OK;
+                              "%s:%ld: *SURFACE %s, TYPE=NODE: expected '<node or node set>[, "
+                              "weight]'",
+                              path, line, d->sets[st->set].name);
+        return set_data(d, 0, st->set, 0, f, 1, path, line, ctx);
     }
-    for (int c = 0; c < nf; c++) {
-        long v;
-        if (parse_long_field(f[c], &v)) {
-            if (v < 1)
-                return TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s:%ld: *NSET %s: node id %ld < 1", path,
-                                  line, s->name, v);
-            if (set_push(s, v) != TVDS_OK) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
-            continue;
-        }
-        int q = find_set(d, f[c]); /* a set named inside a set: its nodes */
-        if (q < 0)
-            return TVDS_ERROR(ctx, TVDS_ERR_PARSE,
-                              "%s:%ld: *NSET %s: '%.40s' is neither a node id nor a node set "
-                              "defined above",
-                              path, line, s->name, f[c]);
-        s = &d->sets[st->set];
-        int m = d->sets[q].n;
-        for (int i = 0; i < m; i++)
-            if (set_push(s, d->sets[q].nodes[i]) != TVDS_OK)
-                return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
-    }
+    if (st->block == CCX_ELEMENT) return element_data(d, st, f, nf, path, line, ctx);
+    if (st->block == CCX_SURF_ELEM) return surface_data(d, st->set, f, nf, path, line, ctx);
     return TVDS_OK;
 }
 
@@ -688,6 +1054,77 @@ static int build_sets(const ccx_deck *d, tvds_fe_model *m, tvds_ccx_info *info, 
     return TVDS_OK;
 }
 
+/* Face sets from the element-face surfaces: a face is kept when each of its nodes has the three
+ * translations (a face touching a clamped node has a node without DoFs: left out and counted);
+ * a surface with no face kept is left out. */
+static int build_faces(const ccx_deck *d, tvds_fe_model *m, tvds_ccx_info *info, tvds_ctx *ctx)
+{
+    if (d->nsurfs == 0) return TVDS_OK;
+    tvds_lmap slot; /* node -> index into mask */
+    int *mask = tvds_calloc((size_t)m->n, sizeof *mask), nslot = 0, rc = TVDS_OK;
+    if (!mask || tvds_lmap_init(&slot, (size_t)m->n) != TVDS_OK) {
+        tvds_free(mask);
+        return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
+    }
+    for (int g = 0; g < m->n && !rc; g++) {
+        int old;
+        if (tvds_lmap_put(&slot, m->dofs[g].node, nslot, &old) != TVDS_OK) {
+            rc = TVDS_ERR_NOMEM;
+            break;
+        }
+        if (old < 0) old = nslot++;
+        if (m->dofs[g].dir < 3) mask[old] |= 1 << m->dofs[g].dir;
+    }
+    m->fsets = rc ? NULL : tvds_calloc((size_t)d->nsurfs, sizeof *m->fsets);
+    if (!m->fsets) rc = TVDS_ERR_NOMEM;
+    for (int q = 0; q < d->nsurfs && !rc; q++) {
+        const ccx_surf *s = &d->surfs[q];
+        tvds_faceset *fs = &m->fsets[m->nfsets];
+        size_t cap = s->nface > 0 ? (size_t)s->nface : 1;
+        fs->nn = tvds_malloc(cap * sizeof *fs->nn);
+        fs->nodes = tvds_malloc(cap * TVDS_FACE_MAX_NODES * sizeof *fs->nodes);
+        fs->name = tvds_strdup(s->name);
+        m->nfsets++; /* owned by m from here on */
+        if (!fs->nn || !fs->nodes || !fs->name) {
+            rc = TVDS_ERR_NOMEM;
+            break;
+        }
+        int dropped = 0;
+        for (int k = 0; k < s->nface; k++) {
+            const long *v = s->nodes + (size_t)k * TVDS_FACE_MAX_NODES;
+            int ok = 1;
+            for (int c = 0; c < s->nn[k] && ok; c++) {
+                int sl = tvds_lmap_get(&slot, v[c]);
+                ok = sl >= 0 && mask[sl] == 7;
+            }
+            if (!ok) {
+                dropped++;
+                continue;
+            }
+            memcpy(fs->nodes + (size_t)fs->nface * TVDS_FACE_MAX_NODES, v,
+                   TVDS_FACE_MAX_NODES * sizeof *v);
+            fs->nn[fs->nface++] = s->nn[k];
+        }
+        if (info && dropped) {
+            if (!info->faces_dropped)
+                snprintf(info->first_face_dropped, sizeof info->first_face_dropped, "%s", s->name);
+            info->faces_dropped += dropped;
+        }
+        if (fs->nface == 0) { /* nothing left: the surface is not carried */
+            m->nfsets--;
+            tvds_free(fs->nn);
+            tvds_free(fs->nodes);
+            tvds_free(fs->name);
+            memset(fs, 0, sizeof *fs);
+            if (info) info->fsets_dropped++;
+        }
+    }
+    tvds_lmap_free(&slot);
+    tvds_free(mask);
+    if (rc) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
+    return TVDS_OK;
+}
+
 int tvds_import_calculix(const char *inp_path, tvds_fe_model **out, tvds_ccx_info *info,
                          cholmod_common *cc, tvds_ctx *ctx)
 {
@@ -705,12 +1142,14 @@ int tvds_import_calculix(const char *inp_path, tvds_fe_model **out, tvds_ccx_inf
     ccx_deck d;
     memset(&d, 0, sizeof d);
     tvds_fe_model *m = tvds_calloc(1, sizeof *m);
-    int rc = (!base || !m || tvds_lmap_init(&d.node_slot, 1024) != TVDS_OK)
+    int rc = (!base || !m || tvds_lmap_init(&d.node_slot, 1024) != TVDS_OK ||
+              tvds_lmap_init(&d.elem_slot, 256) != TVDS_OK)
                  ? TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory")
                  : TVDS_OK;
     if (!rc) {
-        ccx_state st = {CCX_OTHER, 0, -1};
+        ccx_state st = {CCX_OTHER, 0, -1, -1, -1, 0, 0};
         rc = read_deck(inp_path, 0, &d, &st, ctx);
+        if (!rc) rc = check_pending(&d, &st, inp_path, 0, ctx);
     }
     if (!rc) {
         memcpy(base, inp_path, l - 4);
@@ -726,6 +1165,7 @@ int tvds_import_calculix(const char *inp_path, tvds_fe_model **out, tvds_ccx_inf
         rc = read_triangle(base, m->n, &m->M, cc, ctx);
     }
     if (!rc) rc = build_sets(&d, m, info, ctx);
+    if (!rc) rc = build_faces(&d, m, info, ctx);
     if (!rc) {
         const char *b = strrchr(inp_path, '/');
         b = b ? b + 1 : inp_path;
@@ -740,6 +1180,8 @@ int tvds_import_calculix(const char *inp_path, tvds_fe_model **out, tvds_ccx_inf
     if (!rc && info) {
         info->nodes = d.nnode;
         info->nsets_deck = d.nsets;
+        info->elements = d.nelem;
+        info->nsurf_deck = d.nsurfs;
     }
     deck_free(&d);
     tvds_free(base);

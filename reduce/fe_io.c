@@ -37,6 +37,18 @@ void tvds_fe_sets_free(int nsets, tvds_nodeset **sets)
     *sets = NULL;
 }
 
+void tvds_fe_facesets_free(int nfsets, tvds_faceset **fsets)
+{
+    if (!fsets || !*fsets) return;
+    for (int i = 0; i < nfsets; i++) {
+        tvds_free((*fsets)[i].name);
+        tvds_free((*fsets)[i].nn);
+        tvds_free((*fsets)[i].nodes);
+    }
+    tvds_free(*fsets);
+    *fsets = NULL;
+}
+
 void tvds_fe_model_free(tvds_fe_model **pm, cholmod_common *cc)
 {
     if (!pm || !*pm) return;
@@ -46,6 +58,7 @@ void tvds_fe_model_free(tvds_fe_model **pm, cholmod_common *cc)
     cholmod_free_sparse(&m->K, cc);
     tvds_free(m->dofs);
     tvds_fe_sets_free(m->nsets, &m->sets);
+    tvds_fe_facesets_free(m->nfsets, &m->fsets);
     tvds_free(m);
     *pm = NULL;
 }
@@ -102,6 +115,18 @@ int tvds_fe_model_write(const tvds_fe_model *m, const char *dir, tvds_ctx *ctx)
                 for (int a = 0; a < m->sets[q].n; a++)
                     fprintf(f, " %ld", m->sets[q].nodes[a]);
                 fprintf(f, "\n");
+            }
+            if (m->nfsets > 0)
+                fprintf(f, "# face sets, 'face <name> <node>...' (one face per line, corners "
+                           "counter-clockwise seen from outside)\n");
+            for (int q = 0; q < m->nfsets; q++) {
+                const tvds_faceset *fs = &m->fsets[q];
+                for (int k = 0; k < fs->nface; k++) {
+                    fprintf(f, "face %s", fs->name);
+                    for (int a = 0; a < fs->nn[k]; a++)
+                        fprintf(f, " %ld", fs->nodes[(size_t)k * TVDS_FACE_MAX_NODES + a]);
+                    fprintf(f, "\n");
+                }
             }
             if (fclose(f) != 0) rc = TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: write failed", path);
         }
@@ -337,13 +362,87 @@ static int valid_set_name(const char *s)
     return 1;
 }
 
+/* One 'face <name> <node>...' line (p after the keyword): a face of 3, 4, 6, 8 or 9 distinct
+ * nodes, each with ux, uy and uz, appended to face set <name> (created on its first line). */
+static int read_face_line(char *p, const char *path, long lineno, const node_index *x,
+                          tvds_smap *names, tvds_smap *fnames, int *nfsets, tvds_faceset **fsets,
+                          tvds_ctx *ctx)
+{
+    char *tb[TVDS_FACE_MAX_NODES + 2];
+    int nf = fields(p, tb, TVDS_FACE_MAX_NODES + 1);
+    if (nf < 1 || !valid_set_name(tb[0]))
+        return TVDS_ERROR(ctx, TVDS_ERR_PARSE,
+                          "%s:%ld: a face set needs a name of letters, digits, '_', '-', '.'", path,
+                          lineno);
+    const char *nm = tb[0];
+    int nn = nf - 1;
+    if (nn != 3 && nn != 4 && nn != 6 && nn != 8 && nn != 9)
+        return TVDS_ERROR(ctx, TVDS_ERR_PARSE,
+                          "%s:%ld: face set '%s': a face has 3, 4, 6, 8 or 9 nodes, found %s%d",
+                          path, lineno, nm, nn > TVDS_FACE_MAX_NODES ? "more than " : "",
+                          nn > TVDS_FACE_MAX_NODES ? TVDS_FACE_MAX_NODES : nn);
+    if (tvds_smap_get(names, nm, strlen(nm)) >= 0)
+        return TVDS_ERROR(ctx, TVDS_ERR_PARSE,
+                          "%s:%ld: '%s' is already a node set (node and face sets share one name "
+                          "space)",
+                          path, lineno, nm);
+    long v[TVDS_FACE_MAX_NODES];
+    for (int a = 0; a < nn; a++) {
+        char *end;
+        errno = 0;
+        v[a] = strtol(tb[a + 1], &end, 10);
+        if (end == tb[a + 1] || *end || errno || v[a] < 1)
+            return TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s:%ld: face set '%s': bad node id '%.40s'",
+                              path, lineno, nm, tb[a + 1]);
+        int slot = tvds_lmap_get(&x->map, v[a]);
+        for (int d = 0; d < 3; d++)
+            if (slot < 0 || x->dof[slot][d] < 0)
+                return TVDS_ERROR(ctx, TVDS_ERR_PARSE,
+                                  "%s:%ld: face set '%s': node %ld has no %s in the DoF table (a "
+                                  "face node needs ux, uy and uz)",
+                                  path, lineno, nm, v[a], dir_names[d]);
+        for (int b = 0; b < a; b++)
+            if (v[b] == v[a])
+                return TVDS_ERROR(ctx, TVDS_ERR_PARSE,
+                                  "%s:%ld: face set '%s': a face lists node %ld twice", path,
+                                  lineno, nm, v[a]);
+    }
+    int q = tvds_smap_get(fnames, nm, strlen(nm));
+    if (q < 0) {
+        tvds_faceset *nfs = tvds_realloc(*fsets, (size_t)(*nfsets + 1) * sizeof *nfs);
+        if (!nfs) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "%s: out of memory", path);
+        *fsets = nfs;
+        q = (*nfsets)++;
+        memset(&nfs[q], 0, sizeof nfs[q]);
+        nfs[q].name = tvds_strdup(nm);
+        if (!nfs[q].name || tvds_smap_put(fnames, nfs[q].name, q, NULL) != TVDS_OK)
+            return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "%s: out of memory", path);
+    }
+    tvds_faceset *fs = &(*fsets)[q];
+    if ((fs->nface & (fs->nface - 1)) == 0) { /* capacity doubles at powers of two */
+        size_t cap = fs->nface ? 2 * (size_t)fs->nface : 1;
+        int *nnn = tvds_realloc(fs->nn, cap * sizeof *nnn);
+        if (nnn) fs->nn = nnn;
+        long *nno = nnn ? tvds_realloc(fs->nodes, cap * TVDS_FACE_MAX_NODES * sizeof *nno) : NULL;
+        if (nno) fs->nodes = nno;
+        if (!nnn || !nno) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "%s: out of memory", path);
+    }
+    long *dst = fs->nodes + (size_t)fs->nface * TVDS_FACE_MAX_NODES;
+    for (int a = 0; a < TVDS_FACE_MAX_NODES; a++)
+        dst[a] = a < nn ? v[a] : 0;
+    fs->nn[fs->nface++] = nn;
+    return TVDS_OK;
+}
+
 /* sets.txt: 'set <name> <node>...', '\' continues; every node must have a DoF (x), a set may
- * not list a node twice, names are unique. */
-static int read_sets(const char *path, node_index *x, int *nsets, tvds_nodeset **sets,
-                     tvds_ctx *ctx)
+ * not list a node twice, names are unique; 'face <name> <node>...' lines make face sets. */
+static int read_sets(const char *path, node_index *x, int *nsets, tvds_nodeset **sets, int *nfsets,
+                     tvds_faceset **fsets, tvds_ctx *ctx)
 {
     *nsets = 0;
     *sets = NULL;
+    *nfsets = 0;
+    *fsets = NULL;
     FILE *f = fopen(path, "r");
     if (!f) return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
     int frc = tvds_input_file_check(path, "node-set file", f, ctx);
@@ -355,11 +454,13 @@ static int read_sets(const char *path, node_index *x, int *nsets, tvds_nodeset *
     size_t cap = 0;
     long lineno = 0, *set_line = NULL;
     int rc = TVDS_OK, cont = 0, nalloc = 0, salloc = 0;
-    tvds_smap names;
+    tvds_smap names, fnames;
     memset(&names, 0, sizeof names);
+    memset(&fnames, 0, sizeof fnames);
     tvds_free(x->mark);
     x->mark = tvds_malloc((size_t)(x->nslot > 0 ? x->nslot : 1) * sizeof(int));
-    if (!x->mark || tvds_smap_init(&names, 16) != TVDS_OK) {
+    if (!x->mark || tvds_smap_init(&names, 16) != TVDS_OK ||
+        tvds_smap_init(&fnames, 16) != TVDS_OK) {
         rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "%s: out of memory", path);
         goto done;
     }
@@ -379,8 +480,22 @@ static int read_sets(const char *path, node_index *x, int *nsets, tvds_nodeset *
             while (isspace((unsigned char)*p))
                 p++;
             if (!*p) continue;
+            if (!strncmp(p, "face", 4) && isspace((unsigned char)p[4])) {
+                if (next_cont) {
+                    rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE,
+                                    "%s:%ld: a face line cannot continue ('\\'): one face per "
+                                    "line",
+                                    path, lineno);
+                    break;
+                }
+                rc = read_face_line(p + 4, path, lineno, x, &names, &fnames, nfsets, fsets, ctx);
+                if (rc) break;
+                continue;
+            }
             if (strncmp(p, "set", 3) || !isspace((unsigned char)p[3])) {
-                rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s:%ld: expected 'set <name> <node>...'",
+                rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE,
+                                "%s:%ld: expected 'set <name> <node>...' or 'face <name> "
+                                "<node>...'",
                                 path, lineno);
                 break;
             }
@@ -396,6 +511,13 @@ static int read_sets(const char *path, node_index *x, int *nsets, tvds_nodeset *
                 rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE,
                                 "%s:%ld: a set needs a name of letters, digits, '_', '-', '.'",
                                 path, lineno);
+                break;
+            }
+            if (tvds_smap_get(&fnames, nm, strlen(nm)) >= 0) {
+                rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE,
+                                "%s:%ld: '%s' is already a face set (node and face sets share one "
+                                "name space)",
+                                path, lineno, nm);
                 break;
             }
             int dup = tvds_smap_get(&names, nm, strlen(nm));
@@ -480,10 +602,13 @@ done:
     free(line); /* getline's buffer */
     fclose(f);
     tvds_smap_free(&names);
+    tvds_smap_free(&fnames);
     tvds_free(set_line);
     if (rc) {
         tvds_fe_sets_free(*nsets, sets);
         *nsets = 0;
+        tvds_fe_facesets_free(*nfsets, fsets);
+        *nfsets = 0;
     }
     return rc;
 }
@@ -501,7 +626,12 @@ int tvds_fe_dofs_read(const char *dofs_path, const char *sets_path, int *n, tvds
     int rc = read_dofs(dofs_path, n, dofs, &lines, &x, ctx);
     if (rc) return rc;
     tvds_free(lines);
-    if (sets_path && sets && nsets) rc = read_sets(sets_path, &x, nsets, sets, ctx);
+    if (sets_path && sets && nsets) {
+        int nf = 0;
+        tvds_faceset *fs = NULL; /* face sets are read (and checked) but not returned here */
+        rc = read_sets(sets_path, &x, nsets, sets, &nf, &fs, ctx);
+        tvds_fe_facesets_free(nf, &fs);
+    }
     nix_free(&x);
     if (rc) {
         tvds_free(*dofs);
@@ -720,7 +850,8 @@ int tvds_fe_model_read(const tvds_fe_paths *paths, tvds_fe_model **out, cholmod_
     memset(&x, 0, sizeof x);
     long *lines = NULL;
     int rc = read_dofs(paths->dofs, &m->n, &m->dofs, &lines, &x, ctx);
-    if (!rc && paths->sets) rc = read_sets(paths->sets, &x, &m->nsets, &m->sets, ctx);
+    if (!rc && paths->sets)
+        rc = read_sets(paths->sets, &x, &m->nsets, &m->sets, &m->nfsets, &m->fsets, ctx);
     if (rc) goto done;
     if ((rc = check_declared(paths->mass, "mass", m->n, paths->dofs, ctx)) ||
         (rc = check_declared(paths->stiffness, "stiffness", m->n, paths->dofs, ctx)))
@@ -774,8 +905,9 @@ static int add_node(const node_index *x, long node, int dir, spec_acc *a, int *f
     return TVDS_OK;
 }
 
-int tvds_reduce_parse_spec(const char *spec, int n, const tvds_dof *dofs, int nsets,
-                           const tvds_nodeset *sets, int *count, int **idx, tvds_ctx *ctx)
+static int parse_spec(const char *spec, int n, const tvds_dof *dofs, int nsets,
+                      const tvds_nodeset *sets, int nfsets, const tvds_faceset *fsets, int *count,
+                      int **idx, tvds_ctx *ctx)
 {
     *count = 0;
     *idx = NULL;
@@ -810,11 +942,14 @@ int tvds_reduce_parse_spec(const char *spec, int n, const tvds_dof *dofs, int ns
             continue;
         }
         const char *name = item;
-        int dir = -1, force_set = 0;
+        int dir = -1, force_set = 0, force_face = 0;
         char *dot = strrchr(item, '.');
         if (!strncmp(item, "set:", 4)) {
             name = item + 4;
             force_set = 1;
+        } else if (!strncmp(item, "face:", 5)) {
+            name = item + 5;
+            force_face = 1;
         }
         if (dot) {
             int d = dir_from_name(dot + 1);
@@ -823,7 +958,7 @@ int tvds_reduce_parse_spec(const char *spec, int n, const tvds_dof *dofs, int ns
                 dir = d;
             }
         }
-        if (!force_set && isdigit((unsigned char)name[0])) {
+        if (!force_set && !force_face && isdigit((unsigned char)name[0])) {
             char *end;
             long node = strtol(name, &end, 10);
             if (*end) {
@@ -832,15 +967,31 @@ int tvds_reduce_parse_spec(const char *spec, int n, const tvds_dof *dofs, int ns
             }
             if (add_node(&x, node, dir, &a, &found)) rc = TVDS_ERR_NOMEM;
         } else {
-            int q = 0;
-            while (q < nsets && strcmp(sets[q].name, name))
+            int q = 0, f = 0;
+            while (!force_face && q < nsets && strcmp(sets[q].name, name))
                 q++;
-            if (q == nsets) {
-                rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID, "DoF spec: no node set called '%s'", name);
+            while (!force_set && (force_face || q == nsets) && f < nfsets &&
+                   strcmp(fsets[f].name, name))
+                f++;
+            if (!force_face && q < nsets) {
+                for (int k = 0; k < sets[q].n && !rc; k++)
+                    if (add_node(&x, sets[q].nodes[k], dir, &a, &found)) rc = TVDS_ERR_NOMEM;
+            } else if (!force_set && f < nfsets) {
+                /* The face set's distinct nodes in face order (add_idx keeps each DoF once). */
+                const tvds_faceset *fs = &fsets[f];
+                for (int k = 0; k < fs->nface && !rc; k++)
+                    for (int c = 0; c < fs->nn[k] && !rc; c++)
+                        if (add_node(&x, fs->nodes[(size_t)k * TVDS_FACE_MAX_NODES + c], dir, &a,
+                                     &found))
+                            rc = TVDS_ERR_NOMEM;
+            } else {
+                rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID, "DoF spec: no %s called '%s'",
+                                force_face  ? "face set"
+                                : force_set ? "node set"
+                                            : "node set or face set",
+                                name);
                 break;
             }
-            for (int k = 0; k < sets[q].n && !rc; k++)
-                if (add_node(&x, sets[q].nodes[k], dir, &a, &found)) rc = TVDS_ERR_NOMEM;
         }
         if (!rc && !found)
             rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID, "DoF spec '%s' matches no DoF of the model",
@@ -857,4 +1008,17 @@ int tvds_reduce_parse_spec(const char *spec, int n, const tvds_dof *dofs, int ns
     *idx = a.idx;
     *count = a.count;
     return TVDS_OK;
+}
+
+int tvds_reduce_parse_spec(const char *spec, int n, const tvds_dof *dofs, int nsets,
+                           const tvds_nodeset *sets, int *count, int **idx, tvds_ctx *ctx)
+{
+    return parse_spec(spec, n, dofs, nsets, sets, 0, NULL, count, idx, ctx);
+}
+
+int tvds_fe_parse_spec(const tvds_fe_model *m, const char *spec, int *count, int **idx,
+                       tvds_ctx *ctx)
+{
+    if (!m || !count || !idx) return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "fe_parse_spec: no model");
+    return parse_spec(spec, m->n, m->dofs, m->nsets, m->sets, m->nfsets, m->fsets, count, idx, ctx);
 }

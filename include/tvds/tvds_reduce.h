@@ -20,6 +20,8 @@ typedef struct tvds_fe_model {
     tvds_dof *dofs;    /* n labels: physical node/dir/coordinates */
     int nsets;
     tvds_nodeset *sets; /* nsets named, ordered node sets */
+    int nfsets;
+    tvds_faceset *fsets; /* nfsets face sets (3D contact surfaces); their nodes have ux, uy, uz */
 } tvds_fe_model;
 
 /* Free a full model (CHOLMOD matrices with cc); accepts NULL and clears *m. */
@@ -27,7 +29,8 @@ TVDS_API void tvds_fe_model_free(tvds_fe_model **m, cholmod_common *cc);
 
 /* Write a full model as a directory: M.mtx, K.mtx (symmetric coordinate Matrix Market),
  * dofs.txt (one line per DoF in matrix order, "<node> <ux|uy|...> <x> <y> <z>", as the DoF
- * table of a substructure, docs/formats.md) and sets.txt ("set <name> <node>...").
+ * table of a substructure, docs/formats.md) and sets.txt ("set <name> <node>..." and one
+ * "face <name> <node>..." line per face of each face set).
  * The directory is created if missing. */
 TVDS_API int tvds_fe_model_write(const tvds_fe_model *m, const char *dir, tvds_ctx *ctx);
 /* Read the DoF label table dofs.txt of a full model (format of tvds_fe_model_write; "#"
@@ -61,10 +64,15 @@ TVDS_API int tvds_fe_model_check(const tvds_fe_model *m, const tvds_fe_paths *na
 
 /* What an import found (for the report of `tvds import`). */
 typedef struct tvds_ccx_info {
-    int nodes;              /* nodes with coordinates in the deck */
-    int nsets_deck;         /* node sets defined in the deck */
-    int sets_dropped;       /* sets left out: none of their nodes has a DoF */
-    char first_dropped[64]; /* name of the first one */
+    int nodes;                   /* nodes with coordinates in the deck */
+    int nsets_deck;              /* node sets defined in the deck */
+    int sets_dropped;            /* sets left out: none of their nodes has a DoF */
+    char first_dropped[64];      /* name of the first one */
+    int elements;                /* solid elements read (*ELEMENT of a type with faces) */
+    int nsurf_deck;              /* *SURFACE, TYPE=ELEMENT definitions in the deck */
+    int faces_dropped;           /* faces left out: a node without ux, uy, uz (constrained) */
+    int fsets_dropped;           /* surfaces left out: every face dropped */
+    char first_face_dropped[64]; /* surface of the first dropped face */
 } tvds_ccx_info;
 
 /* Offsets in {0, 1}^3 of node l (0..7) of the box: the bottom face (z offset 0)
@@ -106,6 +114,8 @@ TVDS_API int tvds_block_build(const tvds_block_params *p, tvds_fe_model **out, c
                               tvds_ctx *ctx);
 /* Free an array of node sets. */
 TVDS_API void tvds_fe_sets_free(int nsets, tvds_nodeset **sets);
+/* Free an array of face sets; accepts NULL and clears *fsets. */
+TVDS_API void tvds_fe_facesets_free(int nfsets, tvds_faceset **fsets);
 
 /* Options of the reduction; tvds_reduce_opts_default() gives the documented defaults. */
 typedef struct tvds_reduce_opts {
@@ -135,6 +145,8 @@ typedef struct tvds_reduce_stats {
     int arpack_nops;  /* operator applications */
     double f_max_hz;  /* highest fixed-interface frequency kept */
     long peak_rss_kb; /* process peak resident set size at the end (getrusage) [KiB] */
+    int nfsets;       /* tvds_reduce_fe: face sets carried to the substructure */
+    int nfsets_left;  /* tvds_reduce_fe: face sets left out (a node not retained) */
 } tvds_reduce_stats;
 
 /* Craig–Bampton reduction of (M, K).
@@ -176,6 +188,30 @@ TVDS_API int tvds_eigs_lowest(const cholmod_sparse *M, const cholmod_sparse *K, 
  * (tvds_malloc'ed, caller frees) receives the distinct DoF indices. */
 TVDS_API int tvds_reduce_parse_spec(const char *spec, int n, const tvds_dof *dofs, int nsets,
                                     const tvds_nodeset *sets, int *count, int **idx, tvds_ctx *ctx);
+
+/* The DoF specification of tvds_reduce_parse_spec against a full model, with its face sets:
+ * "face:NAME" (or NAME, node and face sets share one name space) stands for every DoF of the
+ * distinct nodes of face set NAME in face order, "face:NAME.z" for one direction. */
+TVDS_API int tvds_fe_parse_spec(const tvds_fe_model *m, const char *spec, int *count, int **idx,
+                                tvds_ctx *ctx);
+/* What tvds_reduce_fe retains, recovers and must carry (docs/reduce.md). */
+typedef struct tvds_reduce_spec {
+    const char *boundary;  /* retained DoFs (tvds_fe_parse_spec), required */
+    const char *recover;   /* recovered DoFs, or NULL */
+    const char *faces;     /* comma-separated face sets that must reach the substructure, or
+                              NULL; a face set named in boundary must too */
+    const char *sets_name; /* the sets file, for messages (NULL: "sets.txt") */
+} tvds_reduce_spec;
+/* Craig-Bampton reduction of a full model with its sets: the boundary and recovery DoFs from
+ * sp, node sets carried as tvds_reduce_cb carries them, and every face set whose nodes all keep
+ * ux, uy and uz as boundary DoFs copied to (*out)->fsets; the others are left out (counted in
+ * stats). A face set asked for in sp->faces or named in sp->boundary that has a node without
+ * retained ux, uy, uz is an error (TVDS_ERR_INVALID, naming the sets file, the face set and the
+ * first such node), found before anything is computed. Other arguments and return codes as
+ * tvds_reduce_cb. */
+TVDS_API int tvds_reduce_fe(const tvds_fe_model *m, const tvds_reduce_spec *sp,
+                            const tvds_reduce_opts *opt, tvds_substructure **out,
+                            tvds_reduce_stats *stats, cholmod_common *cc, tvds_ctx *ctx);
 
 #ifdef __cplusplus
 }

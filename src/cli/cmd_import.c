@@ -23,11 +23,22 @@ static void import_help(FILE *out)
             "(ccx -i JOB), which writes JOB.sti (stiffness), JOB.mas (mass), both the upper\n"
             "triangle as 'row col value', and JOB.dof ('node.direction' per line, in matrix\n"
             "order, constrained DoFs left out). tvds reads those three beside JOB.inp, and from\n"
-            "JOB.inp (and the files it *INCLUDEs) the *NODE coordinates and the *NSET node sets\n"
+            "JOB.inp (and the files it *INCLUDEs) the *NODE coordinates, the *NSET node sets\n"
             "(GENERATE, sets named inside sets, keyword lines continued by a trailing comma,\n"
-            "'**' comments, keywords in any case). Directions 1-3 become ux uy uz, 4-6 rx ry\n"
-            "rz. Node sets keep the nodes that have a DoF, in their order; a set none of whose\n"
-            "nodes has a DoF (a clamped face) is left out and named in the report.\n"
+            "'**' comments, keywords in any case), the solid *ELEMENTs (C3D4, C3D10, C3D8,\n"
+            "C3D8R, C3D8I, C3D20, C3D20R; other types are skipped), *ELSET element sets and\n"
+            "*SURFACE definitions. Directions 1-3 become ux uy uz, 4-6 rx ry rz. Node sets keep\n"
+            "the nodes that have a DoF, in their order; a set none of whose nodes has a DoF (a\n"
+            "clamped face) is left out and named in the report.\n"
+            "\n"
+            "Surfaces: '*SURFACE, NAME=S, TYPE=ELEMENT' with lines '<element or element set>,\n"
+            "S<k>' becomes face set S (3- or 6-node triangles, 4- or 8-node quadrilaterals, the\n"
+            "element faces of the CalculiX manual), each face with its corners counter-clockwise\n"
+            "seen from outside the element (the normal points out: the side a slave touches).\n"
+            "A face with a node without ux, uy, uz (clamped) is left out and counted in the\n"
+            "report. 'TYPE=NODE' surfaces become node sets. Elements, element sets and node sets\n"
+            "must be defined above the lines that use them. Then\n"
+            "'tvds reduce --boundary face:S' retains the surface's nodes and carries S.\n"
             "\n"
             "The model is checked as 'tvds reduce' checks its input (symmetry, positive mass\n"
             "diagonal, M positive definite, no negative stiffness on the diagonal) before\n"
@@ -43,7 +54,7 @@ static void import_help(FILE *out)
             "example:\n"
             "  ccx -i pad            # pad.inp with *FREQUENCY, SOLVER=MATRIXSTORAGE\n"
             "  tvds import calculix pad.inp -o pad_full\n"
-            "  tvds reduce --model pad_full --boundary CONTACT --modes 30 -o pad_cb\n");
+            "  tvds reduce --model pad_full --boundary face:CONTACT --modes 30 -o pad_cb\n");
 }
 
 int tvds_cmd_import(int argc, char **argv)
@@ -108,11 +119,17 @@ int tvds_cmd_import(int argc, char **argv)
     if (!rc) rc = tvds_mkdir_p(outdir, &ctx);
     if (!rc) rc = tvds_fe_model_write(m, outdir, &ctx);
     if (!rc) {
-        printf("import: wrote %s (%d DoFs of %d nodes, nnz K = %ld, %d node sets)\n", outdir, m->n,
-               info.nodes, (long)cholmod_nnz(m->K, &cc), m->nsets);
+        printf("import: wrote %s (%d DoFs of %d nodes, nnz K = %ld, %d node sets, %d face sets "
+               "from %d solid elements)\n",
+               outdir, m->n, info.nodes, (long)cholmod_nnz(m->K, &cc), m->nsets, m->nfsets,
+               info.elements);
         if (info.sets_dropped)
             printf("import: %d node set(s) left out, no node with a DoF (first: %s)\n",
                    info.sets_dropped, info.first_dropped);
+        if (info.faces_dropped)
+            printf("import: %d face(s) left out, a node without ux, uy, uz (first in surface "
+                   "%s); %d surface(s) left out entirely\n",
+                   info.faces_dropped, info.first_face_dropped, info.fsets_dropped);
     }
     tvds_fe_model_free(&m, &cc);
     tvds_cholmod_ctx(NULL);

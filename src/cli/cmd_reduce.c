@@ -14,8 +14,8 @@ static void reduce_help(FILE *out)
         out,
         "usage: tvds reduce (--model DIR | --mass M.mtx --stiffness K.mtx --dofs dofs.txt\n"
         "                    [--sets sets.txt]) --boundary SPEC (--modes N | --fcut HZ)\n"
-        "                   [--recover SPEC] [--sigma S] [--tol T] [--no-mass-check]\n"
-        "                   -o OUTDIR [--verbose]\n"
+        "                   [--recover SPEC] [--faces LIST] [--sigma S] [--tol T]\n"
+        "                   [--no-mass-check] -o OUTDIR [--verbose]\n"
         "\n"
         "Craig-Bampton reduction of a full FE model (sparse symmetric M and K in Matrix\n"
         "Market files, one DoF label per line in dofs.txt: '<node> <ux|uy|uz|rx|ry|rz> <x>\n"
@@ -23,15 +23,25 @@ static void reduce_help(FILE *out)
         "modes (mass-normalised, labelled with their frequency). OUTDIR receives a\n"
         "substructure directory (M.mtx, K.mtx, dofs.txt, sets.txt, recovery rows).\n"
         "\n"
+        "Sets: every node set and every face set ('face <name> <node>...' lines of sets.txt,\n"
+        "3D contact surfaces) whose nodes are all retained is written to the substructure's\n"
+        "sets.txt (a face set needs ux, uy and uz of each of its nodes); the others are left\n"
+        "out. Naming a face set in --boundary retains its nodes.\n"
+        "\n"
         "options:\n"
         "  --model DIR      DIR/M.mtx, DIR/K.mtx, DIR/dofs.txt and DIR/sets.txt (if present)\n"
         "  --mass, --stiffness, --dofs, --sets   the same files named one by one\n"
         "  --boundary SPEC  retained DoFs: comma-separated items, each a node-set name\n"
         "                   (all DoFs of its nodes, set order), SET.y (one direction),\n"
-        "                   NODE, NODE.x, or #INDEX (0-based DoF index)\n"
+        "                   a face-set name or face:NAME (all DoFs of the face set's\n"
+        "                   nodes, face order), set:NAME, NODE, NODE.x, or #INDEX\n"
+        "                   (0-based DoF index)\n"
         "  --modes N        fixed-interface modes to keep (default 20)\n"
         "  --fcut HZ        keep the fixed-interface modes below HZ (with --modes: at most N)\n"
         "  --recover SPEC   interior DoFs to recover (rows of the reduction basis)\n"
+        "  --faces LIST     face sets (comma-separated) that must reach the substructure:\n"
+        "                   an error names the first node not retained (a face set named\n"
+        "                   in --boundary is checked the same way)\n"
         "  --sigma S        eigensolver shift, <= 0 [rad^2/s^2] (default 0)\n"
         "  --tol T          ARPACK relative tolerance (default 1e-12)\n"
         "  --no-mass-check  skip the sparse Cholesky of M that proves it positive definite\n"
@@ -52,7 +62,9 @@ static void reduce_help(FILE *out)
         "example:\n"
         "  tvds model beam-on-beam -o out/bob\n"
         "  tvds reduce --model out/bob/beam2_full --boundary top --modes 20 --recover T.y \\\n"
-        "      -o out/beam2_cb --verbose\n");
+        "      -o out/beam2_cb --verbose\n"
+        "  tvds import calculix pad.inp -o pad_full    # *SURFACE CONTACT -> face set\n"
+        "  tvds reduce --model pad_full --boundary face:CONTACT --modes 30 -o pad_cb\n");
 }
 
 static int file_exists(const char *p)
@@ -80,7 +92,7 @@ static void print_stats(const tvds_reduce_stats *st, FILE *out)
 int tvds_cmd_reduce(int argc, char **argv)
 {
     const char *model = NULL, *mpath = NULL, *kpath = NULL, *dpath = NULL, *spath = NULL;
-    const char *bspec = NULL, *rspec = NULL, *outdir = NULL, *val;
+    const char *bspec = NULL, *rspec = NULL, *fspec = NULL, *outdir = NULL, *val;
     tvds_reduce_opts opt = tvds_reduce_opts_default();
     int verbose = 0, modes_given = 0, no_mass_check = 0, r;
     const tvds_cli_opt opts[] = {{"--verbose", "-v", NULL, &verbose, 1},
@@ -92,6 +104,7 @@ int tvds_cmd_reduce(int argc, char **argv)
                                  {"--sets", NULL, &spath, NULL, 0},
                                  {"--boundary", NULL, &bspec, NULL, 0},
                                  {"--recover", NULL, &rspec, NULL, 0},
+                                 {"--faces", NULL, &fspec, NULL, 0},
                                  {"--output", "-o", &outdir, NULL, 0},
                                  {NULL, NULL, NULL, NULL, 0}};
     for (int i = 1; i < argc; i++) {
@@ -160,7 +173,6 @@ int tvds_cmd_reduce(int argc, char **argv)
     if (rc) return tvds_cli_report(rc, NULL);
     tvds_cholmod_ctx(&ctx);
     tvds_fe_model *fe = NULL;
-    int nb = 0, nr = 0, *bidx = NULL, *ridx = NULL;
     tvds_substructure *s = NULL;
     tvds_reduce_stats st;
     memset(&st, 0, sizeof st);
@@ -168,16 +180,12 @@ int tvds_cmd_reduce(int argc, char **argv)
      * its file and leaves no output directory behind. */
     tvds_fe_paths paths = {mpath, kpath, dpath, spath, !no_mass_check};
     rc = tvds_fe_model_read(&paths, &fe, &cc, &ctx);
-    int n = fe ? fe->n : 0, nsets = fe ? fe->nsets : 0;
-    const tvds_dof *dofs = fe ? fe->dofs : NULL;
-    const tvds_nodeset *sets = fe ? fe->sets : NULL;
     opt.m_name = mpath;
     opt.k_name = kpath;
-    if (!rc) rc = tvds_reduce_parse_spec(bspec, n, dofs, nsets, sets, &nb, &bidx, &ctx);
-    if (!rc && rspec) rc = tvds_reduce_parse_spec(rspec, n, dofs, nsets, sets, &nr, &ridx, &ctx);
-    if (!rc)
-        rc = tvds_reduce_cb(fe->M, fe->K, dofs, nb, bidx, nr, ridx, nsets, sets, &opt, &s, &st, &cc,
-                            &ctx);
+    tvds_reduce_spec spec = {bspec, rspec, fspec, spath ? spath : "sets.txt"};
+    if (!rc && fspec && !spath)
+        rc = TVDS_ERROR(&ctx, TVDS_ERR_INVALID, "reduce: --faces needs a sets file (--sets)");
+    if (!rc) rc = tvds_reduce_fe(fe, &spec, &opt, &s, &st, &cc, &ctx);
     if (!rc) { /* the substructure is named after its directory */
         const char *base = strrchr(outdir, '/');
         base = base && base[1] ? base + 1 : outdir;
@@ -192,13 +200,15 @@ int tvds_cmd_reduce(int argc, char **argv)
     if (!rc) rc = tvds_substructure_validate(s, &ctx);
     if (!rc) rc = tvds_substructure_write(s, outdir, &ctx);
     if (!rc) {
-        printf("reduce: wrote %s (%d DoFs: %d boundary + %d modes, %d recovery rows)\n", outdir,
-               s->n, nb, st.nm, nr);
+        printf("reduce: wrote %s (%d DoFs: %d boundary + %d modes, %d recovery rows, %d node "
+               "sets, %d face sets)\n",
+               outdir, s->n, st.nb, st.nm, s->nrec, s->nsets, s->nfsets);
+        if (st.nfsets_left)
+            printf("reduce: %d face set(s) left out: not every node retained with ux, uy, uz\n",
+                   st.nfsets_left);
         if (verbose) print_stats(&st, stdout);
     }
     tvds_substructure_free(&s);
-    tvds_free(bidx);
-    tvds_free(ridx);
     tvds_fe_model_free(&fe, &cc);
     tvds_cholmod_ctx(NULL);
     cholmod_finish(&cc);
