@@ -617,8 +617,15 @@ static int surf_add(ccx_deck *d, int q, long eid, int fc, const char *path, long
     }
     long *dst = s->nodes + (size_t)s->nface * TVDS_FACE_MAX_NODES;
     memset(dst, 0, TVDS_FACE_MAX_NODES * sizeof *dst);
-    s->nn[s->nface++] =
-        face_nodes(d->etype[slot], d->conn + (size_t)slot * ELEM_MAX_NODES, fc, dst);
+    int nn = face_nodes(d->etype[slot], d->conn + (size_t)slot * ELEM_MAX_NODES, fc, dst);
+    for (int a = 1; a < nn; a++)
+        for (int b = 0; b < a; b++)
+            if (dst[a] == dst[b])
+                return TVDS_ERROR(ctx, TVDS_ERR_PARSE,
+                                  "%s:%ld: *SURFACE %s: face S%d of element %ld lists node %ld "
+                                  "twice (a collapsed face: tvds reads faces of distinct nodes)",
+                                  path, line, s->name, fc + 1, eid, dst[a]);
+    s->nn[s->nface++] = nn;
     return TVDS_OK;
 }
 

@@ -59,8 +59,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         tvds_fe_model *back = NULL;
         rc = tvds_fe_model_read(&p, &back, &cc, &ctx);
         FUZZ_ASSERT(rc == TVDS_OK, "written model refused: %s", ctx.msg);
-        FUZZ_ASSERT(back->n == m->n && back->nsets == m->nsets, "n %d/%d sets %d/%d", back->n, m->n,
-                    back->nsets, m->nsets);
+        FUZZ_ASSERT(back->n == m->n && back->nsets == m->nsets && back->nfsets == m->nfsets,
+                    "n %d/%d sets %d/%d face sets %d/%d", back->n, m->n, back->nsets, m->nsets,
+                    back->nfsets, m->nfsets);
+        for (int q = 0; q < m->nfsets; q++)
+            FUZZ_ASSERT(
+                back->fsets[q].nface == m->fsets[q].nface &&
+                    memcmp(back->fsets[q].nodes, m->fsets[q].nodes,
+                           (size_t)m->fsets[q].nface * TVDS_FACE_MAX_NODES * sizeof(long)) == 0,
+                "face set %d differs after write and read", q);
         for (int k = 0; k < m->n; k++)
             FUZZ_ASSERT(back->dofs[k].node == m->dofs[k].node &&
                             back->dofs[k].dir == m->dofs[k].dir &&
