@@ -82,7 +82,8 @@ static int import(tvds_fe_model **m, tvds_ccx_info *info, tvds_ctx *ctx)
 static const struct {
     const char *type;
     int nnode, ncorner, nface, face_nn;
-} REF[4] = {{"C3D8", 8, 8, 6, 4}, {"C3D20", 20, 8, 6, 8}, {"C3D4", 4, 4, 4, 3}, {"C3D10", 10, 4, 4, 6}};
+} REF[4] = {
+    {"C3D8", 8, 8, 6, 4}, {"C3D20", 20, 8, 6, 8}, {"C3D4", 4, 4, 4, 3}, {"C3D10", 10, 4, 4, 6}};
 
 static const int HEX_EDGES[12][2] = {{1, 2}, {2, 3}, {3, 4}, {4, 1}, {5, 6}, {6, 7},
                                      {7, 8}, {8, 5}, {1, 5}, {2, 6}, {3, 7}, {4, 8}};
@@ -129,8 +130,8 @@ START_TEST(test_face_tables_outward)
     char deck[4096];
     size_t k = (size_t)snprintf(deck, sizeof deck, "*NODE\n");
     for (int a = 0; a < nn; a++)
-        k += (size_t)snprintf(deck + k, sizeof deck - k, "%d, %.17g, %.17g, %.17g\n", a + 1, X[a][0],
-                              X[a][1], X[a][2]);
+        k += (size_t)snprintf(deck + k, sizeof deck - k, "%d, %.17g, %.17g, %.17g\n", a + 1,
+                              X[a][0], X[a][1], X[a][2]);
     /* Element 7; more than 15 nodes continue on the next line, as CalculiX writes them. */
     k += (size_t)snprintf(deck + k, sizeof deck - k, "*ELEMENT, TYPE=%s\n7", REF[t].type);
     for (int a = 0; a < nn; a++)
@@ -229,7 +230,7 @@ START_TEST(test_deck_surfaces)
              "*Element, type=S4, elset=SHELL\n" /* a type without faces: skipped */
              "3, 7, 8, 11, 10\n"
              "*ELSET, ELSET=E12, GENERATE\n1, 2, 1\n"
-             "*elset, elset=EB\nE12\n" /* a set inside a set */
+             "*elset, elset=EB\nE12\n"                           /* a set inside a set */
              "*SURFACE, NAME=TOP, TYPE=ELEMENT\nEB, S2\n1, S2\n" /* face 1 S2 twice: once */
              "*Surface, Name=BOT\nE12, s1\n" /* element 1's bottom touches clamped node 1 */
              "*SURFACE, NAME=XMIN\n1, S6\n"  /* every face clamped: left out */
@@ -494,7 +495,7 @@ START_TEST(test_sets_face_line_errors)
 }
 END_TEST
 
-/* ---- 4. End to end with CalculiX: a slider on a reduced block's *SURFACE ------------------- */
+/* ---- 4. The face tables against CalculiX itself ------------------------------------------ */
 
 static int have_ccx(const char *what)
 {
@@ -513,6 +514,129 @@ static void run_ccx(const char *job)
     ck_assert_msg(system(cmd) == 0, "ccx failed: see %s/%s.log", dir, job);
 }
 
+/* The reference element of type t clamped on face S1 (z = -1, z = 0 for tetrahedra), loaded
+ * either by ccx's own pressure on *SURFACE S = face k of the element (load = 0), or by the
+ * nodal forces of that pressure computed from tvds's face (load = 1): -p A w_a n over the face
+ * nodes, n the outward unit normal of the oriented face, w_a the consistent weights of a
+ * uniform pressure (1/4 on a bilinear parallelogram, 1/3 on a linear triangle; -1/12 at the
+ * corners and 1/3 at the midsides of an 8-node parallelogram; 0 and 1/3 on a 6-node
+ * triangle). Static step; displacements of every node into u (nnode x 3). */
+static void ccx_pressure(int t, int k, const long *fnodes, int fnn, int load, double *u)
+{
+    double X[20][3];
+    ref_element(t, 0, X);
+    int nn = REF[t].nnode;
+    const double p = 1e6;
+    char job[32];
+    snprintf(job, sizeof job, "pr%d_%d_%d", t, k, load);
+    char path[600];
+    snprintf(path, sizeof path, "%s/%s.inp", dir, job);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "*NODE, NSET=NALL\n");
+    for (int a = 0; a < nn; a++)
+        fprintf(f, "%d, %.17g, %.17g, %.17g\n", a + 1, X[a][0], X[a][1], X[a][2]);
+    fprintf(f, "*ELEMENT, TYPE=%s, ELSET=E\n1", REF[t].type);
+    for (int a = 0; a < nn; a++)
+        fprintf(f, "%s%d", a == 15 ? ",\n" : ", ", a + 1);
+    fprintf(f, "\n*NSET, NSET=FIX\n");
+    double zmin = t < 2 ? -1.0 : 0.0;
+    for (int a = 0; a < nn; a++)
+        if (X[a][2] == zmin) fprintf(f, "%d,\n", a + 1);
+    fprintf(f, "*SURFACE, NAME=S\n1, S%d\n", k);
+    fprintf(f, "*MATERIAL, NAME=M\n*ELASTIC\n1e9, 0.3\n*SOLID SECTION, ELSET=E, MATERIAL=M\n"
+               "*BOUNDARY\nFIX, 1, 3\n*STEP\n*STATIC\n");
+    if (load == 0) {
+        fprintf(f, "*DSLOAD\nS, P, %.17g\n", p);
+    } else {
+        int nc = fnn == 3 || fnn == 6 ? 3 : 4;
+        double area[3] = {0, 0, 0}; /* Newell: area times the unit normal */
+        for (int a = 0; a < nc; a++) {
+            double c3[3];
+            cross(X[fnodes[a] - 1], X[fnodes[(a + 1) % nc] - 1], c3);
+            for (int c = 0; c < 3; c++)
+                area[c] += 0.5 * c3[c];
+        }
+        double wc = fnn == 3 ? 1.0 / 3 : fnn == 4 ? 0.25 : fnn == 6 ? 0.0 : -1.0 / 12;
+        fprintf(f, "*CLOAD\n");
+        for (int a = 0; a < fnn; a++)
+            for (int c = 0; c < 3; c++)
+                fprintf(f, "%ld, %d, %.17g\n", fnodes[a], c + 1,
+                        -p * area[c] * (a < nc ? wc : 1.0 / 3));
+    }
+    fprintf(f, "*NODE PRINT, NSET=NALL\nU\n*END STEP\n");
+    ck_assert_int_eq(fclose(f), 0);
+    run_ccx(job);
+    snprintf(path, sizeof path, "%s/%s.dat", dir, job);
+    f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    char line[512];
+    int got = 0;
+    while (fgets(line, sizeof line, f)) {
+        int id;
+        double v[3];
+        if (sscanf(line, "%d %lf %lf %lf", &id, &v[0], &v[1], &v[2]) == 4 && id >= 1 && id <= nn) {
+            memcpy(u + 3 * (id - 1), v, sizeof v);
+            got++;
+        }
+    }
+    fclose(f);
+    ck_assert_int_eq(got, nn);
+}
+
+/* ccx's own face k (its pressure on *SURFACE ..., S<k>) is tvds's face k with the outward
+ * normal: the displacements under ccx's pressure equal those under the nodal forces computed
+ * from tvds's oriented face, to ccx's printed precision (7 digits). A face with the wrong
+ * nodes or the inward orientation moves the element differently (the sign of the normal flips
+ * every displacement). Face S1 is clamped, so S2..Sn are compared (S1 is what remains). */
+START_TEST(test_ccx_face_labels)
+{
+    if (!have_ccx("the face tables against ccx")) return;
+    int t = _i;
+    double X[20][3];
+    ref_element(t, 0, X);
+    int nn = REF[t].nnode;
+    char deck[4096];
+    size_t k = (size_t)snprintf(deck, sizeof deck, "*NODE\n");
+    for (int a = 0; a < nn; a++)
+        k += (size_t)snprintf(deck + k, sizeof deck - k, "%d, %.17g, %.17g, %.17g\n", a + 1,
+                              X[a][0], X[a][1], X[a][2]);
+    k += (size_t)snprintf(deck + k, sizeof deck - k, "*ELEMENT, TYPE=%s\n1", REF[t].type);
+    for (int a = 0; a < nn; a++)
+        k += (size_t)snprintf(deck + k, sizeof deck - k, "%s%d", a == 15 ? ",\n" : ", ", a + 1);
+    k += (size_t)snprintf(deck + k, sizeof deck - k, "\n*SURFACE, NAME=ALL\n");
+    for (int f = 0; f < REF[t].nface; f++)
+        k += (size_t)snprintf(deck + k, sizeof deck - k, "1, S%d\n", f + 1);
+    tvds_test_write_file(dir, "job.inp", deck);
+    fake_matrices(nn, NULL);
+    tvds_ctx ctx;
+    tvds_fe_model *m = NULL;
+    ck_assert_msg(import(&m, NULL, &ctx) == TVDS_OK, "%s", ctx.msg);
+    const tvds_faceset *fs = &m->fsets[0];
+    double worst = 0.0;
+    for (int f = 1; f < fs->nface; f++) {
+        double ua[60], ub[60], umax = 0.0, d = 0.0;
+        const long *v = fs->nodes + (size_t)f * TVDS_FACE_MAX_NODES;
+        ccx_pressure(t, f + 1, v, fs->nn[f], 0, ua);
+        ccx_pressure(t, f + 1, v, fs->nn[f], 1, ub);
+        for (int a = 0; a < 3 * nn; a++) {
+            umax = fmax(umax, fabs(ua[a]));
+            d = fmax(d, fabs(ua[a] - ub[a]));
+        }
+        ck_assert_double_gt(umax, 0.0);
+        ck_assert_msg(d <= 1e-5 * umax,
+                      "%s face S%d: ccx pressure vs tvds face loads differ by %.3g of %.3g",
+                      REF[t].type, f + 1, d, umax);
+        worst = fmax(worst, d / umax);
+    }
+    fprintf(stderr, "faces_fe: %s faces S2..S%d match ccx's pressure faces to %.2g\n", REF[t].type,
+            fs->nface, worst);
+    tvds_fe_model_free(&m, &cc);
+}
+END_TEST
+
+/* ---- 5. End to end with CalculiX: a slider on a reduced block's *SURFACE ------------------- */
+
 /* The generator's block as a CalculiX deck: the same nodes (ids and coordinates), C3D8
  * elements with CalculiX's corner order, clamped at x = 0, the material of the generator;
  * *SURFACE TOP is face S2 (the top, z = lz) of the elements of the upper layer. */
@@ -523,7 +647,8 @@ static void write_block_deck(const char *job)
     snprintf(path, sizeof path, "%s/%s.inp", dir, job);
     FILE *f = fopen(path, "w");
     ck_assert_ptr_nonnull(f);
-    fprintf(f, "** block of %d x %d x %d C3D8 (tvds faces_fe test)\n*NODE, NSET=NALL\n", BX, BY, BZ);
+    fprintf(f, "** block of %d x %d x %d C3D8 (tvds faces_fe test)\n*NODE, NSET=NALL\n", BX, BY,
+            BZ);
     for (int k = 0; k <= BZ; k++)
         for (int j = 0; j <= BY; j++)
             for (int i = 0; i <= BX; i++)
@@ -707,9 +832,9 @@ START_TEST(test_ccx_block_contact)
     tvds_fe_model *gen = block_with_top();
     ck_assert_int_eq(ccx->n, gen->n);
     /* The same faces, node for node, as the generator's top built here by hand. */
-    ck_assert_int_eq(memcmp(ccx->fsets[0].nodes, gen->fsets[0].nodes,
-                            6 * TVDS_FACE_MAX_NODES * sizeof(long)),
-                     0);
+    ck_assert_int_eq(
+        memcmp(ccx->fsets[0].nodes, gen->fsets[0].nodes, 6 * TVDS_FACE_MAX_NODES * sizeof(long)),
+        0);
     /* ccx's C3D8 and the generator's hexahedron are the same element: K and M agree to the
      * 14 significant digits ccx prints (relative to their largest entry). */
     int n = gen->n, *perm = malloc(sizeof(int) * n), *ident = malloc(sizeof(int) * n);
@@ -779,8 +904,8 @@ START_TEST(test_ccx_block_contact)
                 "faces_fe: %s: lambda_N after the hold %.12g N (F = 1, tol %.2g), gap >= %.3g m, "
                 "%d slipping steps on %d faces, cone error %.2g, max |lambda_N/F - 1| late in "
                 "the slide %.3g\n",
-                names[w], tr[w].lam_hold, tol, tr[w].gap_min, tr[w].nslip, tr[w].faces,
-                tr[w].cone, tr[w].lam_slide);
+                names[w], tr[w].lam_hold, tol, tr[w].gap_min, tr[w].nslip, tr[w].faces, tr[w].cone,
+                tr[w].lam_slide);
     }
     /* The same contact result from the CalculiX import and from the generator. */
     double dl = 0, dft = 0;
@@ -822,6 +947,7 @@ Suite *faces_fe_suite(void)
     tcase_add_checked_fixture(tl, setup, teardown);
     tcase_set_timeout(tl, 120);
     tcase_add_test(tl, test_ccx_block_contact);
+    tcase_add_loop_test(tl, test_ccx_face_labels, 0, 4);
     suite_add_tcase(s, tl);
     return s;
 }
