@@ -255,7 +255,7 @@ fuzz-smoke: fuzz-build
 # `make valgrind-fast` runs each suite of VALGRIND_SUITES alone under valgrind memcheck (no fork,
 # leaks are errors), leaving out test cases tagged "long" (10^6-step runs, spawned processes).
 VALGRIND_SUITES ?= core mmio substructure case reliability output friction_laws spectrum cea cea3d \
-                   master_c1 reduce validate fe_input import face
+                   master_c1 reduce validate fe_input import face faces_fe
 VALGRIND_OPTS   := -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect
 
 .PHONY: valgrind-fast

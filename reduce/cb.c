@@ -167,8 +167,10 @@ static int arpack_lowest(cholmod_sparse *Msym, cholmod_factor *L, int n, int nev
         }
     }
     if (ido == -1 || ido == 1 || ido == 2) {
-        rc = TVDS_ERROR(ctx, TVDS_ERR_SOLVER, "CHOLMOD failed inside the eigensolver (status %d)",
-                        cc->status);
+        rc = cc->status == CHOLMOD_OUT_OF_MEMORY
+                 ? TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory inside the eigensolver")
+                 : TVDS_ERROR(ctx, TVDS_ERR_SOLVER,
+                              "CHOLMOD failed inside the eigensolver (status %d)", cc->status);
         goto done;
     }
     if (info < 0 || (int)iparam[4] < nev) {
@@ -201,7 +203,9 @@ static int arpack_lowest(cholmod_sparse *Msym, cholmod_factor *L, int n, int nev
         const double *zk = z + (size_t)order[k] * n;
         double *pk = phi + (size_t)k * n;
         if (!spmv(Msym, zk, tmp, cc)) {
-            rc = TVDS_ERROR(ctx, TVDS_ERR_SOLVER, "CHOLMOD sdmult failed");
+            rc = TVDS_ERROR(ctx,
+                            cc->status == CHOLMOD_OUT_OF_MEMORY ? TVDS_ERR_NOMEM : TVDS_ERR_SOLVER,
+                            "CHOLMOD sdmult failed (status %d)", cc->status);
             goto done;
         }
         double m = 0;
@@ -244,8 +248,9 @@ static int factor_shifted(cholmod_sparse *Ks, cholmod_sparse *Ms, double sigma, 
     if (A != Ks) cholmod_free_sparse(&A, cc);
     if (!*L) {
         if (minor < 0)
-            return TVDS_ERROR(ctx, TVDS_ERR_SOLVER, "CHOLMOD factorization failed (status %d)",
-                              cc->status);
+            return TVDS_ERROR(
+                ctx, cc->status == CHOLMOD_OUT_OF_MEMORY ? TVDS_ERR_NOMEM : TVDS_ERR_SOLVER,
+                "CHOLMOD factorization failed (status %d)", cc->status);
         return TVDS_ERROR(ctx, TVDS_ERR_NOT_POSDEF,
                           "K - sigma M is not positive definite (breakdown at DoF %ld)", minor);
     }
@@ -411,7 +416,10 @@ static int explain_breakdown(cholmod_sparse *Kii, cholmod_sparse *Mii, int dof,
     cholmod_free_factor(&L, cc);
     cholmod_free_sparse(&A, cc);
     if (!singular && minor < 0)
-        return TVDS_ERROR(ctx, TVDS_ERR_SOLVER, "reduce: CHOLMOD failure (status %d)", cc->status);
+        return cc->status == CHOLMOD_OUT_OF_MEMORY
+                   ? TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "reduce: CHOLMOD out of memory")
+                   : TVDS_ERROR(ctx, TVDS_ERR_SOLVER, "reduce: CHOLMOD failure (status %d)",
+                                cc->status);
     char la[96];
     dof_text(dofs, dof, la, sizeof la);
     if (singular)
@@ -630,8 +638,9 @@ int tvds_reduce_cb(const cholmod_sparse *M, const cholmod_sparse *K, const tvds_
                     bx[Ki[p] + (size_t)c * ni] = Kx[p];
             cholmod_dense *X = cholmod_solve(CHOLMOD_A, L, B, cc);
             if (!X) {
-                rc = TVDS_ERROR(ctx, TVDS_ERR_SOLVER, "reduce: CHOLMOD solve failed (status %d)",
-                                cc->status);
+                rc = TVDS_ERROR(
+                    ctx, cc->status == CHOLMOD_OUT_OF_MEMORY ? TVDS_ERR_NOMEM : TVDS_ERR_SOLVER,
+                    "reduce: CHOLMOD solve failed (status %d)", cc->status);
                 break;
             }
             const double *xx = X->x;

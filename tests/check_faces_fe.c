@@ -9,6 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "engine/sim_impl.h" /* the contact point's forces and face */
 #include "tvds/tvds_case.h"
@@ -338,6 +341,51 @@ START_TEST(test_deck_surface_errors)
 }
 END_TEST
 
+/* Every allocation failure in reading the deck's elements, element sets and surfaces, in
+ * writing and reading the face lines back, is TVDS_ERR_NOMEM with nothing returned (leaks: ASan
+ * and valgrind in CI). */
+START_TEST(test_deck_surfaces_alloc_failures)
+{
+    char deck[4096];
+    snprintf(deck, sizeof deck,
+             "%s*ELSET, ELSET=E12, GENERATE\n1, 2, 1\n*SURFACE, NAME=TOP\nE12, S2\n"
+             "*SURFACE, NAME=BOT\n2, S1\n*SURFACE, NAME=PTS, TYPE=NODE\nNALL\n",
+             BRICKS);
+    tvds_test_write_file(dir, "job.inp", deck);
+    const long clamped[] = {1, 0};
+    fake_matrices(12, clamped);
+    char out[400], mp[500], kp[500], dp[500], sp[500];
+    snprintf(out, sizeof out, "%s/full", dir);
+    snprintf(mp, sizeof mp, "%s/M.mtx", out);
+    snprintf(kp, sizeof kp, "%s/K.mtx", out);
+    snprintf(dp, sizeof dp, "%s/dofs.txt", out);
+    snprintf(sp, sizeof sp, "%s/sets.txt", out);
+    for (int stage = 0; stage < 2; stage++) {
+        long k;
+        for (k = 0; k < 5000; k++) {
+            tvds_ctx ctx;
+            tvds_ctx_init(&ctx);
+            tvds_fe_model *m = NULL;
+            tvds_fe_paths p = {mp, kp, dp, sp, 0};
+            tvds_alloc_fail_after(k);
+            int rc = stage == 0 ? tvds_import_calculix(path_of("job.inp"), &m, NULL, &cc, &ctx)
+                                : tvds_fe_model_read(&p, &m, &cc, &ctx);
+            tvds_alloc_fail_after(-1);
+            if (rc == TVDS_OK) {
+                ck_assert_int_eq(m->nfsets, 2);
+                if (stage == 0) ck_assert_int_eq(tvds_fe_model_write(m, out, &ctx), TVDS_OK);
+                tvds_fe_model_free(&m, &cc);
+                break;
+            }
+            ck_assert_msg(rc == TVDS_ERR_NOMEM, "stage %d, failure %ld: %d %s", stage, k, rc,
+                          ctx.msg);
+            ck_assert_ptr_null(m);
+        }
+        ck_assert_msg(k > 10 && k < 5000, "stage %d: %ld allocations", stage, k);
+    }
+}
+END_TEST
+
 /* ---- 3. Face sets in full models and through the reduction -------------------------------- */
 
 /* The 4 x 2 x 2 block of tvds's generator, clamped at x = 0, with its top (z = lz) as face set
@@ -451,6 +499,74 @@ START_TEST(test_reduce_face_sets)
     ck_assert_int_eq(reduce_msg(m, "face:tip", NULL, &s, &st, &ctx), TVDS_ERR_INVALID);
     ck_assert_msg(strstr(ctx.msg, "no face set called 'tip'") != NULL, "%s", ctx.msg);
     tvds_fe_model_free(&m, &cc);
+}
+END_TEST
+
+/* Allocation failures in tvds_reduce_fe: TVDS_ERR_NOMEM, no substructure, nothing leaked. */
+START_TEST(test_reduce_fe_alloc_failures)
+{
+    tvds_fe_model *m = block_with_top();
+    long k;
+    for (k = 0; k < 20000; k++) {
+        tvds_ctx ctx;
+        tvds_substructure *s = NULL;
+        tvds_reduce_stats st;
+        tvds_alloc_fail_after(k);
+        int rc = reduce_msg(m, "face:TOP", "TOP", &s, &st, &ctx);
+        tvds_alloc_fail_after(-1);
+        if (rc == TVDS_OK) {
+            ck_assert_int_eq(s->nfsets, 1);
+            tvds_substructure_free(&s);
+            break;
+        }
+        ck_assert_msg(rc == TVDS_ERR_NOMEM, "failure %ld: %d %s", k, rc, ctx.msg);
+        ck_assert_ptr_null(s);
+    }
+    ck_assert_msg(k > 10 && k < 20000, "%ld allocations", k);
+    tvds_fe_model_free(&m, &cc);
+}
+END_TEST
+
+/* The commands: `tvds import calculix` reports the face sets, `tvds reduce --boundary face:S`
+ * carries them, `--faces` of a set with interior nodes stops with exit code 2 and one line. */
+static int run_cli(const char *args)
+{
+    char cmd[6000], cwd[2048] = "";
+    if (TVDS_BIN[0] != '/') ck_assert_ptr_nonnull(getcwd(cwd, sizeof cwd));
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s%s%s' %s >stdout 2>stderr", dir, cwd, *cwd ? "/" : "",
+             TVDS_BIN, args);
+    int rc = system(cmd);
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+START_TEST(test_cli_faces)
+{
+    char deck[4096];
+    snprintf(deck, sizeof deck,
+             "%s*SURFACE, NAME=TOP\n1, S2\n2, S2\n*NSET, NSET=XMAX\n3, 6, 9, 12\n", BRICKS);
+    tvds_test_write_file(dir, "job.inp", deck);
+    const long clamped[] = {1, 4, 7, 10, 0};
+    fake_matrices(12, clamped);
+    ck_assert_int_eq(run_cli("import calculix job.inp -o full"), 0);
+    char *o = tvds_test_slurp(path_of("stdout"), NULL);
+    ck_assert_msg(strstr(o, "1 face sets") && strstr(o, "1 face(s) left out"), "%s", o);
+    free(o);
+    ck_assert_int_eq(run_cli("reduce --model full --boundary face:TOP --modes 2 -o cb"), 0);
+    o = tvds_test_slurp(path_of("stdout"), NULL);
+    ck_assert_msg(strstr(o, "(14 DoFs: 12 boundary + 2 modes") != NULL, "%s", o);
+    ck_assert_msg(strstr(o, "1 face sets)") != NULL, "%s", o);
+    free(o);
+    o = tvds_test_slurp(path_of("cb/sets.txt"), NULL);
+    ck_assert_msg(strstr(o, "face TOP 8 9 12 11") != NULL, "%s", o);
+    free(o);
+    ck_assert_int_eq(run_cli("reduce --model full --boundary XMAX --faces TOP --modes 2 -o cb2"),
+                     2);
+    o = tvds_test_slurp(path_of("stderr"), NULL);
+    ck_assert_msg(strstr(o, "full/sets.txt: face set 'TOP': node 8 is not retained") != NULL, "%s",
+                  o);
+    free(o);
+    struct stat sb;
+    ck_assert_int_ne(stat(path_of("cb2"), &sb), 0); /* nothing written */
 }
 END_TEST
 
@@ -941,7 +1057,15 @@ Suite *faces_fe_suite(void)
     tcase_add_test(tc, test_deck_surface_errors);
     tcase_add_test(tc, test_reduce_face_sets);
     tcase_add_test(tc, test_sets_face_line_errors);
+    tcase_add_test(tc, test_deck_surfaces_alloc_failures);
+    tcase_add_test(tc, test_reduce_fe_alloc_failures);
     suite_add_tcase(s, tc);
+    TCase *tcli = tcase_create("faces_fe_cli");
+    tcase_set_tags(tcli, "long"); /* spawns the command */
+    tcase_add_checked_fixture(tcli, setup, teardown);
+    tcase_set_timeout(tcli, 30);
+    tcase_add_test(tcli, test_cli_faces);
+    suite_add_tcase(s, tcli);
     TCase *tl = tcase_create("faces_fe_ccx");
     tcase_set_tags(tl, "long");
     tcase_add_checked_fixture(tl, setup, teardown);
