@@ -180,6 +180,33 @@ int tvds_block_build(const tvds_block_params *p, tvds_fe_model **out, cholmod_co
     for (int k = 0; k <= nz; k++)
         for (int j = 0; j <= ny; j++)
             m->sets[2].nodes[m->sets[2].n++] = 1 + nx + (nx + 1L) * (j + (ny + 1L) * k);
+    /* Face set 'top_faces': the upper faces of the elements that do not touch the clamped face
+     * (those have clamped nodes without DoFs), corners counter-clockwise seen from +z, the
+     * outside (a master surface for 3D contact). */
+    if (nx > 1) {
+        size_t nf = (size_t)(nx - 1) * ny;
+        m->fsets = tvds_calloc(1, sizeof *m->fsets);
+        if (m->fsets) {
+            m->nfsets = 1;
+            m->fsets[0].name = tvds_strdup("top_faces");
+            m->fsets[0].nn = tvds_malloc(nf * sizeof(int));
+            m->fsets[0].nodes = tvds_calloc(nf * TVDS_FACE_MAX_NODES, sizeof(long));
+        }
+        if (!m->fsets || !m->fsets[0].name || !m->fsets[0].nn || !m->fsets[0].nodes) {
+            tvds_fe_model_free(&m, cc);
+            return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "block: out of memory");
+        }
+        tvds_faceset *fs = &m->fsets[0];
+        for (int j = 0; j < ny; j++)
+            for (int i = 1; i < nx; i++) {
+                long *v = fs->nodes + (size_t)fs->nface * TVDS_FACE_MAX_NODES;
+                v[0] = 1 + i + (nx + 1L) * (j + (ny + 1L) * nz);
+                v[1] = v[0] + 1;
+                v[2] = v[1] + (nx + 1L);
+                v[3] = v[0] + (nx + 1L);
+                fs->nn[fs->nface++] = 4;
+            }
+    }
     *out = m;
     return TVDS_OK;
 }

@@ -417,21 +417,24 @@ static tvds_fe_model *block_with_top(void)
     tvds_ctx_init(&ctx);
     tvds_fe_model *m = NULL;
     ck_assert_msg(tvds_block_build(&p, &m, &cc, &ctx) == TVDS_OK, "%s", ctx.msg);
-    m->fsets = tvds_calloc(1, sizeof *m->fsets);
+    /* The generator's face set: the top faces of the elements off the clamped face, as built
+     * here by hand, node for node; renamed TOP as the CalculiX surface below. */
+    ck_assert_int_eq(m->nfsets, 1);
     tvds_faceset *fs = &m->fsets[0];
-    m->nfsets = 1;
-    fs->name = tvds_strdup("TOP");
-    fs->nn = tvds_calloc((size_t)(BX * BY), sizeof(int));
-    fs->nodes = tvds_calloc((size_t)(BX * BY) * TVDS_FACE_MAX_NODES, sizeof(long));
+    ck_assert_str_eq(fs->name, "top_faces");
+    ck_assert_int_eq(fs->nface, (BX - 1) * BY);
+    int f = 0;
     for (int j = 0; j < BY; j++)
-        for (int i = 1; i < BX; i++) {
-            long *v = fs->nodes + (size_t)fs->nface * TVDS_FACE_MAX_NODES;
-            v[0] = bnode(i, j, BZ);
-            v[1] = bnode(i + 1, j, BZ);
-            v[2] = bnode(i + 1, j + 1, BZ);
-            v[3] = bnode(i, j + 1, BZ);
-            fs->nn[fs->nface++] = 4;
+        for (int i = 1; i < BX; i++, f++) {
+            const long *v = fs->nodes + (size_t)f * TVDS_FACE_MAX_NODES;
+            ck_assert_int_eq(fs->nn[f], 4);
+            ck_assert_int_eq(v[0], bnode(i, j, BZ));
+            ck_assert_int_eq(v[1], bnode(i + 1, j, BZ));
+            ck_assert_int_eq(v[2], bnode(i + 1, j + 1, BZ));
+            ck_assert_int_eq(v[3], bnode(i, j + 1, BZ));
         }
+    tvds_free(fs->name);
+    fs->name = tvds_strdup("TOP");
     return m;
 }
 
@@ -957,7 +960,7 @@ START_TEST(test_ccx_block_contact)
     ck_assert_int_eq(info.faces_dropped, 2);
     tvds_fe_model *gen = block_with_top();
     ck_assert_int_eq(ccx->n, gen->n);
-    /* The same faces, node for node, as the generator's top built here by hand. */
+    /* The same faces, node for node, as the generator's top_faces. */
     ck_assert_int_eq(
         memcmp(ccx->fsets[0].nodes, gen->fsets[0].nodes, 6 * TVDS_FACE_MAX_NODES * sizeof(long)),
         0);

@@ -109,7 +109,8 @@ TVDS_API tvds_block_params tvds_block_default(void);
 TVDS_API void tvds_block_size_for(tvds_block_params *p, double ndofs);
 /* Build the block: K and M upper triangles (stype +1), DoFs of the nodes with x > 0 in node
  * order, node sets 'top' (face z = lz), 'patch' (patch x patch nodes of it at the free end),
- * 'tip' (face x = lx). *out is owned by the caller. */
+ * 'tip' (face x = lx), and (nx > 1) the face set 'top_faces': the 4-node faces of z = lz
+ * whose nodes all have DoFs, normal +z. *out is owned by the caller. */
 TVDS_API int tvds_block_build(const tvds_block_params *p, tvds_fe_model **out, cholmod_common *cc,
                               tvds_ctx *ctx);
 /* Free an array of node sets. */
