@@ -982,6 +982,37 @@ START_TEST(test_path_range)
 }
 END_TEST
 
+START_TEST(test_growth_on_faces)
+{
+    /* The growth along the case's path on a face set: s(t) is the slave's travel along its
+     * direction (1 m/s up the slope here). A window [0.2, 0.4] m of branch 0 with a constant
+     * real part sigma is crossed from t = 0.2 to 0.4 s: G = exp(0.2 sigma). */
+    tvds_model *m = extruded(1, ID3);
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_cea_options o = opts(3, TVDS_CEA_UNDEFORMED);
+    double s[3] = {0.0, 0.5, 1.0}, sa = NAN, sigma = 2.0;
+    tvds_cea_result *r = NULL;
+    ck_assert_msg(tvds_cea_run(m, 0, s, 3, &o, &r, &ctx) == TVDS_OK, "%s", ctx.msg);
+    ck_assert_int_eq(tvds_cea_slave_abscissa(m, 0, 0, &sa, &ctx), TVDS_OK);
+    ck_assert_double_eq(sa, 0.0);
+    for (int p = 0; p < r->npos; p++)
+        r->re[(size_t)p * r->nbranch] = sigma;
+    tvds_free(r->win);
+    r->win = tvds_calloc(1, sizeof *r->win);
+    r->nwin = 1;
+    r->win[0].branch = 0;
+    r->win[0].s_in = 0.2;
+    r->win[0].s_out = 0.4;
+    ck_assert_int_eq(tvds_cea_growth(r, m, 0, sa, 1.0, 1e-4, &ctx), TVDS_OK);
+    ck_assert_double_eq_tol(r->win[0].t_start, 0.2, 2e-4);
+    ck_assert_double_eq_tol(r->win[0].t_end, 0.4, 2e-4);
+    ck_assert_double_eq_tol(log(r->win[0].growth_pred), 0.2 * sigma, 2e-3 * sigma);
+    tvds_cea_result_free(&r);
+    tvds_model_free(&m);
+}
+END_TEST
+
 Suite *cea3d_suite(void)
 {
     Suite *s = suite_create("cea3d");
@@ -993,6 +1024,7 @@ Suite *cea3d_suite(void)
     tcase_add_test(tc, test_two_nodes_2d_penalty);
     tcase_add_test(tc, test_disc_shoe);
     tcase_add_test(tc, test_path_range);
+    tcase_add_test(tc, test_growth_on_faces);
     suite_add_tcase(s, tc);
     return s;
 }
