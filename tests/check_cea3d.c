@@ -788,6 +788,31 @@ START_TEST(test_two_nodes_2d_penalty)
                   rd->lambda_n[0], lnp);
     ck_assert_msg(dev[0] < 2e-5, "preloaded linearisation vs penalty: %g", dev[0]);
     ck_assert_msg(dev[1] > 1e-3, "undeformed vs penalty: %g", dev[1]);
+    /* The same two nodes as two contacts (one node each, --contact all): the same static state
+     * and eigenvalues to round-off. */
+    tvds_contact *c = &m->contacts[0];
+    m->contacts = tvds_realloc(m->contacts, 2 * sizeof *m->contacts);
+    c = &m->contacts[0];
+    m->contacts[1] = *c;
+    tvds_contact *c2 = &m->contacts[1];
+    c2->name = tvds_strdup("tip2");
+    c2->slave_nodes = tvds_malloc(sizeof(long));
+    c2->slave_nodes[0] = 2;
+    c2->master_nodes = tvds_malloc(3 * sizeof(long));
+    memcpy(c2->master_nodes, c->master_nodes, 3 * sizeof(long));
+    c->nslave = c2->nslave = 1;
+    m->ncontact = 2;
+    tvds_cea_result *rc2 = NULL;
+    o.state = TVDS_CEA_DEFORMED;
+    o.slave = 0;
+    ck_assert_msg(tvds_cea_run(m, TVDS_CEA_ALL_CONTACTS, &s, 1, &o, &rc2, &ctx) == TVDS_OK, "%s",
+                  ctx.msg);
+    double dc = fmax(max_nearest(rd, 0, rc2, 0), max_nearest(rc2, 0, rd, 0));
+    double dlc = fabs(rc2->lambda_n[0] - rd->lambda_n[0]) / rd->lambda_n[0];
+    if (getenv("TVDS_TEST_VERBOSE"))
+        fprintf(stderr, "cea3d two contacts: eigenvalues %.3g, force %.3g\n", dc, dlc);
+    ck_assert_msg(dc < 1e-12 && dlc < 1e-12, "two contacts: %g, %g", dc, dlc);
+    tvds_cea_result_free(&rc2);
     tvds_cea_result_free(&rd);
     tvds_cea_result_free(&ru);
     tvds_model_free(&m);
