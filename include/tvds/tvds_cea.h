@@ -61,7 +61,8 @@ typedef struct tvds_cea_options {
                          a spacing ds_min; 0: the positions given only */
     double ds_min;    /* smallest spacing of the refinement [m]; <= 0 (default): 2.5e-4 times
                          the length of the master surface (0.025 mm on beam 2's 99 mm edge),
-                         of the span of the positions for a rigid master */
+                         the extent of a face set along the slave's travel, the span of the
+                         positions for a rigid master */
     int max_pos;      /* refinement stops at this many positions in all; default 4000 */
     double zeta_near; /* refinement: a branch "nears" instability where its real part could
                          reach -zeta_near |lambda| inside an interval (extrapolating three times

@@ -2145,6 +2145,17 @@ static int cea_run(const tvds_model *m, int contact, const double *s, int npos,
     /* Default smallest spacing: 2.5e-4 of the master surface (of the span of the positions
      * for a rigid master). */
     double span = p.has_contact && !p.rigid && !p.faces ? p.cum[p.nmaster - 1] : smax - smin;
+    if (p.has_contact && p.faces) {
+        /* Face set: its extent along the direction of travel (the 2D surface length's
+         * analogue). */
+        double lo = INFINITY, hi = -INFINITY;
+        for (int q = 0; q < p.nmaster; q++) {
+            double x = dot3v(p.fX + 3 * q, p.drive);
+            lo = fmin(lo, x);
+            hi = fmax(hi, x);
+        }
+        span = hi - lo;
+    }
     double ds_min = o.ds_min > 0 ? o.ds_min : 2.5e-4 * span;
     int refine = o.refine && npos > 1 && ds_min > 0;
     int cap_pos = refine ? (o.max_pos > npos ? o.max_pos : npos) : npos;
