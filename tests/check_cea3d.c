@@ -100,10 +100,10 @@ static void add_load3(tvds_model *m, int sub, int i, const double F[3], const do
 }
 
 /* Contact of the slave nodes of substructure ss on the face set of substructure ms: nface
- * 4-node faces whose corners are indices into master_ids; the slave body travels with the
- * velocity v (turned by R, 1e3 m/s: a ramp over the whole run). */
+ * faces of nnf nodes (indices into master_ids, the face's node order); the slave body travels with
+ * the velocity v (turned by R, 1e3 m/s: a ramp over the whole run). */
 static void add_face_contact(tvds_model *m, int ss, int nsl, const long *sl, int ms, int nm,
-                             const long *mids, int nface, const int *corners, double mu,
+                             const long *mids, int nface, int nnf, const int *corners, double mu,
                              const double v[3], const double R[9])
 {
     m->contacts = tvds_realloc(m->contacts, (size_t)(m->ncontact + 1) * sizeof *m->contacts);
@@ -124,9 +124,9 @@ static void add_face_contact(tvds_model *m, int ss, int nsl, const long *sl, int
     c->face_nn = tvds_malloc((size_t)nface * sizeof(int));
     c->face_node = tvds_calloc((size_t)nface * TVDS_FACE_MAX_NODES, sizeof(int));
     for (int f = 0; f < nface; f++) {
-        c->face_nn[f] = 4;
-        for (int q = 0; q < 4; q++)
-            c->face_node[f * TVDS_FACE_MAX_NODES + q] = corners[4 * f + q];
+        c->face_nn[f] = nnf;
+        for (int q = 0; q < nnf; q++)
+            c->face_node[f * TVDS_FACE_MAX_NODES + q] = corners[nnf * f + q];
     }
     c->mu_s = c->mu_k = mu;
     double vr[3];
@@ -242,7 +242,7 @@ static tvds_model *extruded(int ncopy, const double R[9])
     int S = add_sub3(m, "slave", ns, sid, Xs, Ms, Ks, R);
     int Mst = add_sub3(m, "master", nm, mid, Xm, Mm, Km, R);
     double v[3] = {cos(G30), sin(G30), 0.0};
-    add_face_contact(m, S, ns, sid, Mst, nm, mid, 2 * ncopy, corners, MU, v, R);
+    add_face_contact(m, S, ns, sid, Mst, nm, mid, 2 * ncopy, 4, corners, MU, v, R);
     double F[3] = {PRE * sin(G30), -PRE * cos(G30), 0.0};
     for (int c = 0; c < ncopy; c++)
         add_load3(m, S, c, F, R);
@@ -489,7 +489,7 @@ static tvds_model *pw_model(void)
     int S = add_sub3(m, "slave", 1, &sid, PW_XS, Mb, Kb, ID3);
     int Mst = add_sub3(m, "master", 4, mid, PW_XM, Mb + 9, Kb + 9, ID3);
     int corners[4] = {0, 1, 2, 3};
-    add_face_contact(m, S, 1, &sid, Mst, 4, mid, 1, corners, PW_MU, PW_V, ID3);
+    add_face_contact(m, S, 1, &sid, Mst, 4, mid, 1, 4, corners, PW_MU, PW_V, ID3);
     add_load3(m, S, 0, PW_F, ID3);
     return m;
 }
@@ -615,6 +615,225 @@ START_TEST(test_preload_matches_penalty)
         fprintf(stderr,
                 "cea3d penalty: lambda_n %.12g / %.12g, eigenvalues %.3g (undeformed %.3g)\n",
                 rd->lambda_n[0], lnp, dev[0], dev[1]);
+    ck_assert_msg(dev[0] < 2e-5, "preloaded linearisation vs penalty: %g", dev[0]);
+    ck_assert_msg(dev[1] > 1e-3, "undeformed vs penalty: %g", dev[1]);
+    tvds_cea_result_free(&rd);
+    tvds_cea_result_free(&ru);
+    tvds_model_free(&m);
+}
+END_TEST
+
+/* ---- A curved 9-node face against a penalty model ----------------------------------------- */
+
+enum { Q9_N = 30 };
+static const double Q9_XI[9][2] = {{-1, -1}, {1, -1}, {1, 1},  {-1, 1}, {0, -1},
+                                   {1, 0},   {0, 1},  {-1, 0}, {0, 0}};
+static const double Q9_F[3] = {-40.0, 25.0, -500.0}, Q9_V[3] = {0.8, -0.5, 0.2};
+static const double Q9_XS[3] = {0.05, 0.1, 0.4};
+
+/* 1D quadratic Lagrange function of the node at c in {-1, 0, 1}: value and derivatives. */
+static void lag1(double c, double x, double *l, double *dl, double *d2l)
+{
+    if (c < 0)
+        *l = 0.5 * x * (x - 1), *dl = x - 0.5, *d2l = 1.0;
+    else if (c > 0)
+        *l = 0.5 * x * (x + 1), *dl = x + 0.5, *d2l = 1.0;
+    else
+        *l = 1 - x * x, *dl = -2 * x, *d2l = -2.0;
+}
+
+/* 9-node face (nodes P, 9 x 3): point, shape functions, tangents and second derivatives. */
+static void q9_point(const double *P, const double xi[2], double xp[3], double Nq[9], double a1[3],
+                     double a2[3], double x11[3], double x12[3], double x22[3])
+{
+    for (int k = 0; k < 3; k++)
+        xp[k] = a1[k] = a2[k] = x11[k] = x12[k] = x22[k] = 0.0;
+    for (int q = 0; q < 9; q++) {
+        double lx, dlx, d2lx, ly, dly, d2ly;
+        lag1(Q9_XI[q][0], xi[0], &lx, &dlx, &d2lx);
+        lag1(Q9_XI[q][1], xi[1], &ly, &dly, &d2ly);
+        Nq[q] = lx * ly;
+        for (int k = 0; k < 3; k++) {
+            double p = P[3 * q + k];
+            xp[k] += lx * ly * p;
+            a1[k] += dlx * ly * p;
+            a2[k] += lx * dly * p;
+            x11[k] += d2lx * ly * p;
+            x12[k] += dlx * dly * p;
+            x22[k] += lx * d2ly * p;
+        }
+    }
+}
+
+static void q9_project(const double *P, const double Q[3], double xi[2])
+{
+    xi[0] = xi[1] = 0.0;
+    for (int it = 0; it < 60; it++) {
+        double xp[3], Nq[9], a1[3], a2[3], x11[3], x12[3], x22[3], r[3];
+        q9_point(P, xi, xp, Nq, a1, a2, x11, x12, x22);
+        for (int k = 0; k < 3; k++)
+            r[k] = xp[k] - Q[k];
+        double g1 = dot3(a1, r), g2 = dot3(a2, r);
+        double h11 = dot3(a1, a1) + dot3(r, x11), h12 = dot3(a1, a2) + dot3(r, x12),
+               h22 = dot3(a2, a2) + dot3(r, x22);
+        double det = h11 * h22 - h12 * h12;
+        xi[0] -= (h22 * g1 - h12 * g2) / det;
+        xi[1] -= (h11 * g2 - h12 * g1) / det;
+    }
+}
+
+/* Penalty force at X + u on the 30 DoFs (slave, then the 9 face nodes), as pw_force. */
+static void q9_force(const double *X, const double *u, double *F)
+{
+    double x[Q9_N], xi[2], xp[3], Nq[9], a1[3], a2[3], x11[3], x12[3], x22[3], n[3];
+    for (int i = 0; i < Q9_N; i++)
+        x[i] = X[i] + u[i];
+    q9_project(x + 3, x, xi);
+    q9_point(x + 3, xi, xp, Nq, a1, a2, x11, x12, x22);
+    n[0] = a1[1] * a2[2] - a1[2] * a2[1];
+    n[1] = a1[2] * a2[0] - a1[0] * a2[2];
+    n[2] = a1[0] * a2[1] - a1[1] * a2[0];
+    double nl = sqrt(dot3(n, n)), g = 0.0;
+    for (int k = 0; k < 3; k++)
+        n[k] /= nl;
+    for (int k = 0; k < 3; k++)
+        g += n[k] * (x[k] - xp[k]);
+    double vn = dot3(Q9_V, n), t[3], tl = 0.0;
+    for (int k = 0; k < 3; k++) {
+        t[k] = Q9_V[k] - vn * n[k];
+        tl += t[k] * t[k];
+    }
+    double fn = -PW_KP * g;
+    for (int k = 0; k < 3; k++) {
+        double fc = fn * (n[k] - PW_MU * t[k] / sqrt(tl));
+        F[k] = fc;
+        for (int q = 0; q < 9; q++)
+            F[3 + 3 * q + k] = -Nq[q] * fc;
+    }
+}
+
+/* Node coordinates of the curved face (a shallow bowl z = 0.06 (xi1^2 + 0.5 xi2^2) with a
+ * twist) and the stiffness blocks (coupled 3 x 3 springs per node). */
+static void q9_setup(double *XM, double *md, double *Kb)
+{
+    static const double ks[9] = {2e4, 3e3, 2e3, 3e3, 1.5e4, 1e3, 2e3, 1e3, 1e4};
+    memcpy(Kb, ks, sizeof ks);
+    for (int k = 0; k < 3; k++)
+        md[k] = 0.8;
+    for (int q = 0; q < 9; q++) {
+        double x1 = Q9_XI[q][0], x2 = Q9_XI[q][1];
+        XM[3 * q] = 0.5 * x1 + 0.03 * x2;
+        XM[3 * q + 1] = 0.5 * x2;
+        XM[3 * q + 2] = 0.06 * (x1 * x1 + 0.5 * x2 * x2) + 0.02 * x1 * x2;
+        double *B = Kb + 9 * (q + 1);
+        double d[3] = {3e4 * (1 + 0.1 * q), 4e4, 2.5e4 * (1 + 0.2 * q)};
+        for (int a = 0; a < 3; a++)
+            for (int b = 0; b < 3; b++)
+                B[3 * a + b] = a == b ? d[a] : 3e3 * (1 + ((a + b + q) % 3));
+        for (int k = 0; k < 3; k++)
+            md[3 + 3 * q + k] = 0.2 + 0.03 * q;
+    }
+}
+
+START_TEST(test_curved_face_penalty)
+{
+    /* The penalty check of preload_matches_penalty on a curved 9-node face (a shallow twisted
+     * bowl: every second derivative x_,ij of the face is nonzero), so that the curvature terms
+     * of the closest point's motion enter the preload stiffness. */
+    double XM[27], md[Q9_N], Kb[90], Mb[90] = {0};
+    q9_setup(XM, md, Kb);
+    for (int i = 0; i < 10; i++)
+        for (int k = 0; k < 3; k++)
+            Mb[9 * i + 4 * k] = md[3 * i + k];
+    tvds_model *m = tvds_model_create();
+    long sid = 1, mid[9];
+    int nodes[9];
+    for (int q = 0; q < 9; q++)
+        mid[q] = 10 + q, nodes[q] = q;
+    int S = add_sub3(m, "slave", 1, &sid, Q9_XS, Mb, Kb, ID3);
+    int Mst = add_sub3(m, "master", 9, mid, XM, Mb + 9, Kb + 9, ID3);
+    add_face_contact(m, S, 1, &sid, Mst, 9, mid, 1, 9, nodes, PW_MU, Q9_V, ID3);
+    add_load3(m, S, 0, Q9_F, ID3);
+    double s = 0.2;
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_cea_options o = opts(Q9_N - 1, TVDS_CEA_DEFORMED);
+    tvds_cea_result *rd = NULL, *ru = NULL;
+    ck_assert_msg(tvds_cea_run(m, 0, &s, 1, &o, &rd, &ctx) == TVDS_OK, "%s", ctx.msg);
+    o.state = TVDS_CEA_UNDEFORMED;
+    ck_assert_msg(tvds_cea_run(m, 0, &s, 1, &o, &ru, &ctx) == TVDS_OK, "%s", ctx.msg);
+    /* Placed slave and the penalty model's static state and tangent. */
+    double X[Q9_N], Q[3], xi[2], Nq[9], a1[3], a2[3], x11[3], x12[3], x22[3];
+    double vl = sqrt(dot3(Q9_V, Q9_V));
+    memcpy(X + 3, XM, sizeof XM);
+    for (int k = 0; k < 3; k++)
+        Q[k] = Q9_XS[k] + s * Q9_V[k] / vl;
+    q9_project(XM, Q, xi);
+    q9_point(XM, xi, X, Nq, a1, a2, x11, x12, x22);
+    double K[Q9_N * Q9_N] = {0}, f[Q9_N] = {0}, u[Q9_N] = {0};
+    for (int i = 0; i < 10; i++)
+        for (int a = 0; a < 3; a++)
+            for (int b = 0; b < 3; b++)
+                K[(3 * i + a) * Q9_N + 3 * i + b] = Kb[9 * i + 3 * a + b];
+    memcpy(f, Q9_F, sizeof Q9_F);
+    static double J[Q9_N * Q9_N];
+    double R[Q9_N], F[Q9_N], Fp[Q9_N], Fm[Q9_N], h = 1e-7;
+    for (int it = 0; it < 50; it++) {
+        q9_force(X, u, F);
+        double rn = 0.0;
+        for (int i = 0; i < Q9_N; i++) {
+            R[i] = -f[i] - F[i];
+            for (int j = 0; j < Q9_N; j++)
+                R[i] += K[i * Q9_N + j] * u[j];
+            rn += R[i] * R[i];
+        }
+        for (int j = 0; j < Q9_N; j++) {
+            double uj = u[j];
+            u[j] = uj + h;
+            q9_force(X, u, Fp);
+            u[j] = uj - h;
+            q9_force(X, u, Fm);
+            u[j] = uj;
+            for (int i = 0; i < Q9_N; i++)
+                J[i * Q9_N + j] = K[i * Q9_N + j] - (Fp[i] - Fm[i]) / (2 * h);
+        }
+        if (sqrt(rn) < 1e-9 * 500.0) break;
+        int ipiv[Q9_N];
+        double A[Q9_N * Q9_N], b[Q9_N];
+        memcpy(A, J, sizeof A);
+        for (int i = 0; i < Q9_N; i++)
+            b[i] = -R[i];
+        ck_assert_int_eq(LAPACKE_dgesv(LAPACK_ROW_MAJOR, Q9_N, 1, A, Q9_N, ipiv, b, 1), 0);
+        for (int i = 0; i < Q9_N; i++)
+            u[i] += b[i];
+    }
+    q9_force(X, u, F);
+    double lnp = sqrt(dot3(F, F)) / sqrt(1 + PW_MU * PW_MU);
+    double A[Q9_N * Q9_N], er[Q9_N], ei[Q9_N], dum[1];
+    for (int i = 0; i < Q9_N; i++)
+        for (int j = 0; j < Q9_N; j++)
+            A[i * Q9_N + j] = J[i * Q9_N + j] / md[i];
+    ck_assert_int_eq(
+        LAPACKE_dgeev(LAPACK_ROW_MAJOR, 'N', 'N', Q9_N, A, Q9_N, er, ei, dum, 1, dum, 1), 0);
+    double dev[2] = {0, 0};
+    for (int q = 0; q < 2; q++) {
+        const tvds_cea_result *r = q ? ru : rd;
+        for (int b = 0; b < r->nbranch; b++) {
+            double complex l = eig_at(r, 0, b), mu2 = -(l * l);
+            double best = INFINITY;
+            for (int k = 0; k < Q9_N; k++)
+                best = fmin(best, cabs(mu2 - (er[k] + I * ei[k])) / cabs(mu2));
+            dev[q] = fmax(dev[q], best);
+        }
+    }
+    if (getenv("TVDS_TEST_VERBOSE"))
+        fprintf(stderr,
+                "cea3d curved face: lambda_n %.12g / %.12g, eigenvalues %.3g "
+                "(undeformed %.3g)\n",
+                rd->lambda_n[0], lnp, dev[0], dev[1]);
+    ck_assert_int_eq(rd->nbranch, Q9_N - 1);
+    ck_assert_msg(fabs(rd->lambda_n[0] - lnp) < 1e-6 * lnp, "lambda_n %.12g vs penalty %.12g",
+                  rd->lambda_n[0], lnp);
     ck_assert_msg(dev[0] < 2e-5, "preloaded linearisation vs penalty: %g", dev[0]);
     ck_assert_msg(dev[1] > 1e-3, "undeformed vs penalty: %g", dev[1]);
     tvds_cea_result_free(&rd);
@@ -1046,6 +1265,7 @@ Suite *cea3d_suite(void)
     tcase_add_test(tc, test_rotation_invariance);
     tcase_add_test(tc, test_two_copies);
     tcase_add_test(tc, test_preload_matches_penalty);
+    tcase_add_test(tc, test_curved_face_penalty);
     tcase_add_test(tc, test_two_nodes_2d_penalty);
     tcase_add_test(tc, test_disc_shoe);
     tcase_add_test(tc, test_path_range);
