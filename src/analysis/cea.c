@@ -675,7 +675,8 @@ static int setup_contact(const tvds_model *m, int contact, const tvds_cea_option
     }
     for (int k = 0; k < 3; k++)
         p->v_rel[k] = vs[k] - vm[k];
-    if (p->chi_fixed == 0.0 && p->mu != 0.0 && p->v_rel[0] == 0.0 && p->v_rel[1] == 0.0 && !p->disc)
+    if (p->chi_fixed == 0.0 && p->mu != 0.0 && p->v_rel[0] == 0.0 && p->v_rel[1] == 0.0 &&
+        p->v_rel[2] == 0.0 && !p->disc)
         return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
                           "cea: contact '%s': no sliding velocity at t = %g (slave_kin, imposed "
                           "motions of the slave substructure and rigid master motion are all at "
