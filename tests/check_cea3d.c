@@ -1038,6 +1038,38 @@ START_TEST(test_two_nodes_2d_penalty)
 }
 END_TEST
 
+START_TEST(test_contact_set)
+{
+    /* The two-node body of two_nodes_2d with its second node pulled off the master (200 N
+     * along +n): in the static state the second node's multiplier would pull, so it is
+     * released, and the result is that of the first node alone (--slave 0, the one-node path),
+     * its second node free on its springs. */
+    tvds_model *m = two_nodes2d();
+    m->loads[2].fn.amp = -200.0 * sin(G30);
+    m->loads[3].fn.amp = 200.0 * cos(G30);
+    double s = 0.3;
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_cea_options o = opts(8, TVDS_CEA_DEFORMED);
+    o.slave = TVDS_CEA_ALL_SLAVES;
+    tvds_cea_result *ra = NULL, *r1 = NULL;
+    ck_assert_msg(tvds_cea_run(m, 0, &s, 1, &o, &ra, &ctx) == TVDS_OK, "%s", ctx.msg);
+    o.slave = 0;
+    ck_assert_msg(tvds_cea_run(m, 0, &s, 1, &o, &r1, &ctx) == TVDS_OK, "%s", ctx.msg);
+    ck_assert_int_eq(ra->nred, 9);
+    ck_assert_int_eq(r1->nred, 9);
+    double d = fmax(max_nearest(ra, 0, r1, 0), max_nearest(r1, 0, ra, 0));
+    double dl = fabs(ra->lambda_n[0] - r1->lambda_n[0]) / r1->lambda_n[0];
+    if (getenv("TVDS_TEST_VERBOSE"))
+        fprintf(stderr, "cea3d contact set: eigenvalues %.3g, force %.3g (%.12g)\n", d, dl,
+                ra->lambda_n[0]);
+    ck_assert_msg(d < 1e-10 && dl < 1e-10, "released node: %g, %g", d, dl);
+    tvds_cea_result_free(&ra);
+    tvds_cea_result_free(&r1);
+    tvds_model_free(&m);
+}
+END_TEST
+
 /* ---- Rotating disc ------------------------------------------------------------------------- */
 
 static const double DK[9] = {1.5e4, 3e3, 2e3, 3e3, 1e4, 1.5e3, 2e3, 1.5e3, 1.2e4};
@@ -1267,6 +1299,7 @@ Suite *cea3d_suite(void)
     tcase_add_test(tc, test_preload_matches_penalty);
     tcase_add_test(tc, test_curved_face_penalty);
     tcase_add_test(tc, test_two_nodes_2d_penalty);
+    tcase_add_test(tc, test_contact_set);
     tcase_add_test(tc, test_disc_shoe);
     tcase_add_test(tc, test_path_range);
     tcase_add_test(tc, test_growth_on_faces);

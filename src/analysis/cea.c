@@ -122,6 +122,7 @@ struct cea_geom {
     double xc[3]; /* placed slave position: the surface point of the undeformed geometry [m] */
     double lam;   /* static multiplier of this node's row */
     int act;      /* index of the node among its contact's active nodes */
+    int off;      /* 1: out of contact in the static state (its multiplier would pull): no row */
 };
 typedef struct cea_geom cea_geom;
 
@@ -907,6 +908,7 @@ static int contact_geometries(const cea_problem *p, double s, cea_geom *g)
         const cea_problem *x = j < 0 ? p : &p->extra[j];
         for (int a = 0; a < x->nact; a++) {
             g[a].act = a;
+            g[a].off = 0;
             if (x->faces || x->disc) {
                 int e = x->faces ? face_geometry(x, a, s, &g[a]) : disc_geometry(x, a, &g[a]);
                 if (e && !bad) bad = e;
@@ -938,6 +940,7 @@ static double contact_rows(const cea_problem *p, const cea_geom *g, cea_rows *r,
     double chi = p->chi_fixed;
     for (int a = p->nact - 1; a >= 0; a--) {
         const cea_geom *ga = &g[a];
+        if (ga->off) continue;
         const double *n = ga->n, *t = ga->t, *wgt = ga->wgt;
         chi = chi_along(p, t);
         double e[3] = {n[0] - chi * p->mu * t[0], n[1] - chi * p->mu * t[1], 0.0};
@@ -1268,8 +1271,9 @@ static void kg_disc(const cea_problem *p, const cea_geom *g, double lambda, doub
             Kt[(size_t)sd[j] * N + sd[i]] += c * b[i] * g->t[j];
 }
 
-/* The active nodes in the order of their rows (build_rows: the other contacts first, each from
- * its last node to its first, then the first contact's), with their contact parts. */
+/* The nodes in contact (not off) in the order of their rows (build_rows: the other contacts
+ * first, each from its last node to its first, then the first contact's), with their contact
+ * parts; returns their number. */
 static int nodes_in_row_order(const cea_problem *p, cea_geom *g, const cea_problem **part,
                               cea_geom **gg)
 {
@@ -1278,11 +1282,11 @@ static int nodes_in_row_order(const cea_problem *p, cea_geom *g, const cea_probl
     for (int j = 0; j < p->nextra; j++) {
         const cea_problem *x = &p->extra[j];
         for (int a = x->nact - 1; a >= 0; a--)
-            part[r] = x, gg[r++] = &gx[a];
+            if (!gx[a].off) part[r] = x, gg[r++] = &gx[a];
         gx += x->nact;
     }
     for (int a = p->nact - 1; a >= 0; a--)
-        part[r] = p, gg[r++] = &g[a];
+        if (!g[a].off) part[r] = p, gg[r++] = &g[a];
     return r;
 }
 
@@ -1370,11 +1374,44 @@ static double node_update(const cea_problem *x, cea_geom *g, const double *u)
     return ch;
 }
 
-/* Static sliding state with every active node's row (face-set masters, several nodes or
- * contacts on deformable masters): the saddle-point iteration of static_state with one gap
- * right-hand side per node and each node's geometry updated from X + u. Each node's multiplier
- * goes to its geometry (lam), the sum to *lambda. On return w->krhs holds the static
- * displacement u (its first N entries) of the last solve. */
+/* Gap n . (x_C - x_P) of a node at the displacement u, with its geometry (n, alpha or xi)
+ * already taken from u (node_update); a rigid plane or the disc: n . u_C (the node is placed on
+ * it). */
+static double gap_deformed(const cea_problem *x, const cea_geom *g, const double *u)
+{
+    const int *sd = x->act_dof + 3 * g->act;
+    int nc = x->ncomp;
+    double d[3] = {0, 0, 0};
+    for (int k = 0; k < nc; k++)
+        d[k] = u[sd[k]];
+    if (!x->rigid) {
+        if (x->faces) {
+            double P[3 * FACE_MAX_NODES], xp[3];
+            face_pos(x, g->face, u, P);
+            face_point(g->nn, P, g->xi, xp, NULL, NULL);
+            for (int k = 0; k < 3; k++)
+                d[k] += g->xc[k] - xp[k];
+        } else {
+            for (int k = 0; k < 2; k++) {
+                double x1 = x->master_xy[2 * g->seg + k] + u[x->master_dof[2 * g->seg + k]];
+                double x2 =
+                    x->master_xy[2 * (g->seg + 1) + k] + u[x->master_dof[2 * (g->seg + 1) + k]];
+                d[k] += g->xc[k] - (1 - g->alpha) * x1 - g->alpha * x2;
+            }
+        }
+    }
+    return g->n[0] * d[0] + g->n[1] * d[1] + (nc == 3 ? g->n[2] * d[2] : 0.0);
+}
+
+/* Static sliding state with the rows of the nodes in contact (face-set masters, several nodes
+ * or contacts on deformable masters, the disc): the saddle-point iteration of static_state with
+ * one gap right-hand side per node and each node's geometry updated from X + u, stopped at
+ * 1e-13 or where round-off keeps it from improving below 1e-10. Each node's multiplier goes to
+ * its geometry (lam), the sum to *lambda. Contact set: a node whose multiplier pulls
+ * (lambda_a > 0 beyond 1e-9 of the total) is released, the most pulling one first, and a
+ * released node that penetrates its master at the new state is taken back, until the set is
+ * consistent (docs/cea.md). On return w->krhs holds the static displacement u (its first N
+ * entries) of the last solve. */
 static int static_state_gen(const cea_problem *p, cea_geom *g, cea_work *w, double *lambda)
 {
     int N = p->N, nt = p->nact_all;
@@ -1397,46 +1434,77 @@ static int static_state_gen(const cea_problem *p, cea_geom *g, cea_work *w, doub
     for (int i = 0; i < N; i++)
         if (fabs(p->K[(size_t)i * N + i]) > ks) ks = fabs(p->K[(size_t)i * N + i]);
     if (!(ks > 0)) ks = 1.0;
-    double last = INFINITY;
-    for (int it = 0; it < 30; it++) {
-        build_rows(p, g, w);
-        const cea_rows *r = &w->rows;
-        int nr = r->nrows, nk = N + nr;
-        double *A = w->KKT, *b = w->krhs;
-        memset(A, 0, (size_t)nk * nk * sizeof *A);
-        for (int c = 0; c < N; c++)
-            memcpy(A + (size_t)c * nk, p->K + (size_t)c * N, (size_t)N * sizeof *A);
-        for (int i = 0; i < nr; i++)
-            for (int k = r->ptr[i]; k < r->ptr[i + 1]; k++) {
-                A[(size_t)(N + i) * nk + r->col[k]] += ks * r->be[k];
-                A[(size_t)r->col[k] * nk + N + i] += ks * r->bc[k];
+    for (int cycle = 0; cycle <= 2 * nt; cycle++) {
+        int na = nodes_in_row_order(p, g, part, gg);
+        if (na == 0) return TVDS_ERR_SINGULAR; /* every node pulls: no sliding contact */
+        double last = INFINITY, change = INFINITY;
+        for (int it = 0; it < 30; it++) {
+            build_rows(p, g, w);
+            const cea_rows *r = &w->rows;
+            int nr = r->nrows, nk = N + nr;
+            double *A = w->KKT, *b = w->krhs;
+            memset(A, 0, (size_t)nk * nk * sizeof *A);
+            for (int c = 0; c < N; c++)
+                memcpy(A + (size_t)c * nk, p->K + (size_t)c * N, (size_t)N * sizeof *A);
+            for (int i = 0; i < nr; i++)
+                for (int k = r->ptr[i]; k < r->ptr[i + 1]; k++) {
+                    A[(size_t)(N + i) * nk + r->col[k]] += ks * r->be[k];
+                    A[(size_t)r->col[k] * nk + N + i] += ks * r->bc[k];
+                }
+            memcpy(b, p->f, (size_t)N * sizeof *b);
+            for (int i = 0; i < p->nbil; i++)
+                b[N + i] = 0.0;
+            for (int q = 0; q < na; q++)
+                b[N + p->nbil + q] = -ks * gap0(part[q], gg[q]);
+            int info = LAPACKE_dgesv(LAPACK_COL_MAJOR, nk, 1, A, nk, w->kpiv, b, nk);
+            if (info > 0) return TVDS_ERR_SINGULAR;
+            if (info < 0) return TVDS_ERR_SOLVER;
+            double lsum = 0.0;
+            int moving = 0;
+            for (int q = 0; q < na; q++) {
+                gg[q]->lam = ks * b[N + p->nbil + q];
+                lsum += gg[q]->lam;
             }
-        memcpy(b, p->f, (size_t)N * sizeof *b);
-        for (int i = 0; i < p->nbil; i++)
-            b[N + i] = 0.0;
-        for (int q = 0; q < nt; q++)
-            b[N + p->nbil + q] = -ks * gap0(part[q], gg[q]);
-        int info = LAPACKE_dgesv(LAPACK_COL_MAJOR, nk, 1, A, nk, w->kpiv, b, nk);
-        if (info > 0) return TVDS_ERR_SINGULAR;
-        if (info < 0) return TVDS_ERR_SOLVER;
-        double lsum = 0.0, change = 0.0;
-        int moving = 0;
-        for (int q = 0; q < nt; q++) {
-            gg[q]->lam = ks * b[N + p->nbil + q];
-            lsum += gg[q]->lam;
+            *lambda = lsum;
+            change = 0.0;
+            for (int q = 0; q < na; q++) {
+                if (part[q]->rigid && !part[q]->disc) continue;
+                moving = 1;
+                double ch = node_update(part[q], gg[q], b);
+                if (ch < 0) return TVDS_ERR_SINGULAR;
+                if (ch > change) change = ch;
+            }
+            if (!moving || change < 1e-13 || (change < 1e-10 && change > 0.5 * last)) break;
+            last = change;
         }
-        *lambda = lsum;
-        for (int q = 0; q < nt; q++) {
-            if (part[q]->rigid && !part[q]->disc) continue;
-            moving = 1;
-            double ch = node_update(part[q], gg[q], b);
-            if (ch < 0) return TVDS_ERR_SINGULAR;
-            if (ch > change) change = ch;
+        if (!(change < 1e-10)) return TVDS_ERR_SOLVER;
+        /* Contact set: release the most pulling node; else take back penetrating ones. */
+        const double *u = w->krhs;
+        int worst = -1;
+        double lw = 1e-9 * fabs(*lambda);
+        for (int q = 0; q < na; q++)
+            if (gg[q]->lam > lw) lw = gg[q]->lam, worst = q;
+        if (worst >= 0) {
+            gg[worst]->off = 1;
+            gg[worst]->lam = 0.0;
+            continue;
         }
-        if (!moving || change < 1e-13) return TVDS_OK;
-        last = change;
+        int back = 0;
+        cea_geom *gx = g;
+        for (int j = -1; j < p->nextra; j++) {
+            const cea_problem *x = j < 0 ? p : &p->extra[j];
+            for (int a = 0; a < x->nact; a++) {
+                cea_geom *ga = &gx[a];
+                if (!ga->off) continue;
+                if ((!x->rigid || x->disc) && node_update(x, ga, u) < 0) return TVDS_ERR_SINGULAR;
+                double scale = x->faces ? x->fsize : (x->rigid ? 1.0 : ga->len);
+                if (gap_deformed(x, ga, u) < -1e-9 * scale) ga->off = 0, back = 1;
+            }
+            gx += x->nact;
+        }
+        if (!back) return TVDS_OK;
     }
-    return last < 1e-10 ? TVDS_OK : TVDS_ERR_SOLVER;
+    return TVDS_ERR_SOLVER; /* no consistent contact set */
 }
 
 /* Kt = K + sum over the active nodes of their preload stiffness (kg_segment, kg_face; a
