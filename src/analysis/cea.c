@@ -454,9 +454,9 @@ static int setup(const tvds_model *m, int contact, const tvds_cea_options *o, ce
         if (!x->rigid) any_deformable = 1;
         if (x->gen_static) p->gen_static = 1;
     }
-    /* Several contacts: every node's row in the static state and its own preload
-     * stiffness. */
-    if (any_deformable) p->gen_static = 1;
+    /* Several contacts: every node's row in the static state, its own preload stiffness
+     * and the contact set. */
+    if (any_deformable || p->nact_all > 1) p->gen_static = 1;
     return TVDS_OK;
 nomem:
     return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "cea: out of memory (%d DoFs)", N);
@@ -550,6 +550,9 @@ static int setup_contact(const tvds_model *m, int contact, const tvds_cea_option
     if (!p->act_dof || !p->act_ds || !p->act_X) goto nomem;
     int rc = TVDS_OK;
     p->nact_all = p->nact;
+    /* Several nodes: the contact set of the static state (and on a deformable master each
+     * node's geometry and preload stiffness). */
+    if (p->nact > 1) p->gen_static = 1;
     for (int a = 0; a < p->nact; a++) {
         rc = find_xyz(m, c->slave_sub, c->slave_nodes[all ? a : o->slave], p->ncomp,
                       p->act_dof + 3 * a, p->act_X + 3 * a, "slave", cname, off, ctx);
