@@ -1038,6 +1038,8 @@ START_TEST(test_two_nodes_2d_penalty)
 }
 END_TEST
 
+static const double DK[9] = {1.5e4, 3e3, 2e3, 3e3, 1e4, 1.5e3, 2e3, 1.5e3, 1.2e4};
+
 START_TEST(test_contact_set)
 {
     /* The two-node body of two_nodes_2d with its second node pulled off the master (200 N
@@ -1067,12 +1069,60 @@ START_TEST(test_contact_set)
     tvds_cea_result_free(&ra);
     tvds_cea_result_free(&r1);
     tvds_model_free(&m);
+    /* The same on a rigid plane: two coupled blocks on the plane z = 0 moving along +x, the
+     * second pulled up. */
+    m = tvds_model_create();
+    long ids[2] = {1, 2};
+    double X[6] = {0, 0, 0, 0.3, 0, 0}, Mb[18] = {0}, Kb[18];
+    for (int i = 0; i < 2; i++)
+        for (int k = 0; k < 3; k++)
+            Mb[9 * i + 4 * k] = 1.0 + 0.2 * i;
+    memcpy(Kb, DK, sizeof DK);
+    memcpy(Kb + 9, DK, sizeof DK);
+    int S = add_sub3(m, "blocks", 2, ids, X, Mb, Kb, ID3);
+    for (int k = 0; k < 3; k++) {
+        /* Couple the blocks: k_c (u_1 - u_2)^2 / 2 per direction. */
+        double kc = 2e3 * (1 + k), *K = m->subs[S]->K;
+        K[k * 6 + k] += kc, K[(k + 3) * 6 + k + 3] += kc;
+        K[(k + 3) * 6 + k] -= kc, K[k * 6 + k + 3] -= kc;
+    }
+    double F1[3] = {0, 0, -50}, F2[3] = {0, 0, 20};
+    add_load3(m, S, 0, F1, ID3);
+    add_load3(m, S, 1, F2, ID3);
+    m->contacts = tvds_calloc(1, sizeof *m->contacts);
+    m->ncontact = 1;
+    tvds_contact *c = &m->contacts[0];
+    c->name = tvds_strdup("plane");
+    c->dim = 3;
+    c->slave_sub = S;
+    c->nslave = 2;
+    c->slave_nodes = tvds_malloc(2 * sizeof(long));
+    memcpy(c->slave_nodes, ids, sizeof ids);
+    c->master_sub = -1;
+    c->master_kind = TVDS_MASTER_RIGID;
+    c->rigid_normal[2] = c->rigid_t1[0] = 1.0;
+    c->rigid_motion[0] = (tvds_fn){.kind = TVDS_FN_RAMP, .amp = 1e3, .t0 = 0, .t1 = 1e3};
+    c->mu_s = c->mu_k = 0.3;
+    o = opts(5, TVDS_CEA_DEFORMED);
+    o.slave = TVDS_CEA_ALL_SLAVES;
+    ck_assert_msg(tvds_cea_run(m, 0, &s, 1, &o, &ra, &ctx) == TVDS_OK, "%s", ctx.msg);
+    o.slave = 0;
+    ck_assert_msg(tvds_cea_run(m, 0, &s, 1, &o, &r1, &ctx) == TVDS_OK, "%s", ctx.msg);
+    ck_assert_int_eq(ra->nred, 5);
+    d = fmax(max_nearest(ra, 0, r1, 0), max_nearest(r1, 0, ra, 0));
+    dl = fabs(ra->lambda_n[0] - r1->lambda_n[0]) / r1->lambda_n[0];
+    if (getenv("TVDS_TEST_VERBOSE"))
+        fprintf(stderr, "cea3d contact set, plane: eigenvalues %.3g, force %.3g (%.12g)\n", d, dl,
+                ra->lambda_n[0]);
+    ck_assert_msg(d < 1e-10 && dl < 1e-10, "released node on the plane: %g, %g", d, dl);
+    tvds_cea_result_free(&ra);
+    tvds_cea_result_free(&r1);
+    tvds_model_free(&m);
 }
 END_TEST
 
 /* ---- Rotating disc ------------------------------------------------------------------------- */
 
-static const double DK[9] = {1.5e4, 3e3, 2e3, 3e3, 1e4, 1.5e3, 2e3, 1.5e3, 1.2e4};
 static const double DM[3] = {1.0, 1.2, 0.9}, DF[3] = {10.0, -6.0, -50.0}, DW = 10.0, DMU = 0.3;
 
 /* A shoe (one node, full stiffness DK) pressed by DF on the face z = 0 of a disc turning at DW
