@@ -1410,9 +1410,9 @@ static double gap_deformed(const cea_problem *x, const cea_geom *g, const double
  * or contacts on deformable masters, the disc): the saddle-point iteration of static_state with
  * one gap right-hand side per node and each node's geometry updated from X + u, stopped at
  * 1e-13 or where round-off keeps it from improving below 1e-10. Each node's multiplier goes to
- * its geometry (lam), the sum to *lambda. Contact set: a node whose multiplier pulls
- * (lambda_a > 0 beyond 1e-9 of the total) is released, the most pulling one first, and a
- * released node that penetrates its master at the new state is taken back, until the set is
+ * its geometry (lam), the sum to *lambda. Contact set: the nodes whose multiplier pulls
+ * (lambda_a > 0 beyond 1e-9 of the total) are released; when none pulls, the released node
+ * that penetrates its master deepest at the new state is taken back; until the set is
  * consistent (docs/cea.md). On return w->krhs holds the static displacement u (its first N
  * entries) of the last solve. */
 static int static_state_gen(const cea_problem *p, cea_geom *g, cea_work *w, double *lambda)
@@ -1437,7 +1437,7 @@ static int static_state_gen(const cea_problem *p, cea_geom *g, cea_work *w, doub
     for (int i = 0; i < N; i++)
         if (fabs(p->K[(size_t)i * N + i]) > ks) ks = fabs(p->K[(size_t)i * N + i]);
     if (!(ks > 0)) ks = 1.0;
-    for (int cycle = 0; cycle <= 2 * nt; cycle++) {
+    for (int cycle = 0; cycle <= 2 * nt + 2; cycle++) {
         int na = nodes_in_row_order(p, g, part, gg);
         if (na == 0) return TVDS_ERR_SINGULAR; /* every node pulls: no sliding contact */
         double last = INFINITY, change = INFINITY;
@@ -1481,19 +1481,20 @@ static int static_state_gen(const cea_problem *p, cea_geom *g, cea_work *w, doub
             last = change;
         }
         if (!(change < 1e-10)) return TVDS_ERR_SOLVER;
-        /* Contact set: release the most pulling node; else take back penetrating ones. */
+        /* Contact set: release every pulling node; else take back the most penetrating
+         * released one. */
         const double *u = w->krhs;
-        int worst = -1;
+        int released = 0;
         double lw = 1e-9 * fabs(*lambda);
         for (int q = 0; q < na; q++)
-            if (gg[q]->lam > lw) lw = gg[q]->lam, worst = q;
-        if (worst >= 0) {
-            gg[worst]->off = 1;
-            gg[worst]->lam = 0.0;
-            continue;
-        }
-        int back = 0;
-        cea_geom *gx = g;
+            if (gg[q]->lam > lw) {
+                gg[q]->off = 1;
+                gg[q]->lam = 0.0;
+                released = 1;
+            }
+        if (released) continue;
+        cea_geom *gx = g, *deepest = NULL;
+        double gmin = 0.0;
         for (int j = -1; j < p->nextra; j++) {
             const cea_problem *x = j < 0 ? p : &p->extra[j];
             for (int a = 0; a < x->nact; a++) {
@@ -1501,11 +1502,13 @@ static int static_state_gen(const cea_problem *p, cea_geom *g, cea_work *w, doub
                 if (!ga->off) continue;
                 if ((!x->rigid || x->disc) && node_update(x, ga, u) < 0) return TVDS_ERR_SINGULAR;
                 double scale = x->faces ? x->fsize : (x->rigid ? 1.0 : ga->len);
-                if (gap_deformed(x, ga, u) < -1e-9 * scale) ga->off = 0, back = 1;
+                double gap = gap_deformed(x, ga, u) / scale;
+                if (gap < -1e-9 && gap < gmin) gmin = gap, deepest = ga;
             }
             gx += x->nact;
         }
-        if (!back) return TVDS_OK;
+        if (!deepest) return TVDS_OK;
+        deepest->off = 0;
     }
     return TVDS_ERR_SOLVER; /* no consistent contact set */
 }
