@@ -1121,6 +1121,71 @@ START_TEST(test_contact_set)
 }
 END_TEST
 
+/* Three blocks on the rigid plane z = 0 moving along +x; blocks 1 and 3 coupled in z by a
+ * positive off-diagonal stiffness (a lever: pulling 3 up pushes 1 down); block 2 pressed, 1 and
+ * 3 pulled up. nslave: the first nslave blocks are the contact's slave nodes. */
+static tvds_model *lever_blocks(int nslave)
+{
+    tvds_model *m = tvds_model_create();
+    long ids[3] = {1, 2, 3};
+    double X[9] = {0, 0, 0, 0.3, 0, 0, 0.6, 0, 0}, Mb[27] = {0}, Kb[27];
+    for (int i = 0; i < 3; i++) {
+        for (int k = 0; k < 3; k++)
+            Mb[9 * i + 4 * k] = 1.0 + 0.2 * i;
+        memcpy(Kb + 9 * i, DK, sizeof DK);
+    }
+    int S = add_sub3(m, "blocks", 3, ids, X, Mb, Kb, ID3);
+    double *K = m->subs[S]->K, a = 6e3;
+    K[8 * 9 + 2] = K[2 * 9 + 8] = a; /* z of block 1 with z of block 3 */
+    double F[3][3] = {{0, 0, 10.0}, {0, 0, -100.0}, {0, 0, 100.0}};
+    for (int i = 0; i < 3; i++)
+        add_load3(m, S, i, F[i], ID3);
+    m->contacts = tvds_calloc(1, sizeof *m->contacts);
+    m->ncontact = 1;
+    tvds_contact *c = &m->contacts[0];
+    c->name = tvds_strdup("plane");
+    c->dim = 3;
+    c->slave_sub = S;
+    c->nslave = nslave;
+    c->slave_nodes = tvds_malloc((size_t)nslave * sizeof(long));
+    memcpy(c->slave_nodes, ids, (size_t)nslave * sizeof(long));
+    c->master_sub = -1;
+    c->master_kind = TVDS_MASTER_RIGID;
+    c->rigid_normal[2] = c->rigid_t1[0] = 1.0;
+    c->rigid_motion[0] = (tvds_fn){.kind = TVDS_FN_RAMP, .amp = 1e3, .t0 = 0, .t1 = 1e3};
+    c->mu_s = c->mu_k = 0.3;
+    return m;
+}
+
+START_TEST(test_contact_set_take_back)
+{
+    /* Blocks 1 and 3 pull in the bilateral solve and are released together; block 3 then
+     * lifts and, through the lever, pushes block 1 into the plane: block 1 is taken back. The
+     * set {1, 2} is the result: equal to the same model with blocks 1 and 2 as the only slave
+     * nodes. */
+    tvds_model *m3 = lever_blocks(3), *m2 = lever_blocks(2);
+    double s = 0.0;
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_cea_options o = opts(6, TVDS_CEA_DEFORMED);
+    o.slave = TVDS_CEA_ALL_SLAVES;
+    tvds_cea_result *r3 = NULL, *r2 = NULL;
+    ck_assert_msg(tvds_cea_run(m3, 0, &s, 1, &o, &r3, &ctx) == TVDS_OK, "%s", ctx.msg);
+    ck_assert_msg(tvds_cea_run(m2, 0, &s, 1, &o, &r2, &ctx) == TVDS_OK, "%s", ctx.msg);
+    ck_assert_int_eq(r3->nred, 7);
+    double d = fmax(max_nearest(r3, 0, r2, 0), max_nearest(r2, 0, r3, 0));
+    double dl = fabs(r3->lambda_n[0] - r2->lambda_n[0]) / r2->lambda_n[0];
+    if (getenv("TVDS_TEST_VERBOSE"))
+        fprintf(stderr, "cea3d take back: eigenvalues %.3g, force %.3g (%.12g)\n", d, dl,
+                r3->lambda_n[0]);
+    ck_assert_msg(d < 1e-10 && dl < 1e-10, "take back: %g, %g", d, dl);
+    tvds_cea_result_free(&r3);
+    tvds_cea_result_free(&r2);
+    tvds_model_free(&m3);
+    tvds_model_free(&m2);
+}
+END_TEST
+
 /* ---- Rotating disc ------------------------------------------------------------------------- */
 
 static const double DM[3] = {1.0, 1.2, 0.9}, DF[3] = {10.0, -6.0, -50.0}, DW = 10.0, DMU = 0.3;
@@ -1350,6 +1415,7 @@ Suite *cea3d_suite(void)
     tcase_add_test(tc, test_curved_face_penalty);
     tcase_add_test(tc, test_two_nodes_2d_penalty);
     tcase_add_test(tc, test_contact_set);
+    tcase_add_test(tc, test_contact_set_take_back);
     tcase_add_test(tc, test_disc_shoe);
     tcase_add_test(tc, test_path_range);
     tcase_add_test(tc, test_growth_on_faces);
