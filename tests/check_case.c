@@ -479,7 +479,8 @@ START_TEST(test_ini_syntax)
     ck_assert(m->opt.t_end == 2 && m->opt.dt == 1e-3 && !m->opt.dt_auto);
     ck_assert_str_eq(m->name, "case");                   /* from "case.ini" */
     ck_assert_int_eq(m->opt.method, TVDS_METHOD_SUBS_B); /* defaults */
-    ck_assert(m->opt.dt_safety == 0.9 && m->opt.film_maxit == 100 && m->opt.modal == 1);
+    ck_assert(m->opt.dt_safety == 0.9 && m->opt.film_maxit == 100 &&
+              m->opt.modal == TVDS_PATH_AUTO);
     tvds_model_free(&m);
 }
 END_TEST

@@ -299,11 +299,16 @@ typedef struct tvds_options {
     long max_steps;         /* a run needing more steps than this is refused (TVDS_ERR_INVALID);
                                 default 1e8; 0: no limit */
     double v_stick; /* default sliding-speed threshold for exact stick [m/s]; default 1e-9 */
-    int modal;      /* 1: modal path where damping allows (default); 0: dense physical */
+    int modal;      /* enum tvds_path: 1 modal path where damping allows; 0 dense physical;
+                       2 (default) modal, or the lumped physical path for a substructure with
+                       a diagonal M and a sparse K (docs/theory.md 9c) */
     int integrator; /* enum tvds_integrator; default TVDS_INTEGRATOR_CENTRAL */
     double f_band;  /* [Hz] top of the band of interest: sets dt = auto of the exact modal
                        integrator (docs/theory.md, "Exact modal propagation"); 0 = unset */
 } tvds_options;
+
+/* Values of tvds_options.modal (case key run.path). */
+enum tvds_path { TVDS_PATH_PHYSICAL = 0, TVDS_PATH_MODAL = 1, TVDS_PATH_AUTO = 2 };
 
 /* Documented defaults. */
 TVDS_API tvds_options tvds_options_default(void);

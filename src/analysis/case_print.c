@@ -81,7 +81,10 @@ int tvds_model_print(const tvds_model *m, FILE *out, tvds_ctx *ctx)
     fprintf(out, "t_end       %.6g s   out_dt %.6g s%s\n", o->t_end, o->out_dt,
             o->out_dt == 0 ? " (every step)" : "");
     if (o->win_t1 > o->win_t0) fprintf(out, "window      %.6g .. %.6g s\n", o->win_t0, o->win_t1);
-    fprintf(out, "path        %s\n", o->modal ? "modal" : "physical");
+    fprintf(out, "path        %s\n",
+            o->modal == TVDS_PATH_AUTO ? "auto"
+            : o->modal                 ? "modal"
+                                       : "physical");
     if (o->integrator == TVDS_INTEGRATOR_EXACT)
         fprintf(out, "integrator  exact modal propagation, f_band %.6g Hz\n", o->f_band);
 

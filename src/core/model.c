@@ -222,7 +222,7 @@ tvds_options tvds_options_default(void)
     o.nonconverged_error = 1;
     o.max_steps = 100000000L;
     o.v_stick = 1e-9;
-    o.modal = 1;
+    o.modal = TVDS_PATH_AUTO;
     o.integrator = TVDS_INTEGRATOR_CENTRAL;
     o.f_band = 0.0;
     return o;

@@ -192,6 +192,13 @@ void tvds_data_free(tvds_data **pd)
             sim_sub *s = &d->sub[i];
             sim_exact_free(s);
             tvds_free(s->Y);
+            tvds_free(s->mdiag);
+            tvds_free(s->minv);
+            tvds_free(s->kp);
+            tvds_free(s->ki);
+            tvds_free(s->kv);
+            tvds_free(s->dgoff);
+            tvds_free(s->dgv);
             tvds_free(s->w2);
             tvds_free(s->x_prev);
             tvds_free(s->x);
@@ -405,6 +412,90 @@ nomem:
     return TVDS_ERR_NOMEM;
 }
 
+/* Substructures smaller than this stay on the modal path under run.path = auto: below it the
+ * eigenbasis costs as little per step as the sparse passes. */
+#define SIM_LUMPED_MIN_N 16
+
+/* Does substructure i step on the lumped physical path (docs/theory.md 9c)? run.path = auto,
+ * central differences, damping none or Rayleigh, M diagonal and K with at most n^2/4
+ * nonzeros (then the O(nnz) passes cost less than the modal path's O(n) per contact DoF). */
+static int sub_lumped(const tvds_model *m, int i)
+{
+    const tvds_substructure *S = m->subs[i];
+    int n = S->n;
+    if (m->opt.modal != TVDS_PATH_AUTO || m->opt.integrator != TVDS_INTEGRATOR_CENTRAL ||
+        sub_damping(m, i) == TVDS_DAMP_MATRIX || n < SIM_LUMPED_MIN_N)
+        return 0;
+    size_t nnz = 0;
+    for (int c = 0; c < n; c++)
+        for (int r = 0; r < n; r++) {
+            if (r != c && S->M[r + (size_t)c * n] != 0.0) return 0;
+            if (S->K[r + (size_t)c * n] != 0.0) nnz++;
+        }
+    return nnz <= (size_t)n * n / 4;
+}
+
+/* The lumped path's arrays of substructure i: diag M, its inverse, K in compressed rows. */
+static int sub_lumped_setup(const tvds_substructure *S, sim_sub *s)
+{
+    int n = S->n;
+    size_t nnz = 0;
+    for (size_t k = 0; k < (size_t)n * n; k++)
+        nnz += S->K[k] != 0.0;
+    s->mdiag = tvds_malloc((size_t)n * sizeof *s->mdiag);
+    s->minv = tvds_malloc((size_t)n * sizeof *s->minv);
+    s->kp = tvds_malloc((size_t)(n + 1) * sizeof *s->kp);
+    s->ki = tvds_malloc((nnz > 0 ? nnz : 1) * sizeof *s->ki);
+    s->kv = tvds_malloc((nnz > 0 ? nnz : 1) * sizeof *s->kv);
+    if (!s->mdiag || !s->minv || !s->kp || !s->ki || !s->kv) return TVDS_ERR_NOMEM;
+    int q = 0;
+    for (int r = 0; r < n; r++) {
+        s->mdiag[r] = S->M[r + (size_t)r * n];
+        s->minv[r] = 1.0 / s->mdiag[r];
+        s->kp[r] = q;
+        for (int c = 0; c < n; c++) {
+            double v = S->K[r + (size_t)c * n];
+            if (v == 0.0) continue;
+            s->ki[q] = c;
+            s->kv[q++] = v;
+        }
+    }
+    s->kp[n] = q;
+    /* Diagonal storage when K has few distinct diagonals (padding at most nnz): a chain, a
+     * structured mesh numbered along its rows. */
+    int *seen = tvds_calloc((size_t)(2 * n - 1), sizeof *seen), nd = 0;
+    if (!seen) return TVDS_ERR_NOMEM;
+    for (int r = 0; r < n; r++)
+        for (int k = s->kp[r]; k < s->kp[r + 1]; k++)
+            if (!seen[s->ki[k] - r + n - 1]++) nd++;
+    if (nd > 0 && (size_t)nd * n <= 2 * nnz) {
+        s->dgoff = tvds_malloc((size_t)nd * sizeof *s->dgoff);
+        s->dgv = tvds_calloc((size_t)nd * n, sizeof *s->dgv);
+        if (!s->dgoff || !s->dgv) {
+            tvds_free(seen);
+            return TVDS_ERR_NOMEM;
+        }
+        /* The main diagonal first (it initialises the products, sim_lumped_kx), then the
+         * others in increasing offset. */
+        int nk = 0, has_main = seen[n - 1] != 0;
+        if (has_main) s->dgoff[nk++] = 0;
+        for (int o = 0; o < 2 * n - 1; o++) {
+            if (has_main && o == n - 1)
+                seen[o] = 0;
+            else if (seen[o])
+                seen[o] = nk, s->dgoff[nk++] = o - (n - 1);
+            else
+                seen[o] = -1;
+        }
+        for (int r = 0; r < n; r++)
+            for (int k = s->kp[r]; k < s->kp[r + 1]; k++)
+                s->dgv[(size_t)seen[s->ki[k] - r + n - 1] * n + r] = s->kv[k];
+        s->ndg = nd;
+    }
+    tvds_free(seen);
+    return TVDS_OK;
+}
+
 /* Eigenbasis (modal) or M^-1 (physical) of substructure i. */
 static int sub_setup(const tvds_model *m, int i, sim_sub *s, tvds_ctx *ctx)
 {
@@ -417,7 +508,8 @@ static int sub_setup(const tvds_model *m, int i, sim_sub *s, tvds_ctx *ctx)
         goto done;
     }
     s->damp_kind = sub_damping(m, i);
-    s->modal = m->opt.modal && s->damp_kind != TVDS_DAMP_MATRIX;
+    s->lumped = sub_lumped(m, i);
+    s->modal = m->opt.modal && s->damp_kind != TVDS_DAMP_MATRIX && !s->lumped;
     rc = sub_eigvals(S, s->w2, A, B, "V", ctx);
     if (rc) goto done;
     s->w2max = s->w2[n - 1];
@@ -434,7 +526,16 @@ static int sub_setup(const tvds_model *m, int i, sim_sub *s, tvds_ctx *ctx)
                         S->name ? S->name : "?", sqrt(s->w2max) / (8.0 * atan(1.0)), xi, s->dt_cd);
         goto done;
     }
-    if (s->modal) {
+    if (s->lumped) {
+        /* Y = M^-1 = diag(1 / m_jj), exactly the factors the steps use. */
+        if ((rc = sub_lumped_setup(S, s))) {
+            rc = TVDS_ERROR(ctx, rc, "out of memory (substructure set-up)");
+            goto done;
+        }
+        memset(s->Y, 0, (size_t)n * n * sizeof(double));
+        for (int j = 0; j < n; j++)
+            s->Y[j + (size_t)j * n] = s->minv[j];
+    } else if (s->modal) {
         /* A holds Phi (columns, Phi^T M Phi = I); Y(:,j) = Phi(j,:)^T. */
         for (int j = 0; j < n; j++)
             for (int k = 0; k < n; k++)

@@ -38,7 +38,9 @@ static void push_force(tvds_data *d, int sub, int dof, double F, int move)
     } else {
         s->fel[dof] += F;
     }
-    if (move)
+    if (move && s->lumped)
+        s->x_new[dof] += c * s->minv[dof];
+    else if (move)
         for (int k = 0; k < s->n; k++)
             s->x_new[k] += c * yx[k];
 }

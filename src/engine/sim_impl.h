@@ -13,7 +13,20 @@
  * Y(:,j).x (modal) or x[j] (physical): sim_phys. */
 typedef struct sim_sub {
     int n;
-    int modal;     /* 1: modal coordinates, 0: physical (dense M^-1) */
+    int modal; /* 1: modal coordinates, 0: physical (dense M^-1, or lumped below) */
+    /* Lumped physical path (docs/theory.md 9c): M diagonal, K sparse, damping none or Rayleigh,
+     * central differences. x = u; Y = diag(minv) (kept dense for the set-up's uses); the
+     * predictor is one pass over the nonzeros of K, a displacement is x[j] and a constraint
+     * force moves x[j] only: O(nnz K) per step and O(1) per contact DoF. */
+    int lumped;
+    double *mdiag, *minv; /* n: diagonal of M and its inverse */
+    int *kp, *ki;         /* n + 1, nnz: rows of K (compressed sparse rows, K symmetric) */
+    double *kv;           /* nnz: their values */
+    int ndg;              /* > 0: K stored by diagonals instead (banded K, few diagonals: the
+                             products vectorise), dgoff[ndg] column offsets, dgv ndg x n with
+                             dgv[o n + r] = K(r, r + dgoff[o]) (0 outside K) */
+    int *dgoff;
+    double *dgv;
     int damp_kind; /* enum tvds_damping_kind actually used */
     double *Y;     /* n x n column-major (see above) */
     double *w2;    /* n: modal omega^2 [1/s^2] (modal path), all generalized eigenvalues */
@@ -242,6 +255,9 @@ int sim_cand_flex(sim_sub *s, const double *wk, tvds_ctx *ctx);
  * C) of S into s->gcomp (allocated on first use), and G set to exactly 0 between components
  * (there it is round-off of Y^T Y). Set-up only. */
 int sim_cand_comp(const tvds_substructure *S, sim_sub *s, int with_stiffness, tvds_ctx *ctx);
+/* Lumped path (s->lumped): y = K x, and with xp also yd = K (x - xp) in the same pass. y and
+ * yd must not alias x, xp or each other. O(nnz K). */
+void sim_lumped_kx(const sim_sub *s, const double *x, const double *xp, double *y, double *yd);
 /* State buffer which (0, 1, 2; -1: all) of every substructure was rewritten: new version. */
 void sim_touch(tvds_data *d, int which);
 /* Rotate the state buffers after a step (x_prev <- x <- x_new) with their caches. */

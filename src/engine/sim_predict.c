@@ -13,6 +13,11 @@ static void add_force(sim_sub *s, int dof, double F, double *v)
 {
     if (!s->modal) {
         v[dof] += F;
+        if (s->lumped && s->fused_h2 > 0.0) {
+            /* Lumped predictor fused into the force pass: x_new += h^2 F / m_jj. */
+            s->x_new[dof] += s->fused_h2 * F * s->minv[dof];
+            s->pchk += F * 0.0;
+        }
         return;
     }
     const double *restrict y = s->Y + (size_t)dof * s->n;
@@ -119,6 +124,44 @@ int sim_forces(const tvds_model *m, tvds_data *d, double t, int vel_from_x, tvds
             s->fused_h2 = h2;
             continue;
         }
+        if (vel_from_x && s->lumped) {
+            /* The lumped predictor (docs/theory.md 9c): K x and K (x - x_prev) in one sparse
+             * pass (into cpush and fdamp), then one pass for v = (x - x_prev)/h, fd = a M v +
+             * b K v and x* = 2x - x_prev + h^2 M^-1 (fe - fd - K x). The sparse forces added
+             * below update x_new as well (add_force). */
+            double a = 0.0, b = 0.0, h2 = d->h * d->h, chk = 0.0;
+            if (s->damp_kind != TVDS_DAMP_NONE) tvds_damping_at(&m->damping[i], t, &a, &b);
+            double *restrict kx = s->cpush, *restrict xn = s->x_new;
+            const double *restrict md = s->mdiag, *restrict mi = s->minv;
+            sim_lumped_kx(s, x, xp, kx, fd);
+            const double brh = b * rh;
+            if (d->fel_used) {
+#pragma omp simd reduction(+ : chk)
+                for (int r = 0; r < n; r++) {
+                    double vr = (x[r] - xp[r]) * rh;
+                    double fek = gs * fg[r] + ba * fb[r], fdk = a * md[r] * vr + brh * fd[r];
+                    vw[r] = vr;
+                    fl[r] = 0.0;
+                    fe[r] = fek;
+                    fd[r] = fdk;
+                    xn[r] = 2.0 * x[r] - xp[r] + h2 * mi[r] * (fek - fdk - kx[r]);
+                    chk += xn[r] * 0.0;
+                }
+            } else {
+#pragma omp simd reduction(+ : chk)
+                for (int r = 0; r < n; r++) {
+                    double vr = (x[r] - xp[r]) * rh;
+                    double fek = gs * fg[r] + ba * fb[r], fdk = a * md[r] * vr + brh * fd[r];
+                    fe[r] = fek;
+                    fd[r] = fdk;
+                    xn[r] = 2.0 * x[r] - xp[r] + h2 * mi[r] * (fek - fdk - kx[r]);
+                    chk += xn[r] * 0.0;
+                }
+            }
+            s->pchk = chk;
+            s->fused_h2 = h2;
+            continue;
+        }
         if (vel_from_x) {
 #pragma omp simd
             for (int k = 0; k < n; k++) {
@@ -151,6 +194,12 @@ int sim_forces(const tvds_model *m, tvds_data *d, double t, int vel_from_x, tvds
                 for (int k = 0; k < n; k++)
                     fd[k] = (a + b * w2[k]) * v[k];
             }
+        } else if (s->lumped) {
+            double a, b;
+            tvds_damping_at(&m->damping[i], t, &a, &b);
+            sim_lumped_kx(s, v, NULL, fd, NULL);
+            for (int r = 0; r < n; r++)
+                fd[r] = a * s->mdiag[r] * v[r] + b * fd[r];
         } else {
             double a = 0.0, b = 0.0;
             int mat = s->damp_kind == TVDS_DAMP_MATRIX;
@@ -228,6 +277,12 @@ void sim_accel(const tvds_model *m, const sim_sub *s, int i, double *acc)
                 ac[k] *= s->bh[k];
         return;
     }
+    if (s->lumped) {
+        sim_lumped_kx(s, s->x, NULL, acc, NULL);
+        for (int r = 0; r < n; r++)
+            acc[r] = s->minv[r] * (s->fext[r] + s->fel[r] - s->fdamp[r] - acc[r]);
+        return;
+    }
     const double *K = m->subs[i]->K;
     double *r = s->cpush; /* scratch */
     for (int k = 0; k < n; k++)
@@ -254,7 +309,7 @@ int sim_predict(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
         /* A non-finite value makes the sum of value * 0 a NaN: one test per substructure. */
         double chk = 0.0;
         int n = s->n;
-        if (s->modal) {
+        if (s->modal || s->lumped) {
             /* Computed by the force pass (sim_forces, vel_from_x). */
             chk = s->pchk;
             s->fused_h2 = 0.0;
@@ -326,6 +381,14 @@ void sim_correct(const tvds_model *m, tvds_data *d)
     for (int q = 0; q < nu; q++) {
         if (d->cr_c[q] == 0.0) continue;
         sim_sub *s = &d->sub[d->cr_sub[q]];
+        if (s->lumped) {
+            /* Y(:,j) = e_j / m_jj: the force moves its own DoF. */
+            int j = d->cr_dof[q];
+            s->x_new[j] -= d->cr_c[q] * s->minv[j];
+            cache_correct(s, j, d->cr_c[q]);
+            d->cr_c[q] = 0.0;
+            continue;
+        }
         /* Up to four columns of the same substructure in one pass over x_new. */
         int sel[4] = {q, q, q, q}, ns = 1;
         for (int p = q + 1; p < nu && ns < 4; p++)

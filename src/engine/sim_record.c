@@ -80,7 +80,7 @@ static void sub_energy(const tvds_model *m, tvds_data *d, int i, int next, doubl
     sim_sub *s = &d->sub[i];
     const double *restrict xa = next ? s->x : s->x_prev, *restrict xb = next ? s->x_new : s->x;
     int n = s->n;
-    if (s->modal && !ek) {
+    if ((s->modal || s->lumped) && !ek) {
         /* The work terms alone (a step whose energy is not sampled): one pass over four
          * streams. A non-finite x_new makes them NaN (0 * inf as well). */
         const double *restrict xp = s->x_prev, *restrict fe = s->fext, *restrict fl = s->fel,
@@ -105,6 +105,31 @@ static void sub_energy(const tvds_model *m, tvds_data *d, int i, int next, doubl
         w[0] += we;
         w[1] += wl;
         w[2] += wd;
+        return;
+    }
+    if (s->lumped) {
+        /* K xa by the sparse product, then v^T M v, xb^T K xa and the work terms in one pass. */
+        double *restrict kxa = s->cpush;
+        sim_lumped_kx(s, xa, NULL, kxa, NULL);
+        const double *restrict xp = s->x_prev, *restrict fe = s->fext, *restrict fl = s->fel,
+                               *restrict fd = s->fdamp, *restrict md = s->mdiag;
+        double rh = 1.0 / d->h, k0 = 0.0, s0 = 0.0, we = 0.0, wl = 0.0, wd = 0.0;
+#pragma omp simd reduction(+ : k0, s0, we, wl, wd)
+        for (int j = 0; j < n; j++) {
+            double v0 = (xb[j] - xa[j]) * rh, dx = 0.5 * (xb[j] - xp[j]);
+            k0 += md[j] * v0 * v0;
+            s0 += kxa[j] * xb[j];
+            we += fe[j] * dx;
+            wl += fl[j] * dx;
+            wd += fd[j] * dx;
+        }
+        if (w) {
+            w[0] += we;
+            w[1] += wl;
+            w[2] += wd;
+        }
+        *ek += 0.5 * k0;
+        *es += 0.5 * s0;
         return;
     }
     if (s->modal) {
@@ -364,7 +389,7 @@ int sim_record(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
     double ek = 0.0, es = 0.0;
     for (int i = 0; i < d->nsub; i++) {
         const sim_sub *s = &d->sub[i];
-        if (s->modal) {
+        if (s->modal || s->lumped) {
             double w[3] = {0.0, 0.0, 0.0}, ek0 = ek, es0 = es;
             sub_energy(m, d, i, 1, energy_now ? &ek : NULL, &es, w);
             dWext += w[0];

@@ -7,6 +7,71 @@
 
 #include "engine/sim_impl.h"
 
+void sim_lumped_kx(const sim_sub *s, const double *x, const double *xp, double *y, double *yd)
+{
+    int n = s->n;
+    const double *restrict xr = x, *restrict pr = xp;
+    double *restrict yr = y, *restrict dr = yd;
+    if (s->ndg > 0) {
+        /* By diagonals: unit-stride streams, vectorised. The main diagonal, stored first
+         * when K has one (sim_data.c), initialises the sums. */
+        int o = 0;
+        if (s->dgoff[0] == 0) {
+            const double *restrict dv = s->dgv;
+            if (xp) {
+#pragma omp simd
+                for (int r = 0; r < n; r++) {
+                    yr[r] = dv[r] * xr[r];
+                    dr[r] = dv[r] * (xr[r] - pr[r]);
+                }
+            } else {
+#pragma omp simd
+                for (int r = 0; r < n; r++)
+                    yr[r] = dv[r] * xr[r];
+            }
+            o = 1;
+        } else {
+            for (int r = 0; r < n; r++)
+                yr[r] = 0.0;
+            if (xp)
+                for (int r = 0; r < n; r++)
+                    dr[r] = 0.0;
+        }
+        for (; o < s->ndg; o++) {
+            int off = s->dgoff[o], lo = off < 0 ? -off : 0, hi = off > 0 ? n - off : n;
+            const double *restrict dv = s->dgv + (size_t)o * n;
+            if (xp) {
+#pragma omp simd
+                for (int r = lo; r < hi; r++) {
+                    yr[r] += dv[r] * xr[r + off];
+                    dr[r] += dv[r] * (xr[r + off] - pr[r + off]);
+                }
+            } else {
+#pragma omp simd
+                for (int r = lo; r < hi; r++)
+                    yr[r] += dv[r] * xr[r + off];
+            }
+        }
+        return;
+    }
+    const int *restrict kp = s->kp, *restrict ki = s->ki;
+    const double *restrict kv = s->kv;
+    for (int r = 0; r < n; r++) {
+        double a = 0.0, b = 0.0;
+        if (xp) {
+            for (int q = kp[r]; q < kp[r + 1]; q++) {
+                a += kv[q] * xr[ki[q]];
+                b += kv[q] * (xr[ki[q]] - pr[ki[q]]);
+            }
+            dr[r] = b;
+        } else {
+            for (int q = kp[r]; q < kp[r + 1]; q++)
+                a += kv[q] * xr[ki[q]];
+        }
+        yr[r] = a;
+    }
+}
+
 double sim_phys(const sim_sub *s, const double *x, int dof)
 {
     if (!s->modal) return x[dof];

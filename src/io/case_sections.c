@@ -8,7 +8,7 @@
 /* ---- Sections into the model ---------------------------------------------------------------- */
 
 static const char *const method_words[] = {"subs-a", "subs-b", "subs-c", "film", NULL};
-static const char *const path_words[] = {"physical", "modal", NULL};
+static const char *const path_words[] = {"physical", "modal", "auto", NULL};
 static const char *const nonconv_words[] = {"warn", "error", NULL};
 static const char *const integrator_words[] = {"central", "exact", NULL};
 static const char *const yesno_dummy[] = {NULL};
