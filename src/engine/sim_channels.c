@@ -84,7 +84,8 @@ int sim_channels_create(const tvds_model *m, tvds_data *d)
     d->prow = tvds_calloc((size_t)(m->nprobe > 0 ? m->nprobe : 1), sizeof(double *));
     d->pdot = tvds_calloc((size_t)(m->nprobe > 0 ? 3 * m->nprobe : 1), sizeof(double));
     d->pdotv = tvds_calloc((size_t)(m->nprobe > 0 ? 3 * m->nprobe : 1), sizeof(long));
-    if (!d->prow || !d->pdot || !d->pdotv) return TVDS_ERR_NOMEM;
+    d->pone = tvds_calloc((size_t)(m->nprobe > 0 ? m->nprobe : 1), sizeof(int));
+    if (!d->prow || !d->pdot || !d->pdotv || !d->pone) return TVDS_ERR_NOMEM;
     for (int p = 0; p < m->nprobe; p++) {
         const tvds_probe *P = &m->probes[p];
         static const char *const units[3] = {" [m]", " [m/s]", " [m/s^2]"};
@@ -116,6 +117,11 @@ int sim_channels_create(const tvds_model *m, tvds_data *d)
         } else {
             return TVDS_ERR_INVALID;
         }
+        int nz = 0;
+        d->pone[p] = -1;
+        for (int k = 0; k < n; k++)
+            if (row[k] != 0.0) nz++, d->pone[p] = k;
+        if (nz != 1) d->pone[p] = -1;
     }
     for (int e = 0, j = 0; e < m->nel; e++) {
         const tvds_element *E = &m->elements[e];
@@ -179,6 +185,8 @@ void sim_channels_free(tvds_data *d)
     tvds_free(d->prow);
     d->prow = NULL;
     tvds_free(d->pdot);
+    tvds_free(d->pone);
+    d->pone = NULL;
     tvds_free(d->pdotv);
     d->pdot = NULL;
     d->pdotv = NULL;

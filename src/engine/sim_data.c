@@ -461,6 +461,7 @@ static int sub_lumped_setup(const tvds_substructure *S, sim_sub *s)
         }
     }
     s->kp[n] = q;
+    s->kx_ver = -1;
     /* Diagonal storage when K has few distinct diagonals (padding at most nnz): a chain, a
      * structured mesh numbered along its rows. */
     int *seen = tvds_calloc((size_t)(2 * n - 1), sizeof *seen), nd = 0;

@@ -27,6 +27,8 @@ typedef struct sim_sub {
                              dgv[o n + r] = K(r, r + dgoff[o]) (0 outside K) */
     int *dgoff;
     double *dgv;
+    long kx_ver;   /* cpush holds K x while kx_ver == ver[0] (the lumped predictor computes it;
+                      the strain energy of the step reuses it), else -1 */
     int damp_kind; /* enum tvds_damping_kind actually used */
     double *Y;     /* n x n column-major (see above) */
     double *w2;    /* n: modal omega^2 [1/s^2] (modal path), all generalized eigenvalues */
@@ -243,6 +245,8 @@ struct tvds_data {
     double **prow; /* nprobe: coordinate row of each probe (u_probe = prow . x), n of its sub */
     double *pdot;  /* nprobe x 3: cached prow . x of recent state buffers, keyed by version */
     long *pdotv;   /* nprobe x 3: their buffer versions (sim_sub.ver) */
+    int *pone;     /* nprobe: the only nonzero coordinate of prow (physical DoF probes of the
+                      physical paths: prow . x = prow[k] x[k] exactly), or -1 */
 };
 
 /* ---- sim_state.c: helpers shared by every phase ---- */

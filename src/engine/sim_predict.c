@@ -134,6 +134,7 @@ int sim_forces(const tvds_model *m, tvds_data *d, double t, int vel_from_x, tvds
             double *restrict kx = s->cpush, *restrict xn = s->x_new;
             const double *restrict md = s->mdiag, *restrict mi = s->minv;
             sim_lumped_kx(s, x, xp, kx, fd);
+            s->kx_ver = s->ver[0];
             const double brh = b * rh;
             if (d->fel_used) {
 #pragma omp simd reduction(+ : chk)

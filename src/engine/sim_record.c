@@ -41,7 +41,8 @@ static double probe_dot(tvds_data *d, int p, int sub, int which)
         if (pv[q] < pv[old]) old = q;
     }
     const double *x = which == 0 ? s->x : which == 1 ? s->x_new : s->x_prev;
-    pd[old] = dotn(d->prow[p], x, s->n);
+    int k = d->pone[p];
+    pd[old] = k >= 0 ? d->prow[p][k] * x[k] : dotn(d->prow[p], x, s->n);
     pv[old] = v;
     return pd[old];
 }
@@ -108,9 +109,13 @@ static void sub_energy(const tvds_model *m, tvds_data *d, int i, int next, doubl
         return;
     }
     if (s->lumped) {
-        /* K xa by the sparse product, then v^T M v, xb^T K xa and the work terms in one pass. */
+        /* K xa by the sparse product (K x_n: the predictor's, when still in cpush), then
+         * v^T M v, xb^T K xa and the work terms in one pass. */
         double *restrict kxa = s->cpush;
-        sim_lumped_kx(s, xa, NULL, kxa, NULL);
+        if (!(next && s->kx_ver == s->ver[0])) {
+            sim_lumped_kx(s, xa, NULL, kxa, NULL);
+            s->kx_ver = next ? s->ver[0] : -1;
+        }
         const double *restrict xp = s->x_prev, *restrict fe = s->fext, *restrict fl = s->fel,
                                *restrict fd = s->fdamp, *restrict md = s->mdiag;
         double rh = 1.0 / d->h, k0 = 0.0, s0 = 0.0, we = 0.0, wl = 0.0, wd = 0.0;
