@@ -960,7 +960,31 @@ static int bench_contacts(btab *t, const char *dir, int R, int quick)
         char item[64];
         snprintf(item, sizeof item, "m = %d us/step", ms[i]);
         add(t, "contacts", item, us[i], "us",
-            "504 DoFs, %d slave nodes, subs-b, median of %d x %ld steps", ms[i], R, nst);
+            "504 DoFs, %d slave nodes, subs-b, median of %d x %ld steps, run.path = auto (track "
+            "lumped)",
+            ms[i], R, nst);
+    }
+    /* m = 16 on the modal path (run.path = modal), the same steps: what the lumped physical
+     * path saves (docs/theory.md 9c). */
+    if (nm >= 5) {
+        tvds_ctx ctx;
+        tvds_ctx_init(&ctx);
+        char sub[4200], cpath[4300];
+        snprintf(sub, sizeof sub, "%s/pad_%d", dir, ms[4]);
+        tvds_model *m = NULL;
+        snprintf(cpath, sizeof cpath, "%s/case.ini", sub);
+        int rc = tvds_case_read(cpath, NULL, 0, &m, &ctx);
+        if (rc) return fail(cpath, rc, &ctx);
+        m->opt.method = TVDS_METHOD_SUBS_B;
+        m->opt.modal = TVDS_PATH_MODAL;
+        tvds_bench_timing tm;
+        double useg[16];
+        rc = tvds_bench_segments(m, quick ? 500 : 10000, R, useg, &tm, &ctx);
+        tvds_model_free(&m);
+        if (rc) return fail(cpath, rc, &ctx);
+        add(t, "contacts", "m = 16 modal path us/step", tm.us_per_step, "us",
+            "run.path = modal, same model and steps; lumped / modal = %.3g",
+            us[4] / tm.us_per_step);
     }
     int nf = nm < 5 ? nm : 5;
     double A[3][3] = {{0}}, b[3] = {0}, c[3];
