@@ -3,6 +3,7 @@
 #include <check.h>
 #include <complex.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1256,7 +1257,9 @@ static tvds_model *plane3d(const double R[9], double *K0)
 START_TEST(test_multi_plane3d)
 {
     /* (a) Against a penalty model: per node the force kp g (n - mu t) with g = n . u, i.e. the
-     * stiffness kp (n - mu t) n^T, t the sliding direction; converges as O(k / kp) = 1e-7.
+     * stiffness kp (n - mu t) n^T, t the sliding direction, and the damping of t turning with
+     * the tangential velocity (finite differences); converges as O(k / kp) = 1e-7. With the
+     * direction frozen (no_lateral) the CEA matches the stiffness-only reference.
      * (b) Rotating the whole model by R changes no eigenvalue and no normal force beyond
      * round-off. */
     const double kp = 1e11;
@@ -1328,7 +1331,66 @@ START_TEST(test_multi_plane3d)
         double d = cabs(l1 - l0) / cabs(l0);
         if (d > drot) drot = d;
     }
-    ck_assert_msg(dpen < 10 * P3_K0 / kp, "3D plane vs penalty: %g", dpen);
+    ck_assert_msg(dpen > 1e-2, "the lateral friction damping matters here: %g", dpen);
+    /* The penalty friction kp g mu w / |w| turns with the tangential velocity w = P (v + u'):
+     * its damping -dF/du' by central differences (the plane moves at 0.1 (-1, -0.5, 0) m/s),
+     * then the roots of s^2 M + s C + Kp (companion form). */
+    double Cp[P3_ND * P3_ND] = {0}, vr[3] = {0.1, 0.05, 0.0}, hv = 1e-7;
+    for (int b = 0; b < P3_NB; b++) {
+        double gb = -kp * u[3 * b + 2];
+        for (int j = 0; j < 3; j++) {
+            double fpm[2][3];
+            for (int q = 0; q < 2; q++) {
+                double w[3] = {vr[0], vr[1], 0.0};
+                w[j] += q ? -hv : hv;
+                w[2] = 0.0; /* the tangential part */
+                double wl = sqrt(w[0] * w[0] + w[1] * w[1]);
+                for (int i = 0; i < 3; i++)
+                    fpm[q][i] = gb * (n[i] - P3_MU * w[i] / wl);
+            }
+            for (int i = 0; i < 3; i++)
+                Cp[(3 * b + i) * P3_ND + 3 * b + j] = -(fpm[0][i] - fpm[1][i]) / (2 * hv);
+        }
+    }
+    double Q2[4 * P3_ND * P3_ND] = {0}, qr[2 * P3_ND], qi[2 * P3_ND];
+    for (int i = 0; i < P3_ND; i++) {
+        double mi = S->M[(size_t)i * P3_ND + i];
+        Q2[i * 2 * P3_ND + P3_ND + i] = 1.0;
+        for (int j = 0; j < P3_ND; j++) {
+            Q2[(P3_ND + i) * 2 * P3_ND + j] = -Kp[i * P3_ND + j] / mi;
+            Q2[(P3_ND + i) * 2 * P3_ND + P3_ND + j] = -Cp[i * P3_ND + j] / mi;
+        }
+    }
+    ck_assert_int_eq(LAPACKE_dgeev(LAPACK_ROW_MAJOR, 'N', 'N', 2 * P3_ND, Q2, 2 * P3_ND, qr, qi,
+                                   dum, 1, dum, 1),
+                     0);
+    double dqep = 0.0;
+    for (int b = 0; b < r0->nbranch; b++) {
+        double complex l0 = r0->re[b] + I * 2 * PI * r0->freq[b];
+        double best = INFINITY;
+        for (int k = 0; k < 2 * P3_ND; k++)
+            best = fmin(best, cabs(l0 - (qr[k] + I * qi[k])) / cabs(l0));
+        dqep = fmax(dqep, best);
+    }
+    /* Frozen friction direction: the stiffness-only reference. */
+    tvds_cea_result *rf = NULL;
+    o.no_lateral = 1;
+    ck_assert_msg(tvds_cea_run(m0, 0, &s, 1, &o, &rf, &ctx) == TVDS_OK, "%s", ctx.msg);
+    double dfro = 0.0;
+    for (int b = 0; b < rf->nbranch; b++) {
+        double complex l0 = rf->re[b] + I * 2 * PI * rf->freq[b];
+        double complex mu2 = -(l0 * l0);
+        double best = INFINITY;
+        for (int k = 0; k < P3_ND; k++)
+            best = fmin(best, cabs(mu2 - (er[k] + I * ei[k])) / cabs(mu2));
+        dfro = fmax(dfro, best);
+    }
+    tvds_cea_result_free(&rf);
+    if (getenv("TVDS_TEST_VERBOSE"))
+        fprintf(stderr, "cea plane3d: vs penalty with damping %.3g, frozen vs stiffness-only %.3g\n",
+                dqep, dfro);
+    ck_assert_msg(dqep < 10 * P3_K0 / kp, "3D plane vs penalty: %g", dqep);
+    ck_assert_msg(dfro < 10 * P3_K0 / kp, "3D plane, frozen direction, vs penalty: %g", dfro);
     /* (b) */
     double dl = fabs(r1->lambda_n[0] - r0->lambda_n[0]) / r0->lambda_n[0];
     ck_assert_msg(drot < 1e-12 && dl < 1e-12, "rotated model: eigenvalues %g, normal force %g",

@@ -282,6 +282,57 @@ static tvds_cea_options opts(int nmodes, int state)
     return o;
 }
 
+/* Damping of a penalty reference: C = -dF/dud at (X, u) by central differences (step 1e-6 of
+ * the unit-order sliding speeds), force(X, u, ud, F) on n DoFs; row-major n x n. */
+static void fd_damping(void (*force)(const double *, const double *, const double *, double *),
+                       int n, const double *X, const double *u, double *C)
+{
+    double ud[n], Fp[n], Fm[n], h = 1e-6;
+    memset(ud, 0, sizeof ud);
+    for (int j = 0; j < n; j++) {
+        ud[j] = h;
+        force(X, u, ud, Fp);
+        ud[j] = -h;
+        force(X, u, ud, Fm);
+        ud[j] = 0.0;
+        for (int i = 0; i < n; i++)
+            C[i * n + j] = -(Fp[i] - Fm[i]) / (2 * h);
+    }
+}
+
+/* Largest relative distance from an eigenvalue of r (position 0) to the nearest root of the
+ * quadratic problem (s^2 M + s C + J) x = 0, M = diag(md), C = NULL: undamped; J, C row-major
+ * n x n (companion form [[0, I], [-M^-1 J, -M^-1 C]]). */
+static double qep_dev(const tvds_cea_result *r, int n, const double *md, const double *J,
+                      const double *C)
+{
+    int n2 = 2 * n;
+    double *A = calloc((size_t)n2 * n2, sizeof *A), *er = malloc((size_t)n2 * sizeof *er),
+           *ei = malloc((size_t)n2 * sizeof *ei), dum[1];
+    ck_assert(A && er && ei);
+    for (int i = 0; i < n; i++) {
+        A[(size_t)i * n2 + n + i] = 1.0;
+        for (int j = 0; j < n; j++) {
+            A[(size_t)(n + i) * n2 + j] = -J[i * n + j] / md[i];
+            A[(size_t)(n + i) * n2 + n + j] = C ? -C[i * n + j] / md[i] : 0.0;
+        }
+    }
+    ck_assert_int_eq(LAPACKE_dgeev(LAPACK_ROW_MAJOR, 'N', 'N', n2, A, n2, er, ei, dum, 1, dum, 1),
+                     0);
+    double dev = 0.0;
+    for (int b = 0; b < r->nbranch; b++) {
+        double complex l = eig_at(r, 0, b);
+        double best = INFINITY;
+        for (int k = 0; k < n2; k++)
+            best = fmin(best, cabs(l - (er[k] + I * ei[k])) / cabs(l));
+        dev = fmax(dev, best);
+    }
+    free(A);
+    free(er);
+    free(ei);
+    return dev;
+}
+
 START_TEST(test_extrusion_gives_2d)
 {
     /* The 2D preloaded case and its extrusion at two positions (segment 0 at alpha 0.6,
@@ -497,7 +548,16 @@ static tvds_model *pw_model(void)
 /* Penalty contact force on the 15 DoFs at X + u (X: the placed slave, then the face nodes):
  * exact projection on the deformed face, normal force kp times the penetration along its
  * normal, friction mu along the tangential part of the travel v. */
+static void pw_force_v(const double *X, const double *u, const double *ud, double *F);
+
 static void pw_force(const double *X, const double *u, double *F)
+{
+    pw_force_v(X, u, NULL, F);
+}
+
+/* pw_force with the velocities ud (NULL: 0) added to the travel: the friction direction is
+ * that of the tangential part of v + ud_C - sum_q N_q ud_q. */
+static void pw_force_v(const double *X, const double *u, const double *ud, double *F)
 {
     double x[PW_N], xi[2], xp[3], Nq[4], a1[3], a2[3], a12[3], n[3];
     for (int i = 0; i < PW_N; i++)
@@ -512,9 +572,15 @@ static void pw_force(const double *X, const double *u, double *F)
         n[k] /= nl;
     for (int k = 0; k < 3; k++)
         g += n[k] * (x[k] - xp[k]);
-    double vn = dot3(PW_V, n), t[3], tl = 0.0;
+    double v[3];
     for (int k = 0; k < 3; k++) {
-        t[k] = PW_V[k] - vn * n[k];
+        v[k] = PW_V[k];
+        for (int q = 0; ud && q < 5; q++)
+            v[k] += (q ? -Nq[q - 1] : 1.0) * ud[3 * q + k];
+    }
+    double vn = dot3(v, n), t[3], tl = 0.0;
+    for (int k = 0; k < 3; k++) {
+        t[k] = v[k] - vn * n[k];
         tl += t[k] * t[k];
     }
     double fn = -PW_KP * g;
@@ -592,33 +658,27 @@ START_TEST(test_preload_matches_penalty)
     double lnp = sqrt(dot3(F, F)) / sqrt(1 + PW_MU * PW_MU);
     ck_assert_msg(fabs(rd->lambda_n[0] - lnp) < 1e-6 * lnp, "lambda_n %.12g vs penalty %.12g",
                   rd->lambda_n[0], lnp);
-    double A[PW_N * PW_N], er[PW_N], ei[PW_N], dum[1];
-    for (int i = 0; i < PW_N; i++)
-        for (int j = 0; j < PW_N; j++)
-            A[i * PW_N + j] = J[i * PW_N + j] / md[i];
-    ck_assert_int_eq(
-        LAPACKE_dgeev(LAPACK_ROW_MAJOR, 'N', 'N', PW_N, A, PW_N, er, ei, dum, 1, dum, 1), 0);
-    double dev[2] = {0, 0};
-    for (int q = 0; q < 2; q++) {
-        const tvds_cea_result *r = q ? ru : rd;
-        for (int b = 0; b < r->nbranch; b++) {
-            double complex l = eig_at(r, 0, b), mu2 = -(l * l);
-            double best = INFINITY;
-            for (int k = 0; k < PW_N; k++) {
-                double d = cabs(mu2 - (er[k] + I * ei[k])) / cabs(mu2);
-                if (d < best) best = d;
-            }
-            if (best > dev[q]) dev[q] = best;
-        }
-    }
+    /* The friction direction follows the sliding velocity: the reference's damping. */
+    double C[PW_N * PW_N];
+    fd_damping(pw_force_v, PW_N, X, u, C);
+    o.state = TVDS_CEA_DEFORMED;
+    o.no_lateral = 1;
+    tvds_cea_result *rf = NULL;
+    ck_assert_msg(tvds_cea_run(m, 0, &s, 1, &o, &rf, &ctx) == TVDS_OK, "%s", ctx.msg);
+    double dev = qep_dev(rd, PW_N, md, J, C), devu = qep_dev(ru, PW_N, md, J, C);
+    double devf = qep_dev(rf, PW_N, md, J, NULL), devx = qep_dev(rd, PW_N, md, J, NULL);
     if (getenv("TVDS_TEST_VERBOSE"))
         fprintf(stderr,
-                "cea3d penalty: lambda_n %.12g / %.12g, eigenvalues %.3g (undeformed %.3g)\n",
-                rd->lambda_n[0], lnp, dev[0], dev[1]);
-    ck_assert_msg(dev[0] < 2e-5, "preloaded linearisation vs penalty: %g", dev[0]);
-    ck_assert_msg(dev[1] > 1e-3, "undeformed vs penalty: %g", dev[1]);
+                "cea3d penalty: lambda_n %.12g / %.12g, eigenvalues %.3g (undeformed %.3g); "
+                "frozen direction vs frozen reference %.3g, full vs frozen reference %.3g\n",
+                rd->lambda_n[0], lnp, dev, devu, devf, devx);
+    ck_assert_msg(dev < 2e-5, "preloaded linearisation vs penalty: %g", dev);
+    ck_assert_msg(devu > 1e-3, "undeformed vs penalty: %g", devu);
+    ck_assert_msg(devf < 2e-5, "frozen friction direction vs frozen penalty: %g", devf);
+    ck_assert_msg(devx > 1e-3, "the lateral damping matters: %g", devx);
     tvds_cea_result_free(&rd);
     tvds_cea_result_free(&ru);
+    tvds_cea_result_free(&rf);
     tvds_model_free(&m);
 }
 END_TEST
@@ -683,7 +743,15 @@ static void q9_project(const double *P, const double Q[3], double xi[2])
 }
 
 /* Penalty force at X + u on the 30 DoFs (slave, then the 9 face nodes), as pw_force. */
+static void q9_force_v(const double *X, const double *u, const double *ud, double *F);
+
 static void q9_force(const double *X, const double *u, double *F)
+{
+    q9_force_v(X, u, NULL, F);
+}
+
+/* q9_force with the velocities ud added to the travel, as pw_force_v. */
+static void q9_force_v(const double *X, const double *u, const double *ud, double *F)
 {
     double x[Q9_N], xi[2], xp[3], Nq[9], a1[3], a2[3], x11[3], x12[3], x22[3], n[3];
     for (int i = 0; i < Q9_N; i++)
@@ -698,9 +766,15 @@ static void q9_force(const double *X, const double *u, double *F)
         n[k] /= nl;
     for (int k = 0; k < 3; k++)
         g += n[k] * (x[k] - xp[k]);
-    double vn = dot3(Q9_V, n), t[3], tl = 0.0;
+    double v[3];
     for (int k = 0; k < 3; k++) {
-        t[k] = Q9_V[k] - vn * n[k];
+        v[k] = Q9_V[k];
+        for (int q = 0; ud && q < 10; q++)
+            v[k] += (q ? -Nq[q - 1] : 1.0) * ud[3 * q + k];
+    }
+    double vn = dot3(v, n), t[3], tl = 0.0;
+    for (int k = 0; k < 3; k++) {
+        t[k] = v[k] - vn * n[k];
         tl += t[k] * t[k];
     }
     double fn = -PW_KP * g;
@@ -809,35 +883,28 @@ START_TEST(test_curved_face_penalty)
     }
     q9_force(X, u, F);
     double lnp = sqrt(dot3(F, F)) / sqrt(1 + PW_MU * PW_MU);
-    double A[Q9_N * Q9_N], er[Q9_N], ei[Q9_N], dum[1];
-    for (int i = 0; i < Q9_N; i++)
-        for (int j = 0; j < Q9_N; j++)
-            A[i * Q9_N + j] = J[i * Q9_N + j] / md[i];
-    ck_assert_int_eq(
-        LAPACKE_dgeev(LAPACK_ROW_MAJOR, 'N', 'N', Q9_N, A, Q9_N, er, ei, dum, 1, dum, 1), 0);
-    double dev[2] = {0, 0};
-    for (int q = 0; q < 2; q++) {
-        const tvds_cea_result *r = q ? ru : rd;
-        for (int b = 0; b < r->nbranch; b++) {
-            double complex l = eig_at(r, 0, b), mu2 = -(l * l);
-            double best = INFINITY;
-            for (int k = 0; k < Q9_N; k++)
-                best = fmin(best, cabs(mu2 - (er[k] + I * ei[k])) / cabs(mu2));
-            dev[q] = fmax(dev[q], best);
-        }
-    }
+    static double C[Q9_N * Q9_N];
+    fd_damping(q9_force_v, Q9_N, X, u, C);
+    o.state = TVDS_CEA_DEFORMED;
+    o.no_lateral = 1;
+    tvds_cea_result *rf = NULL;
+    ck_assert_msg(tvds_cea_run(m, 0, &s, 1, &o, &rf, &ctx) == TVDS_OK, "%s", ctx.msg);
+    double dev = qep_dev(rd, Q9_N, md, J, C), devu = qep_dev(ru, Q9_N, md, J, C);
+    double devf = qep_dev(rf, Q9_N, md, J, NULL);
     if (getenv("TVDS_TEST_VERBOSE"))
         fprintf(stderr,
                 "cea3d curved face: lambda_n %.12g / %.12g, eigenvalues %.3g "
-                "(undeformed %.3g)\n",
-                rd->lambda_n[0], lnp, dev[0], dev[1]);
+                "(undeformed %.3g, frozen direction vs frozen reference %.3g)\n",
+                rd->lambda_n[0], lnp, dev, devu, devf);
     ck_assert_int_eq(rd->nbranch, Q9_N - 1);
     ck_assert_msg(fabs(rd->lambda_n[0] - lnp) < 1e-6 * lnp, "lambda_n %.12g vs penalty %.12g",
                   rd->lambda_n[0], lnp);
-    ck_assert_msg(dev[0] < 2e-5, "preloaded linearisation vs penalty: %g", dev[0]);
-    ck_assert_msg(dev[1] > 1e-3, "undeformed vs penalty: %g", dev[1]);
+    ck_assert_msg(dev < 2e-5, "preloaded linearisation vs penalty: %g", dev);
+    ck_assert_msg(devu > 1e-3, "undeformed vs penalty: %g", devu);
+    ck_assert_msg(devf < 2e-5, "frozen friction direction vs frozen penalty: %g", devf);
     tvds_cea_result_free(&rd);
     tvds_cea_result_free(&ru);
+    tvds_cea_result_free(&rf);
     tvds_model_free(&m);
 }
 END_TEST
@@ -1228,10 +1295,20 @@ static tvds_model *shoe(double r, int belt)
 
 /* Penalty force of the shoe at x = X + u on the disc: kp times the penetration along the axis,
  * friction mu against the slave's sliding relative to the material point under it. */
+static void disc_force_v(const double X[3], const double u[3], const double *ud, double F[3]);
+
 static void disc_force(const double X[3], const double u[3], double F[3])
 {
+    disc_force_v(X, u, NULL, F);
+}
+
+/* disc_force with the shoe's velocity ud (NULL: at rest): w = ud - omega e_z x r in the
+ * disc's plane. */
+static void disc_force_v(const double X[3], const double u[3], const double *ud, double F[3])
+{
     double x[3] = {X[0] + u[0], X[1] + u[1], X[2] + u[2]};
-    double w[3] = {DW * x[1], -DW * x[0], 0.0}; /* 0 - omega e_z x r */
+    double w[3] = {DW * x[1], -DW * x[0], 0.0}; /* ud - omega e_z x r */
+    if (ud) w[0] += ud[0], w[1] += ud[1];
     double wl = hypot(w[0], w[1]), fn = -PW_KP * x[2];
     for (int k = 0; k < 3; k++)
         F[k] = fn * ((k == 2 ? 1.0 : 0.0) - DMU * w[k] / wl);
@@ -1245,7 +1322,8 @@ static double shoe_eig_dev(const tvds_cea_result *a, const tvds_cea_result *b)
 START_TEST(test_disc_shoe)
 {
     /* (a) Against a penalty model of the shoe on the disc (exact material velocity under the
-     * displaced shoe, static state by Newton, central finite-difference tangent) at r = 0.2 m,
+     * displaced shoe, friction along the slip velocity including the shoe's own, static state
+     * by Newton, central finite-difference tangent and damping) at r = 0.2 m,
      * where the friction direction turning with the contact point matters (mu lambda_N / r is
      * 0.7 % of the stiffness): O(k / kp) ~ 2e-7.
      * (b) The equivalent belt (v = omega r): the disc differs by that turning, O(1 / r): the
@@ -1287,19 +1365,9 @@ START_TEST(test_disc_shoe)
     }
     disc_force(X, u, F);
     double lnp = F[2];
-    double A[9], er[3], ei[3], dum[1];
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++)
-            A[3 * i + j] = J[3 * i + j] / DM[i];
-    ck_assert_int_eq(LAPACKE_dgeev(LAPACK_ROW_MAJOR, 'N', 'N', 3, A, 3, er, ei, dum, 1, dum, 1), 0);
-    double dev = 0.0;
-    for (int b = 0; b < rd->nbranch; b++) {
-        double complex l = eig_at(rd, 0, b), mu2 = -(l * l);
-        double best = INFINITY;
-        for (int k = 0; k < 3; k++)
-            best = fmin(best, cabs(mu2 - (er[k] + I * ei[k])) / cabs(mu2));
-        dev = fmax(dev, best);
-    }
+    double C[9];
+    fd_damping(disc_force_v, 3, X, u, C);
+    double dev = qep_dev(rd, 3, DM, J, C);
     tvds_model *mb = shoe(r0, 1);
     ck_assert_msg(tvds_cea_run(mb, 0, &s, 1, &o, &rb, &ctx) == TVDS_OK, "%s", ctx.msg);
     double dbelt0 = shoe_eig_dev(rd, rb);
@@ -1346,6 +1414,82 @@ START_TEST(test_disc_shoe)
     ck_assert_msg(du < 1e-12, "disc vs belt, undeformed: %g", du);
     ck_assert_msg(d[1] < 1e-3 && d[1] / d[0] > 0.08 && d[1] / d[0] < 0.12,
                   "disc vs belt: %g (r = 1), %g (r = 10)", d[0], d[1]);
+}
+END_TEST
+
+/* ---- Lateral friction damping on a rigid plane: closed form ------------------------------- */
+
+static const double LB_M = 2.0, LB_K[3] = {2e4, 8e3, 3e4}, LB_P = 50.0, LB_MU = 0.3;
+
+/* A block (mass LB_M in every direction, springs LB_K along x, y, z) pressed by LB_P on the
+ * rigid plane z = 0 (normal +z), which moves along -x at v: the block slides along +x. */
+static tvds_model *lateral_block(double v)
+{
+    tvds_model *m = tvds_model_create();
+    long id = 1;
+    double X[3] = {0, 0, 0}, Mb[9] = {0}, Kb[9] = {0}, F[3] = {0, 0, -LB_P};
+    for (int k = 0; k < 3; k++)
+        Mb[4 * k] = LB_M, Kb[4 * k] = LB_K[k];
+    int S = add_sub3(m, "block", 1, &id, X, Mb, Kb, ID3);
+    add_load3(m, S, 0, F, ID3);
+    m->contacts = tvds_calloc(1, sizeof *m->contacts);
+    m->ncontact = 1;
+    tvds_contact *c = &m->contacts[0];
+    c->name = tvds_strdup("plane");
+    c->dim = 3;
+    c->slave_sub = S;
+    c->nslave = 1;
+    c->slave_nodes = tvds_malloc(sizeof(long));
+    c->slave_nodes[0] = id;
+    c->master_sub = -1;
+    c->master_kind = TVDS_MASTER_RIGID;
+    c->rigid_normal[2] = c->rigid_t1[0] = 1.0;
+    c->rigid_motion[0] = (tvds_fn){.kind = TVDS_FN_RAMP, .amp = -1e3 * v, .t0 = 0, .t1 = 1e3};
+    c->mu_s = c->mu_k = LB_MU;
+    return m;
+}
+
+START_TEST(test_lateral_block)
+{
+    /* The normal DoF is eliminated; along the sliding direction x the block oscillates on k_x
+     * undamped (the friction force's size is fixed by the normal row); across it, the friction
+     * force turns with the lateral velocity: m y'' + c y' + k_y y = 0, c = mu lambda_N / v,
+     * lambda = -c / (2 m) +- i sqrt(k_y / m - c^2 / (4 m^2)), at two sliding speeds (c ~ 1 / v).
+     * With the direction frozen (no_lateral) or about the undeformed state (lambda_N unknown,
+     * left out) the lateral branch is undamped. */
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    double s = 0.0, vs[2] = {0.5, 2.0};
+    for (int q = 0; q < 2; q++) {
+        tvds_model *m = lateral_block(vs[q]);
+        double c = LB_MU * LB_P / vs[q], re = -c / (2 * LB_M);
+        double wy = sqrt(LB_K[1] / LB_M - re * re), wx = sqrt(LB_K[0] / LB_M),
+               wy0 = sqrt(LB_K[1] / LB_M);
+        for (int v = 0; v < 3; v++) {
+            tvds_cea_options o = opts(2, v == 2 ? TVDS_CEA_UNDEFORMED : TVDS_CEA_DEFORMED);
+            o.no_lateral = v == 1;
+            tvds_cea_result *r = NULL;
+            ck_assert_msg(tvds_cea_run(m, 0, &s, 1, &o, &r, &ctx) == TVDS_OK, "%s", ctx.msg);
+            ck_assert_int_eq(r->nbranch, 2);
+            /* Branch 0: lateral (k_y < k_x), branch 1: along the sliding. */
+            double complex ly = eig_at(r, 0, 0), lx = eig_at(r, 0, 1);
+            double complex ey = v == 0 ? re + I * wy : I * wy0;
+            double dy = cabs(ly - ey) / wy0, dx = cabs(lx - I * wx) / wx;
+            if (getenv("TVDS_TEST_VERBOSE"))
+                fprintf(stderr,
+                        "cea3d lateral block v = %g (%s): lateral %.10g%+.10gi (expected "
+                        "%.10g%+.10gi) dev %.3g, along %.3g, lambda_n %.12g\n",
+                        vs[q], v == 0 ? "full" : (v == 1 ? "frozen" : "undeformed"),
+                        creal(ly), cimag(ly), creal(ey), cimag(ey), dy, dx, r->lambda_n[0]);
+            ck_assert_msg(dy < 1e-12 && dx < 1e-12, "v = %g variant %d: lateral %g, along %g",
+                          vs[q], v, dy, dx);
+            if (v < 2)
+                ck_assert_msg(fabs(r->lambda_n[0] - LB_P) < 1e-12 * LB_P, "lambda_n %.15g",
+                              r->lambda_n[0]);
+            tvds_cea_result_free(&r);
+        }
+        tvds_model_free(&m);
+    }
 }
 END_TEST
 
@@ -1417,6 +1561,7 @@ Suite *cea3d_suite(void)
     tcase_add_test(tc, test_contact_set);
     tcase_add_test(tc, test_contact_set_take_back);
     tcase_add_test(tc, test_disc_shoe);
+    tcase_add_test(tc, test_lateral_block);
     tcase_add_test(tc, test_path_range);
     tcase_add_test(tc, test_growth_on_faces);
     suite_add_tcase(s, tc);

@@ -56,6 +56,9 @@ typedef struct tvds_cea_options {
     int nthreads;     /* OpenMP threads over positions; 0 (default): OpenMP's default */
     int state;        /* enum tvds_cea_state; default TVDS_CEA_DEFORMED */
     int undamped;     /* 1: leave the damping out (C = 0), the conservative locus; default 0 */
+    int no_lateral;   /* 1: in 3D, keep the friction direction frozen against velocity
+                         perturbations (no lateral friction damping mu lambda_N / |v_t| b b^T,
+                         docs/cea.md "Lateral friction damping"); default 0 */
     int refine;       /* 1 (default): insert positions where a branch's real part nears or
                          crosses the threshold or two branches approach (coalescence), down to
                          a spacing ds_min; 0: the positions given only */

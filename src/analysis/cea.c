@@ -102,6 +102,8 @@ typedef struct cea_problem {
     double *act_X;   /* nact x 3: undeformed coordinates of the active slave nodes [m] */
     int disc;        /* rotating rigid disc (rigid = 1 too): centre rigid_pt, axis rigid_n */
     double rigid_pt[3], omega;
+    int lateral; /* 3D: the lateral friction damping (docs/cea.md, "Lateral friction
+                    damping") */
     int gen_static; /* the static state and preload stiffness of every node (faces, several
                        nodes or contacts on a deformable master) rather than the one-node
                        path */
@@ -159,6 +161,7 @@ typedef struct cea_work {
     int *ipiv;                                 /* 2N */
     int *order;                                /* 2N */
     double *Kt;                                /* N x N: K plus the geometric stiffness */
+    double *Ct;                                /* N x N: C plus the lateral friction damping */
     double *KKT;                               /* (N + rows_cap)^2: static saddle-point matrix */
     double *krhs;                              /* N + rows_cap */
     int *kpiv;                                 /* N + rows_cap */
@@ -218,7 +221,8 @@ static void work_free(cea_work *w)
     void *ptrs[] = {w->J,      w->isj, w->F,    w->BJ,   w->VT,    w->sv,     w->superb, w->ZC,
                     w->ZE,     w->T,   w->Mc,   w->Kc,   w->Cc,    w->A,      w->B,      w->VR,
                     w->ar,     w->ai,  w->beta, w->ipiv, w->order, w->lscale, w->rscale, w->rconde,
-                    w->rcondv, w->yr,  w->yi,   w->Kt,   w->KKT,   w->krhs,   w->kpiv,   w->geo};
+                    w->rcondv, w->yr,  w->yi,   w->Kt,   w->KKT,   w->krhs,   w->kpiv,   w->geo,
+                    w->Ct};
     for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++)
         tvds_free(ptrs[i]);
     memset(w, 0, sizeof *w);
@@ -266,6 +270,7 @@ static int work_alloc(cea_work *w, int N, int rows_cap, int nnz_cap, int nact)
     w->order = tvds_malloc((size_t)2 * N * sizeof(int));
     size_t nk = (size_t)N + (size_t)rows_cap;
     w->Kt = tvds_malloc(n2 * sizeof(double));
+    w->Ct = tvds_malloc(n2 * sizeof(double));
     w->KKT = tvds_malloc(nk * nk * sizeof(double));
     w->krhs = tvds_malloc(nk * sizeof(double));
     w->kpiv = tvds_malloc(nk * sizeof(int));
@@ -275,7 +280,7 @@ static int work_alloc(cea_work *w, int N, int rows_cap, int nnz_cap, int nact)
         !w->BJ || !w->VT || !w->sv || !w->superb || !w->ZC || !w->ZE || !w->T || !w->Mc || !w->Kc ||
         !w->Cc || !w->A || !w->B || !w->VR || !w->ar || !w->ai || !w->beta || !w->ipiv ||
         !w->order || !w->lscale || !w->rscale || !w->rconde || !w->rcondv || !w->yr || !w->yi ||
-        !w->Kt || !w->KKT || !w->krhs || !w->kpiv || !w->geo) {
+        !w->Kt || !w->Ct || !w->KKT || !w->krhs || !w->kpiv || !w->geo) {
         work_free(w);
         return TVDS_ERR_NOMEM;
     }
@@ -534,6 +539,7 @@ static int setup_contact(const tvds_model *m, int contact, const tvds_cea_option
                           "a rigid plane or a rotating disc only",
                           cname);
     p->ncomp = c->dim == 3 ? 3 : 2;
+    p->lateral = p->ncomp == 3 && !o->no_lateral && !o->undamped;
     if (o->slave < TVDS_CEA_ALL_SLAVES || o->slave >= c->nslave)
         return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "cea: contact '%s': slave index %d out of [0, %d)",
                           cname, o->slave, c->nslave);
@@ -1538,6 +1544,90 @@ static void tangent_stiffness_gen(const cea_problem *p, const cea_geom *g, cea_w
     }
 }
 
+/* Lateral friction damping of one node, added to Ct (docs/cea.md, "Lateral friction
+ * damping"). The friction force on the slave is F = -mu lambda_N w / |w|, w the sliding
+ * velocity in the tangent plane; a perturbation dw turns it: dF = -(mu lambda_N / |w|)
+ * (I - t t^T) dw = -(mu lambda_N / |w|) b (b . dw), b = n x t, since dw has no normal part.
+ * dw = du'_C - sum_q N_q du'_q on a face set, du'_C on a rigid plane or the disc (the
+ * master's velocity does not change), so with the row d = [b on C, -N_q b on face node q]
+ * the forces on C and the face nodes are -c d d^T u', c = mu lambda_N / |w| >= 0: the damping
+ * matrix c d d^T, positive semidefinite. lam is the node's static multiplier (< 0 pressing);
+ * u the static displacement (the disc's material point under the slave). Returns 1 when a
+ * term was added. */
+static int lateral_node(const cea_problem *x, const cea_geom *g, double lam, const double *u,
+                        double *Ct)
+{
+    if (!x->lateral || !(lam < 0.0) || x->mu == 0.0) return 0;
+    int N = x->N;
+    const int *sd = x->act_dof + 3 * g->act;
+    double n[3], t[3], wl;
+    if (x->disc) {
+        double Q[3];
+        for (int k = 0; k < 3; k++)
+            Q[k] = g->xc[k] + (u ? u[sd[k]] : 0.0);
+        cea_geom h = *g;
+        wl = disc_frame(x, Q, &h);
+        for (int k = 0; k < 3; k++)
+            n[k] = h.n[k], t[k] = h.t[k];
+    } else {
+        const double *v = x->v_rel;
+        for (int k = 0; k < 3; k++)
+            n[k] = g->n[k];
+        double vn = dot3v(v, n);
+        for (int k = 0; k < 3; k++)
+            t[k] = v[k] - vn * n[k];
+        wl = sqrt(dot3v(t, t));
+        for (int k = 0; k < 3 && wl > 0; k++)
+            t[k] /= wl;
+    }
+    if (!(wl > 0)) return 0; /* no sliding velocity (the user's chi): nothing turns */
+    double b[3], c = -x->mu * lam / wl;
+    cross3v(n, t, b);
+    enum { NDMAX = 3 * (1 + FACE_MAX_NODES) };
+    int dof[NDMAX], nd = 0;
+    double d[NDMAX];
+    for (int k = 0; k < 3; k++)
+        dof[nd] = sd[k], d[nd++] = b[k];
+    if (x->faces) {
+        const int *fn = x->face_node + (size_t)g->face * TVDS_FACE_MAX_NODES;
+        for (int q = 0; q < g->nn; q++)
+            for (int k = 0; k < 3; k++)
+                dof[nd] = x->fdof[3 * fn[q] + k], d[nd++] = -g->N[q] * b[k];
+    }
+    for (int j = 0; j < nd; j++)
+        for (int i = 0; i < nd; i++)
+            Ct[(size_t)dof[j] * N + dof[i]] += c * d[i] * d[j];
+    return 1;
+}
+
+/* Ct = C + the lateral friction damping of every node in contact about the preloaded state
+ * (lambda1: the multiplier of the one-node path; the general path keeps each node's). About
+ * the undeformed state lambda_N is not known and, as the preload stiffness, the term is left
+ * out. Returns 1 when Ct differs from C (then use Ct), else 0. */
+static int lateral_damping(const cea_problem *p, const cea_geom *g, double lambda1, cea_work *w)
+{
+    int N = p->N, any = 0;
+    if (!p->deformed || !p->has_contact || !p->has_load) return 0;
+    const double *u = p->gen_static ? w->krhs : NULL;
+    for (int j = -1; j < p->nextra; j++) {
+        const cea_problem *x = j < 0 ? p : &p->extra[j];
+        for (int a = 0; a < x->nact && x->lateral; a++) {
+            const cea_geom *ga = &g[a];
+            double lam = p->gen_static ? ga->lam : lambda1;
+            if (ga->off || !(lam < 0.0)) continue;
+            if (!any) {
+                if (p->has_c)
+                    memcpy(w->Ct, p->C, (size_t)N * N * sizeof *w->Ct);
+                else
+                    memset(w->Ct, 0, (size_t)N * N * sizeof *w->Ct);
+            }
+            any |= lateral_node(x, ga, lam, u, w->Ct);
+        }
+        g += x->nact;
+    }
+    return any;
+}
+
 static int cmp_int(const void *a, const void *b)
 {
     int u = *(const int *)a, v = *(const int *)b;
@@ -1711,7 +1801,9 @@ static void solve_position(const cea_problem *p, double s, cea_work *w, cea_pos 
     }
     project(p, w, p->M, nf, nz, pj, w->Mc);
     project(p, w, w->Kt, nf, nz, pj, w->Kc);
-    if (p->has_c)
+    if (lateral_damping(p, g, lam, w))
+        project(p, w, w->Ct, nf, nz, pj, w->Cc);
+    else if (p->has_c)
         project(p, w, p->C, nf, nz, pj, w->Cc);
     else
         memset(w->Cc, 0, (size_t)nr * nr * sizeof(double));

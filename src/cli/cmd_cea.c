@@ -56,6 +56,11 @@ static void cea_help(FILE *out)
         "                  found where a branch nears zero or two branches approach)\n"
         "  --no-refine     the positions given only\n"
         "  --no-undamped   skip the undamped locus (locus_undamped.csv, unstable_undamped.csv)\n"
+        "  --no-lateral-damping\n"
+        "                  3D: keep the friction direction frozen against velocity\n"
+        "                  perturbations, i.e. leave out the damping mu lambda_N / |v_t| of the\n"
+        "                  relative velocity across the sliding direction (docs/cea.md,\n"
+        "                  \"Lateral friction damping\"; for comparison)\n"
         "  --threads T     OpenMP threads over positions (default: OpenMP's)\n"
         "  --set S.K=V     override a case key (as 'tvds run')\n"
         "  -o, --output D  output directory (created; default out/<case name>/cea)\n"
@@ -79,12 +84,14 @@ int tvds_cmd_cea(int argc, char **argv)
     const char *case_path = NULL, *outdir = NULL, *cname = NULL, *val;
     tvds_cli_sets sets = {0};
     tvds_cea_options o = tvds_cea_options_default();
-    int npos = 101, have_s0 = 0, have_s1 = 0, rc = 2, r, norefine = 0, noundamped = 0;
+    int npos = 101, have_s0 = 0, have_s1 = 0, rc = 2, r, norefine = 0, noundamped = 0,
+        nolateral = 0;
     double s0 = 0.0, s1 = 0.0, v;
     const tvds_cli_opt opts[] = {{"--output", "-o", &outdir, NULL, 0},
                                  {"--contact", NULL, &cname, NULL, 0},
                                  {"--no-refine", NULL, NULL, &norefine, 1},
                                  {"--no-undamped", NULL, NULL, &noundamped, 1},
+                                 {"--no-lateral-damping", NULL, NULL, &nolateral, 1},
                                  {NULL, NULL, NULL, NULL, 0}};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -283,6 +290,7 @@ int tvds_cmd_cea(int argc, char **argv)
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     if (norefine) o.refine = 0;
+    if (nolateral) o.no_lateral = 1;
     o.stop = tvds_cli_stop_flag();
     int run_contact = all_contacts ? TVDS_CEA_ALL_CONTACTS : contact;
     rc = tvds_cea_run(m, run_contact, s, npos, &o, &res, &ctx);
