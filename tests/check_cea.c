@@ -1361,9 +1361,9 @@ START_TEST(test_multi_plane3d)
             Q2[(P3_ND + i) * 2 * P3_ND + P3_ND + j] = -Cp[i * P3_ND + j] / mi;
         }
     }
-    ck_assert_int_eq(LAPACKE_dgeev(LAPACK_ROW_MAJOR, 'N', 'N', 2 * P3_ND, Q2, 2 * P3_ND, qr, qi,
-                                   dum, 1, dum, 1),
-                     0);
+    ck_assert_int_eq(
+        LAPACKE_dgeev(LAPACK_ROW_MAJOR, 'N', 'N', 2 * P3_ND, Q2, 2 * P3_ND, qr, qi, dum, 1, dum, 1),
+        0);
     double dqep = 0.0;
     for (int b = 0; b < r0->nbranch; b++) {
         double complex l0 = r0->re[b] + I * 2 * PI * r0->freq[b];
@@ -1387,8 +1387,9 @@ START_TEST(test_multi_plane3d)
     }
     tvds_cea_result_free(&rf);
     if (getenv("TVDS_TEST_VERBOSE"))
-        fprintf(stderr, "cea plane3d: vs penalty with damping %.3g, frozen vs stiffness-only %.3g\n",
-                dqep, dfro);
+        fprintf(stderr,
+                "cea plane3d: vs penalty with damping %.3g, frozen vs stiffness-only %.3g\n", dqep,
+                dfro);
     ck_assert_msg(dqep < 10 * P3_K0 / kp, "3D plane vs penalty: %g", dqep);
     ck_assert_msg(dfro < 10 * P3_K0 / kp, "3D plane, frozen direction, vs penalty: %g", dfro);
     /* (b) */

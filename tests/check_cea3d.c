@@ -1479,8 +1479,8 @@ START_TEST(test_lateral_block)
                 fprintf(stderr,
                         "cea3d lateral block v = %g (%s): lateral %.10g%+.10gi (expected "
                         "%.10g%+.10gi) dev %.3g, along %.3g, lambda_n %.12g\n",
-                        vs[q], v == 0 ? "full" : (v == 1 ? "frozen" : "undeformed"),
-                        creal(ly), cimag(ly), creal(ey), cimag(ey), dy, dx, r->lambda_n[0]);
+                        vs[q], v == 0 ? "full" : (v == 1 ? "frozen" : "undeformed"), creal(ly),
+                        cimag(ly), creal(ey), cimag(ey), dy, dx, r->lambda_n[0]);
             ck_assert_msg(dy < 1e-12 && dx < 1e-12, "v = %g variant %d: lateral %g, along %g",
                           vs[q], v, dy, dx);
             if (v < 2)

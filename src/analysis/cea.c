@@ -102,8 +102,8 @@ typedef struct cea_problem {
     double *act_X;   /* nact x 3: undeformed coordinates of the active slave nodes [m] */
     int disc;        /* rotating rigid disc (rigid = 1 too): centre rigid_pt, axis rigid_n */
     double rigid_pt[3], omega;
-    int lateral; /* 3D: the lateral friction damping (docs/cea.md, "Lateral friction
-                    damping") */
+    int lateral;    /* 3D: the lateral friction damping (docs/cea.md, "Lateral friction
+                       damping") */
     int gen_static; /* the static state and preload stiffness of every node (faces, several
                        nodes or contacts on a deformable master) rather than the one-node
                        path */
@@ -221,8 +221,8 @@ static void work_free(cea_work *w)
     void *ptrs[] = {w->J,      w->isj, w->F,    w->BJ,   w->VT,    w->sv,     w->superb, w->ZC,
                     w->ZE,     w->T,   w->Mc,   w->Kc,   w->Cc,    w->A,      w->B,      w->VR,
                     w->ar,     w->ai,  w->beta, w->ipiv, w->order, w->lscale, w->rscale, w->rconde,
-                    w->rcondv, w->yr,  w->yi,   w->Kt,   w->KKT,   w->krhs,   w->kpiv,   w->geo,
-                    w->Ct};
+                    w->rcondv, w->yr,  w->yi,   w->Kt,   w->KKT,   w->krhs,   w->kpiv,   w->geo};
+    tvds_free(w->Ct);
     for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++)
         tvds_free(ptrs[i]);
     memset(w, 0, sizeof *w);
