@@ -360,6 +360,19 @@ START_TEST(test_extrusion_gives_2d)
             ck_assert_msg(d < 1e-12, "state %d s = %g: 2D eigenvalue vs extrusion %.3g", st, s[p],
                           d);
             if (st == 0) {
+                /* The lateral friction damping acts on the z (out-of-plane) DoFs only: the 2D
+                 * eigenvalues above are kept, the others change. */
+                tvds_cea_options of = o3;
+                of.no_lateral = 1;
+                tvds_cea_result *rf = NULL;
+                ck_assert_msg(tvds_cea_run(m3, 0, s + p, 1, &of, &rf, &ctx) == TVDS_OK, "%s",
+                              ctx.msg);
+                double df = max_nearest(r3, p, rf, 0), d2f = max_nearest(r2, p, rf, 0);
+                if (getenv("TVDS_TEST_VERBOSE"))
+                    fprintf(stderr, "cea3d extrusion: s = %g: frozen direction %.3g (2D %.3g)\n",
+                            s[p], df, d2f);
+                ck_assert_msg(df > 1e-3 && d2f < 1e-12, "frozen direction: %g, 2D %g", df, d2f);
+                tvds_cea_result_free(&rf);
                 ck_assert(r2->lambda_n[p] > 100.0);
                 ck_assert_msg(dl < 1e-12, "normal force %.15g vs %.15g", r3->lambda_n[p],
                               r2->lambda_n[p]);
