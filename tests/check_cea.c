@@ -9,6 +9,8 @@
 
 #include <lapacke.h>
 
+#include "tvds/tvds_bench.h"
+#include "tvds/tvds_case.h"
 #include "tvds/tvds_cea.h"
 
 #define PI 3.14159265358979323846
@@ -1403,6 +1405,213 @@ START_TEST(test_multi_plane3d)
 }
 END_TEST
 
+/* ---- Shift-invert Arnoldi (ARPACK) against the dense eigenproblem ------------------------- */
+
+static tvds_cea_result *cea_with(const tvds_model *m, const double *s, int npos, int solver,
+                                 const tvds_cea_options *base)
+{
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_cea_options o = *base;
+    o.solver = solver;
+    tvds_cea_result *r = NULL;
+    ck_assert_msg(tvds_cea_run(m, 0, s, npos, &o, &r, &ctx) == TVDS_OK, "solver %d: %s", solver,
+                  ctx.msg);
+    return r;
+}
+
+/* The same branches, windows and eigenvalues: |s_a - s_d| <= tol(p, b) (absolute, 1/s). */
+static void same_locus(const tvds_cea_result *d, const tvds_cea_result *a, const double *tol)
+{
+    ck_assert_int_eq(a->npos, d->npos);
+    ck_assert_int_eq(a->nbranch, d->nbranch);
+    for (int i = 0; i < d->npos * d->nbranch; i++) {
+        ck_assert(isfinite(d->freq[i]) && isfinite(a->freq[i]));
+        double ds = hypot(2 * PI * (a->freq[i] - d->freq[i]), a->re[i] - d->re[i]);
+        ck_assert_msg(ds <= tol[i], "position %d branch %d: %.17g%+.17gi vs %.17g%+.17gi (%g > %g)",
+                      i / d->nbranch, i % d->nbranch, a->re[i], 2 * PI * a->freq[i], d->re[i],
+                      2 * PI * d->freq[i], ds, tol[i]);
+    }
+    ck_assert_int_eq(a->nwin, d->nwin);
+    for (int w = 0; w < d->nwin; w++) {
+        ck_assert_int_eq(a->win[w].branch, d->win[w].branch);
+        ck_assert_double_eq(a->win[w].s_start, d->win[w].s_start);
+        ck_assert_double_eq(a->win[w].s_end, d->win[w].s_end);
+    }
+}
+
+/* Perturbation bound for the chain: an eigenpair with backward error eta is an exact one of a
+ * problem within eta (relative, in the norms of resid[]), so each computed s is within
+ * kappa(s) eta |s| of an exact one (Tisseur 2000, first order). For M = m I and a nearly
+ * symmetric K, kappa(s) <= sqrt(n) (w_G^2 / |s|^2 + 1) / 2 with w_G^2 = max_i sum_j |K_ij| / m
+ * (Gershgorin, above every w^2); friction's nonsymmetry and the first-order term are covered
+ * by the factor 10. */
+static void chain_tol(const tvds_model *m, const tvds_cea_result *d, const tvds_cea_result *a,
+                      double *tol)
+{
+    const tvds_substructure *sub = m->subs[0];
+    int n = sub->n;
+    double wg2 = 0.0;
+    for (int i = 0; i < n; i++) {
+        double row = 0.0;
+        for (int j = 0; j < n; j++)
+            row += fabs(sub->K[(size_t)j * n + i]);
+        if (row / sub->M[(size_t)i * n + i] > wg2) wg2 = row / sub->M[(size_t)i * n + i];
+    }
+    for (int i = 0; i < d->npos * d->nbranch; i++) {
+        int p = i / d->nbranch;
+        double s2 = pow(2 * PI * d->freq[i], 2) + d->re[i] * d->re[i];
+        double kappa = sqrt((double)d->nred) * (wg2 / s2 + 1) / 2;
+        tol[i] = 10 * kappa * (d->resid[p] + a->resid[p]) * sqrt(s2);
+    }
+}
+
+START_TEST(test_arpack_chain)
+{
+    /* 240 DoFs, 10 contact nodes on a rigid line with friction, preloaded state. */
+    tvds_model *m = tvds_bench_cea_chain(240, 10);
+    ck_assert_ptr_nonnull(m);
+    tvds_cea_options o = tvds_cea_options_default();
+    o.refine = 0;
+    o.t_eval = 0.5;
+    o.slave = TVDS_CEA_ALL_SLAVES;
+    o.nthreads = 2;
+    double s[3] = {0.0, 0.5, 1.0};
+    tvds_cea_result *d = cea_with(m, s, 3, TVDS_CEA_STANDARD, &o);
+    tvds_cea_result *a = cea_with(m, s, 3, TVDS_CEA_ARPACK, &o);
+    double tol[3 * 20];
+    ck_assert_int_eq(d->nbranch, 20);
+    chain_tol(m, d, a, tol);
+    same_locus(d, a, tol);
+    ck_assert_msg(a->resid_max < 1e-13, "ARPACK backward error %g", a->resid_max);
+    ck_assert(a->arpack && !d->arpack);
+    /* auto takes ARPACK from TVDS_CEA_ARPACK_MIN_DOFS up; one thread gives the same numbers
+     * as two (a deterministic start vector, one Arnoldi run at a time). */
+    o.nthreads = 1;
+    tvds_cea_result *u = cea_with(m, s, 3, TVDS_CEA_AUTO, &o);
+    ck_assert(u->arpack);
+    for (int i = 0; i < 3 * 20; i++) {
+        ck_assert_double_eq(u->freq[i], a->freq[i]);
+        ck_assert_double_eq(u->re[i], a->re[i]);
+    }
+    tvds_cea_result_free(&u);
+    tvds_cea_result_free(&d);
+    tvds_cea_result_free(&a);
+    tvds_model_free(&m);
+}
+END_TEST
+
+START_TEST(test_arpack_beam_on_beam)
+{
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_model *m = NULL;
+    ck_assert_msg(tvds_case_read("models/beam_on_beam/beam_on_beam.ini", NULL, 0, &m, &ctx) ==
+                      TVDS_OK,
+                  "%s", ctx.msg);
+    tvds_cea_options o = tvds_cea_options_default();
+    o.refine = 0;
+    o.nthreads = 2;
+    double s[2] = {0.036, 0.0505};
+    tvds_cea_result *d = cea_with(m, s, 2, TVDS_CEA_STANDARD, &o);
+    tvds_cea_result *q = cea_with(m, s, 2, TVDS_CEA_QZ, &o);
+    tvds_cea_result *a = cea_with(m, s, 2, TVDS_CEA_ARPACK, &o);
+    /* The two dense LAPACK solvers, both backward stable (resid ~1e-15), disagree by up to
+     * 1e-6 on the lowest branch: the conditioning of the lowest eigenvalues of this stiff model
+     * (spectrum 40 Hz to 1 MHz, kappa ~ (w_max / w)^2) times round-off. That disagreement is the
+     * accuracy to which the dense reference is determined; ARPACK, whose backward error is of
+     * the same order (checked below), must agree with it to twice that. */
+    int nb = d->nbranch;
+    ck_assert_int_eq(nb, 20);
+    double dq_max = 0.0, tol[2 * 20];
+    for (int i = 0; i < 2 * nb; i++) {
+        double dq = hypot(2 * PI * (q->freq[i] - d->freq[i]), q->re[i] - d->re[i]);
+        if (dq / (2 * PI * d->freq[i]) > dq_max) dq_max = dq / (2 * PI * d->freq[i]);
+    }
+    ck_assert(dq_max > 0 && dq_max < 1e-5);
+    for (int i = 0; i < 2 * nb; i++)
+        tol[i] = 2 * dq_max * 2 * PI * d->freq[i];
+    same_locus(d, a, tol);
+    same_locus(d, q, tol);
+    ck_assert_msg(a->resid_max < 1e-13, "ARPACK backward error %g", a->resid_max);
+    ck_assert_int_eq(a->arpack_attempts, 1);
+    tvds_cea_result_free(&d);
+    tvds_cea_result_free(&q);
+    tvds_cea_result_free(&a);
+    tvds_model_free(&m);
+}
+END_TEST
+
+/* A chain free in x (no springs to ground) touching a rigid line at one node: the x
+ * translation is a rigid-body mode (s = 0 twice), K_c is singular, and the shift must be
+ * nonzero. The undeformed state (no static equilibrium exists with friction pulling the free
+ * chain along). */
+START_TEST(test_arpack_rigid_body)
+{
+    tvds_model *m = tvds_bench_cea_chain(120, 1);
+    ck_assert_ptr_nonnull(m);
+    tvds_substructure *sub = m->subs[0];
+    for (int i = 0; i < sub->n; i++)
+        sub->K[(size_t)i * sub->n + i] -= 1e4; /* the ground springs */
+    tvds_cea_options o = tvds_cea_options_default();
+    o.refine = 0;
+    o.t_eval = 0.5;
+    o.state = TVDS_CEA_UNDEFORMED;
+    o.fmin_hz = 0.1;
+    double s[2] = {0.0, 1.0};
+    tvds_cea_result *d = cea_with(m, s, 2, TVDS_CEA_STANDARD, &o);
+    tvds_cea_result *a = cea_with(m, s, 2, TVDS_CEA_ARPACK, &o);
+    /* K_c is singular: the lowest elastic mode of the free chain is far below the grounded
+     * chain's 159 Hz. */
+    ck_assert(d->freq[0] > 0.1 && d->freq[0] < 100.0);
+    double tol[2 * 20];
+    chain_tol(m, d, a, tol);
+    same_locus(d, a, tol);
+    tvds_cea_result_free(&d);
+    tvds_cea_result_free(&a);
+    tvds_model_free(&m);
+}
+END_TEST
+
+/* Springs to ground 30 times stiffer crowd the chain's lowest 30 eigenvalues into 1 % of
+ * frequency (886 to 898 Hz for the 20 branches): the first Arnoldi run (2.5 ncand + 8 Ritz
+ * values) does not reach around the whole band of real parts the path guarantees, the second,
+ * enlarged one does, and the answer is the dense one. 300 times stiffer, no run of the largest
+ * size encloses them: a clear error that names the dense solver. */
+START_TEST(test_arpack_enlarges)
+{
+    tvds_cea_options o = tvds_cea_options_default();
+    o.refine = 0;
+    o.t_eval = 0.5;
+    o.slave = TVDS_CEA_ALL_SLAVES;
+    double s[2] = {0.0, 1.0};
+    tvds_model *m = tvds_bench_cea_chain(240, 1);
+    ck_assert_ptr_nonnull(m);
+    tvds_substructure *sub = m->subs[0];
+    for (int i = 0; i < sub->n; i++)
+        sub->K[(size_t)i * sub->n + i] += 30 * 1e4;
+    tvds_cea_result *d = cea_with(m, s, 2, TVDS_CEA_STANDARD, &o);
+    tvds_cea_result *a = cea_with(m, s, 2, TVDS_CEA_ARPACK, &o);
+    ck_assert_int_ge(a->arpack_attempts, 2);
+    ck_assert(d->freq[19] < 1.02 * d->freq[0]);
+    double tol[2 * 20];
+    chain_tol(m, d, a, tol);
+    same_locus(d, a, tol);
+    tvds_cea_result_free(&d);
+    tvds_cea_result_free(&a);
+    for (int i = 0; i < sub->n; i++)
+        sub->K[(size_t)i * sub->n + i] += 270 * 1e4;
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    o.solver = TVDS_CEA_ARPACK;
+    ck_assert_int_eq(tvds_cea_run(m, 0, s, 2, &o, &a, &ctx), TVDS_ERR_SOLVER);
+    ck_assert_ptr_null(a);
+    ck_assert_msg(strstr(ctx.msg, "did not enclose") && strstr(ctx.msg, "--solver standard"), "%s",
+                  ctx.msg);
+    tvds_model_free(&m);
+}
+END_TEST
+
 Suite *cea_suite(void)
 {
     Suite *s = suite_create("cea");
@@ -1423,6 +1632,10 @@ Suite *cea_suite(void)
     tcase_add_test(tc, test_multi_two_systems);
     tcase_add_test(tc, test_multi_rigid_penalty);
     tcase_add_test(tc, test_multi_plane3d);
+    tcase_add_test(tc, test_arpack_chain);
+    tcase_add_test(tc, test_arpack_beam_on_beam);
+    tcase_add_test(tc, test_arpack_rigid_body);
+    tcase_add_test(tc, test_arpack_enlarges);
     suite_add_tcase(s, tc);
     return s;
 }

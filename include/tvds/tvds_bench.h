@@ -89,6 +89,14 @@ TVDS_API int tvds_bench_synthetic_pad_write(const char *dir, int n, int m, char 
 TVDS_API int tvds_bench_plate_write(const char *dir, int cells, int nn, char *case_path,
                                     size_t size, tvds_ctx *ctx);
 
+/* A model for the multi-node CEA: one substructure, a chain of N / 2 two-DoF nodes 10 mm apart
+ * (mass 0.01 kg per DoF, springs of 1e4 N/m to ground, 1e5 N/m in x and y to the next node and
+ * 5e4 N/m along (1, 1) / sqrt 2 coupling x and y), no damping; its nact slave nodes spread
+ * evenly along the chain are pressed by 10 N each on a rigid line y = const sliding along x at
+ * 1 m/s (mu = 0.3, contact 0). NULL for N < 4, nact outside [1, N / 2] or out of memory; free
+ * with tvds_model_free. */
+TVDS_API tvds_model *tvds_bench_cea_chain(int N, int nact);
+
 #ifdef __cplusplus
 }
 #endif

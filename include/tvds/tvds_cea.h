@@ -29,10 +29,16 @@ enum tvds_cea_state {
 #define TVDS_CEA_ALL_CONTACTS (-2)
 
 enum tvds_cea_solver {
-    TVDS_CEA_AUTO = 0, /* standard form M_c^-1 (dgeev) when M_c is well conditioned, else QZ */
-    TVDS_CEA_QZ,       /* generalized pencil (LAPACK dggev), always */
-    TVDS_CEA_STANDARD  /* standard form (LAPACK dgeev); TVDS_ERR_SINGULAR if M_c is singular */
+    TVDS_CEA_AUTO = 0, /* TVDS_CEA_ARPACK from TVDS_CEA_ARPACK_MIN_DOFS DoFs up, below it the
+                          standard form M_c^-1 (dgeev) when M_c is well conditioned, else QZ */
+    TVDS_CEA_QZ,       /* generalized pencil (LAPACK dggev), all eigenvalues */
+    TVDS_CEA_STANDARD, /* standard form (LAPACK dgeev); TVDS_ERR_SINGULAR if M_c is singular */
+    TVDS_CEA_ARPACK    /* shift-invert Arnoldi (ARPACK dnaupd): the lowest nmodes + nextra only;
+                          TVDS_ERR_SOLVER if they cannot be enclosed (docs/cea.md) */
 };
+/* Model size (DoFs of the substructures together) from which TVDS_CEA_AUTO takes ARPACK: the
+ * measured crossover of the two paths (docs/cea.md, "Cost"). */
+#define TVDS_CEA_ARPACK_MIN_DOFS 200
 
 /* Options; tvds_cea_options_default() gives the documented defaults. */
 typedef struct tvds_cea_options {
@@ -118,6 +124,10 @@ typedef struct tvds_cea_result {
     int ndof;             /* DoFs of the uncoupled substructures together */
     int nred;             /* DoFs after primal assembly at the first position */
     double chi;           /* sliding sign used */
+    int arpack;           /* 1: the eigenvalues came from the shift-invert Arnoldi */
+    int arpack_attempts;  /* most Arnoldi runs at one position (1: the first run enclosed the
+                             wanted eigenvalues everywhere) */
+    double arpack_nops;   /* applications of the shift-inverted operator per position, mean */
 } tvds_cea_result;
 
 /* Length [m] of the contact's master surface (undeformed, sum of its segments).

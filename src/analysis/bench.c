@@ -544,3 +544,87 @@ done:
     tvds_free(top);
     return rc;
 }
+
+/* The multi-node CEA model (tvds_bench.h). */
+tvds_model *tvds_bench_cea_chain(int N, int nact)
+{
+    if (N < 4 || nact < 1 || nact > N / 2) return NULL;
+    int nn = N / 2;
+    N = 2 * nn;
+    tvds_model *m = tvds_model_create();
+    tvds_substructure *s = m ? tvds_calloc(1, sizeof *s) : NULL;
+    if (!s) {
+        tvds_model_free(&m);
+        return NULL;
+    }
+    s->name = tvds_strdup("chain");
+    s->n = N;
+    s->M = tvds_calloc((size_t)N * N, sizeof(double));
+    s->K = tvds_calloc((size_t)N * N, sizeof(double));
+    s->dofs = tvds_calloc((size_t)N, sizeof(tvds_dof));
+    m->subs = tvds_calloc(1, sizeof *m->subs);
+    m->damping = tvds_calloc(1, sizeof *m->damping);
+    m->contacts = tvds_calloc(1, sizeof *m->contacts);
+    m->loads = tvds_calloc((size_t)nact, sizeof *m->loads);
+    tvds_contact *c = m->contacts;
+    if (!s->name || !s->M || !s->K || !s->dofs || !m->subs || !m->damping || !c || !m->loads) {
+        tvds_substructure_free(&s);
+        tvds_model_free(&m);
+        return NULL;
+    }
+    m->subs[0] = s;
+    m->nsub = 1;
+    const double kg = 1e4, kc = 1e5, kd = 5e4, mass = 1e-2;
+#define KK(i, j) s->K[(size_t)(j)*N + (i)]
+    for (int j = 0; j < nn; j++) {
+        for (int k = 0; k < 2; k++) {
+            int d = 2 * j + k;
+            s->dofs[d].kind = TVDS_DOF_PHYSICAL;
+            s->dofs[d].node = j + 1;
+            s->dofs[d].dir = k == 0 ? TVDS_DIR_X : TVDS_DIR_Y;
+            s->dofs[d].xyz[0] = 0.01 * j;
+            s->M[(size_t)d * N + d] = mass;
+            KK(d, d) += kg;
+        }
+        if (j + 1 == nn) continue;
+        /* x and y springs to the next node, and one along (1, 1) / sqrt 2. */
+        int a[2] = {2 * j, 2 * j + 2};
+        for (int k = 0; k < 2; k++) {
+            KK(a[0] + k, a[0] + k) += kc;
+            KK(a[1] + k, a[1] + k) += kc;
+            KK(a[0] + k, a[1] + k) -= kc;
+            KK(a[1] + k, a[0] + k) -= kc;
+        }
+        for (int p = 0; p < 2; p++)
+            for (int q = 0; q < 2; q++)
+                for (int k = 0; k < 2; k++)
+                    for (int l = 0; l < 2; l++)
+                        KK(a[p] + k, a[q] + l) += (p == q ? 0.5 : -0.5) * kd;
+    }
+#undef KK
+    c->name = tvds_strdup("line");
+    c->dim = 2;
+    c->slave_sub = 0;
+    c->nslave = nact;
+    c->slave_nodes = tvds_malloc((size_t)nact * sizeof(long));
+    if (!c->name || !c->slave_nodes) {
+        tvds_model_free(&m);
+        return NULL;
+    }
+    m->ncontact = 1;
+    for (int i = 0; i < nact; i++) {
+        long node = nact > 1 ? (long)i * (nn - 1) / (nact - 1) : nn / 2;
+        c->slave_nodes[i] = node + 1;
+        tvds_load *l = &m->loads[m->nload++];
+        l->sub = 0;
+        l->dof = (int)(2 * node + 1);
+        l->fn = (tvds_fn){.kind = TVDS_FN_CONST, .amp = -10.0};
+    }
+    c->master_kind = TVDS_MASTER_RIGID;
+    c->master_sub = -1;
+    c->rigid_normal[1] = 1.0;
+    c->rigid_t1[0] = 1.0;
+    c->rigid_motion[0] = (tvds_fn){.kind = TVDS_FN_RAMP, .amp = 1.0, .t0 = 0, .t1 = 1.0};
+    c->mu_s = c->mu_k = 0.3;
+    return m;
+}

@@ -11,6 +11,7 @@
 #include <omp.h>
 #endif
 
+#include "analysis/cea_eig.h"
 #include "core/blas_threads.h"
 #include "engine/contact/face.h"
 #include "engine/contact/hermite.h"
@@ -144,28 +145,24 @@ static double dot3v(const double a[3], const double b[3])
 typedef struct cea_work {
     int rows_cap, nnz_cap, p_cap;
     cea_rows rows;
-    int *J;                                    /* p_cap: columns touched by the constraints */
-    int *isj;                                  /* N: position in J or -1 */
-    int *F;                                    /* N: free DoFs */
-    double *BJ;                                /* rows_cap x p_cap */
-    double *VT;                                /* p_cap x p_cap */
-    double *sv;                                /* p_cap */
-    double *superb;                            /* p_cap */
-    double *ZC, *ZE;                           /* p_cap x p_cap: null-space bases on J */
-    double *T;                                 /* N x N */
-    double *Mc, *Kc, *Cc;                      /* N x N (nr x nr used) */
-    double *A, *B, *VR;                        /* 2N x 2N */
-    double *ar, *ai, *beta;                    /* 2N */
-    double *lscale, *rscale, *rconde, *rcondv; /* 2N: dggevx balancing and condition numbers */
-    double *yr, *yi;                           /* N: residual of an eigenpair */
-    int *ipiv;                                 /* 2N */
-    int *order;                                /* 2N */
-    double *Kt;                                /* N x N: K plus the geometric stiffness */
-    double *Ct;                                /* N x N: C plus the lateral friction damping */
-    double *KKT;                               /* (N + rows_cap)^2: static saddle-point matrix */
-    double *krhs;                              /* N + rows_cap */
-    int *kpiv;                                 /* N + rows_cap */
-    cea_geom *geo;                             /* nact: geometry of each active node */
+    int *J;               /* p_cap: columns touched by the constraints */
+    int *isj;             /* N: position in J or -1 */
+    int *F;               /* N: free DoFs */
+    double *BJ;           /* rows_cap x p_cap */
+    double *VT;           /* p_cap x p_cap */
+    double *sv;           /* p_cap */
+    double *superb;       /* p_cap */
+    double *ZC, *ZE;      /* p_cap x p_cap: null-space bases on J */
+    double *T;            /* N x N */
+    double *Mc, *Kc, *Cc; /* N x N (nr x nr used) */
+    cea_eig_work eig;     /* the eigensolver's buffers */
+    double *Q;            /* ncand x 2N: reduced eigenvectors (re, im) */
+    double *Kt;           /* N x N: K plus the geometric stiffness */
+    double *Ct;           /* N x N: C plus the lateral friction damping */
+    double *KKT;          /* (N + rows_cap)^2: static saddle-point matrix */
+    double *krhs;         /* N + rows_cap */
+    int *kpiv;            /* N + rows_cap */
+    cea_geom *geo;        /* nact: geometry of each active node */
 } cea_work;
 
 /* Per-position result before tracking. */
@@ -180,6 +177,7 @@ typedef struct cea_pos {
     double lambda_n;   /* static normal force [N] */
     double slope;      /* angle of the master segment in the linearised state [rad] */
     double *u;         /* ncand x N x 2 (re, im interleaved): physical mode shapes */
+    cea_eig_stats eig; /* what the ARPACK path did (zero for the dense one) */
 } cea_pos;
 
 static void rows_free(cea_rows *r)
@@ -218,17 +216,17 @@ static void work_free(cea_work *w)
 {
     if (!w) return;
     rows_free(&w->rows);
-    void *ptrs[] = {w->J,      w->isj, w->F,    w->BJ,   w->VT,    w->sv,     w->superb, w->ZC,
-                    w->ZE,     w->T,   w->Mc,   w->Kc,   w->Cc,    w->A,      w->B,      w->VR,
-                    w->ar,     w->ai,  w->beta, w->ipiv, w->order, w->lscale, w->rscale, w->rconde,
-                    w->rcondv, w->yr,  w->yi,   w->Kt,   w->KKT,   w->krhs,   w->kpiv,   w->geo};
+    cea_eig_work_free(&w->eig);
+    void *ptrs[] = {w->J,  w->isj, w->F,  w->BJ, w->VT, w->sv,  w->superb, w->ZC,   w->ZE, w->T,
+                    w->Mc, w->Kc,  w->Cc, w->Q,  w->Kt, w->KKT, w->krhs,   w->kpiv, w->geo};
     tvds_free(w->Ct);
     for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++)
         tvds_free(ptrs[i]);
     memset(w, 0, sizeof *w);
 }
 
-static int work_alloc(cea_work *w, int N, int rows_cap, int nnz_cap, int nact)
+static int work_alloc(cea_work *w, int N, int rows_cap, int nnz_cap, int nact, int ncand,
+                      int arpack)
 {
     memset(w, 0, sizeof *w);
     int p_cap = nnz_cap < N ? nnz_cap : N;
@@ -236,7 +234,7 @@ static int work_alloc(cea_work *w, int N, int rows_cap, int nnz_cap, int nact)
     w->rows_cap = rows_cap;
     w->nnz_cap = nnz_cap;
     w->p_cap = p_cap;
-    size_t n2 = (size_t)N * N, s2 = (size_t)4 * N * N;
+    size_t n2 = (size_t)N * N;
     w->rows.ptr = tvds_malloc((size_t)(rows_cap + 1) * sizeof(int));
     w->rows.col = tvds_malloc((size_t)(nnz_cap + 1) * sizeof(int));
     w->rows.bc = tvds_malloc((size_t)(nnz_cap + 1) * sizeof(double));
@@ -254,20 +252,7 @@ static int work_alloc(cea_work *w, int N, int rows_cap, int nnz_cap, int nact)
     w->Mc = tvds_malloc(n2 * sizeof(double));
     w->Kc = tvds_malloc(n2 * sizeof(double));
     w->Cc = tvds_malloc(n2 * sizeof(double));
-    w->A = tvds_malloc(s2 * sizeof(double));
-    w->B = tvds_malloc(s2 * sizeof(double));
-    w->VR = tvds_malloc(s2 * sizeof(double));
-    w->ar = tvds_malloc((size_t)2 * N * sizeof(double));
-    w->ai = tvds_malloc((size_t)2 * N * sizeof(double));
-    w->beta = tvds_malloc((size_t)2 * N * sizeof(double));
-    w->lscale = tvds_malloc((size_t)2 * N * sizeof(double));
-    w->rscale = tvds_malloc((size_t)2 * N * sizeof(double));
-    w->rconde = tvds_malloc((size_t)2 * N * sizeof(double));
-    w->rcondv = tvds_malloc((size_t)2 * N * sizeof(double));
-    w->yr = tvds_malloc((size_t)N * sizeof(double));
-    w->yi = tvds_malloc((size_t)N * sizeof(double));
-    w->ipiv = tvds_malloc((size_t)2 * N * sizeof(int));
-    w->order = tvds_malloc((size_t)2 * N * sizeof(int));
+    w->Q = tvds_malloc((size_t)(ncand > 0 ? ncand : 1) * 2 * N * sizeof(double));
     size_t nk = (size_t)N + (size_t)rows_cap;
     w->Kt = tvds_malloc(n2 * sizeof(double));
     w->Ct = tvds_malloc(n2 * sizeof(double));
@@ -278,9 +263,8 @@ static int work_alloc(cea_work *w, int N, int rows_cap, int nnz_cap, int nact)
     w->rows.nrows = 0;
     if (!w->rows.ptr || !w->rows.col || !w->rows.bc || !w->rows.be || !w->J || !w->isj || !w->F ||
         !w->BJ || !w->VT || !w->sv || !w->superb || !w->ZC || !w->ZE || !w->T || !w->Mc || !w->Kc ||
-        !w->Cc || !w->A || !w->B || !w->VR || !w->ar || !w->ai || !w->beta || !w->ipiv ||
-        !w->order || !w->lscale || !w->rscale || !w->rconde || !w->rcondv || !w->yr || !w->yi ||
-        !w->Kt || !w->Ct || !w->KKT || !w->krhs || !w->kpiv || !w->geo) {
+        !w->Cc || !w->Q || !w->Kt || !w->Ct || !w->KKT || !w->krhs || !w->kpiv || !w->geo ||
+        cea_eig_work_alloc(&w->eig, N, ncand, arpack)) {
         work_free(w);
         return TVDS_ERR_NOMEM;
     }
@@ -1700,38 +1684,6 @@ static void project(const cea_problem *p, cea_work *w, const double *X, int nf, 
     }
 }
 
-/* Backward error of the eigenpair (s, q) of the reduced quadratic problem:
- * |(s^2 M_c + s C_c + K_c) q| / ((|s|^2 |M_c| + |s| |C_c| + |K_c|) |q|), 2-norm and Frobenius
- * norms; round-off level (1e-13) for an accurate pair. */
-static double backward_error(cea_work *w, int nr, double sr, double si, const double *qr,
-                             const double *qi, double fk, double fm, double fc)
-{
-    double s2r = sr * sr - si * si, s2i = 2 * sr * si;
-    double *yr = w->yr, *yi = w->yi;
-    for (int r = 0; r < nr; r++)
-        yr[r] = yi[r] = 0.0;
-    for (int c = 0; c < nr; c++) {
-        /* column c of s^2 M + s C + K, times q_c */
-        double ar, ai, qcr = qr[c], qci = qi[c];
-        const double *mc = w->Mc + (size_t)c * nr, *cc = w->Cc + (size_t)c * nr,
-                     *kc = w->Kc + (size_t)c * nr;
-        for (int r = 0; r < nr; r++) {
-            ar = s2r * mc[r] + sr * cc[r] + kc[r];
-            ai = s2i * mc[r] + si * cc[r];
-            yr[r] += ar * qcr - ai * qci;
-            yi[r] += ar * qci + ai * qcr;
-        }
-    }
-    double ny = 0.0, nq = 0.0;
-    for (int r = 0; r < nr; r++) {
-        ny += yr[r] * yr[r] + yi[r] * yi[r];
-        nq += qr[r] * qr[r] + qi[r] * qi[r];
-    }
-    double a2 = sr * sr + si * si;
-    double den = (a2 * fm + sqrt(a2) * fc + fk) * sqrt(nq);
-    return den > 0 ? sqrt(ny) / den : 0.0;
-}
-
 /* Eigen-solution at one position into *out. */
 static void solve_position(const cea_problem *p, double s, cea_work *w, cea_pos *out)
 {
@@ -1808,112 +1760,28 @@ static void solve_position(const cea_problem *p, double s, cea_work *w, cea_pos 
     else
         memset(w->Cc, 0, (size_t)nr * nr * sizeof(double));
 
-    /* State space x = [q; q' / w0]: A x = s B x, A = [[0, w0 I], [-K / w0, -C]],
-     * B = [[I, 0], [0, M]]. The frequency scale w0 = sqrt(|K|_1 / |M|_1) balances the blocks
-     * (w0 = 1 is the textbook form; its blocks differ by |K| / |M| ~ w^2, which costs digits). */
-    int n2 = 2 * nr;
-    int standard = 0;
-    double nk = LAPACKE_dlange(LAPACK_COL_MAJOR, '1', nr, nr, w->Kc, nr);
-    double nm = LAPACKE_dlange(LAPACK_COL_MAJOR, '1', nr, nr, w->Mc, nr);
-    double w0 = nk > 0 && nm > 0 ? sqrt(nk / nm) : 1.0;
-    if (p->solver != TVDS_CEA_QZ) {
-        /* Standard form A' = [[0, w0 I], [-M^-1 K / w0, -M^-1 C]] when M_c is well
-         * conditioned. */
-        memcpy(w->B, w->Mc, (size_t)nr * nr * sizeof(double));
-        double anorm = LAPACKE_dlange(LAPACK_COL_MAJOR, '1', nr, nr, w->B, nr), rcond = 0.0;
-        int inf2 = LAPACKE_dgetrf(LAPACK_COL_MAJOR, nr, nr, w->B, nr, w->ipiv);
-        if (inf2 == 0) inf2 = LAPACKE_dgecon(LAPACK_COL_MAJOR, '1', nr, w->B, nr, anorm, &rcond);
-        if (inf2 == 0 && rcond > 1e-12) {
-            standard = 1;
-            /* RHS [K C] (nr x 2nr) into the lower half of A, then solve. */
-            double *R = w->VR; /* scratch nr x 2nr */
-            memcpy(R, w->Kc, (size_t)nr * nr * sizeof(double));
-            memcpy(R + (size_t)nr * nr, w->Cc, (size_t)nr * nr * sizeof(double));
-            LAPACKE_dgetrs(LAPACK_COL_MAJOR, 'N', nr, n2, w->B, nr, w->ipiv, R, nr);
-            memset(w->A, 0, (size_t)n2 * n2 * sizeof(double));
-            for (int i = 0; i < nr; i++)
-                w->A[(size_t)(nr + i) * n2 + i] = w0;
-            for (int c = 0; c < n2; c++)
-                for (int i = 0; i < nr; i++)
-                    w->A[(size_t)c * n2 + nr + i] = -R[(size_t)c * nr + i] / (c < nr ? w0 : 1.0);
-        } else if (p->solver == TVDS_CEA_STANDARD) {
-            out->err = TVDS_ERR_SINGULAR;
-            out->info = -1;
-            return;
-        }
-    }
-    double dummy[1];
-    if (standard) {
-        info = LAPACKE_dgeev(LAPACK_COL_MAJOR, 'N', 'V', n2, w->A, n2, w->ar, w->ai, dummy, 1,
-                             w->VR, n2);
-        for (int i = 0; i < n2; i++)
-            w->beta[i] = 1.0;
-    } else {
-        memset(w->A, 0, (size_t)n2 * n2 * sizeof(double));
-        memset(w->B, 0, (size_t)n2 * n2 * sizeof(double));
-        for (int i = 0; i < nr; i++) {
-            w->A[(size_t)(nr + i) * n2 + i] = w0;
-            w->B[(size_t)i * n2 + i] = 1.0;
-        }
-        for (int c = 0; c < nr; c++)
-            for (int i = 0; i < nr; i++) {
-                w->A[(size_t)c * n2 + nr + i] = -w->Kc[(size_t)c * nr + i] / w0;
-                w->A[(size_t)(nr + c) * n2 + nr + i] = -w->Cc[(size_t)c * nr + i];
-                w->B[(size_t)(nr + c) * n2 + nr + i] = w->Mc[(size_t)c * nr + i];
-            }
-        /* ldvl >= 1 even without left vectors (LAPACKE checks it). */
-        info = LAPACKE_dggev(LAPACK_COL_MAJOR, 'N', 'V', n2, w->A, n2, w->B, n2, w->ar, w->ai,
-                             w->beta, dummy, 1, w->VR, n2);
-    }
-    if (info != 0) {
-        out->err = TVDS_ERR_SOLVER;
-        out->info = info;
-        return;
-    }
-    /* Oscillating eigenvalues (Im > 0 above fmin), finite (beta = 0: infinite eigenvalue). */
-    double wmin = 2.0 * TVDS_PI * p->fmin_hz;
+    /* Damped: the model's C or the lateral friction damping (the ARPACK operator skips C_c
+     * when it is zero). */
+    int has_c = 0;
+    for (size_t i = 0; i < (size_t)nr * nr && !has_c; i++)
+        has_c = w->Cc[i] != 0.0;
+    cea_eig_problem pb = {.n = nr,
+                          .M = w->Mc,
+                          .K = w->Kc,
+                          .C = w->Cc,
+                          .has_c = has_c,
+                          .wmin = 2.0 * TVDS_PI * p->fmin_hz,
+                          .ncand = p->ncand,
+                          .solver = p->solver};
     int nc = 0;
-    for (int i = 0; i < n2; i++) {
-        double b = w->beta[i];
-        if (b == 0.0 || !(fabs(b) > 1e-13 * hypot(w->ar[i], w->ai[i]))) continue;
-        /* LAPACK stores a complex pair with the positive imaginary part first; only that one
-         * is kept (the vector is columns i, i+1 as re, im). */
-        if (!(w->ai[i] > 0.0) || !(b > 0.0) || i + 1 >= n2) continue;
-        double im = w->ai[i] / b;
-        if (!(im > wmin)) continue;
-        w->order[nc++] = i;
-    }
-    /* Sort by frequency (insertion sort: few hundred entries); equal frequencies (a
-     * coalesced flutter pair) by decreasing real part, so that the order does not depend on
-     * round-off. */
-    for (int a = 1; a < nc; a++) {
-        int key = w->order[a];
-        double ki = w->ai[key] / w->beta[key], kr = w->ar[key] / w->beta[key];
-        int b = a - 1;
-        while (b >= 0) {
-            int o = w->order[b];
-            double oi = w->ai[o] / w->beta[o], orr = w->ar[o] / w->beta[o];
-            double tol = 1e-9 * (fabs(oi) + fabs(ki));
-            if (!(oi > ki + tol || (fabs(oi - ki) <= tol && orr < kr))) break;
-            w->order[b + 1] = w->order[b];
-            b--;
-        }
-        w->order[b + 1] = key;
-    }
-    if (nc > p->ncand) nc = p->ncand;
+    /* T (N x N) is free after the projections: the ARPACK path's LU goes there. */
+    out->err = cea_eig_solve(&w->eig, &pb, w->T, out->lre, out->lim, w->Q, &nc, &out->resid,
+                             &out->eig, &out->info);
+    if (out->err) return;
     out->ncand = nc;
-    out->resid = 0.0;
-    double fk = LAPACKE_dlange(LAPACK_COL_MAJOR, 'F', nr, nr, w->Kc, nr);
-    double fm = LAPACKE_dlange(LAPACK_COL_MAJOR, 'F', nr, nr, w->Mc, nr);
-    double fc = LAPACKE_dlange(LAPACK_COL_MAJOR, 'F', nr, nr, w->Cc, nr);
     for (int c = 0; c < nc; c++) {
-        int i = w->order[c];
-        out->lre[c] = w->ar[i] / w->beta[i];
-        out->lim[c] = w->ai[i] / w->beta[i];
-        /* Physical mode shape u = L_C q, q = first nr entries of the state vector. */
-        const double *vre = w->VR + (size_t)i * n2, *vim = w->VR + (size_t)(i + 1) * n2;
-        double be = backward_error(w, nr, out->lre[c], out->lim[c], vre, vim, fk, fm, fc);
-        if (!(be <= out->resid)) out->resid = be;
+        /* Physical mode shape u = L_C q. */
+        const double *vre = w->Q + (size_t)c * 2 * nr, *vim = vre + nr;
         double *uc = out->u + (size_t)c * N * 2;
         memset(uc, 0, (size_t)N * 2 * sizeof(double));
         for (int f = 0; f < nf; f++) {
@@ -2242,6 +2110,8 @@ static int cea_run(const tvds_model *m, int contact, const double *s, int npos,
     if (o.chi != 0.0 && o.chi != 1.0 && o.chi != -1.0)
         return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "cea: chi must be -1, 0 (auto) or +1, not %g",
                           o.chi);
+    if (o.solver < TVDS_CEA_AUTO || o.solver > TVDS_CEA_ARPACK)
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "cea: unknown solver %d", o.solver);
     if (o.state != TVDS_CEA_DEFORMED && o.state != TVDS_CEA_UNDEFORMED)
         return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "cea: unknown linearisation state %d", o.state);
     cea_problem p;
@@ -2350,8 +2220,12 @@ static int cea_run(const tvds_model *m, int contact, const double *s, int npos,
     tvds_cea_result *res = tvds_calloc(1, sizeof *res);
     int nw = 0, ncomp = 0, nord = 0;
     if (!work || !pool || !P || !P2 || !S || !S2 || !res) goto nomem;
+    /* auto: the shift-invert Arnoldi above the size where it is measured faster than the dense
+     * eigenproblem (docs/cea.md, "Cost"); only then are the dense 2N x 2N arrays left out. */
+    if (p.solver == TVDS_CEA_AUTO && N >= TVDS_CEA_ARPACK_MIN_DOFS) p.solver = TVDS_CEA_ARPACK;
+    int arpack = p.solver == TVDS_CEA_ARPACK;
     for (; nw < nthreads; nw++)
-        if (work_alloc(&work[nw], N, rows_cap, nnz_cap, nact)) goto nomem;
+        if (work_alloc(&work[nw], N, rows_cap, nnz_cap, nact, ncand, arpack)) goto nomem;
     for (int i = 0; i < npos; i++) {
         S[i] = s[i];
         P[i] = &pool[i];
@@ -2410,6 +2284,16 @@ static int cea_run(const tvds_model *m, int contact, const double *s, int npos,
                                     ? "the constraints leave no DoF"
                                     : "compatibility and equilibrium constraints have different "
                                       "ranks (friction makes B_E rank deficient)");
+            else if (arpack && pool[i].info != -2)
+                rc = TVDS_ERROR(ctx, pool[i].err,
+                                "cea: position s = %g: ARPACK %s (code %d, %d Ritz values of a "
+                                "problem of order %d; --solver standard computes them all)",
+                                si,
+                                pool[i].info == -3   ? "did not enclose the wanted eigenvalues"
+                                : pool[i].info == -4 ? "needs a larger problem"
+                                : pool[i].info == 1  ? "reached its iteration limit"
+                                                     : "failed",
+                                pool[i].info, pool[i].eig.nev, 2 * pool[i].nred);
             else
                 rc = TVDS_ERROR(ctx, TVDS_ERR_SOLVER, "cea: position s = %g: %s %d", si,
                                 pool[i].info == -2 ? "static sliding state did not converge, "
@@ -2507,8 +2391,11 @@ static int cea_run(const tvds_model *m, int contact, const double *s, int npos,
     res->zeta = zz;
     res->mac = mc;
     fq = rr = zz = mc = NULL;
+    res->arpack = arpack;
     for (int i = 0; i < nord; i++) {
         res->s[i] = S[i];
+        if (P[i]->eig.attempts > res->arpack_attempts) res->arpack_attempts = P[i]->eig.attempts;
+        res->arpack_nops += (double)P[i]->eig.nops / nord;
         res->resid[i] = P[i]->resid;
         res->lambda_n[i] = P[i]->lambda_n;
         res->slope[i] = P[i]->slope;

@@ -70,7 +70,8 @@ static void bench_help(FILE *out)
             "                  'cea-nodes' (the multi-node CEA rows; 600 DoFs unless --cea-dofs)\n"
             "                  or 'sweep' (sweep efficiency on 2 workers)\n"
             "  --cea-dofs N    also time the CEA with 1, 10, 100 contact nodes on a generated\n"
-            "                  chain of N DoFs (dense eigenanalysis: ~N^3; 2000 takes minutes)\n"
+            "                  chain of N DoFs, dense eigenanalysis (~N^3; 2000 takes minutes,\n"
+            "                  left out above 2500) beside the shift-invert Arnoldi\n"
             "  --scipy-limit S stop scipy after S seconds (default 1800)\n"
             "  -o, --output D  output directory (created)\n"
             "  -h, --help      this help\n");
@@ -437,124 +438,81 @@ done:
 }
 
 /* Multi-node CEA (opt-in, --cea-dofs N): seconds per position with m = 1, 10, 100 active
- * contact nodes on a generated chain of N / 2 two-DoF nodes (springs to ground and to the
- * next node, a diagonal spring coupling x and y), the m slave nodes spread along the chain and
- * pressed by 10 N each on a rigid line sliding along x (mu = 0.3), about the preloaded state. */
-static tvds_model *cea_chain(int N, int nact)
-{
-    int nn = N / 2;
-    N = 2 * nn;
-    tvds_model *m = tvds_model_create();
-    tvds_substructure *s = m ? tvds_calloc(1, sizeof *s) : NULL;
-    if (!s) {
-        tvds_model_free(&m);
-        return NULL;
-    }
-    s->name = tvds_strdup("chain");
-    s->n = N;
-    s->M = tvds_calloc((size_t)N * N, sizeof(double));
-    s->K = tvds_calloc((size_t)N * N, sizeof(double));
-    s->dofs = tvds_calloc((size_t)N, sizeof(tvds_dof));
-    m->subs = tvds_calloc(1, sizeof *m->subs);
-    m->damping = tvds_calloc(1, sizeof *m->damping);
-    m->contacts = tvds_calloc(1, sizeof *m->contacts);
-    m->loads = tvds_calloc((size_t)nact, sizeof *m->loads);
-    tvds_contact *c = m->contacts;
-    if (!s->name || !s->M || !s->K || !s->dofs || !m->subs || !m->damping || !c || !m->loads) {
-        tvds_substructure_free(&s);
-        tvds_model_free(&m);
-        return NULL;
-    }
-    m->subs[0] = s;
-    m->nsub = 1;
-    const double kg = 1e4, kc = 1e5, kd = 5e4, mass = 1e-2;
-#define KK(i, j) s->K[(size_t)(j)*N + (i)]
-    for (int j = 0; j < nn; j++) {
-        for (int k = 0; k < 2; k++) {
-            int d = 2 * j + k;
-            s->dofs[d].kind = TVDS_DOF_PHYSICAL;
-            s->dofs[d].node = j + 1;
-            s->dofs[d].dir = k == 0 ? TVDS_DIR_X : TVDS_DIR_Y;
-            s->dofs[d].xyz[0] = 0.01 * j;
-            s->M[(size_t)d * N + d] = mass;
-            KK(d, d) += kg;
-        }
-        if (j + 1 == nn) continue;
-        /* x and y springs to the next node, and one along (1, 1) / sqrt 2. */
-        int a[2] = {2 * j, 2 * j + 2};
-        for (int k = 0; k < 2; k++) {
-            KK(a[0] + k, a[0] + k) += kc;
-            KK(a[1] + k, a[1] + k) += kc;
-            KK(a[0] + k, a[1] + k) -= kc;
-            KK(a[1] + k, a[0] + k) -= kc;
-        }
-        for (int p = 0; p < 2; p++)
-            for (int q = 0; q < 2; q++)
-                for (int k = 0; k < 2; k++)
-                    for (int l = 0; l < 2; l++)
-                        KK(a[p] + k, a[q] + l) += (p == q ? 0.5 : -0.5) * kd;
-    }
-#undef KK
-    c->name = tvds_strdup("line");
-    c->dim = 2;
-    c->slave_sub = 0;
-    c->nslave = nact;
-    c->slave_nodes = tvds_malloc((size_t)nact * sizeof(long));
-    if (!c->name || !c->slave_nodes) {
-        tvds_model_free(&m);
-        return NULL;
-    }
-    m->ncontact = 1;
-    for (int i = 0; i < nact; i++) {
-        long node = nact > 1 ? (long)i * (nn - 1) / (nact - 1) : nn / 2;
-        c->slave_nodes[i] = node + 1;
-        tvds_load *l = &m->loads[m->nload++];
-        l->sub = 0;
-        l->dof = (int)(2 * node + 1);
-        l->fn = (tvds_fn){.kind = TVDS_FN_CONST, .amp = -10.0};
-    }
-    c->master_kind = TVDS_MASTER_RIGID;
-    c->master_sub = -1;
-    c->rigid_normal[1] = 1.0;
-    c->rigid_t1[0] = 1.0;
-    c->rigid_motion[0] = (tvds_fn){.kind = TVDS_FN_RAMP, .amp = 1.0, .t0 = 0, .t1 = 1.0};
-    c->mu_s = c->mu_k = 0.3;
-    return m;
-}
-
+ * contact nodes on tvds_bench_cea_chain(N, m), about the preloaded state, the dense
+ * eigenproblem (standard form, dgeev) and the shift-invert Arnoldi (ARPACK) side by side in the
+ * same run; the dense one is left out above CEA_DENSE_MAX DoFs, where one position takes a
+ * quarter of an hour and 3 GB more (docs/cea.md, "Cost"). */
+#define CEA_DENSE_MAX 2500
+static double load1(void);
 static int bench_cea_nodes(btab *t, int N, int R)
 {
     const int counts[3] = {1, 10, 100};
+    double l0 = load1();
+    int reps = R < 16 ? R : 16;
     for (int q = 0; q < 3; q++) {
         if (counts[q] > N / 4) break;
         tvds_ctx ctx;
         tvds_ctx_init(&ctx);
-        tvds_model *m = cea_chain(N, counts[q]);
+        tvds_model *m = tvds_bench_cea_chain(N, counts[q]);
         if (!m) return TVDS_ERR_NOMEM;
         tvds_cea_options o = tvds_cea_options_default();
         o.nthreads = 1;
         o.refine = 0;
         o.t_eval = 0.5;
         o.slave = TVDS_CEA_ALL_SLAVES;
-        double s[2] = {0.0, 1.0}, sec[16];
-        int reps = R < 16 ? R : 16;
-        for (int r = 0; r < reps; r++) {
-            tvds_cea_result *res = NULL;
-            double t0 = tvds_bench_now();
-            int rc = tvds_cea_run(m, 0, s, 2, &o, &res, &ctx);
-            sec[r] = (tvds_bench_now() - t0) / 2;
-            tvds_cea_result_free(&res);
-            if (rc) {
-                fail("cea-nodes", rc, &ctx);
-                tvds_model_free(&m);
-                return rc;
+        double s[2] = {0.0, 1.0}, sec[2] = {NAN, NAN}, dev = 0.0;
+        tvds_cea_result *keep[2] = {NULL, NULL};
+        for (int k = N > CEA_DENSE_MAX ? 1 : 0; k < 2; k++) {
+            o.solver = k == 0 ? TVDS_CEA_STANDARD : TVDS_CEA_ARPACK;
+            double v[16];
+            for (int r = 0; r < reps; r++) {
+                tvds_cea_result *res = NULL;
+                double t0 = tvds_bench_now();
+                int rc = tvds_cea_run(m, 0, s, 2, &o, &res, &ctx);
+                v[r] = (tvds_bench_now() - t0) / 2;
+                if (rc) {
+                    fail("cea-nodes", rc, &ctx);
+                    tvds_model_free(&m);
+                    tvds_cea_result_free(&keep[0]);
+                    return rc;
+                }
+                if (r == 0)
+                    keep[k] = res;
+                else
+                    tvds_cea_result_free(&res);
             }
+            sec[k] = median(v, reps);
         }
         char item[64];
-        snprintf(item, sizeof item, "s per position, %d contact nodes", counts[q]);
-        add(t, "cea-nodes", item, median(sec, reps), "s", "%d DoFs, 1 thread, 20 branches", N);
+        if (keep[0]) {
+            snprintf(item, sizeof item, "%d nodes: dense, s per position", counts[q]);
+            add(t, "cea-nodes", item, sec[0], "s", "%d DoFs, 1 thread, 20 branches, dgeev", N);
+        }
+        snprintf(item, sizeof item, "%d nodes: arpack, s per position", counts[q]);
+        add(t, "cea-nodes", item, sec[1], "s", "%d DoFs, %.0f operator applications, %d run(s)", N,
+            keep[1]->arpack_nops, keep[1]->arpack_attempts);
+        if (keep[0]) {
+            int nb = keep[0]->nbranch < keep[1]->nbranch ? keep[0]->nbranch : keep[1]->nbranch;
+            for (int i = 0; i < keep[0]->npos * nb; i++) {
+                double d = fabs(keep[1]->freq[i] - keep[0]->freq[i]) / keep[0]->freq[i];
+                if (!(d <= dev)) dev = d;
+            }
+            snprintf(item, sizeof item, "%d nodes: dense / arpack time", counts[q]);
+            add(t, "cea-nodes", item, sec[0] / sec[1], "x",
+                "same run; largest relative frequency difference %.1e", dev);
+        } else {
+            snprintf(item, sizeof item, "%d nodes: dense, s per position", counts[q]);
+            add(t, "cea-nodes", item, NAN, "s", "not run above %d DoFs", CEA_DENSE_MAX);
+        }
+        tvds_cea_result_free(&keep[0]);
+        tvds_cea_result_free(&keep[1]);
         tvds_model_free(&m);
     }
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) == 0)
+        add(t, "cea-nodes", "peak RSS of the bench process", (double)ru.ru_maxrss / 1048576.0,
+            "GiB", "%s", N > CEA_DENSE_MAX ? "arpack only" : "dense workspace included");
+    add(t, "cea-nodes", "load average after", load1(), "", "%.2f before", l0);
     return TVDS_OK;
 }
 

@@ -46,37 +46,40 @@ static void cea_help(FILE *out)
         "                  nodes across a beam's width is --slave all)\n"
         "  --t-eval T      time of the steady state: damping schedule, sliding velocity\n"
         "                  (default: the case's t_end)\n"
-        "  --solver S      auto (default), qz (LAPACK dggev) or standard (dgeev)\n"
-        "  --state S       deformed (default): linearise about the preloaded static sliding\n"
-        "                  state at each position (normal from the deformed master, alpha\n"
-        "                  from the deformed positions, preload stiffness; as subs-b);\n"
-        "                  undeformed: about the undeformed geometry (as subs-a)\n"
-        "  --ds-min D      smallest spacing of the automatic refinement [m] (default 2.5e-4 x\n"
-        "                  the surface: 0.025 mm on beam 2's edge; windows wider than 2 D are\n"
-        "                  found where a branch nears zero or two branches approach)\n"
-        "  --no-refine     the positions given only\n"
-        "  --no-undamped   skip the undamped locus (locus_undamped.csv, unstable_undamped.csv)\n"
-        "  --no-lateral-damping\n"
-        "                  3D: keep the friction direction frozen against velocity\n"
-        "                  perturbations, i.e. leave out the damping mu lambda_N / |v_t| of the\n"
-        "                  relative velocity across the sliding direction (docs/cea.md,\n"
-        "                  \"Lateral friction damping\"; for comparison)\n"
-        "  --threads T     OpenMP threads over positions (default: OpenMP's)\n"
-        "  --set S.K=V     override a case key (as 'tvds run')\n"
-        "  -o, --output D  output directory (created; default out/<case name>/cea)\n"
-        "  -h, --help      this help\n"
-        "\n"
-        "The output directory belongs to one command at a time (D/.lock); the outputs of an\n"
-        "earlier CEA there are removed first. Ctrl-C, SIGTERM or SIGHUP stop the positions\n"
-        "not started and exit 3 without writing anything; files are written whole (to a\n"
-        "temporary name, then renamed).\n"
-        "\n"
-        "exit codes: 0 success (a missing gnuplot is a warning), 2 bad input or D in use,\n"
-        "3 solver failure or interrupted, 1 internal error or an output that cannot be\n"
-        "written.\n"
-        "\n"
-        "example:\n"
-        "  tvds cea models/beam_on_beam/beam_on_beam.ini --positions 201 -o out/beam/cea\n");
+        "  --solver S      auto (default: arpack from 200 DoFs up, else standard or qz),\n"
+        "                  qz (LAPACK dggev), standard (dgeev): all eigenvalues, dense;\n"
+        "                  arpack: shift-invert Arnoldi, the lowest ones only (large models)\n");
+    fputs("  --state S       deformed (default): linearise about the preloaded static sliding\n"
+          "                  state at each position (normal from the deformed master, alpha\n"
+          "                  from the deformed positions, preload stiffness; as subs-b);\n"
+          "                  undeformed: about the undeformed geometry (as subs-a)\n"
+          "  --ds-min D      smallest spacing of the automatic refinement [m] (default 2.5e-4 x\n"
+          "                  the surface: 0.025 mm on beam 2's edge; windows wider than 2 D are\n"
+          "                  found where a branch nears zero or two branches approach)\n"
+          "  --no-refine     the positions given only\n"
+          "  --no-undamped   skip the undamped locus (locus_undamped.csv, unstable_undamped.csv)\n"
+          "  --no-lateral-damping\n"
+          "                  3D: keep the friction direction frozen against velocity\n"
+          "                  perturbations, i.e. leave out the damping mu lambda_N / |v_t| of the\n"
+          "                  relative velocity across the sliding direction (docs/cea.md,\n"
+          "                  \"Lateral friction damping\"; for comparison)\n"
+          "  --threads T     OpenMP threads over positions (default: OpenMP's)\n"
+          "  --set S.K=V     override a case key (as 'tvds run')\n"
+          "  -o, --output D  output directory (created; default out/<case name>/cea)\n"
+          "  -h, --help      this help\n"
+          "\n"
+          "The output directory belongs to one command at a time (D/.lock); the outputs of an\n"
+          "earlier CEA there are removed first. Ctrl-C, SIGTERM or SIGHUP stop the positions\n"
+          "not started and exit 3 without writing anything; files are written whole (to a\n"
+          "temporary name, then renamed).\n"
+          "\n"
+          "exit codes: 0 success (a missing gnuplot is a warning), 2 bad input or D in use,\n"
+          "3 solver failure or interrupted, 1 internal error or an output that cannot be\n"
+          "written.\n"
+          "\n"
+          "example:\n"
+          "  tvds cea models/beam_on_beam/beam_on_beam.ini --positions 201 -o out/beam/cea\n",
+          out);
 }
 
 int tvds_cmd_cea(int argc, char **argv)
@@ -185,8 +188,11 @@ int tvds_cmd_cea(int argc, char **argv)
                 o.solver = TVDS_CEA_QZ;
             else if (!strcmp(val, "standard"))
                 o.solver = TVDS_CEA_STANDARD;
+            else if (!strcmp(val, "arpack"))
+                o.solver = TVDS_CEA_ARPACK;
             else {
-                tvds_cli_usage_error("cea: --solver %s: expected auto, qz or standard", val);
+                tvds_cli_usage_error("cea: --solver %s: expected auto, qz, standard or arpack",
+                                     val);
                 goto usage_fail;
             }
         } else if ((r = tvds_cli_case_or_set(argc, argv, &i, "cea", &sets, &case_path)) != 0) {
@@ -344,6 +350,10 @@ int tvds_cmd_cea(int argc, char **argv)
     }
     printf("  largest backward error of the eigenpairs %.2g%s\n", res->resid_max,
            res->resid_max > 1e-8 ? " (inaccurate: try --solver qz or standard)" : "");
+    if (res->arpack)
+        printf("  eigenvalues by shift-invert Arnoldi (ARPACK): %.1f operator applications per "
+               "position, at most %d run%s at one position\n",
+               res->arpack_nops, res->arpack_attempts, res->arpack_attempts == 1 ? "" : "s");
     if (res->nwin == 0) printf("  no unstable window\n");
     for (int w = 0; w < res->nwin; w++) {
         const tvds_cea_window *cw = &res->win[w];
