@@ -460,16 +460,17 @@ static int bench_cea_nodes(btab *t, int N, int R)
         o.refine = 0;
         o.t_eval = 0.5;
         o.slave = TVDS_CEA_ALL_SLAVES;
-        double s[2] = {0.0, 1.0}, sec[2] = {NAN, NAN}, dev = 0.0;
+        double s[2] = {0.0, 1.0}, sec[2] = {NAN, NAN}, cpu[2] = {NAN, NAN}, dev = 0.0;
         tvds_cea_result *keep[2] = {NULL, NULL};
         for (int k = N > CEA_DENSE_MAX ? 1 : 0; k < 2; k++) {
             o.solver = k == 0 ? TVDS_CEA_STANDARD : TVDS_CEA_ARPACK;
-            double v[16];
+            double v[16], c[16];
             for (int r = 0; r < reps; r++) {
                 tvds_cea_result *res = NULL;
-                double t0 = tvds_bench_now();
+                double t0 = tvds_bench_now(), c0 = tvds_bench_thread_cpu();
                 int rc = tvds_cea_run(m, 0, s, 2, &o, &res, &ctx);
                 v[r] = (tvds_bench_now() - t0) / 2;
+                c[r] = (tvds_bench_thread_cpu() - c0) / 2;
                 if (rc) {
                     fail("cea-nodes", rc, &ctx);
                     tvds_model_free(&m);
@@ -482,15 +483,18 @@ static int bench_cea_nodes(btab *t, int N, int R)
                     tvds_cea_result_free(&res);
             }
             sec[k] = median(v, reps);
+            cpu[k] = median(c, reps);
         }
         char item[64];
         if (keep[0]) {
             snprintf(item, sizeof item, "%d nodes: dense, s per position", counts[q]);
-            add(t, "cea-nodes", item, sec[0], "s", "%d DoFs, 1 thread, 20 branches, dgeev", N);
+            add(t, "cea-nodes", item, sec[0], "s", "%d DoFs, 1 thread, 20 branches, dgeev; CPU %.3g s",
+                N, cpu[0]);
         }
         snprintf(item, sizeof item, "%d nodes: arpack, s per position", counts[q]);
-        add(t, "cea-nodes", item, sec[1], "s", "%d DoFs, %.0f operator applications, %d run(s)", N,
-            keep[1]->arpack_nops, keep[1]->arpack_attempts);
+        add(t, "cea-nodes", item, sec[1], "s",
+            "%d DoFs, %.0f operator applications, %d run(s); CPU %.3g s", N,
+            keep[1]->arpack_nops, keep[1]->arpack_attempts, cpu[1]);
         if (keep[0]) {
             int nb = keep[0]->nbranch < keep[1]->nbranch ? keep[0]->nbranch : keep[1]->nbranch;
             for (int i = 0; i < keep[0]->npos * nb; i++) {
@@ -499,7 +503,8 @@ static int bench_cea_nodes(btab *t, int N, int R)
             }
             snprintf(item, sizeof item, "%d nodes: dense / arpack time", counts[q]);
             add(t, "cea-nodes", item, sec[0] / sec[1], "x",
-                "same run; largest relative frequency difference %.1e", dev);
+                "same run (CPU ratio %.3g); largest relative frequency difference %.1e",
+                cpu[0] / cpu[1], dev);
         } else {
             snprintf(item, sizeof item, "%d nodes: dense, s per position", counts[q]);
             add(t, "cea-nodes", item, NAN, "s", "not run above %d DoFs", CEA_DENSE_MAX);
