@@ -4,6 +4,7 @@
 
 #include <arpack.h>
 #include <cblas.h>
+#include <float.h>
 #include <lapacke.h>
 #include <math.h>
 #include <string.h>
@@ -19,9 +20,11 @@
 void cea_eig_work_free(cea_eig_work *w)
 {
     if (!w) return;
-    void *ptrs[] = {w->A,     w->B,  w->VR,     w->ar,     w->ai,   w->beta, w->ipiv,
-                    w->V,     w->resid, w->workd, w->workl, w->workev, w->dr, w->di,
-                    w->select, w->lpiv, w->t,   w->order,  w->yr,   w->yi};
+    if (w->small) cea_eig_work_free(w->small);
+    void *ptrs[] = {w->RW,     w->RT,    w->rtau,  w->Mk,    w->Kk,     w->Ck,   w->small,
+                    w->A,      w->B,     w->VR,    w->ar,    w->ai,     w->beta, w->ipiv,
+                    w->V,      w->resid, w->workd, w->workl, w->workev, w->dr,   w->di,
+                    w->select, w->lpiv,  w->t,     w->order, w->yr,     w->yi};
     for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++)
         tvds_free(ptrs[i]);
     memset(w, 0, sizeof *w);
@@ -59,9 +62,19 @@ int cea_eig_work_alloc(cea_eig_work *w, int nmax, int ncand, int arpack)
         w->lpiv = tvds_malloc((size_t)nmax * sizeof(int));
         w->t = tvds_malloc((size_t)nmax * sizeof(double));
         if (ncv_max + 1 > nord) nord = ncv_max + 1;
+        size_t kk = 2 * (size_t)ncand;
+        w->RW = tvds_malloc((size_t)nmax * kk * sizeof(double));
+        w->RT = tvds_malloc((size_t)nmax * kk * sizeof(double));
+        w->rtau = tvds_malloc(kk * sizeof(double));
+        w->Mk = tvds_malloc(kk * kk * sizeof(double));
+        w->Kk = tvds_malloc(kk * kk * sizeof(double));
+        w->Ck = tvds_malloc(kk * kk * sizeof(double));
+        w->small = tvds_calloc(1, sizeof *w->small);
         if (!w->V || !w->resid || !w->workd || !w->workl || !w->workev || !w->dr || !w->di ||
-            !w->select || !w->lpiv || !w->t)
+            !w->select || !w->lpiv || !w->t || !w->RW || !w->RT || !w->rtau || !w->Mk || !w->Kk ||
+            !w->Ck || !w->small)
             goto nomem;
+        if (cea_eig_work_alloc(w->small, (int)kk, (int)kk, 0)) goto nomem;
     } else {
         w->A = tvds_malloc(n2 * n2 * sizeof(double));
         w->B = tvds_malloc(n2 * n2 * sizeof(double));
@@ -404,6 +417,97 @@ static int eig_arpack(cea_eig_work *w, const cea_eig_problem *pb, double *lu, in
     }
 }
 
+/* Rayleigh-Ritz refinement of the kept Ritz pairs: the quadratic problem projected on the real
+ * basis W of their q parts (re and im, orthonormalised), W^T (s^2 M + s C + K) W, solved dense
+ * (order 2 nc), each Ritz pair replaced by the nearest projected one when that has the smaller
+ * backward error on the full problem. A Ritz vector of the Arnoldi basis carries round-off of
+ * the order eps |nu_max| / |nu| (the operator's largest eigenvalue, that of the lowest mode,
+ * against its own), so the higher kept pairs have backward errors up to 1e-13; the projection
+ * removes most of it, and on a real basis a neutral (conservative) mode stays neutral: the
+ * real parts of the undamped locus are not round-off 1e-9 |s| large. */
+static void refine_ritz(cea_eig_work *w, const cea_eig_problem *pb, int nc, double sigma)
+{
+    int n = pb->n, kk = 2 * nc;
+    if (nc < 1) return;
+    /* Distance from sigma of the nearest eigenvalue found (the largest |nu|). */
+    double d0 = INFINITY;
+    for (int c = 0; c < nc; c++) {
+        double d = hypot(w->dr[w->order[c]] - sigma, w->di[w->order[c]]);
+        if (d < d0) d0 = d;
+    }
+    double *W = w->RW, *T = w->RT;
+    for (int c = 0; c < nc; c++) {
+        const double *z = w->V + (size_t)(w->order[c] - 1) * 2 * n;
+        memcpy(W + (size_t)(2 * c) * n, z, (size_t)n * sizeof *W);
+        memcpy(W + (size_t)(2 * c + 1) * n, z + 2 * (size_t)n, (size_t)n * sizeof *W);
+    }
+    if (LAPACKE_dgeqrf(LAPACK_COL_MAJOR, n, kk, W, n, w->rtau) ||
+        LAPACKE_dorgqr(LAPACK_COL_MAJOR, n, kk, kk, W, n, w->rtau))
+        return;
+    const double *X[3] = {pb->M, pb->K, pb->C};
+    double *Xk[3] = {w->Mk, w->Kk, w->Ck};
+    for (int k = 0; k < 3; k++) {
+        if (k == 2 && !pb->has_c) {
+            memset(w->Ck, 0, (size_t)kk * kk * sizeof(double));
+            continue;
+        }
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, kk, n, 1.0, X[k], n, W, n, 0.0, T,
+                    n);
+        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, kk, kk, n, 1.0, W, n, T, n, 0.0, Xk[k],
+                    kk);
+    }
+    cea_eig_work *sw = w->small;
+    cea_eig_problem sp = {.n = kk,
+                          .M = w->Mk,
+                          .K = w->Kk,
+                          .C = w->Ck,
+                          .has_c = pb->has_c,
+                          .wmin = pb->wmin,
+                          .ncand = kk,
+                          .solver = TVDS_CEA_AUTO};
+    int snc = 0, sinfo = 0;
+    if (eig_dense(sw, &sp, &snc, &sinfo) != TVDS_OK) return;
+    double fk = LAPACKE_dlange(LAPACK_COL_MAJOR, 'F', n, n, pb->K, n);
+    double fm = LAPACKE_dlange(LAPACK_COL_MAJOR, 'F', n, n, pb->M, n);
+    double fc = LAPACKE_dlange(LAPACK_COL_MAJOR, 'F', n, n, pb->C, n);
+    double *qr = T, *qi = T + n, *pr = T + 2 * (size_t)n, *pi = T + 3 * (size_t)n;
+    for (int c = 0; c < nc; c++) {
+        int i = w->order[c], best = -1;
+        double dmin = INFINITY;
+        for (int k = 0; k < snc; k++) {
+            int j = sw->order[k];
+            if (j < 0) continue; /* taken */
+            double d = hypot(sw->ar[j] - w->dr[i], sw->ai[j] - w->di[i]);
+            if (d < dmin) dmin = d, best = k;
+        }
+        if (best < 0) continue;
+        int j = sw->order[best];
+        double *zr = w->V + (size_t)(i - 1) * 2 * n, *zi = zr + 2 * (size_t)n;
+        for (int r = 0; r < n; r++) {
+            qr[r] = zr[r];
+            qi[r] = -zi[r];
+        }
+        cblas_dgemv(CblasColMajor, CblasNoTrans, n, kk, 1.0, W, n, sw->VR + (size_t)j * 2 * kk, 1,
+                    0.0, pr, 1);
+        cblas_dgemv(CblasColMajor, CblasNoTrans, n, kk, 1.0, W, n,
+                    sw->VR + (size_t)(j + 1) * 2 * kk, 1, 0.0, pi, 1);
+        double be0 = backward_error(w, pb, w->dr[i], w->di[i], qr, qi, fk, fm, fc);
+        double be1 = backward_error(w, pb, sw->ar[j], sw->ai[j], pr, pi, fk, fm, fc);
+        /* Accepted at the round-off level of the Arnoldi basis for this pair. */
+        double level = 64 * DBL_EPSILON * hypot(w->dr[i] - sigma, w->di[i]) / d0;
+        if (!(be1 <= (be0 > level ? be0 : level))) continue;
+        sw->order[best] = -1;
+        w->dr[i] = w->dr[i - 1] = sw->ar[j];
+        w->di[i] = sw->ai[j];
+        w->di[i - 1] = -sw->ai[j];
+        for (int r = 0; r < n; r++) {
+            zr[r] = pr[r];
+            zi[r] = -pi[r];
+        }
+    }
+    sort_by_frequency(w->order, nc, w->dr, w->di);
+}
+
 /* ARPACK keeps state between reverse-communication calls in Fortran SAVE variables: one
  * Arnoldi run at a time in the whole process. The LU and the projection outside it run in
  * parallel. */
@@ -418,9 +522,8 @@ static int eig_arpack_locked(cea_eig_work *w, const cea_eig_problem *pb, double 
     return rc;
 }
 
-int cea_eig_solve(cea_eig_work *w, const cea_eig_problem *pb, double *lu, double *lre,
-                  double *lim, double *Q, int *nc_out, double *resid, cea_eig_stats *st,
-                  int *info)
+int cea_eig_solve(cea_eig_work *w, const cea_eig_problem *pb, double *lu, double *lre, double *lim,
+                  double *Q, int *nc_out, double *resid, cea_eig_stats *st, int *info)
 {
     int n = pb->n, nc = 0, rc;
     memset(st, 0, sizeof *st);
@@ -434,6 +537,7 @@ int cea_eig_solve(cea_eig_work *w, const cea_eig_problem *pb, double *lu, double
             return TVDS_ERR_INVALID;
         }
         rc = eig_arpack_locked(w, pb, lu, &nc, st, info);
+        if (!rc) refine_ritz(w, pb, nc < pb->ncand ? nc : pb->ncand, st->sigma);
     } else {
         rc = eig_dense(w, pb, &nc, info);
     }

@@ -28,21 +28,25 @@ typedef struct cea_eig_stats {
 typedef struct cea_eig_work {
     int nmax, ncand, arpack;
     /* Dense path (arpack = 0). */
-    double *A, *B, *VR;       /* 2 nmax x 2 nmax */
-    double *ar, *ai, *beta;   /* 2 nmax */
-    int *ipiv;                /* 2 nmax */
+    double *A, *B, *VR;     /* 2 nmax x 2 nmax */
+    double *ar, *ai, *beta; /* 2 nmax */
+    int *ipiv;              /* 2 nmax */
     /* ARPACK path (arpack = 1). */
     int nev_max, ncv_max;
-    double *V;                /* 2 nmax x ncv_max: Arnoldi basis, then the Ritz vectors */
-    double *resid, *workd;    /* 2 nmax, 3 x 2 nmax */
-    double *workl, *workev;   /* 3 ncv^2 + 6 ncv, 3 ncv */
-    double *dr, *di;          /* ncv_max + 1: Ritz values */
-    int *select;              /* ncv_max (a_int) */
-    int *lpiv;                /* nmax: pivots of the LU of D(sigma) */
-    double *t;                /* nmax: operator scratch */
+    double *V;                  /* 2 nmax x ncv_max: Arnoldi basis, then the Ritz vectors */
+    double *resid, *workd;      /* 2 nmax, 3 x 2 nmax */
+    double *workl, *workev;     /* 3 ncv^2 + 6 ncv, 3 ncv */
+    double *dr, *di;            /* ncv_max + 1: Ritz values */
+    int *select;                /* ncv_max (a_int) */
+    int *lpiv;                  /* nmax: pivots of the LU of D(sigma) */
+    double *t;                  /* nmax: operator scratch */
+    double *RW, *RT;            /* nmax x 2 ncand: basis of the kept Ritz vectors, M W etc. */
+    double *rtau;               /* 2 ncand: QR of RW */
+    double *Mk, *Kk, *Ck;       /* 2 ncand x 2 ncand: the problem projected on RW */
+    struct cea_eig_work *small; /* dense buffers for the projected problem */
     /* Both. */
-    int *order;               /* max(2 nmax, ncv_max + 1) */
-    double *yr, *yi;          /* nmax: residual of an eigenpair */
+    int *order;      /* max(2 nmax, ncv_max + 1) */
+    double *yr, *yi; /* nmax: residual of an eigenpair */
 } cea_eig_work;
 
 /* Allocate for order <= nmax, ncand wanted; arpack 1: the Arnoldi buffers instead of the dense
@@ -54,7 +58,7 @@ void cea_eig_work_free(cea_eig_work *w);
  * Q (pb->ncand x 2 n: re then im part of each q) their vectors, *nc how many, *resid the largest
  * backward error of the kept pairs; lu (n x n) is scratch for the ARPACK path. Returns a tvds
  * status with *info the LAPACK / ARPACK detail (-1: singular M for the standard form). */
-int cea_eig_solve(cea_eig_work *w, const cea_eig_problem *pb, double *lu, double *lre,
-                  double *lim, double *Q, int *nc, double *resid, cea_eig_stats *st, int *info);
+int cea_eig_solve(cea_eig_work *w, const cea_eig_problem *pb, double *lu, double *lre, double *lim,
+                  double *Q, int *nc, double *resid, cea_eig_stats *st, int *info);
 
 #endif

@@ -488,13 +488,13 @@ static int bench_cea_nodes(btab *t, int N, int R)
         char item[64];
         if (keep[0]) {
             snprintf(item, sizeof item, "%d nodes: dense, s per position", counts[q]);
-            add(t, "cea-nodes", item, sec[0], "s", "%d DoFs, 1 thread, 20 branches, dgeev; CPU %.3g s",
-                N, cpu[0]);
+            add(t, "cea-nodes", item, sec[0], "s",
+                "%d DoFs, 1 thread, 20 branches, dgeev; CPU %.3g s", N, cpu[0]);
         }
         snprintf(item, sizeof item, "%d nodes: arpack, s per position", counts[q]);
         add(t, "cea-nodes", item, sec[1], "s",
-            "%d DoFs, %.0f operator applications, %d run(s); CPU %.3g s", N,
-            keep[1]->arpack_nops, keep[1]->arpack_attempts, cpu[1]);
+            "%d DoFs, %.0f operator applications, %d run(s); CPU %.3g s", N, keep[1]->arpack_nops,
+            keep[1]->arpack_attempts, cpu[1]);
         if (keep[0]) {
             int nb = keep[0]->nbranch < keep[1]->nbranch ? keep[0]->nbranch : keep[1]->nbranch;
             for (int i = 0; i < keep[0]->npos * nb; i++) {
