@@ -1643,10 +1643,18 @@ Suite *cea_suite(void)
     tcase_add_test(tc, test_multi_two_systems);
     tcase_add_test(tc, test_multi_rigid_penalty);
     tcase_add_test(tc, test_multi_plane3d);
-    tcase_add_test(tc, test_arpack_chain);
-    tcase_add_test(tc, test_arpack_beam_on_beam);
-    tcase_add_test(tc, test_arpack_rigid_body);
-    tcase_add_test(tc, test_arpack_enlarges);
     suite_add_tcase(s, tc);
+    TCase *ta = tcase_create("arpack");
+    tcase_set_timeout(ta, 20);
+    tcase_add_test(ta, test_arpack_chain);
+    tcase_add_test(ta, test_arpack_rigid_body);
+    tcase_add_test(ta, test_arpack_enlarges);
+    suite_add_tcase(s, ta);
+    /* Twelve eigenanalyses of the 244-DoF beam-on-beam: out of the valgrind run. */
+    TCase *tl = tcase_create("arpack_beam_on_beam");
+    tcase_set_tags(tl, "long");
+    tcase_set_timeout(tl, 30);
+    tcase_add_test(tl, test_arpack_beam_on_beam);
+    suite_add_tcase(s, tl);
     return s;
 }
