@@ -31,7 +31,8 @@ static void bench_help(FILE *out)
 {
     fprintf(out,
             "usage: tvds bench [-o DIR] [--case CASE] [--repeats R] [--quick] [--large]\n"
-            "                  [--reduce-sizes N,N,...] [--only reduce|contacts|cea-nodes|sweep]\n"
+            "                  [--reduce-sizes N,N,...]\n"
+            "                  [--only reduce|contacts|cea-nodes|sweep|bob3d]\n"
             "                  [--scipy-limit S]\n"
             "\n"
             "Benchmarks of tvds on this machine (docs/performance.md). Every figure is the median\n"
@@ -54,6 +55,8 @@ static void bench_help(FILE *out)
             "    fit, slope and R^2;\n"
             "  - 3D node-to-face contact: us per step of a slider on a plate of 8 x 8 faces\n"
             "    (4-node and 9-node faces), subs-b and FiLm;\n"
+            "  - the 3D beam-on-beam (models/beam_on_beam/beam_on_beam_3d.ini on the default\n"
+            "    'tvds model beam-on-beam-3d' pair): us per step, subs-b and FiLm;\n"
             "  - sweep efficiency: 8 runs of the case on 1 and on 2 OpenMP workers, with the\n"
             "    load average (target >= 90 %% of ideal).\n"
             "\n"
@@ -68,7 +71,8 @@ static void bench_help(FILE *out)
             "  --only S        run one section only: 'reduce' (the reduction rows),\n"
             "                  'contacts' (per-step cost vs the number of contact nodes) or\n"
             "                  'cea-nodes' (the multi-node CEA rows; 600 DoFs unless --cea-dofs)\n"
-            "                  or 'sweep' (sweep efficiency on 2 workers)\n"
+            "                  or 'sweep' (sweep efficiency on 2 workers) or 'bob3d' (the 3D\n"
+            "                  beam-on-beam rows)\n"
             "  --cea-dofs N    also time the CEA with 1, 10, 100 contact nodes on a generated\n"
             "                  chain of N DoFs, dense eigenanalysis (~N^3; 2000 takes minutes,\n"
             "                  left out above 2500) beside the shift-invert Arnoldi\n"
@@ -767,6 +771,54 @@ static int bench_plate(btab *t, const char *dir, int R, int quick)
     return TVDS_OK;
 }
 
+/* The beam-on-beam pair as solids (tvds model beam-on-beam-3d, default mesh) in the shipped
+ * case models/beam_on_beam/beam_on_beam_3d.ini: five tip nodes on beam 2's face set, per
+ * method. The segments run from rest (the load ramping in, C starting to slide). */
+static int bench_bob3d(btab *t, const char *dir, int R, int quick)
+{
+    static const char *case3d = "models/beam_on_beam/beam_on_beam_3d.ini";
+    static const int methods[2] = {TVDS_METHOD_SUBS_B, TVDS_METHOD_FILM};
+    if (access(case3d, R_OK) != 0) return TVDS_OK; /* not run from the source tree */
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    char sub[4200], o[2][4300];
+    snprintf(sub, sizeof sub, "%s/bob3d", dir);
+    tvds_bob_params p = tvds_bob3d_default();
+    cholmod_common cc;
+    int rc = tvds_cholmod_start(&cc);
+    if (rc) return fail("cholmod", rc, &ctx);
+    tvds_cholmod_ctx(&ctx);
+    rc = tvds_bob3d_write(&p, sub, NULL, &cc, &ctx);
+    tvds_cholmod_ctx(NULL);
+    cholmod_finish(&cc);
+    if (rc) return fail("3D beam-on-beam model", rc, &ctx);
+    snprintf(o[0], sizeof o[0], "substructure.beam1.dir=%s/beam1", sub);
+    snprintf(o[1], sizeof o[1], "substructure.beam2.dir=%s/beam2", sub);
+    const char *ov[2] = {o[0], o[1]};
+    tvds_model *m = NULL;
+    if ((rc = tvds_case_read(case3d, ov, 2, &m, &ctx))) return fail(case3d, rc, &ctx);
+    int n = 0;
+    for (int s = 0; s < m->nsub; s++)
+        n += m->subs[s]->n;
+    for (int k = 0; k < 2; k++) {
+        tvds_bench_timing tm;
+        double useg[16];
+        long nst = quick ? 2000 : 20000;
+        m->opt.method = methods[k];
+        if ((rc = tvds_bench_segments(m, nst, R, useg, &tm, &ctx))) {
+            tvds_model_free(&m);
+            return fail(case3d, rc, &ctx);
+        }
+        char item[64];
+        snprintf(item, sizeof item, "beam-on-beam 3D %s us/step", tvds_method_name(methods[k]));
+        add(t, "3d", item, tm.us_per_step, "us",
+            "5 tip nodes on 196 faces, n = %d, median of %d segments of %ld steps from rest", n, R,
+            nst);
+    }
+    tvds_model_free(&m);
+    return TVDS_OK;
+}
+
 /* Sweep efficiency on 2 workers (issue goal: >= 90 % of ideal): the same 8-point sweep of the
  * case run in this process on 1 and on 2 OpenMP workers, alternately, R times each; the
  * efficiency is wall(1) / (2 wall(2)) from the medians. The load average before the section is
@@ -1091,21 +1143,24 @@ int tvds_cmd_bench(int argc, char **argv)
     int only_contacts = only && strcmp(only, "contacts") == 0;
     int only_cea = only && strcmp(only, "cea-nodes") == 0;
     int only_sweep = only && strcmp(only, "sweep") == 0;
-    if (only && strcmp(only, "reduce") != 0 && !only_contacts && !only_cea && !only_sweep) {
+    int only_bob3d = only && strcmp(only, "bob3d") == 0;
+    if (only && strcmp(only, "reduce") != 0 && !only_contacts && !only_cea && !only_sweep &&
+        !only_bob3d) {
         free(t);
         rm_tree(work);
         return tvds_cli_usage_error("bench: --only %s: the sections that run alone are "
-                                    "'reduce', 'contacts', 'cea-nodes' and 'sweep'",
+                                    "'reduce', 'contacts', 'cea-nodes', 'sweep' and 'bob3d'",
                                     only);
     }
     if (only_cea && !cea_dofs) cea_dofs = 600;
     if (!rsizes) rsizes = quick ? "1e4" : "1e4,1e5";
     int rc = only ? TVDS_OK : bench_methods(t, case_path, R, quick);
-    if (!rc && !only_contacts && !only_cea && !only_sweep)
+    if (!rc && !only_contacts && !only_cea && !only_sweep && !only_bob3d)
         rc = bench_reduce(t, work, rsizes, scipy_limit);
     if (!rc && !only) rc = bench_size(t, work, R, quick);
     if (!rc && (!only || only_contacts)) rc = bench_contacts(t, work, R, quick);
     if (!rc && !only) rc = bench_plate(t, work, R, quick);
+    if (!rc && (!only || only_bob3d)) rc = bench_bob3d(t, work, R, quick);
     if (!rc && (!only || only_sweep)) rc = bench_sweep(t, case_path, R, quick);
     if (!rc && !only && large) rc = bench_setup_large(t, work);
     if (!rc && cea_dofs) rc = bench_cea_nodes(t, cea_dofs, R);
