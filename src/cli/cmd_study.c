@@ -41,6 +41,7 @@ static void study_help(FILE *out)
     fprintf(
         out,
         "usage: tvds study CASE -o DIR [options]\n"
+        "       tvds study --3d CASE3D -o DIR [options]   (the pair as solids)\n"
         "       tvds study --convergence CASE -o DIR [options]   (see --convergence --help)\n"
         "\n"
         "The beam-on-beam squeal study (docs/squeal.md), what `make run` runs:\n"
@@ -63,6 +64,11 @@ static void study_help(FILE *out)
         "  --methods-a LIST  methods of part (a) (default subs-b,film)\n"
         "  --mu MU           skip the procedure: use this mu for part (b)\n"
         "  --no-transients   CEA parts only\n"
+        "  --3d              the pair as solids (tvds model beam-on-beam-3d, default mesh;\n"
+        "                    CASE models/beam_on_beam/beam_on_beam_3d.ini): the same steps,\n"
+        "                    the CEA with every node of the tip line, positions on the same\n"
+        "                    axis as the 2D study, s = x_C - 1 mm (docs/squeal.md, \"The\n"
+        "                    study in 3D\"); needs the CEA on face-set masters\n"
         "  --ds D            initial CEA spacing [m] (default %g; refined automatically)\n"
         "  --threads N       OpenMP threads of the CEA (default: OpenMP's)\n"
         "  --no-plots        no PNG figures\n"
@@ -114,18 +120,32 @@ static tvds_bob_params study_mesh(void)
     return p;
 }
 
+/* The study's positions s are the 2D model's abscissa along beam 2's upper edge from its first
+ * free node, s = x_C - STUDY_X0 (docs/squeal.md). The 3D study keeps them, so that its windows
+ * and the 2D ones are read on one axis; there the CEA's positions are the tip line's travel from
+ * its placement (docs/cea.md, "Face-set masters") and are shifted to and from s here. */
+#define STUDY_X0 0.001
+
+/* Which pair the study runs on: the plane-stress beams (2D) or the solids (3D: the generator's
+ * default mesh, the tip line of every slave node of the contact, docs/models.md). */
+typedef struct study_geom {
+    int dim3;
+} study_geom;
+
 /* Generate and reduce the beams with C at x = s0 into mdir, read the case on them with
  * run.t_end = t_end (when > 0) and mu (when > 0) after the user's overrides. */
-static int study_model(const char *case_path, const tvds_cli_sets *sets, const char *mdir,
-                       double s0, double t_end, double mu, tvds_model **m, tvds_ctx *ctx)
+static int study_model(const study_geom *g, const char *case_path, const tvds_cli_sets *sets,
+                       const char *mdir, double s0, double t_end, double mu, tvds_model **m,
+                       tvds_ctx *ctx)
 {
-    tvds_bob_params p = study_mesh();
+    tvds_bob_params p = g->dim3 ? tvds_bob3d_default() : study_mesh();
     p.s0 = s0;
     cholmod_common cc;
     int rc = tvds_cholmod_start(&cc);
     if (rc) return rc;
     tvds_cholmod_ctx(ctx);
-    rc = tvds_bob_write(&p, mdir, NULL, &cc, ctx);
+    rc = g->dim3 ? tvds_bob3d_write(&p, mdir, NULL, &cc, ctx)
+                 : tvds_bob_write(&p, mdir, NULL, &cc, ctx);
     tvds_cholmod_ctx(NULL);
     cholmod_finish(&cc);
     if (rc) return rc;
@@ -135,18 +155,22 @@ static int study_model(const char *case_path, const tvds_cli_sets *sets, const c
     snprintf(ovr[0], sizeof ovr[0], "substructure.beam1.dir=%s/beam1", am);
     snprintf(ovr[1], sizeof ovr[1], "substructure.beam2.dir=%s/beam2", am);
     snprintf(ovr[2], sizeof ovr[2], "run.t_end=%.17g", t_end > 0 ? t_end : 1.0);
-    /* A's carriage node id is the last grid id + 1: it moves with beam 1's mesh. */
-    long a_id = (long)(2 * p.beam1.nx + 1) * (2 * p.beam1.ny + 1) + 1;
-    char ovr_a[2][128];
+    /* A's carriage node id is the last grid id + 1: it moves with beam 1's mesh (9-node
+     * quadrilaterals in 2D, 8-node hexahedra in 3D, where A is also held across the width). */
+    long a_id = g->dim3 ? (long)(p.beam1.nx + 1) * (p.beam1.ny + 1) * (p.beam1.nz + 1) + 1
+                        : (long)(2 * p.beam1.nx + 1) * (2 * p.beam1.ny + 1) + 1;
+    char ovr_a[3][128];
     snprintf(ovr_a[0], sizeof ovr_a[0], "constraint.drive.terms=beam1:%ld:ux", a_id);
     snprintf(ovr_a[1], sizeof ovr_a[1], "load.Fy.dof=beam1:%ld:uy", a_id);
-    const char **all = malloc((size_t)(sets->n + 5) * sizeof *all);
+    snprintf(ovr_a[2], sizeof ovr_a[2], "constraint.lateral.terms=beam1:%ld:uz", a_id);
+    const char **all = malloc((size_t)(sets->n + 6) * sizeof *all);
     if (!all) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "study: out of memory");
     int k = 0;
     all[k++] = ovr[0];
     all[k++] = ovr[1];
     all[k++] = ovr_a[0];
     all[k++] = ovr_a[1];
+    if (g->dim3) all[k++] = ovr_a[2];
     if (t_end > 0) all[k++] = ovr[2];
     for (int i = 0; i < sets->n; i++)
         all[k++] = sets->v[i];
@@ -155,6 +179,14 @@ static int study_model(const char *case_path, const tvds_cli_sets *sets, const c
     if (rc) return rc;
     if ((*m)->ncontact < 1)
         return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "study: %s has no contact", case_path);
+    int faces = (*m)->contacts[0].master_kind == TVDS_MASTER_FACES;
+    if (faces != g->dim3)
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                          g->dim3 ? "study --3d: %s: the contact's master is not a face set "
+                                    "(models/beam_on_beam/beam_on_beam_3d.ini is the 3D case)"
+                                  : "study: %s: the contact's master is a face set; the 3D "
+                                    "pair is 'tvds study --3d'",
+                          case_path);
     if (mu > 0) (*m)->contacts[0].mu_k = (*m)->contacts[0].mu_s = mu;
     return TVDS_OK;
 }
@@ -193,10 +225,58 @@ static double time_at_travel(const tvds_model *m, double d)
     return 0.5 * (a + b);
 }
 
+/* The study's abscissa s of C (its first slave node) in model m. 2D: the CEA's abscissa along
+ * the master edge. 3D: x_C - STUDY_X0, the 2D value of the same x. */
+static int study_abscissa(const study_geom *g, const tvds_model *m, double *s, tvds_ctx *ctx)
+{
+    if (!g->dim3) return tvds_cea_slave_abscissa(m, 0, 0, s, ctx);
+    const tvds_contact *c = &m->contacts[0];
+    const tvds_substructure *sub = m->subs[c->slave_sub];
+    int d = tvds_substructure_find_dof(sub, c->slave_nodes[0], TVDS_DIR_X);
+    if (d < 0) return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "study: slave node without an x DoF");
+    *s = sub->dofs[d].xyz[0] - STUDY_X0;
+    return TVDS_OK;
+}
+
+/* Shift a CEA result's positions (and its windows') by ds. */
+static void shift_positions(tvds_cea_result *r, double ds)
+{
+    for (int i = 0; i < r->npos; i++)
+        r->s[i] += ds;
+    for (int w = 0; w < r->nwin; w++) {
+        tvds_cea_window *cw = &r->win[w];
+        cw->s_start += ds, cw->s_end += ds, cw->s_in += ds, cw->s_out += ds, cw->s_peak += ds;
+    }
+}
+
+/* The CEA at the study's positions s[] (every slave node of the 3D tip line), its windows' growth
+ * along the path from s_initial at t = 0 to t_end, positions of the result in the study's s. */
+static int study_cea(const study_geom *g, const tvds_model *m, const double *s, int npos,
+                     tvds_cea_options co, double s_initial, double t_end, tvds_cea_result **out,
+                     tvds_ctx *ctx)
+{
+    double off = 0.0; /* study s = CEA position + off */
+    int rc = TVDS_OK;
+    double *q = NULL;
+    if (g->dim3) {
+        if ((rc = study_abscissa(g, m, &off, ctx))) return rc;
+        co.slave = TVDS_CEA_ALL_SLAVES;
+        if (!(q = malloc((size_t)npos * sizeof *q)))
+            return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "study: out of memory");
+        for (int i = 0; i < npos; i++)
+            q[i] = s[i] - off;
+    }
+    rc = tvds_cea_run(m, 0, q ? q : s, npos, &co, out, ctx);
+    free(q);
+    if (!rc) rc = tvds_cea_growth(*out, m, 0, s_initial - off, t_end, 1e-5, ctx);
+    if (!rc) shift_positions(*out, off);
+    return rc;
+}
+
 /* CEA over positions s[] of the survey with the given linearisation; predicted growth along a
  * steady-speed path: C starts at s_lo - travel(t_damp) and slides to s_hi. */
-static int survey(const tvds_model *m, const double *s, int npos, int state, int undamped,
-                  int threads, double t_damp, tvds_cea_result **out, tvds_ctx *ctx)
+static int survey(const study_geom *g, const tvds_model *m, const double *s, int npos, int state,
+                  int undamped, int threads, double t_damp, tvds_cea_result **out, tvds_ctx *ctx)
 {
     tvds_cea_options co = tvds_cea_options_default();
     co.stop = tvds_cli_stop_flag();
@@ -204,11 +284,42 @@ static int survey(const tvds_model *m, const double *s, int npos, int state, int
     co.state = state;
     co.undamped = undamped;
     co.ds_min = STUDY_DS_MIN;
-    int rc = tvds_cea_run(m, 0, s, npos, &co, out, ctx);
-    if (rc) return rc;
     double s_ini = s[0] - travel(m, t_damp);
     double t_end = time_at_travel(m, s[npos - 1] - s_ini) + 1e-3;
-    return tvds_cea_growth(*out, m, 0, s_ini, t_end, 1e-5, ctx);
+    return study_cea(g, m, s, npos, co, s_ini, t_end, out, ctx);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The study's abscissae of beam 2's master nodes, which a window must not hold (target): 2D the
+ * edge nodes (tvds_compare_master_abscissae); 3D the lines of face nodes across the width, one
+ * per x (the tip line crosses a face edge there), as s = x - STUDY_X0. */
+static int master_abscissae(const study_geom *g, const tvds_model *m, double **S, int *ns,
+                            tvds_ctx *ctx)
+{
+    if (!g->dim3) return tvds_compare_master_abscissae(m, 0, S, ns, ctx);
+    *S = NULL;
+    *ns = 0;
+    const tvds_contact *c = &m->contacts[0];
+    const tvds_substructure *sub = m->subs[c->master_sub];
+    double *x = tvds_malloc((size_t)(c->nmaster > 0 ? c->nmaster : 1) * sizeof *x);
+    if (!x) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "study: out of memory");
+    int n = 0;
+    for (int q = 0; q < c->nmaster; q++) {
+        int d = tvds_substructure_find_dof(sub, c->master_nodes[q], TVDS_DIR_X);
+        if (d >= 0) x[n++] = sub->dofs[d].xyz[0] - STUDY_X0;
+    }
+    qsort(x, (size_t)n, sizeof *x, cmp_double);
+    int u = 0;
+    for (int i = 0; i < n; i++)
+        if (u == 0 || x[i] - x[u - 1] > 1e-9) x[u++] = x[i];
+    *S = x;
+    *ns = u;
+    return TVDS_OK;
 }
 
 static int strongest(const tvds_cea_result *r)
@@ -343,9 +454,10 @@ static void part_measured(FILE *fp, const study_part *pt)
     }
 }
 
-static int run_part(const char *case_path, const tvds_cli_sets *sets, const char *outdir,
-                    const tvds_cea_result *sv, const study_nodes *nd, tvds_compare_opts o,
-                    int threads, int quiet, tvds_cli_progress *pg, study_part *pt, tvds_ctx *ctx)
+static int run_part(const study_geom *g, const char *case_path, const tvds_cli_sets *sets,
+                    const char *outdir, const tvds_cea_result *sv, const study_nodes *nd,
+                    tvds_compare_opts o, int threads, int quiet, tvds_cli_progress *pg,
+                    study_part *pt, tvds_ctx *ctx)
 {
     double t0 = now_s();
     int wt = target(sv, nd), wall = strongest(sv);
@@ -362,9 +474,9 @@ static int run_part(const char *case_path, const tvds_cli_sets *sets, const char
     /* The abscissa s and the x of C differ by the first master node's x (1 mm): take it from a
      * model with C at the default position. */
     tvds_model *m = NULL;
-    rc = study_model(case_path, sets, mdir, 0.020, 1.0, pt->mu, &m, ctx);
+    rc = study_model(g, case_path, sets, mdir, 0.020, 1.0, pt->mu, &m, ctx);
     double s_ref = 0.0;
-    if (!rc) rc = tvds_cea_slave_abscissa(m, 0, 0, &s_ref, ctx);
+    if (!rc) rc = study_abscissa(g, m, &s_ref, ctx);
     if (rc) {
         tvds_model_free(&m);
         return rc;
@@ -377,8 +489,8 @@ static int run_part(const char *case_path, const tvds_cli_sets *sets, const char
     pt->t_damp = damping_end(m);
     pt->s0_x = s_start + x_minus_s;
     tvds_model_free(&m);
-    rc = study_model(case_path, sets, mdir, pt->s0_x, pt->t_end, pt->mu, &m, ctx);
-    if (!rc) rc = tvds_cea_slave_abscissa(m, 0, 0, &pt->s_a, ctx);
+    rc = study_model(g, case_path, sets, mdir, pt->s0_x, pt->t_end, pt->mu, &m, ctx);
+    if (!rc) rc = study_abscissa(g, m, &pt->s_a, ctx);
     if (rc) {
         tvds_model_free(&m);
         return rc;
@@ -397,9 +509,8 @@ static int run_part(const char *case_path, const tvds_cli_sets *sets, const char
     co.nthreads = threads;
     co.ds_min = STUDY_DS_MIN;
     co.stop = tvds_cli_stop_flag();
-    rc = tvds_cea_run(m, 0, pos, npos, &co, &pt->cea, ctx);
+    rc = study_cea(g, m, pos, npos, co, pt->s_a, pt->t_end, &pt->cea, ctx);
     free(pos);
-    if (!rc) rc = tvds_cea_growth(pt->cea, m, 0, pt->s_a, pt->t_end, 1e-5, ctx);
     char cdir[2100];
     snprintf(cdir, sizeof cdir, "%s/cea", dir);
     if (!rc) rc = tvds_mkdir_p(cdir, ctx);
@@ -493,17 +604,29 @@ static void part_report(FILE *fp, const study_part *pt, const char *title)
     part_measured(fp, pt);
 }
 
-static void study_report(FILE *fp, const char *case_path, double mu_case, double t_damp,
-                         double v_ss, const tvds_cea_result *cd, const tvds_cea_result *cu,
-                         const tvds_cea_result *cx, int wa, int nmu, const double *mu_tab,
-                         const int *nw_tab, const double *re_tab, const double *g_tab, int found,
-                         double mu_pick, int mu_given, const tvds_cea_result *cmu,
-                         const study_nodes *nd, const study_part *pa, const study_part *pb)
+static void study_report(FILE *fp, const study_geom *g, const char *case_path, double mu_case,
+                         double t_damp, double v_ss, const tvds_cea_result *cd,
+                         const tvds_cea_result *cu, const tvds_cea_result *cx, int wa, int nmu,
+                         const double *mu_tab, const int *nw_tab, const double *re_tab,
+                         const double *g_tab, int found, double mu_pick, int mu_given,
+                         const tvds_cea_result *cmu, const study_nodes *nd, const study_part *pa,
+                         const study_part *pb)
 {
     fprintf(fp,
-            "# Beam-on-beam squeal study\n\nCase `%s` (the paper's Table 1–2 values, "
-            "docs/models.md), regenerated models (`model/`). Command: `tvds study %s -o DIR`.\n",
-            case_path, case_path);
+            "# Beam-on-beam squeal study%s\n\nCase `%s` (the paper's Table 1–2 values, "
+            "docs/models.md), regenerated models (`model/`). Command: `tvds study %s%s -o DIR`.\n",
+            g->dim3 ? " in 3D (both beams as solids)" : "", case_path, g->dim3 ? "--3d " : "",
+            case_path);
+    if (g->dim3)
+        fprintf(fp,
+                "\nThe pair as 8-node hexahedra with incompatible modes (`tvds model "
+                "beam-on-beam-3d`, default mesh: no convergence study in 3D), the tip C a line "
+                "of slave nodes across beam 1's width, every one of them in the CEA. Positions "
+                "s = x_C − %g mm, the 2D study's abscissa of the same x. Beam 2's face nodes lie "
+                "on lines every 2 mm of x (2D: edge nodes every 1 mm). The measured growth does "
+                "not mask the tip line's crossings of face edges (the comparison masks master "
+                "nodes of 2D edges only).\n",
+                1e3 * STUDY_X0);
     fprintf(fp,
             "\n## Departures from the paper\n\n"
             "- Mesh, retained DoFs, step, start position, duration: not given by the paper; tvds' "
@@ -581,6 +704,7 @@ int tvds_cmd_study(int argc, char **argv)
     const char *case_path = NULL, *outdir = NULL, *val;
     double ds = STUDY_DS, mu_user = 0.0, v;
     int quiet = 0, threads = 0, plots = 1, code = 2, r, notrans = 0;
+    study_geom geom = {0};
     tvds_cli_sets sets = {0};
     tvds_compare_opts oa = tvds_compare_opts_default(), ob = tvds_compare_opts_default();
     oa.nmethods = 2;
@@ -594,6 +718,7 @@ int tvds_cmd_study(int argc, char **argv)
     const tvds_cli_opt opts[] = {{"--quiet", "-q", NULL, &quiet, 1},
                                  {"--no-plots", NULL, NULL, &plots, 0},
                                  {"--no-transients", NULL, NULL, &notrans, 1},
+                                 {"--3d", NULL, NULL, &geom.dim3, 1},
                                  {"--out", "-o", &outdir, NULL, 0},
                                  {NULL, NULL, NULL, NULL, 0}};
     for (int i = 1; i < argc; i++) {
@@ -678,12 +803,12 @@ int tvds_cmd_study(int argc, char **argv)
     /* 1. Model (C at the default x = 20 mm: the CEA does not depend on where C starts). */
     if ((rc = tvds_mkdir_p(outdir, &ctx))) goto fail;
     snprintf(mdir, sizeof mdir, "%s/model", outdir);
-    if ((rc = study_model(case_path, &sets, mdir, 0.020, 0.0, 0.0, &m, &ctx))) goto fail;
+    if ((rc = study_model(&geom, case_path, &sets, mdir, 0.020, 0.0, 0.0, &m, &ctx))) goto fail;
     if (*stop) goto interrupted;
     double mu_case = m->contacts[0].mu_k, t_damp = damping_end(m);
     double v_ss = fabs(tvds_fn_deriv(&m->contacts[0].slave_kin[0], t_damp, 1));
     nodes.v = v_ss;
-    if ((rc = tvds_compare_master_abscissae(m, 0, &nodes.S, &nodes.ns, &ctx))) goto fail;
+    if ((rc = master_abscissae(&geom, m, &nodes.S, &nodes.ns, &ctx))) goto fail;
     if (!quiet)
         fprintf(stderr,
                 "study: [1/4] beam-on-beam models -> %s (%.2f s); mu = %g, damping "
@@ -706,9 +831,12 @@ int tvds_cmd_study(int argc, char **argv)
                 "study: [2/4] CEA survey, s = %g ... %g mm (%d positions + refinement), "
                 "deformed damped / undamped, undeformed damped\n",
                 1e3 * STUDY_S_LO, 1e3 * STUDY_S_HI, npos);
-    if ((rc = survey(m, pos, npos, TVDS_CEA_DEFORMED, 0, threads, t_damp, &cd, &ctx))) goto fail;
-    if ((rc = survey(m, pos, npos, TVDS_CEA_DEFORMED, 1, threads, t_damp, &cu, &ctx))) goto fail;
-    if ((rc = survey(m, pos, npos, TVDS_CEA_UNDEFORMED, 0, threads, t_damp, &cx, &ctx))) goto fail;
+    if ((rc = survey(&geom, m, pos, npos, TVDS_CEA_DEFORMED, 0, threads, t_damp, &cd, &ctx)))
+        goto fail;
+    if ((rc = survey(&geom, m, pos, npos, TVDS_CEA_DEFORMED, 1, threads, t_damp, &cu, &ctx)))
+        goto fail;
+    if ((rc = survey(&geom, m, pos, npos, TVDS_CEA_UNDEFORMED, 0, threads, t_damp, &cx, &ctx)))
+        goto fail;
     snprintf(cdir, sizeof cdir, "%s/cea", outdir);
     if ((rc = tvds_mkdir_p(cdir, &ctx))) goto fail;
     if ((rc = tvds_cea_write_csv(cd, cdir, &ctx))) goto fail;
@@ -740,7 +868,8 @@ int tvds_cmd_study(int argc, char **argv)
             if (fabs(mu - mu_case) > 1e-12) {
                 m->contacts[0].mu_k = m->contacts[0].mu_s = mu;
                 tvds_cea_result_free(&cmu);
-                if ((rc = survey(m, pos, npos, TVDS_CEA_DEFORMED, 0, threads, t_damp, &cmu, &ctx)))
+                if ((rc = survey(&geom, m, pos, npos, TVDS_CEA_DEFORMED, 0, threads, t_damp, &cmu,
+                                 &ctx)))
                     goto fail;
                 cur = cmu;
             }
@@ -768,7 +897,7 @@ int tvds_cmd_study(int argc, char **argv)
         }
     } else {
         m->contacts[0].mu_k = m->contacts[0].mu_s = mu_user;
-        if ((rc = survey(m, pos, npos, TVDS_CEA_DEFORMED, 0, threads, t_damp, &cmu, &ctx)))
+        if ((rc = survey(&geom, m, pos, npos, TVDS_CEA_DEFORMED, 0, threads, t_damp, &cmu, &ctx)))
             goto fail;
         found = strongest(cmu) >= 0;
         chosen = cmu;
@@ -787,14 +916,14 @@ int tvds_cmd_study(int argc, char **argv)
         if (!quiet) fprintf(stderr, "study: [4/4] transients\n");
         if (wa >= 0) {
             pa.mu = mu_case;
-            if ((rc = run_part(case_path, &sets, outdir, cd, &nodes, oa, threads, quiet, &pg, &pa,
-                               &ctx)))
+            if ((rc = run_part(&geom, case_path, &sets, outdir, cd, &nodes, oa, threads, quiet, &pg,
+                               &pa, &ctx)))
                 goto fail;
         }
         if (found) {
             pb.mu = mu_pick;
-            if ((rc = run_part(case_path, &sets, outdir, chosen, &nodes, ob, threads, quiet, &pg,
-                               &pb, &ctx)))
+            if ((rc = run_part(&geom, case_path, &sets, outdir, chosen, &nodes, ob, threads, quiet,
+                               &pg, &pb, &ctx)))
                 goto fail;
         }
     }
@@ -808,8 +937,8 @@ int tvds_cmd_study(int argc, char **argv)
             rc = TVDS_ERROR(&ctx, TVDS_ERR_IO, "%s: cannot write", path);
             goto fail;
         }
-        study_report(fp, case_path, mu_case, t_damp, v_ss, cd, cu, cx, wa, nmu, mu_tab, nw_tab,
-                     re_tab, g_tab, found, mu_pick, mu_user > 0, chosen, &nodes, &pa, &pb);
+        study_report(fp, &geom, case_path, mu_case, t_damp, v_ss, cd, cu, cx, wa, nmu, mu_tab,
+                     nw_tab, re_tab, g_tab, found, mu_pick, mu_user > 0, chosen, &nodes, &pa, &pb);
         fprintf(fp,
                 "\n## Wall time\n\n| stage | wall [s] |\n|---|---|\n| CEA survey (3 loci) | %.1f "
                 "|\n| procedure for mu | %.1f |\n| part (a) | %.1f |\n| part (b) | %.1f |\n| "
@@ -850,6 +979,22 @@ fail:
                     "study again to complete it.\n",
                     tvds_cli_signal_name(sig), stage, now_s() - t_start, ctx.msg);
             if ((fclose(fp) != 0) | (rename(tp, rp) != 0)) remove(tp);
+        }
+    } else if (geom.dim3 && !strcmp(stage, "CEA survey")) {
+        /* The 3D study needs the CEA with several slave nodes on a face-set master: say so
+         * in report.md beside the models it did generate. */
+        char rp[2100];
+        snprintf(rp, sizeof rp, "%s/report.md", outdir);
+        FILE *fp = fopen(rp, "w");
+        if (fp) {
+            fprintf(fp,
+                    "# Beam-on-beam study in 3D: stopped at the CEA survey\n\n%s\n\nThe 3D "
+                    "models are in `model/` (the case `%s` runs on them with `tvds run`); the "
+                    "CEA survey, the windows and the transients across them need the CEA of the "
+                    "tip line (every slave node) on beam 2's face set about the preloaded "
+                    "state.\n",
+                    ctx.msg, case_path);
+            fclose(fp);
         }
     }
     code = tvds_cli_report(rc, &ctx);
