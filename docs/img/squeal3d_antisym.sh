@@ -10,14 +10,15 @@ W=${1:-out/squeal3d_antisym}
 T=build/bin/tvds
 export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 mkdir -p "$W"
+case "$W" in /*) A=$W ;; *) A=$PWD/$W ;; esac
 $T model beam-on-beam-3d -o "$W/model" --set s0=0.030 >/dev/null
 run() { # name method [extra --set]
     n=$1 meth=$2
     shift 2
     $T run models/beam_on_beam/beam_on_beam_3d.ini -o "$W/$n" -q --method "$meth" \
         --set run.t_end=0.45 --set contact.C.mu=0.45 \
-        --set substructure.beam1.dir="$PWD/$W/model/beam1" \
-        --set substructure.beam2.dir="$PWD/$W/model/beam2" "$@"
+        --set substructure.beam1.dir="$A/model/beam1" \
+        --set substructure.beam2.dir="$A/model/beam2" "$@"
     # columns 2 and 42: lambda_n of the edge nodes z = -5 and +5 mm
     awk -F, 'NR > 1 { b = int($1 / 0.005); n[b]++; s = $2 + $42; d = $2 - $42;
                       S[b] += s; S2[b] += s * s; D[b] += d; D2[b] += d * d; if (b > mb) mb = b }

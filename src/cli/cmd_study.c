@@ -156,21 +156,20 @@ static int study_model(const study_geom *g, const char *case_path, const tvds_cl
     snprintf(ovr[1], sizeof ovr[1], "substructure.beam2.dir=%s/beam2", am);
     snprintf(ovr[2], sizeof ovr[2], "run.t_end=%.17g", t_end > 0 ? t_end : 1.0);
     /* A's carriage node id is the last grid id + 1: it moves with beam 1's mesh (9-node
-     * quadrilaterals in 2D, 8-node hexahedra in 3D, where A is also held across the width). */
+     * quadrilaterals in 2D, 8-node hexahedra in 3D). The 3D case's [constraint lateral] (A held
+     * across the width) names the same node of the default mesh the study uses. */
     long a_id = g->dim3 ? (long)(p.beam1.nx + 1) * (p.beam1.ny + 1) * (p.beam1.nz + 1) + 1
                         : (long)(2 * p.beam1.nx + 1) * (2 * p.beam1.ny + 1) + 1;
-    char ovr_a[3][128];
+    char ovr_a[2][128];
     snprintf(ovr_a[0], sizeof ovr_a[0], "constraint.drive.terms=beam1:%ld:ux", a_id);
     snprintf(ovr_a[1], sizeof ovr_a[1], "load.Fy.dof=beam1:%ld:uy", a_id);
-    snprintf(ovr_a[2], sizeof ovr_a[2], "constraint.lateral.terms=beam1:%ld:uz", a_id);
-    const char **all = malloc((size_t)(sets->n + 6) * sizeof *all);
+    const char **all = malloc((size_t)(sets->n + 5) * sizeof *all);
     if (!all) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "study: out of memory");
     int k = 0;
     all[k++] = ovr[0];
     all[k++] = ovr[1];
     all[k++] = ovr_a[0];
     all[k++] = ovr_a[1];
-    if (g->dim3) all[k++] = ovr_a[2];
     if (t_end > 0) all[k++] = ovr[2];
     for (int i = 0; i < sets->n; i++)
         all[k++] = sets->v[i];
@@ -994,6 +993,14 @@ fail:
                     "tip line (every slave node) on beam 2's face set about the preloaded "
                     "state.\n",
                     ctx.msg, case_path);
+            double off = 0.0;
+            tvds_ctx oc;
+            tvds_ctx_init(&oc);
+            if (m && study_abscissa(&geom, m, &off, &oc) == TVDS_OK)
+                fprintf(fp,
+                        "\nA position in a CEA message is the tip line's travel from its "
+                        "placement; the study's s (x_C - %g mm) is that travel + %.4g mm.\n",
+                        1e3 * STUDY_X0, 1e3 * off);
             fclose(fp);
         }
     }
