@@ -281,6 +281,39 @@ START_TEST(test_edge_handover)
 }
 END_TEST
 
+/* Newton's stopping test at round-off. A slave node of the 3D beam-on-beam's tip line on beam
+ * 2's upper face (its plane, y = 0), travelled by s = 0.0285862 m: the Newton steps settle at
+ * ~2e-14 natural units, the round-off of Q relative to the 2 mm face, and a test at 1e-14 never
+ * passed, so the node was reported over the face's edge, and over neither of the faces that
+ * hold it. The projection must be the orthogonal one, inside the face. Then a sweep along the
+ * line z = 2.5 mm over 40 mm of such faces: every position is taken by its face. */
+START_TEST(test_newton_round_off)
+{
+    double P[12] = {0.048000000000000008, 0, 0.0049999999999999992,
+                    0.050000000000000003, 0, 0.0049999999999999992,
+                    0.050000000000000003, 0, 0,
+                    0.048000000000000008, 0, 0};
+    double Q[3] = {0.048586206896551729, 0, 0.0024999999999999996}, xi[2], x[3];
+    int inside, edge;
+    double d2 = face_closest(4, P, Q, NULL, xi, &inside, &edge);
+    ck_assert_int_eq(inside, 1);
+    ck_assert_int_eq(edge, -1);
+    ck_assert_double_le(d2, 1e-30);
+    face_point(4, P, xi, x, NULL, NULL);
+    ck_assert_double_eq_tol(x[0], Q[0], 1e-15); /* ~20 ulp of 0.05 m */
+    int missed = 0;
+    for (int i = 0; i <= 3000; i++) {
+        double s = 0.011 + 0.03 * i / 3000.0, qx = 0.0186 + s;
+        double x0 = 0.002 * floor(qx / 0.002);
+        double F[12] = {x0, 0, 0.005, x0 + 0.002, 0, 0.005, x0 + 0.002, 0, 0, x0, 0, 0};
+        double q[3] = {qx, 0, 0.0025};
+        face_closest(4, F, q, NULL, xi, &inside, NULL);
+        missed += !inside && qx > x0 + 1e-12 && qx < x0 + 0.002 - 1e-12;
+    }
+    ck_assert_int_eq(missed, 0);
+}
+END_TEST
+
 Suite *face_suite(void)
 {
     Suite *s = suite_create("face");
@@ -291,6 +324,7 @@ Suite *face_suite(void)
     tcase_add_test(tc, test_projection_exact);
     tcase_add_test(tc, test_edge_and_corner);
     tcase_add_test(tc, test_edge_handover);
+    tcase_add_test(tc, test_newton_round_off);
     suite_add_tcase(s, tc);
     return s;
 }

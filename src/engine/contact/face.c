@@ -269,6 +269,7 @@ double face_closest(int nn, const double *P, const double Q[3], const double *st
     /* Newton on f(xi) = |x(xi) - Q|^2 / 2: gradient g_i = a_i . r, Hessian a_i . a_j +
      * r . x_,ij (Gauss-Newton a_i . a_j where the full Hessian is not positive definite). */
     int conv = 0;
+    double dm_prev = INFINITY;
     for (int it = 0; it < 40; it++) {
         double x[3], a1[3], a2[3], x11[3], x12[3], x22[3], r[3];
         face_point2(nn, P, z, x, a1, a2, x11, x12, x22);
@@ -286,10 +287,15 @@ double face_closest(int nn, const double *P, const double Q[3], const double *st
         if (dm > 1.0) d1 /= dm, d2 /= dm;
         z[0] += d1;
         z[1] += d2;
-        if (dm <= 1e-14) {
+        /* Converged: a step at round-off, or steps that stop shrinking below 1e-9 (the
+         * iterate then wanders at the round-off of Q relative to the face's size: for a node
+         * far from the origin or over a small face that can exceed 1e-14 natural units, and a
+         * slave on a shared edge would then be inside neither face). */
+        if (dm <= 1e-14 || (dm < 1e-9 && dm >= 0.5 * dm_prev)) {
             conv = 1;
             break;
         }
+        dm_prev = dm;
         if (fabs(z[0]) > 4.0 || fabs(z[1]) > 4.0) break;
     }
     if (conv && face_inside(nn, z, 1e-9)) {
