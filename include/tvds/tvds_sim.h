@@ -58,6 +58,10 @@ TVDS_API long tvds_data_nonconverged(const tvds_data *d);
 /* Stable step of central differences for this run: substructures and penalty contacts [s]
  * (INFINITY when nothing bounds it). */
 TVDS_API double tvds_data_stable_dt(const tvds_data *d);
+/* The stepping path substructure i of m gets under its run options (run.path, the integrator,
+ * the damping, the structure of M and K; docs/theory.md 9c): "lumped" (physical coordinates,
+ * diagonal M, sparse K), "modal" or "physical" (dense M^-1); NULL for a bad index. */
+TVDS_API const char *tvds_substructure_path(const tvds_model *m, int i);
 
 /* Channels of a group at the current time: *n names and values. Pointers stay valid for the
  * life of d; values are refreshed by every tvds_step. The values describe the instant

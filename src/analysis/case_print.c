@@ -104,8 +104,8 @@ int tvds_model_print(const tvds_model *m, FILE *out, tvds_ctx *ctx)
         if (frc && !rc) rc = frc;
         static const char *const dk[] = {"none", "rayleigh", "matrix"};
         const tvds_damping *d = m->damping ? &m->damping[i] : NULL;
-        fprintf(out, "  %-12s %4d DoFs (%d physical, %d modal)  sets %d  recovery %d", s->name,
-                s->n, nphys, nmodal, s->nsets, s->nrec);
+        fprintf(out, "  %-12s %4d DoFs (%d physical, %d modal)  sets %d  recovery %d  path %s",
+                s->name, s->n, nphys, nmodal, s->nsets, s->nrec, tvds_substructure_path(m, i));
         if (!frc)
             fprintf(out, "  f = %.6g .. %.6g Hz", fmin, fmax);
         else

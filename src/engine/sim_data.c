@@ -435,6 +435,13 @@ static int sub_lumped(const tvds_model *m, int i)
     return nnz <= (size_t)n * n / 4;
 }
 
+const char *tvds_substructure_path(const tvds_model *m, int i)
+{
+    if (!m || i < 0 || i >= m->nsub) return NULL;
+    if (sub_lumped(m, i)) return "lumped";
+    return m->opt.modal && sub_damping(m, i) != TVDS_DAMP_MATRIX ? "modal" : "physical";
+}
+
 /* The lumped path's arrays of substructure i: diag M, its inverse, K in compressed rows. */
 static int sub_lumped_setup(const tvds_substructure *S, sim_sub *s)
 {

@@ -252,6 +252,8 @@ struct tvds_data {
 /* ---- sim_state.c: helpers shared by every phase ---- */
 /* Physical displacement of DoF dof of substructure s from coordinates x. */
 double sim_phys(const sim_sub *s, const double *x, int dof);
+/* u[0], u[1] = sim_phys(s, x, dof0), sim_phys(s, x, dof1) in one pass over x (equal bit for bit). */
+void sim_phys2(const sim_sub *s, const double *x, int dof0, int dof1, double u[2]);
 /* G of a modal substructure: Y(:,cand)^T diag(wk) Y(:,cand) (wk NULL: identity, G = M^-1 on
  * the candidates; wk = bh: the one-step flexibility of exact propagation). */
 int sim_cand_flex(sim_sub *s, const double *wk, tvds_ctx *ctx);
@@ -303,6 +305,34 @@ static inline double sim_u(const tvds_data *d, int sub, int dof, int which)
         ws->ucl1[ws->ucn1++] = c;
     }
     return v;
+}
+
+/* Store v as the cached displacement of candidate c of s in buffer which (0-2), as sim_u does
+ * on a miss. */
+static inline void sim_u_store(const sim_sub *s, int c, int which, double v)
+{
+    sim_sub *ws = (sim_sub *)s;
+    ws->uc[which][c] = v;
+    ws->ucv[which][c] = s->ver[which];
+    if (which == 1) ws->ucl1[ws->ucn1++] = c;
+}
+
+/* sim_u of two DoFs (both >= 0) of one substructure in buffer which (0-2): when both miss the
+ * candidate cache, one pass over the state (sim_phys2) instead of two. */
+static inline void sim_u2(const tvds_data *d, int sub, int dof0, int dof1, int which, double u[2])
+{
+    const sim_sub *s = &d->sub[sub];
+    const double *x = which == 0 ? s->x : which == 1 ? s->x_new : s->x_prev;
+    int c0 = s->cand[dof0], c1 = s->cand[dof1];
+    if (c0 < 0 || c1 < 0 || !s->uc[which] || s->ucv[which][c0] == s->ver[which] ||
+        s->ucv[which][c1] == s->ver[which]) {
+        u[0] = sim_u(d, sub, dof0, which);
+        u[1] = sim_u(d, sub, dof1, which);
+        return;
+    }
+    sim_phys2(s, x, dof0, dof1, u);
+    sim_u_store(s, c0, which, u[0]);
+    sim_u_store(s, c1, which, u[1]);
 }
 
 /* Is element e a rigid stick-slip ElasticFriction element? */

@@ -21,6 +21,13 @@ void sim_master_node_pos(const tvds_model *m, const tvds_data *d, int ic, int k,
     const long *dd = d->mnodes_dofs[ic] + 3 * k;
     const double *X = d->mnodes_X[ic] + 3 * k;
     int which = deformed == 2 ? 0 : 1;
+    if (deformed && dd[0] >= 0 && dd[1] >= 0) {
+        double u[2];
+        sim_u2(d, C->master_sub, (int)dd[0], (int)dd[1], which, u);
+        P[0] = X[0] + u[0];
+        P[1] = X[1] + u[1];
+        return;
+    }
     for (int a = 0; a < 2; a++)
         P[a] = X[a] + (deformed ? u_of(d, C->master_sub, (int)dd[a], which) : 0.0);
 }
