@@ -209,6 +209,8 @@ START_TEST(test_run_outputs)
     }
     ck_assert_str_eq(out_text, ""); /* --quiet */
     ck_assert_ptr_nonnull(strstr(summary, "\"status\": \"ok\""));
+    /* One substructure below the lumped path's size limit: modal (run.path = auto). */
+    ck_assert_ptr_nonnull(strstr(summary, "\"paths\": {\"shoe\": \"modal\"}"));
     /* 500 steps of 1e-4 s; one more when the engine publishes the state at t_n after
      * computing u_{n+1} (central-difference velocities). */
     const char *sp = strstr(summary, "\"steps\": ");

@@ -1693,8 +1693,14 @@ START_TEST(test_lumped_path)
     m->opt.method = _i == 1 ? TVDS_METHOD_FILM : TVDS_METHOD_SUBS_B;
     ck_assert_int_eq(m->opt.modal, TVDS_PATH_AUTO);
     tvds_data *da = data_new(m, &ctx);
+    /* The path reported (tvds check, summary.json) is the path taken. */
+    ck_assert_str_eq(tvds_substructure_path(m, 0), "lumped");
+    ck_assert_str_eq(tvds_substructure_path(m, 1), "lumped");
+    ck_assert_ptr_null(tvds_substructure_path(m, 2));
     m->opt.modal = TVDS_PATH_MODAL;
     tvds_data *db = data_new(m, &ctx);
+    ck_assert_str_eq(tvds_substructure_path(m, 0), "modal");
+    ck_assert_str_eq(tvds_substructure_path(m, 1), "modal");
     ck_assert(da->sub[0].lumped && !da->sub[0].modal && da->sub[0].ndg == 3);
     ck_assert(da->sub[1].lumped && da->sub[1].ndg == 0);
     ck_assert(!db->sub[0].lumped && db->sub[0].modal && !db->sub[1].lumped);

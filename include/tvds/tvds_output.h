@@ -55,6 +55,9 @@ typedef struct tvds_summary_info {
     int nscalars;
     const char *const *scalar_names; /* nscalars: engine summary scalars (tvds_summary) */
     const double *scalar_values;
+    int nsub;                     /* substructures, 0: no "paths" object */
+    const char *const *sub_names; /* nsub names */
+    const char *const *sub_paths; /* nsub stepping paths (tvds_substructure_path) */
 } tvds_summary_info;
 
 /* Write summary.json atomically: to "path.tmp", then rename over path, so that readers and a

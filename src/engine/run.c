@@ -75,6 +75,8 @@ typedef struct run_state {
     double wall0, cpu0, cpu_out; /* start times; CPU spent in outputs */
     double cpu_setup;            /* CPU time of tvds_data_create */
     double last_row_t;           /* time of the last row written */
+    const char **sub_names;      /* nsub, for summary.json's "paths" */
+    const char **sub_paths;
 } run_state;
 
 static char *path_in(const char *dir, const char *file)
@@ -162,6 +164,11 @@ static int write_summary(run_state *rs, const char *status, int code, const char
     s.us_per_step = r.us_per_step;
     s.wall_seconds = r.wall_seconds;
     s.setup_cpu_seconds = r.setup_cpu_seconds;
+    if (rs->sub_names && rs->sub_paths) {
+        s.nsub = rs->m->nsub;
+        s.sub_names = rs->sub_names;
+        s.sub_paths = rs->sub_paths;
+    }
     if (rs->d) {
         int n = 0;
         const char *const *names = NULL;
@@ -212,7 +219,15 @@ int tvds_run(const tvds_model *m, const char *outdir, const tvds_run_opts *o, tv
         if (rs.dir) sprintf(rs.dir, "out/%s", name);
     }
     rs.summary_path = rs.dir ? path_in(rs.dir, "summary.json") : NULL;
-    if (!rs.dir || !rs.summary_path) {
+    if (m->nsub > 0) {
+        rs.sub_names = tvds_calloc((size_t)m->nsub, sizeof *rs.sub_names);
+        rs.sub_paths = tvds_calloc((size_t)m->nsub, sizeof *rs.sub_paths);
+        for (int i = 0; rs.sub_names && rs.sub_paths && i < m->nsub; i++) {
+            rs.sub_names[i] = m->subs[i]->name ? m->subs[i]->name : "?";
+            rs.sub_paths[i] = tvds_substructure_path(m, i);
+        }
+    }
+    if (!rs.dir || !rs.summary_path || (m->nsub > 0 && (!rs.sub_names || !rs.sub_paths))) {
         rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
         goto done;
     }
@@ -351,6 +366,8 @@ done:
     tvds_outdir_close(&rs.od);
     tvds_free(rs.dir);
     tvds_free(rs.summary_path);
+    tvds_free(rs.sub_names);
+    tvds_free(rs.sub_paths);
     return rc;
 }
 

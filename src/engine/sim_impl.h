@@ -27,6 +27,9 @@ typedef struct sim_sub {
                              dgv[o n + r] = K(r, r + dgoff[o]) (0 outside K) */
     int *dgoff;
     double *dgv;
+    double work[2]; /* the work sums of the step (fext and fdamp against 0.5 (x_new - x_prev)),
+                       computed in the corrector's pass when it is the last change of x_new */
+    long work_ver;  /* work[] belongs to x_new while work_ver == ver[1]; 0: none */
     long kx_ver;   /* cpush holds K x while kx_ver == ver[0] (the lumped predictor computes it;
                       the strain energy of the step reuses it), else -1 */
     int damp_kind; /* enum tvds_damping_kind actually used */
@@ -116,6 +119,10 @@ typedef struct sim_cp {
     int ne;
     int e_sub[SIM_ROW_MAX_CP], e_dof[SIM_ROW_MAX_CP], e_dir[SIM_ROW_MAX_CP];
     double e_w[SIM_ROW_MAX_CP];
+    /* The entries' displacements in x (0) and x_new (1), valid while e_stamp[which] equals the
+     * run data's ver_counter (no state buffer has changed since; sim_cp_rel). */
+    double e_u[2][SIM_ROW_MAX_CP];
+    long e_stamp[2];
     /* State. */
     int state;                 /* enum tvds_contact_state, trial during the step */
     int state_prev;            /* state at the end of the previous step */
@@ -343,9 +350,23 @@ int sim_rigid_el(const tvds_element *E);
 static inline double sim_cp_rel(const tvds_data *d, const sim_cp *c, const double v[3], int which)
 {
     double r = 0.0;
+    if (which > 1) {
+        for (int e = 0; e < c->ne; e++)
+            r += c->e_w[e] * v[c->e_dir[e]] *
+                 (c->e_dof[e] < 0 ? 0.0 : sim_u(d, c->e_sub[e], c->e_dof[e], which));
+        return r;
+    }
+    /* x and x_new: the entries' displacements are looked up once per state version and kept
+     * with the point (several directions and phases read them each step). */
+    sim_cp *wc = (sim_cp *)c;
+    if (c->e_stamp[which] != d->ver_counter) {
+        for (int e = 0; e < c->ne; e++)
+            wc->e_u[which][e] = c->e_dof[e] < 0 ? 0.0 : sim_u(d, c->e_sub[e], c->e_dof[e], which);
+        wc->e_stamp[which] = d->ver_counter;
+    }
+    const double *u = c->e_u[which];
     for (int e = 0; e < c->ne; e++)
-        r += c->e_w[e] * v[c->e_dir[e]] *
-             (c->e_dof[e] < 0 ? 0.0 : sim_u(d, c->e_sub[e], c->e_dof[e], which));
+        r += c->e_w[e] * v[c->e_dir[e]] * u[e];
     return r;
 }
 
@@ -353,6 +374,7 @@ static inline double sim_cp_rel(const tvds_data *d, const sim_cp *c, const doubl
 static inline void sim_cp_add_entry(sim_cp *c, int sub, int dof, int dir, double w)
 {
     if (dof < 0 || c->ne >= SIM_ROW_MAX_CP) return;
+    c->e_stamp[0] = c->e_stamp[1] = -1;
     c->e_sub[c->ne] = sub;
     c->e_dof[c->ne] = dof;
     c->e_dir[c->ne] = dir;

@@ -405,7 +405,46 @@ void sim_correct(const tvds_model *m, tvds_data *d)
                                *restrict y3 = y[3];
         double c0 = c[0], c1 = c[1], c2 = c[2], c3 = c[3];
         int n = s->n;
-        if (ns == 1) {
+        /* The last columns of this substructure (x_new is final after them, unless an exact
+         * stick below moves it): the step's work sums in the same pass (what sim_record's
+         * work pass computes, in the same order), when no element force enters them. */
+        int last = 1;
+        for (int p = sel[ns - 1] + 1; p < nu && last; p++)
+            if (d->cr_sub[p] == d->cr_sub[q] && d->cr_c[p] != 0.0) last = 0;
+        int fuse = last && s->modal && !d->fel_used && !d->init_mode;
+        if (!fuse) s->work_ver = 0; /* an earlier pass's sums are stale */
+        if (fuse) {
+            const double *restrict xp = s->x_prev, *restrict fe = s->fext, *restrict fd = s->fdamp;
+            double we = 0.0, wd = 0.0;
+            if (ns == 1) {
+#pragma omp simd reduction(+ : we, wd)
+                for (int k = 0; k < n; k++) {
+                    xn[k] -= c0 * y0[k];
+                    double dx = 0.5 * (xn[k] - xp[k]);
+                    we += fe[k] * dx;
+                    wd += fd[k] * dx;
+                }
+            } else if (ns == 2) {
+#pragma omp simd reduction(+ : we, wd)
+                for (int k = 0; k < n; k++) {
+                    xn[k] -= c0 * y0[k] + c1 * y1[k];
+                    double dx = 0.5 * (xn[k] - xp[k]);
+                    we += fe[k] * dx;
+                    wd += fd[k] * dx;
+                }
+            } else {
+#pragma omp simd reduction(+ : we, wd)
+                for (int k = 0; k < n; k++) {
+                    xn[k] -= (c0 * y0[k] + c1 * y1[k]) + (c2 * y2[k] + c3 * y3[k]);
+                    double dx = 0.5 * (xn[k] - xp[k]);
+                    we += fe[k] * dx;
+                    wd += fd[k] * dx;
+                }
+            }
+            s->work[0] = we;
+            s->work[1] = wd;
+            s->work_ver = -2; /* stamped with x_new's new version below */
+        } else if (ns == 1) {
 #pragma omp simd
             for (int k = 0; k < n; k++)
                 xn[k] -= c0 * y0[k];
@@ -450,12 +489,14 @@ void sim_correct(const tvds_model *m, tvds_data *d)
                 dpt += c->t[R->k][a] * c->dP[a];
             double yk = s->modal ? s->Y[k + (size_t)j * s->n] : 1.0;
             s->x_new[k] = dpt == 0.0 ? s->x[k] : s->x[k] + dpt / (d->p_bc[e1] * yk);
+            s->work_ver = 0; /* x_new moved after the work sums */
             s->uc[1][cj] = sim_phys(s, s->x_new, j);
         }
     /* x_new changed: new version, with the updated cache entries carried over. */
     for (int i = 0; i < d->nsub; i++) {
         sim_sub *s = &d->sub[i];
         s->ver[1] = ++d->ver_counter;
+        s->work_ver = s->work_ver == -2 ? s->ver[1] : 0;
         for (int q = 0; q < s->ucn1; q++)
             s->ucv[1][s->ucl1[q]] = s->ver[1];
     }

@@ -87,6 +87,12 @@ static void sub_energy(const tvds_model *m, tvds_data *d, int i, int next, doubl
         const double *restrict xp = s->x_prev, *restrict fe = s->fext, *restrict fl = s->fel,
                                *restrict fd = s->fdamp;
         double we = 0.0, wl = 0.0, wd = 0.0;
+        if (next && s->modal && !d->fel_used && s->work_ver == s->ver[1]) {
+            /* Summed by the corrector's pass over the final x_new (sim_correct). */
+            w[0] += s->work[0];
+            w[2] += s->work[1];
+            return;
+        }
         if (d->fel_used) {
 #pragma omp simd reduction(+ : we, wl, wd)
             for (int j = 0; j < n; j++) {

@@ -305,6 +305,16 @@ int tvds_summary_write(const char *path, const tvds_summary_info *s, tvds_ctx *c
     json_string(f, s->case_name);
     fputs(",\n  \"method\": ", f);
     json_string(f, s->method);
+    if (s->nsub > 0 && s->sub_names && s->sub_paths) {
+        fputs(",\n  \"paths\": {", f);
+        for (int i = 0; i < s->nsub; i++) {
+            fputs(i ? ", " : "", f);
+            json_string(f, s->sub_names[i]);
+            fputs(": ", f);
+            json_string(f, s->sub_paths[i]);
+        }
+        fputs("}", f);
+    }
     fputs(",\n  \"status\": ", f);
     json_string(f, s->status);
     fputs(",\n  \"status_code\": ", f);
