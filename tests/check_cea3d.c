@@ -1,7 +1,8 @@
 /* check_cea3d.c — complex eigenvalue analysis on face-set masters (3D node-to-face) and with
  * several nodes on deformable masters about the preloaded state: the 2D locus from its
  * extrusion, invariance under a rotation of the whole model, independent penalty models with
- * finite-difference tangents, and two independent copies (docs/cea.md). */
+ * finite-difference tangents, two independent copies, and the symmetric and antisymmetric
+ * modes about a mirror plane (docs/cea.md). */
 #include <check.h>
 #include <complex.h>
 #include <math.h>
@@ -1561,6 +1562,103 @@ START_TEST(test_growth_on_faces)
 }
 END_TEST
 
+/* ---- Symmetric and antisymmetric modes about a mirror plane ------------------------------- */
+
+START_TEST(test_mirror_share)
+{
+    /* The extrusion is symmetric about z = 0 (the slave node on it, the master's front and back
+     * nodes its mirror images): every mode is symmetric (share < 1e-10) or antisymmetric
+     * (share > 1 - 1e-10) about it, and the 2D (in-plane) eigenvalues are symmetric ones,
+     * about both states. Only eigenvalues apart from every other one are
+     * checked: a free master node's mode has the same eigenvalue in both families, and any
+     * combination of the two is then an eigenvector. */
+    double s[2] = {0.3, 0.75};
+    tvds_model *m2 = inclined2d(), *m3 = extruded(1, ID3);
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    for (int st = 0; st < 2; st++) {
+        tvds_cea_options o2 = opts(7, st ? TVDS_CEA_UNDEFORMED : TVDS_CEA_DEFORMED);
+        tvds_cea_options o3 = opts(20, o2.state);
+        o3.mirror = 3;
+        tvds_cea_result *r2 = NULL, *r3 = NULL;
+        ck_assert_msg(tvds_cea_run(m2, 0, s, 2, &o2, &r2, &ctx) == TVDS_OK, "%s", ctx.msg);
+        ck_assert_msg(tvds_cea_run(m3, 0, s, 2, &o3, &r3, &ctx) == TVDS_OK, "%s", ctx.msg);
+        ck_assert_ptr_nonnull(r3->anti);
+        ck_assert_ptr_null(r2->anti);
+        for (int p = 0; p < 2; p++) {
+            int nsym = 0, nanti = 0;
+            for (int b = 0; b < r3->nbranch; b++) {
+                double complex l = eig_at(r3, p, b);
+                double gap = INFINITY, d2 = INFINITY;
+                for (int c = 0; c < r3->nbranch; c++)
+                    if (c != b) gap = fmin(gap, cabs(eig_at(r3, p, c) - l) / cabs(l));
+                for (int c = 0; c < r2->nbranch; c++)
+                    d2 = fmin(d2, cabs(eig_at(r2, p, c) - l) / cabs(l));
+                double a = r3->anti[(size_t)p * r3->nbranch + b];
+                if (getenv("TVDS_TEST_VERBOSE"))
+                    fprintf(stderr,
+                            "cea3d mirror: state %d s = %g branch %d: %.6g Hz, share %.3g, "
+                            "gap %.3g, 2D %.3g\n",
+                            st, s[p], b, cimag(l) / (2 * PI), a, gap, d2);
+                ck_assert(a >= 0.0 && a <= 1.0 + 1e-12);
+                if (gap < 1e-6) continue;
+                if (d2 < 1e-12) {
+                    ck_assert_msg(a < 1e-10, "in-plane branch %d: share %.3g", b, a);
+                    nsym++;
+                } else {
+                    /* Out of plane: the master's z motions are symmetric where the front and
+                     * back nodes move apart, antisymmetric where they move together. */
+                    ck_assert_msg(a < 1e-10 || a > 1 - 1e-10, "branch %d: share %.3g", b, a);
+                    nanti += a > 0.5;
+                }
+            }
+            ck_assert_msg(nsym >= 3 && nanti >= 3, "state %d s = %g: %d symmetric, %d antisym.", st,
+                          s[p], nsym, nanti);
+        }
+        /* The share at the window's peak is the branch's there. */
+        for (int w = 0; w < r3->nwin; w++) {
+            const tvds_cea_window *cw = &r3->win[w];
+            int p = cw->s_peak == s[0] ? 0 : 1;
+            ck_assert_double_eq(cw->anti_peak, r3->anti[(size_t)p * r3->nbranch + cw->branch]);
+        }
+        tvds_cea_result_free(&r2);
+        tvds_cea_result_free(&r3);
+    }
+    tvds_model_free(&m2);
+    tvds_model_free(&m3);
+}
+END_TEST
+
+START_TEST(test_mirror_refused)
+{
+    /* Not symmetric about x = 0 (the master runs from x = 0 to 0.87), nor about z = 0 once
+     * turned: refused, naming a node; an unknown plane is refused too. */
+    double s[1] = {0.3}, ax[3] = {1 / sqrt(14.0), 2 / sqrt(14.0), 3 / sqrt(14.0)}, R[9];
+    rotation(ax, 0.7, R);
+    tvds_model *m = extruded(1, ID3), *mr = extruded(1, R);
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_cea_options o = opts(20, TVDS_CEA_DEFORMED);
+    tvds_cea_result *r = NULL;
+    o.mirror = 1;
+    ck_assert_int_eq(tvds_cea_run(m, 0, s, 1, &o, &r, &ctx), TVDS_ERR_INVALID);
+    ck_assert_ptr_null(r);
+    ck_assert_msg(strstr(ctx.msg, "mirror plane x = 0: node 1") &&
+                      strstr(ctx.msg, "of substructure 'master'") &&
+                      strstr(ctx.msg, "has no mirror image"),
+                  "%s", ctx.msg);
+    o.mirror = 3;
+    ck_assert_int_eq(tvds_cea_run(mr, 0, s, 1, &o, &r, &ctx), TVDS_ERR_INVALID);
+    ck_assert_msg(strstr(ctx.msg, "has no mirror image"), "%s", ctx.msg);
+    ck_assert_int_eq(tvds_cea_run(m, 0, s, 1, &o, &r, &ctx), TVDS_OK);
+    tvds_cea_result_free(&r);
+    o.mirror = 4;
+    ck_assert_int_eq(tvds_cea_run(m, 0, s, 1, &o, &r, &ctx), TVDS_ERR_INVALID);
+    tvds_model_free(&m);
+    tvds_model_free(&mr);
+}
+END_TEST
+
 Suite *cea3d_suite(void)
 {
     Suite *s = suite_create("cea3d");
@@ -1577,6 +1675,8 @@ Suite *cea3d_suite(void)
     tcase_add_test(tc, test_lateral_block);
     tcase_add_test(tc, test_path_range);
     tcase_add_test(tc, test_growth_on_faces);
+    tcase_add_test(tc, test_mirror_share);
+    tcase_add_test(tc, test_mirror_refused);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -79,6 +79,10 @@ typedef struct tvds_cea_options {
     double gap_rel;   /* refinement: two branches "approach" where their distance
                          |lambda_a - lambda_b| is a local minimum along the positions below
                          gap_rel |lambda_a|, or could close inside an interval; default 0.05 */
+    int mirror;       /* symmetry plane of the model: 0 (default) none; 1, 2, 3: x = 0, y = 0,
+                         z = 0. Each kept mode gets its antisymmetric share about it
+                         (tvds_cea_result.anti, docs/cea.md "Symmetric and antisymmetric
+                         modes"); TVDS_ERR_INVALID when a node has no mirror image */
     volatile sig_atomic_t *stop; /* nonzero: positions not started are skipped and
                                     tvds_cea_run returns TVDS_ERR_INTERRUPTED; may be NULL */
 } tvds_cea_options;
@@ -98,6 +102,8 @@ typedef struct tvds_cea_window {
     /* Along the slave's path (tvds_cea_growth; NaN before or when the path misses it): */
     double t_start, t_end; /* first entry into / last exit from [s_in, s_out] [s] */
     double growth_pred;    /* predicted amplitude growth exp(integral of Re dt) while inside */
+    double anti_peak;      /* antisymmetric share at the largest real part (NaN without
+                              tvds_cea_options.mirror) */
 } tvds_cea_window;
 
 /* The locus: npos positions x nbranch branches, position-major ([p * nbranch + b]). */
@@ -128,6 +134,10 @@ typedef struct tvds_cea_result {
     int arpack_attempts;  /* most Arnoldi runs at one position (1: the first run enclosed the
                              wanted eigenvalues everywhere) */
     double arpack_nops;   /* applications of the shift-inverted operator per position, mean */
+    double *anti; /* npos x nbranch, with tvds_cea_options.mirror only (else NULL): antisymmetric
+                     share |u_A|^2 / |u|^2 of each branch's mode over the translational physical
+                     DoFs, u_A = (u - R u_mirror) / 2; 0 symmetric, 1 antisymmetric; NaN where
+                     a branch has no mode */
 } tvds_cea_result;
 
 /* Length [m] of the contact's master surface (undeformed, sum of its segments).
@@ -179,9 +189,10 @@ TVDS_API int tvds_cea_path_range(const tvds_model *m, int contact, int slave, do
 TVDS_API void tvds_cea_result_free(tvds_cea_result **r);
 
 /* Write dir/locus.csv (position [m], branch, frequency [Hz], real part [1/s], damping ratio,
- * MAC, unstable, static normal force [N]) and dir/unstable.csv (branch, s_start [m], s_end [m],
- * f_min [Hz], f_max [Hz], max real part [1/s], then s_in, s_out [m], f at max Re [Hz], s at max
- * Re [m], t_start, t_end [s], predicted growth); dir must exist. tag (NULL or "") is inserted
+ * MAC, unstable, static normal force [N], with r->anti the antisymmetric share) and
+ * dir/unstable.csv (branch, s_start [m], s_end [m], f_min [Hz], f_max [Hz], max real part [1/s],
+ * then s_in, s_out [m], f at max Re [Hz], s at max Re [m], t_start, t_end [s], predicted growth,
+ * with r->anti the antisymmetric share at max Re); dir must exist. tag (NULL or "") is inserted
  * before ".csv" ("_undamped": locus_undamped.csv). Returns TVDS_OK or TVDS_ERR_IO. */
 TVDS_API int tvds_cea_write_csv_tag(const tvds_cea_result *r, const char *dir, const char *tag,
                                     tvds_ctx *ctx);

@@ -1841,6 +1841,143 @@ int tvds_cea_surface_length(const tvds_model *m, int contact, double *length, tv
     return TVDS_OK;
 }
 
+/* ---- Mirror symmetry (docs/cea.md, "Symmetric and antisymmetric modes") ------------------ */
+
+/* Each translational physical DoF i (global dof[i]) and its mirror image: the same component
+ * of the node at the mirrored coordinates (mir[i]), sg[i] = -1 for the component normal to the
+ * plane. Modal and rotational DoFs are left out. */
+typedef struct cea_mirror {
+    int n;
+    int *dof, *mir;
+    double *sg;
+} cea_mirror;
+
+typedef struct mirror_dof {
+    int g, sub, dir;
+    long node;
+    double x[3];
+} mirror_dof;
+
+static int mirror_cmp(const void *a, const void *b)
+{
+    double xa = ((const mirror_dof *)a)->x[0], xb = ((const mirror_dof *)b)->x[0];
+    return (xa > xb) - (xa < xb);
+}
+
+static void mirror_free(cea_mirror *mr)
+{
+    tvds_free(mr->dof);
+    tvds_free(mr->mir);
+    tvds_free(mr->sg);
+    memset(mr, 0, sizeof *mr);
+}
+
+/* The mirror partner of every translational DoF about the plane x_{plane-1} = 0, matched
+ * within 1e-6 of the model's size (the diagonal of its bounding box), preferably in the same
+ * substructure (a node on the plane is its own image; two symmetric substructures may also be
+ * each other's image). */
+static int mirror_build(const tvds_model *m, int plane, cea_mirror *mr, tvds_ctx *ctx)
+{
+    memset(mr, 0, sizeof *mr);
+    int n = 0, N = 0;
+    for (int i = 0; i < m->nsub; i++) {
+        const tvds_substructure *s = m->subs[i];
+        for (int d = 0; d < s->n; d++)
+            n += s->dofs[d].kind == TVDS_DOF_PHYSICAL && s->dofs[d].dir >= TVDS_DIR_X &&
+                 s->dofs[d].dir <= TVDS_DIR_Z;
+    }
+    if (n == 0)
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                          "cea: mirror plane: the model has no translational physical DoF");
+    mirror_dof *e = tvds_malloc((size_t)n * sizeof *e);
+    mr->dof = tvds_malloc((size_t)n * sizeof(int));
+    mr->mir = tvds_malloc((size_t)n * sizeof(int));
+    mr->sg = tvds_malloc((size_t)n * sizeof(double));
+    if (!e || !mr->dof || !mr->mir || !mr->sg) {
+        tvds_free(e);
+        mirror_free(mr);
+        return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "cea: out of memory");
+    }
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    int k = 0;
+    for (int i = 0; i < m->nsub; i++) {
+        const tvds_substructure *s = m->subs[i];
+        for (int d = 0; d < s->n; d++) {
+            const tvds_dof *q = &s->dofs[d];
+            if (q->kind != TVDS_DOF_PHYSICAL || q->dir < TVDS_DIR_X || q->dir > TVDS_DIR_Z)
+                continue;
+            e[k] = (mirror_dof){.g = N + d, .sub = i, .dir = q->dir, .node = q->node};
+            for (int c = 0; c < 3; c++) {
+                e[k].x[c] = q->xyz[c];
+                lo[c] = fmin(lo[c], q->xyz[c]);
+                hi[c] = fmax(hi[c], q->xyz[c]);
+            }
+            k++;
+        }
+        N += s->n;
+    }
+    double tol = 1e-6 * sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
+                             (hi[2] - lo[2]) * (hi[2] - lo[2]));
+    int pc = plane - 1;
+    qsort(e, (size_t)n, sizeof *e, mirror_cmp);
+    for (int i = 0; i < n; i++) {
+        double T[3] = {e[i].x[0], e[i].x[1], e[i].x[2]};
+        T[pc] = -T[pc];
+        int a = 0, b = n; /* the first entry with x >= T[0] - tol */
+        while (a < b) {
+            int h = a + (b - a) / 2;
+            if (e[h].x[0] < T[0] - tol)
+                a = h + 1;
+            else
+                b = h;
+        }
+        int best = -1;
+        double bd = INFINITY;
+        for (int pass = 0; pass < 2 && best < 0; pass++)
+            for (int j = a; j < n && e[j].x[0] <= T[0] + tol; j++) {
+                if (e[j].dir != e[i].dir || (pass == 0 && e[j].sub != e[i].sub)) continue;
+                double dist = fmax(fabs(e[j].x[0] - T[0]),
+                                   fmax(fabs(e[j].x[1] - T[1]), fabs(e[j].x[2] - T[2])));
+                if (dist <= tol && dist < bd) {
+                    bd = dist;
+                    best = j;
+                }
+            }
+        if (best < 0) {
+            const tvds_substructure *s = m->subs[e[i].sub];
+            int rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                                "cea: mirror plane %c = 0: node %ld of substructure '%s' at "
+                                "(%g, %g, %g) m has no mirror image (no node with a %c DoF within "
+                                "%.3g m of (%g, %g, %g)): the model is not symmetric about it",
+                                "xyz"[pc], e[i].node, s->name ? s->name : "?", e[i].x[0], e[i].x[1],
+                                e[i].x[2], "xyz"[e[i].dir], tol, T[0], T[1], T[2]);
+            tvds_free(e);
+            mirror_free(mr);
+            return rc;
+        }
+        mr->dof[i] = e[i].g;
+        mr->mir[i] = e[best].g;
+        mr->sg[i] = e[i].dir == pc ? -1.0 : 1.0;
+    }
+    mr->n = n;
+    tvds_free(e);
+    return TVDS_OK;
+}
+
+/* Antisymmetric share |u_A|^2 / |u|^2 of the complex shape u (N x 2, re/im interleaved) over
+ * the translational DoFs, u_A = (u - R u_mirror) / 2 (NaN for a shape without them). */
+static double mirror_share(const cea_mirror *mr, const double *u)
+{
+    double a = 0.0, t = 0.0;
+    for (int i = 0; i < mr->n; i++) {
+        const double *x = u + 2 * (size_t)mr->dof[i], *y = u + 2 * (size_t)mr->mir[i];
+        double dr = 0.5 * (x[0] - mr->sg[i] * y[0]), di = 0.5 * (x[1] - mr->sg[i] * y[1]);
+        a += dr * dr + di * di;
+        t += x[0] * x[0] + x[1] * x[1];
+    }
+    return t > 0.0 ? a / t : NAN;
+}
+
 void tvds_cea_result_free(tvds_cea_result **r)
 {
     if (!r || !*r) return;
@@ -1853,6 +1990,7 @@ void tvds_cea_result_free(tvds_cea_result **r)
     tvds_free((*r)->lambda_n);
     tvds_free((*r)->slope);
     tvds_free((*r)->win);
+    tvds_free((*r)->anti);
     tvds_free(*r);
     *r = NULL;
 }
@@ -1864,9 +2002,10 @@ static double unstable_threshold(const tvds_cea_options *o, double re, double im
 
 /* Follow the branches along the positions P[0..npos-1] (path order) by MAC: the lowest nb
  * candidates at the first position, then a greedy assignment by decreasing MAC (ties, as at a
- * coalescence, by the nearest eigenvalue). Fills freq, re, zeta, mac (npos x nb). */
+ * coalescence, by the nearest eigenvalue). Fills freq, re, zeta, mac (npos x nb) and, with a
+ * mirror plane mr, the antisymmetric shares anti. */
 static int track(cea_pos *const *P, int npos, int nb, int ncand, int N, double *freq, double *re,
-                 double *zeta, double *macv)
+                 double *zeta, double *macv, const cea_mirror *mr, double *anti)
 {
     int *cur = tvds_malloc((size_t)nb * sizeof(int)); /* candidate of branch b at p-1 */
     int *nxt = tvds_malloc((size_t)nb * sizeof(int));
@@ -1928,8 +2067,10 @@ static int track(cea_pos *const *P, int npos, int nb, int ncand, int N, double *
             size_t k = (size_t)i * nb + b;
             if (cur[b] < 0) {
                 freq[k] = re[k] = zeta[k] = NAN;
+                if (anti) anti[k] = NAN;
                 continue;
             }
+            if (anti) anti[k] = mirror_share(mr, Pi->u + (size_t)cur[b] * 2 * N);
             double lr = Pi->lre[cur[b]], li = Pi->lim[cur[b]];
             freq[k] = li / (2.0 * TVDS_PI);
             re[k] = lr;
@@ -2049,6 +2190,7 @@ static int find_windows(tvds_cea_result *res, const tvds_cea_options *o)
                 cw->f_min = cw->f_max = cw->f_peak = res->freq[k];
                 cw->re_max = res->re[k];
                 cw->s_peak = s[i];
+                cw->anti_peak = res->anti ? res->anti[k] : NAN;
                 cw->s_in = s[i];
                 if (i > 0) {
                     size_t kp = (size_t)(i - 1) * nb + b;
@@ -2070,6 +2212,7 @@ static int find_windows(tvds_cea_result *res, const tvds_cea_options *o)
                     cw->re_max = res->re[k];
                     cw->f_peak = res->freq[k];
                     cw->s_peak = s[i];
+                    cw->anti_peak = res->anti ? res->anti[k] : NAN;
                 }
             } else if (open) {
                 tvds_cea_window *cw = &res->win[res->nwin - 1];
@@ -2114,6 +2257,10 @@ static int cea_run(const tvds_model *m, int contact, const double *s, int npos,
         return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "cea: unknown solver %d", o.solver);
     if (o.state != TVDS_CEA_DEFORMED && o.state != TVDS_CEA_UNDEFORMED)
         return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "cea: unknown linearisation state %d", o.state);
+    if (o.mirror < 0 || o.mirror > 3)
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                          "cea: mirror plane %d: expected 0 (none), 1, 2 or 3 (x, y or z = 0)",
+                          o.mirror);
     cea_problem p;
     int rc = setup(m, contact, &o, &p, ctx);
     if (rc) {
@@ -2174,6 +2321,16 @@ static int cea_run(const tvds_model *m, int contact, const double *s, int npos,
             return rc;
         }
     }
+    cea_mirror mr;
+    if (o.mirror) {
+        rc = mirror_build(m, o.mirror, &mr, ctx);
+        if (rc) {
+            problem_free(&p);
+            return rc;
+        }
+    } else {
+        memset(&mr, 0, sizeof mr);
+    }
     double smin = s[0], smax = s[0];
     for (int i = 1; i < npos; i++) {
         if (s[i] < smin) smin = s[i];
@@ -2216,7 +2373,7 @@ static int cea_run(const tvds_model *m, int contact, const double *s, int npos,
     cea_pos **P2 = tvds_calloc((size_t)cap_pos, sizeof *P2);
     double *S = tvds_malloc((size_t)cap_pos * sizeof *S),
            *S2 = tvds_malloc((size_t)cap_pos * sizeof *S2);
-    double *fq = NULL, *rr = NULL, *zz = NULL, *mc = NULL;
+    double *fq = NULL, *rr = NULL, *zz = NULL, *mc = NULL, *an = NULL;
     tvds_cea_result *res = tvds_calloc(1, sizeof *res);
     int nw = 0, ncomp = 0, nord = 0;
     if (!work || !pool || !P || !P2 || !S || !S2 || !res) goto nomem;
@@ -2317,9 +2474,10 @@ static int cea_run(const tvds_model *m, int contact, const double *s, int npos,
             rr = tvds_malloc(tot * sizeof *rr);
             zz = tvds_malloc(tot * sizeof *zz);
             mc = tvds_malloc(tot * sizeof *mc);
-            if (!fq || !rr || !zz || !mc) goto nomem;
+            if (mr.n) an = tvds_malloc(tot * sizeof *an);
+            if (!fq || !rr || !zz || !mc || (mr.n && !an)) goto nomem;
         }
-        if (track(P, nord, nb, ncand, N, fq, rr, zz, mc)) goto nomem;
+        if (track(P, nord, nb, ncand, N, fq, rr, zz, mc, &mr, an)) goto nomem;
         if (!refine) break;
         /* Intervals to split, in path order; new positions go to the pool's end. */
         int add = 0, n2 = 0;
@@ -2390,7 +2548,8 @@ static int cea_run(const tvds_model *m, int contact, const double *s, int npos,
     res->re = rr;
     res->zeta = zz;
     res->mac = mc;
-    fq = rr = zz = mc = NULL;
+    res->anti = an;
+    fq = rr = zz = mc = an = NULL;
     res->arpack = arpack;
     for (int i = 0; i < nord; i++) {
         res->s[i] = S[i];
@@ -2413,6 +2572,7 @@ static int cea_run(const tvds_model *m, int contact, const double *s, int npos,
     tvds_free(S);
     tvds_free(S2);
     problem_free(&p);
+    mirror_free(&mr);
     *out = res;
     return TVDS_OK;
 nomem:
@@ -2434,8 +2594,10 @@ fail:
     tvds_free(rr);
     tvds_free(zz);
     tvds_free(mc);
+    tvds_free(an);
     tvds_cea_result_free(&res);
     problem_free(&p);
+    mirror_free(&mr);
     return rc;
 }
 
@@ -2726,8 +2888,9 @@ int tvds_cea_write_csv_tag(const tvds_cea_result *r, const char *dir, const char
     FILE *f = open_csv(dir, "locus", tag, &path, &rc, ctx);
     if (!f) return rc;
     fputs("position [m],branch,frequency [Hz],real part [1/s],damping ratio,MAC,unstable,"
-          "static normal force [N]\n",
+          "static normal force [N]",
           f);
+    fputs(r->anti ? ",antisymmetric share\n" : "\n", f);
     for (int i = 0; i < r->npos; i++)
         for (int b = 0; b < r->nbranch; b++) {
             size_t k = (size_t)i * r->nbranch + b;
@@ -2737,20 +2900,29 @@ int tvds_cea_write_csv_tag(const tvds_cea_result *r, const char *dir, const char
                 if (r->win[w].branch == b && r->s[i] >= r->win[w].s_start &&
                     r->s[i] <= r->win[w].s_end)
                     uns = 1;
-            fprintf(f, "%.17g,%d,%.17g,%.17g,%.17g,%.6f,%d,%.10g\n", r->s[i], b, r->freq[k],
-                    r->re[k], r->zeta[k], r->mac[k], uns, r->lambda_n ? r->lambda_n[i] : 0.0);
+            fprintf(f, "%.17g,%d,%.17g,%.17g,%.17g,%.6f,%d,%.10g", r->s[i], b, r->freq[k], r->re[k],
+                    r->zeta[k], r->mac[k], uns, r->lambda_n ? r->lambda_n[i] : 0.0);
+            if (r->anti)
+                fprintf(f, ",%.6e\n", r->anti[k]);
+            else
+                fputc('\n', f);
         }
     if ((rc = close_csv(f, path, ctx))) return rc;
     f = open_csv(dir, "unstable", tag, &path, &rc, ctx);
     if (!f) return rc;
     fputs("branch,s_start [m],s_end [m],f_min [Hz],f_max [Hz],max real part [1/s],s_in [m],"
-          "s_out [m],f at max Re [Hz],s at max Re [m],t_start [s],t_end [s],predicted growth\n",
+          "s_out [m],f at max Re [Hz],s at max Re [m],t_start [s],t_end [s],predicted growth",
           f);
+    fputs(r->anti ? ",antisymmetric share at max Re\n" : "\n", f);
     for (int w = 0; w < r->nwin; w++) {
         const tvds_cea_window *cw = &r->win[w];
-        fprintf(f, "%d,%.17g,%.17g,%.17g,%.17g,%.17g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.6g\n",
+        fprintf(f, "%d,%.17g,%.17g,%.17g,%.17g,%.17g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.6g",
                 cw->branch, cw->s_start, cw->s_end, cw->f_min, cw->f_max, cw->re_max, cw->s_in,
                 cw->s_out, cw->f_peak, cw->s_peak, cw->t_start, cw->t_end, cw->growth_pred);
+        if (r->anti)
+            fprintf(f, ",%.6e\n", cw->anti_peak);
+        else
+            fputc('\n', f);
     }
     return close_csv(f, path, ctx);
 }

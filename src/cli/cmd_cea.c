@@ -63,6 +63,13 @@ static void cea_help(FILE *out)
           "                  perturbations, i.e. leave out the damping mu lambda_N / |v_t| of the\n"
           "                  relative velocity across the sliding direction (docs/cea.md,\n"
           "                  \"Lateral friction damping\"; for comparison)\n"
+          "  --mirror x|y|z  the model is symmetric about the plane x = 0, y = 0 or z = 0 of its\n"
+          "                  coordinates: each mode gets its antisymmetric share |u_A|^2/|u|^2\n"
+          "                  over the translational physical DoFs (0: symmetric, e.g. the\n"
+          "                  in-plane modes; 1: antisymmetric, e.g. lateral bending and\n"
+          "                  torsion about z = 0), a column of locus.csv and unstable.csv and\n"
+          "                  listed for each window; refused when a node has no mirror image\n"
+          "                  (docs/cea.md, \"Symmetric and antisymmetric modes\")\n"
           "  --threads T     OpenMP threads over positions (default: OpenMP's)\n"
           "  --set S.K=V     override a case key (as 'tvds run')\n"
           "  -o, --output D  output directory (created; default out/<case name>/cea)\n"
@@ -163,6 +170,16 @@ int tvds_cmd_cea(int argc, char **argv)
                 goto usage_fail;
             }
             o.nthreads = (int)v;
+        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--mirror", NULL, &val)) != 0) {
+            if (r < 0) goto usage_fail;
+            if (!strcmp(val, "x") || !strcmp(val, "y") || !strcmp(val, "z")) {
+                o.mirror = 1 + (val[0] - 'x');
+            } else {
+                tvds_cli_usage_error("cea: --mirror %s: expected x, y or z (the plane x = 0, "
+                                     "y = 0 or z = 0)",
+                                     val);
+                goto usage_fail;
+            }
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--state", NULL, &val)) != 0) {
             if (r < 0) goto usage_fail;
             if (!strcmp(val, "deformed"))
@@ -359,6 +376,7 @@ int tvds_cmd_cea(int argc, char **argv)
         const tvds_cea_window *cw = &res->win[w];
         printf("  unstable: branch %d, s in [%.6g, %.6g] m, f in [%.6g, %.6g] Hz, max Re %.4g 1/s",
                cw->branch, cw->s_start, cw->s_end, cw->f_min, cw->f_max, cw->re_max);
+        if (res->anti) printf(", antisymmetric share %.3g", cw->anti_peak);
         if (isfinite(cw->growth_pred))
             printf(", crossed at t = %.4g ... %.4g s, predicted growth %.3g", cw->t_start,
                    cw->t_end, cw->growth_pred);
