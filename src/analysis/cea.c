@@ -1947,7 +1947,7 @@ static int mirror_build(const tvds_model *m, int plane, cea_mirror *mr, tvds_ctx
             const tvds_substructure *s = m->subs[e[i].sub];
             int rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
                                 "cea: mirror plane %c = 0: node %ld of substructure '%s' at "
-                                "(%g, %g, %g) m has no mirror image (no node with a %c DoF within "
+                                "(%g, %g, %g) m has no mirror image (no %c DoF within "
                                 "%.3g m of (%g, %g, %g)): the model is not symmetric about it",
                                 "xyz"[pc], e[i].node, s->name ? s->name : "?", e[i].x[0], e[i].x[1],
                                 e[i].x[2], "xyz"[e[i].dir], tol, T[0], T[1], T[2]);
