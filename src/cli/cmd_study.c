@@ -265,6 +265,7 @@ static int study_cea(const study_geom *g, const tvds_model *m, const double *s, 
     if (g->dim3) {
         if ((rc = study_abscissa(g, m, &off, ctx))) return rc;
         co.slave = TVDS_CEA_ALL_SLAVES;
+        co.mirror = 3; /* the pair is symmetric about its mid-width plane z = 0 */
         /* The solids add lateral and torsional modes: the 20 lowest branches of the 2D study
          * reach only 5.6 kHz in 3D (measured), below the 2D couplings at 6.9 and 10.6 kHz. */
         co.nmodes = STUDY_MODES_3D;
@@ -369,15 +370,25 @@ static void windows_table(FILE *fp, const tvds_cea_result *r, int mark, int mark
         fprintf(fp, "No unstable window.\n");
         return;
     }
+    /* 3D: the mode family about the mirror plane z = 0 (docs/cea.md, "Symmetric and
+     * antisymmetric modes"); 2D results have no share and no column. */
+    int fam = isfinite(r->win[0].anti_peak);
     fprintf(fp,
             "| branch | s_in … s_out [mm] | width [mm] | f at max Re [Hz] | max Re [1/s] | "
-            "predicted growth at %.0f mm/s |\n|---|---|---|---|---|---|\n",
-            v_mm_s);
+            "predicted growth at %.0f mm/s |%s\n|---|---|---|---|---|---|%s\n",
+            v_mm_s, fam ? " antisymmetric share at max Re (family) |" : "", fam ? "---|" : "");
     for (int w = 0; w < r->nwin; w++) {
         const tvds_cea_window *cw = &r->win[w];
-        fprintf(fp, "| %d | %.3f … %.3f | %.3f | %.0f | %.4g | %.3g |%s\n", cw->branch,
-                1e3 * cw->s_in, 1e3 * cw->s_out, 1e3 * fabs(cw->s_out - cw->s_in), cw->f_peak,
-                cw->re_max, cw->growth_pred,
+        fprintf(fp, "| %d | %.3f … %.3f | %.3f | %.0f | %.4g | %.3g |", cw->branch, 1e3 * cw->s_in,
+                1e3 * cw->s_out, 1e3 * fabs(cw->s_out - cw->s_in), cw->f_peak, cw->re_max,
+                cw->growth_pred);
+        if (fam)
+            fprintf(fp, " %.2g (%s) |", cw->anti_peak,
+                    !isfinite(cw->anti_peak) ? "?"
+                    : cw->anti_peak < 0.01   ? "in-plane"
+                    : cw->anti_peak > 0.99   ? "lateral/torsional"
+                                             : "mixed");
+        fprintf(fp, "%s\n",
                 w == mark    ? " ← strongest"
                 : w == mark2 ? " ← strongest without a master node (studied)"
                              : "");

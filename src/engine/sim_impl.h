@@ -30,13 +30,13 @@ typedef struct sim_sub {
     double work[2]; /* the work sums of the step (fext and fdamp against 0.5 (x_new - x_prev)),
                        computed in the corrector's pass when it is the last change of x_new */
     long work_ver;  /* work[] belongs to x_new while work_ver == ver[1]; 0: none */
-    long kx_ver;   /* cpush holds K x while kx_ver == ver[0] (the lumped predictor computes it;
-                      the strain energy of the step reuses it), else -1 */
-    int damp_kind; /* enum tvds_damping_kind actually used */
-    double *Y;     /* n x n column-major (see above) */
-    double *w2;    /* n: modal omega^2 [1/s^2] (modal path), all generalized eigenvalues */
-    double w2max;  /* largest omega^2 */
-    double dt_cd;  /* stable step of central differences for this substructure [s] */
+    long kx_ver;    /* cpush holds K x while kx_ver == ver[0] (the lumped predictor computes it;
+                       the strain energy of the step reuses it), else -1 */
+    int damp_kind;  /* enum tvds_damping_kind actually used */
+    double *Y;      /* n x n column-major (see above) */
+    double *w2;     /* n: modal omega^2 [1/s^2] (modal path), all generalized eigenvalues */
+    double w2max;   /* largest omega^2 */
+    double dt_cd;   /* stable step of central differences for this substructure [s] */
     double *x_prev, *x, *x_new; /* n: coordinates at t_{n-1}, t_n, t_{n+1} */
     double *fext;               /* n: external force in coordinates at t_n (loads, gravity, base) */
     double *fel;                /* n: discrete element forces in coordinates at t_n */
@@ -259,7 +259,8 @@ struct tvds_data {
 /* ---- sim_state.c: helpers shared by every phase ---- */
 /* Physical displacement of DoF dof of substructure s from coordinates x. */
 double sim_phys(const sim_sub *s, const double *x, int dof);
-/* u[0], u[1] = sim_phys(s, x, dof0), sim_phys(s, x, dof1) in one pass over x (equal bit for bit). */
+/* u[0], u[1] = sim_phys(s, x, dof0), sim_phys(s, x, dof1) in one pass over x (equal bit for bit).
+ */
 void sim_phys2(const sim_sub *s, const double *x, int dof0, int dof1, double u[2]);
 /* G of a modal substructure: Y(:,cand)^T diag(wk) Y(:,cand) (wk NULL: identity, G = M^-1 on
  * the candidates; wk = bh: the one-step flexibility of exact propagation). */
