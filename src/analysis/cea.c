@@ -1000,6 +1000,40 @@ static double build_rows(const cea_problem *p, const cea_geom *g, cea_work *w)
     return chi;
 }
 
+/* The frame of a node on the deformed 2D segment g->seg: T1 at x1, T2 at x2, the slave at xc
+ * (all at X + u). ng (a copy of g) receives the length, t, n, alpha clamped to [0, 1] and the
+ * weights; on a C1 master the frame of the curve through the deformed nodes at that alpha (the
+ * preload stiffness keeps the chord's rotation: docs/cea.md). -1 when T1 and T2 coincide. */
+static int segment_deformed(const cea_problem *x, const cea_geom *g, const double *u,
+                            const double x1[2], const double x2[2], const double xc[2],
+                            cea_geom *ng)
+{
+    double d[2] = {x2[0] - x1[0], x2[1] - x1[1]}, L = hypot(d[0], d[1]);
+    if (!(L > 0)) return -1;
+    ng->len = L;
+    ng->t[0] = d[0] / L;
+    ng->t[1] = d[1] / L;
+    ng->n[0] = -ng->t[1];
+    ng->n[1] = ng->t[0];
+    ng->alpha = ((xc[0] - x1[0]) * ng->t[0] + (xc[1] - x1[1]) * ng->t[1]) / L;
+    if (ng->alpha < 0) ng->alpha = 0;
+    if (ng->alpha > 1) ng->alpha = 1;
+    ng->wgt[0] = 1.0 - ng->alpha;
+    ng->wgt[1] = ng->alpha;
+    if (x->smooth) {
+        int k0 = g->seg > 0 ? g->seg - 1 : 0,
+            k1 = g->seg + 2 < x->nmaster ? g->seg + 2 : g->seg + 1;
+        double xyd[2 * 4];
+        for (int q = k0; q <= k1; q++)
+            for (int d2 = 0; d2 < 2; d2++)
+                xyd[2 * (q - k0) + d2] = x->master_xy[2 * q + d2] + u[x->master_dof[2 * q + d2]];
+        cea_problem sub = *x;
+        sub.nmaster = k1 - k0 + 1;
+        c1_frame(&sub, xyd, g->seg - k0, ng->alpha, ng);
+    }
+    return 0;
+}
+
 /* Static sliding state at the position of geometry *g (undeformed on entry, deformed on exit):
  *   K u + B_E(u)^T lambda = f,   gap(u) = 0,   bilateral rows B u = 0,
  * with n, alpha of the contact row taken from the deformed positions X + u and the slave placed
@@ -1067,33 +1101,8 @@ static int static_state(const cea_problem *p, double s, cea_geom *g, cea_work *w
             x2[k] = X2[k] + b[p->master_dof[2 * (g->seg + 1) + k]];
             xc[k] = XC[k] + b[p->slave_dof[k]];
         }
-        double d[2] = {x2[0] - x1[0], x2[1] - x1[1]}, L = hypot(d[0], d[1]);
-        if (!(L > 0)) return TVDS_ERR_SINGULAR;
         cea_geom ng = *g;
-        ng.len = L;
-        ng.t[0] = d[0] / L;
-        ng.t[1] = d[1] / L;
-        ng.n[0] = -ng.t[1];
-        ng.n[1] = ng.t[0];
-        ng.alpha = ((xc[0] - x1[0]) * ng.t[0] + (xc[1] - x1[1]) * ng.t[1]) / L;
-        if (ng.alpha < 0) ng.alpha = 0;
-        if (ng.alpha > 1) ng.alpha = 1;
-        ng.wgt[0] = 1.0 - ng.alpha;
-        ng.wgt[1] = ng.alpha;
-        if (p->smooth) {
-            /* C1 master: the frame of the curve through the deformed nodes at the chord's alpha
-             * (the preload stiffness below keeps the chord's rotation: docs/cea.md). */
-            int k0 = g->seg > 0 ? g->seg - 1 : 0,
-                k1 = g->seg + 2 < p->nmaster ? g->seg + 2 : g->seg + 1;
-            double xyd[2 * 4];
-            for (int q = k0; q <= k1; q++)
-                for (int d2 = 0; d2 < 2; d2++)
-                    xyd[2 * (q - k0) + d2] =
-                        p->master_xy[2 * q + d2] + b[p->master_dof[2 * q + d2]];
-            cea_problem sub = *p;
-            sub.nmaster = k1 - k0 + 1;
-            c1_frame(&sub, xyd, g->seg - k0, ng.alpha, &ng);
-        }
+        if (segment_deformed(p, g, b, x1, x2, xc, &ng)) return TVDS_ERR_SINGULAR;
         double change =
             fabs(ng.alpha - g->alpha) + fabs(ng.n[0] - g->n[0]) + fabs(ng.n[1] - g->n[1]);
         *g = ng;
@@ -1339,29 +1348,7 @@ static double node_update(const cea_problem *x, cea_geom *g, const double *u)
         x2[k] = x->master_xy[2 * (g->seg + 1) + k] + u[x->master_dof[2 * (g->seg + 1) + k]];
         xc[k] = g->xc[k] + u[sd[k]];
     }
-    double d[2] = {x2[0] - x1[0], x2[1] - x1[1]}, L = hypot(d[0], d[1]);
-    if (!(L > 0)) return -1.0;
-    ng.len = L;
-    ng.t[0] = d[0] / L;
-    ng.t[1] = d[1] / L;
-    ng.n[0] = -ng.t[1];
-    ng.n[1] = ng.t[0];
-    ng.alpha = ((xc[0] - x1[0]) * ng.t[0] + (xc[1] - x1[1]) * ng.t[1]) / L;
-    if (ng.alpha < 0) ng.alpha = 0;
-    if (ng.alpha > 1) ng.alpha = 1;
-    ng.wgt[0] = 1.0 - ng.alpha;
-    ng.wgt[1] = ng.alpha;
-    if (x->smooth) {
-        int k0 = g->seg > 0 ? g->seg - 1 : 0,
-            k1 = g->seg + 2 < x->nmaster ? g->seg + 2 : g->seg + 1;
-        double xyd[2 * 4];
-        for (int q = k0; q <= k1; q++)
-            for (int d2 = 0; d2 < 2; d2++)
-                xyd[2 * (q - k0) + d2] = x->master_xy[2 * q + d2] + u[x->master_dof[2 * q + d2]];
-        cea_problem sub = *x;
-        sub.nmaster = k1 - k0 + 1;
-        c1_frame(&sub, xyd, g->seg - k0, ng.alpha, &ng);
-    }
+    if (segment_deformed(x, g, u, x1, x2, xc, &ng)) return -1.0;
     double ch = fabs(ng.alpha - g->alpha) + fabs(ng.n[0] - g->n[0]) + fabs(ng.n[1] - g->n[1]);
     *g = ng;
     return ch;
