@@ -1000,6 +1000,29 @@ static double build_rows(const cea_problem *p, const cea_geom *g, cea_work *w)
     return chi;
 }
 
+/* The static saddle-point matrix [[K, ks B_E^T], [ks B_C, 0]] of the rows in w->rows into w->KKT
+ * (order N + rows, column-major) and its right-hand side [f; 0] into w->krhs; ks scales the
+ * rows so that the blocks have comparable sizes. Returns the order. */
+static int kkt_assemble(const cea_problem *p, cea_work *w, double ks)
+{
+    int N = p->N;
+    const cea_rows *r = &w->rows;
+    int nr = r->nrows, nk = N + nr;
+    double *A = w->KKT, *b = w->krhs;
+    memset(A, 0, (size_t)nk * nk * sizeof *A);
+    for (int c = 0; c < N; c++)
+        memcpy(A + (size_t)c * nk, p->K + (size_t)c * N, (size_t)N * sizeof *A);
+    for (int i = 0; i < nr; i++)
+        for (int k = r->ptr[i]; k < r->ptr[i + 1]; k++) {
+            A[(size_t)(N + i) * nk + r->col[k]] += ks * r->be[k];
+            A[(size_t)r->col[k] * nk + N + i] += ks * r->bc[k];
+        }
+    memcpy(b, p->f, (size_t)N * sizeof *b);
+    for (int i = 0; i < nr; i++)
+        b[N + i] = 0.0;
+    return nk;
+}
+
 /* The frame of a node on the deformed 2D segment g->seg: T1 at x1, T2 at x2, the slave at xc
  * (all at X + u). ng (a copy of g) receives the length, t, n, alpha clamped to [0, 1] and the
  * weights; on a C1 master the frame of the curve through the deformed nodes at that alpha (the
@@ -1063,21 +1086,8 @@ static int static_state(const cea_problem *p, double s, cea_geom *g, cea_work *w
     double last = INFINITY;
     for (int it = 0; it < 30; it++) {
         build_rows(p, g, w);
-        const cea_rows *r = &w->rows;
-        int nr = r->nrows, nk = N + nr;
+        int nr = w->rows.nrows, nk = kkt_assemble(p, w, ks);
         double *A = w->KKT, *b = w->krhs;
-        memset(A, 0, (size_t)nk * nk * sizeof *A);
-        for (int c = 0; c < N; c++)
-            memcpy(A + (size_t)c * nk, p->K + (size_t)c * N, (size_t)N * sizeof *A);
-        /* Rows scaled by ks so that the saddle-point blocks have comparable sizes. */
-        for (int i = 0; i < nr; i++)
-            for (int k = r->ptr[i]; k < r->ptr[i + 1]; k++) {
-                A[(size_t)(N + i) * nk + r->col[k]] += ks * r->be[k];
-                A[(size_t)r->col[k] * nk + N + i] += ks * r->bc[k];
-            }
-        memcpy(b, p->f, (size_t)N * sizeof *b);
-        for (int i = 0; i < nr; i++)
-            b[N + i] = 0.0;
         if (!p->rigid) {
             /* The contact row (last): B_C u = -g0, g0 the gap of the undeformed positions. */
             double g0 = g->n[0] * (XC[0] - (1 - g->alpha) * X1[0] - g->alpha * X2[0]) +
@@ -1420,20 +1430,8 @@ static int static_state_gen(const cea_problem *p, cea_geom *g, cea_work *w, doub
         double last = INFINITY, change = INFINITY;
         for (int it = 0; it < 30; it++) {
             build_rows(p, g, w);
-            const cea_rows *r = &w->rows;
-            int nr = r->nrows, nk = N + nr;
+            int nk = kkt_assemble(p, w, ks);
             double *A = w->KKT, *b = w->krhs;
-            memset(A, 0, (size_t)nk * nk * sizeof *A);
-            for (int c = 0; c < N; c++)
-                memcpy(A + (size_t)c * nk, p->K + (size_t)c * N, (size_t)N * sizeof *A);
-            for (int i = 0; i < nr; i++)
-                for (int k = r->ptr[i]; k < r->ptr[i + 1]; k++) {
-                    A[(size_t)(N + i) * nk + r->col[k]] += ks * r->be[k];
-                    A[(size_t)r->col[k] * nk + N + i] += ks * r->bc[k];
-                }
-            memcpy(b, p->f, (size_t)N * sizeof *b);
-            for (int i = 0; i < p->nbil; i++)
-                b[N + i] = 0.0;
             for (int q = 0; q < na; q++)
                 b[N + p->nbil + q] = -ks * gap0(part[q], gg[q]);
             int info = LAPACKE_dgesv(LAPACK_COL_MAJOR, nk, 1, A, nk, w->kpiv, b, nk);

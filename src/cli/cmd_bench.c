@@ -733,12 +733,37 @@ static int bench_reduce(btab *t, const char *dir, const char *sizes, double scip
     return rc;
 }
 
+/* us per step of model m (read from path) with subs-b and FiLm, one row each: item "<what>
+ * <method> us/step", note "<desc>, n = <DoFs>, median of R segments of N steps<tail>". */
+static int bench_two_methods(btab *t, tvds_model *m, const char *path, int R, int quick,
+                             const char *what, const char *desc, const char *tail)
+{
+    static const int methods[2] = {TVDS_METHOD_SUBS_B, TVDS_METHOD_FILM};
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    int n = 0;
+    for (int s = 0; s < m->nsub; s++)
+        n += m->subs[s]->n;
+    for (int k = 0; k < 2; k++) {
+        tvds_bench_timing tm;
+        double useg[16];
+        long nst = quick ? 2000 : 20000;
+        m->opt.method = methods[k];
+        int rc = tvds_bench_segments(m, nst, R, useg, &tm, &ctx);
+        if (rc) return fail(path, rc, &ctx);
+        char item[64];
+        snprintf(item, sizeof item, "%s %s us/step", what, tvds_method_name(methods[k]));
+        add(t, "3d", item, tm.us_per_step, "us", "%s, n = %d, median of %d segments of %ld steps%s",
+            desc, n, R, nst, tail);
+    }
+    return TVDS_OK;
+}
+
 /* 3D node-to-face contact: a slider on a plate of 8 x 8 faces (tvds_bench_plate_write), per
  * face kind and method. */
 static int bench_plate(btab *t, const char *dir, int R, int quick)
 {
     static const int kinds[2] = {4, 9};
-    static const int methods[2] = {TVDS_METHOD_SUBS_B, TVDS_METHOD_FILM};
     for (int i = 0; i < 2; i++) {
         tvds_ctx ctx;
         tvds_ctx_init(&ctx);
@@ -748,25 +773,11 @@ static int bench_plate(btab *t, const char *dir, int R, int quick)
         if (rc) return fail("plate model", rc, &ctx);
         tvds_model *m = NULL;
         if ((rc = tvds_case_read(cpath, NULL, 0, &m, &ctx))) return fail(cpath, rc, &ctx);
-        int n = 0;
-        for (int s = 0; s < m->nsub; s++)
-            n += m->subs[s]->n;
-        for (int k = 0; k < 2; k++) {
-            tvds_bench_timing tm;
-            double useg[16];
-            long nst = quick ? 2000 : 20000;
-            m->opt.method = methods[k];
-            if ((rc = tvds_bench_segments(m, nst, R, useg, &tm, &ctx))) {
-                tvds_model_free(&m);
-                return fail(cpath, rc, &ctx);
-            }
-            char item[64];
-            snprintf(item, sizeof item, "%d-node faces %s us/step", kinds[i],
-                     tvds_method_name(methods[k]));
-            add(t, "3d", item, tm.us_per_step, "us",
-                "plate 8 x 8 faces, n = %d, median of %d segments of %ld steps", n, R, nst);
-        }
+        char what[32];
+        snprintf(what, sizeof what, "%d-node faces", kinds[i]);
+        rc = bench_two_methods(t, m, cpath, R, quick, what, "plate 8 x 8 faces", "");
         tvds_model_free(&m);
+        if (rc) return rc;
     }
     return TVDS_OK;
 }
@@ -777,7 +788,6 @@ static int bench_plate(btab *t, const char *dir, int R, int quick)
 static int bench_bob3d(btab *t, const char *dir, int R, int quick)
 {
     static const char *case3d = "models/beam_on_beam/beam_on_beam_3d.ini";
-    static const int methods[2] = {TVDS_METHOD_SUBS_B, TVDS_METHOD_FILM};
     if (access(case3d, R_OK) != 0) return TVDS_OK; /* not run from the source tree */
     tvds_ctx ctx;
     tvds_ctx_init(&ctx);
@@ -797,29 +807,13 @@ static int bench_bob3d(btab *t, const char *dir, int R, int quick)
     const char *ov[2] = {o[0], o[1]};
     tvds_model *m = NULL;
     if ((rc = tvds_case_read(case3d, ov, 2, &m, &ctx))) return fail(case3d, rc, &ctx);
-    int n = 0;
-    for (int s = 0; s < m->nsub; s++)
-        n += m->subs[s]->n;
-    for (int k = 0; k < 2; k++) {
-        tvds_bench_timing tm;
-        double useg[16];
-        long nst = quick ? 2000 : 20000;
-        m->opt.method = methods[k];
-        if ((rc = tvds_bench_segments(m, nst, R, useg, &tm, &ctx))) {
-            tvds_model_free(&m);
-            return fail(case3d, rc, &ctx);
-        }
-        char item[64];
-        snprintf(item, sizeof item, "beam-on-beam 3D %s us/step", tvds_method_name(methods[k]));
-        add(t, "3d", item, tm.us_per_step, "us",
-            "5 tip nodes on 196 faces, n = %d, median of %d segments of %ld steps from rest", n, R,
-            nst);
-    }
+    rc = bench_two_methods(t, m, case3d, R, quick, "beam-on-beam 3D", "5 tip nodes on 196 faces",
+                           " from rest");
     tvds_model_free(&m);
-    return TVDS_OK;
+    return rc;
 }
 
-/* Sweep efficiency on 2 workers (issue goal: >= 90 % of ideal): the same 8-point sweep of the
+/* Sweep efficiency on 2 workers (target: >= 90 % of ideal): the same 8-point sweep of the
  * case run in this process on 1 and on 2 OpenMP workers, alternately, R times each; the
  * efficiency is wall(1) / (2 wall(2)) from the medians. The load average before the section is
  * recorded with it: on a machine shared with other jobs the figure says more about the load. */
