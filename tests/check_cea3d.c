@@ -283,6 +283,48 @@ static tvds_cea_options opts(int nmodes, int state)
     return o;
 }
 
+/* Static state of a penalty reference: K u - f - F(X, u) = 0 by Newton with the Jacobian
+ * K - dF/du by central differences (step 1e-7), from the u given, to a residual below tol;
+ * force(X, u, F) on n DoFs, K row-major n x n. J (n x n, the caller's: it may be large) holds the
+ * last Jacobian. */
+static void penalty_static(void (*force)(const double *, const double *, double *), int n,
+                           const double *X, const double *K, const double *f, double tol, double *u,
+                           double *J)
+{
+    double R[n], F[n], Fp[n], Fm[n], h = 1e-7;
+    for (int it = 0; it < 50; it++) {
+        force(X, u, F);
+        double rn = 0.0;
+        for (int i = 0; i < n; i++) {
+            R[i] = -f[i] - F[i];
+            for (int j = 0; j < n; j++)
+                R[i] += K[i * n + j] * u[j];
+            rn += R[i] * R[i];
+        }
+        for (int j = 0; j < n; j++) {
+            double uj = u[j];
+            u[j] = uj + h;
+            force(X, u, Fp);
+            u[j] = uj - h;
+            force(X, u, Fm);
+            u[j] = uj;
+            for (int i = 0; i < n; i++)
+                J[i * n + j] = K[i * n + j] - (Fp[i] - Fm[i]) / (2 * h);
+        }
+        if (sqrt(rn) < tol) break;
+        int ipiv[n];
+        double *A = malloc((size_t)n * n * sizeof *A), b[n];
+        ck_assert_ptr_nonnull(A);
+        memcpy(A, J, (size_t)n * n * sizeof *A);
+        for (int i = 0; i < n; i++)
+            b[i] = -R[i];
+        ck_assert_int_eq(LAPACKE_dgesv(LAPACK_ROW_MAJOR, n, 1, A, n, ipiv, b, 1), 0);
+        free(A);
+        for (int i = 0; i < n; i++)
+            u[i] += b[i];
+    }
+}
+
 /* Damping of a penalty reference: C = -dF/dud at (X, u) by central differences (step 1e-6 of
  * the unit-order sliding speeds), force(X, u, ud, F) on n DoFs; row-major n x n. */
 static void fd_damping(void (*force)(const double *, const double *, const double *, double *),
@@ -638,36 +680,9 @@ START_TEST(test_preload_matches_penalty)
             for (int b = 0; b < 3; b++)
                 K[(3 * i + a) * PW_N + 3 * i + b] = Kb[9 * i + 3 * a + b];
     memcpy(f, PW_F, sizeof PW_F);
-    double J[PW_N * PW_N], R[PW_N], F[PW_N], Fp[PW_N], Fm[PW_N], h = 1e-7;
-    for (int it = 0; it < 50; it++) {
-        pw_force(X, u, F);
-        double rn = 0.0;
-        for (int i = 0; i < PW_N; i++) {
-            R[i] = -f[i] - F[i];
-            for (int j = 0; j < PW_N; j++)
-                R[i] += K[i * PW_N + j] * u[j];
-            rn += R[i] * R[i];
-        }
-        for (int j = 0; j < PW_N; j++) {
-            double uj = u[j];
-            u[j] = uj + h;
-            pw_force(X, u, Fp);
-            u[j] = uj - h;
-            pw_force(X, u, Fm);
-            u[j] = uj;
-            for (int i = 0; i < PW_N; i++)
-                J[i * PW_N + j] = K[i * PW_N + j] - (Fp[i] - Fm[i]) / (2 * h);
-        }
-        if (sqrt(rn) < 1e-9 * 600.0) break;
-        int ipiv[PW_N];
-        double A[PW_N * PW_N], b[PW_N];
-        memcpy(A, J, sizeof A);
-        for (int i = 0; i < PW_N; i++)
-            b[i] = -R[i];
-        ck_assert_int_eq(LAPACKE_dgesv(LAPACK_ROW_MAJOR, PW_N, 1, A, PW_N, ipiv, b, 1), 0);
-        for (int i = 0; i < PW_N; i++)
-            u[i] += b[i];
-    }
+    static double J[PW_N * PW_N];
+    double F[PW_N];
+    penalty_static(pw_force, PW_N, X, K, f, 1e-9 * 600.0, u, J);
     pw_force(X, u, F);
     double lnp = sqrt(dot3(F, F)) / sqrt(1 + PW_MU * PW_MU);
     ck_assert_msg(fabs(rd->lambda_n[0] - lnp) < 1e-6 * lnp, "lambda_n %.12g vs penalty %.12g",
@@ -865,36 +880,8 @@ START_TEST(test_curved_face_penalty)
                 K[(3 * i + a) * Q9_N + 3 * i + b] = Kb[9 * i + 3 * a + b];
     memcpy(f, Q9_F, sizeof Q9_F);
     static double J[Q9_N * Q9_N];
-    double R[Q9_N], F[Q9_N], Fp[Q9_N], Fm[Q9_N], h = 1e-7;
-    for (int it = 0; it < 50; it++) {
-        q9_force(X, u, F);
-        double rn = 0.0;
-        for (int i = 0; i < Q9_N; i++) {
-            R[i] = -f[i] - F[i];
-            for (int j = 0; j < Q9_N; j++)
-                R[i] += K[i * Q9_N + j] * u[j];
-            rn += R[i] * R[i];
-        }
-        for (int j = 0; j < Q9_N; j++) {
-            double uj = u[j];
-            u[j] = uj + h;
-            q9_force(X, u, Fp);
-            u[j] = uj - h;
-            q9_force(X, u, Fm);
-            u[j] = uj;
-            for (int i = 0; i < Q9_N; i++)
-                J[i * Q9_N + j] = K[i * Q9_N + j] - (Fp[i] - Fm[i]) / (2 * h);
-        }
-        if (sqrt(rn) < 1e-9 * 500.0) break;
-        int ipiv[Q9_N];
-        double A[Q9_N * Q9_N], b[Q9_N];
-        memcpy(A, J, sizeof A);
-        for (int i = 0; i < Q9_N; i++)
-            b[i] = -R[i];
-        ck_assert_int_eq(LAPACKE_dgesv(LAPACK_ROW_MAJOR, Q9_N, 1, A, Q9_N, ipiv, b, 1), 0);
-        for (int i = 0; i < Q9_N; i++)
-            u[i] += b[i];
-    }
+    double F[Q9_N];
+    penalty_static(q9_force, Q9_N, X, K, f, 1e-9 * 500.0, u, J);
     q9_force(X, u, F);
     double lnp = sqrt(dot3(F, F)) / sqrt(1 + PW_MU * PW_MU);
     static double C[Q9_N * Q9_N];
