@@ -25,6 +25,34 @@ static int kin_defined(const tvds_fn *f)
     return !(f->kind == TVDS_FN_CONST && f->amp == 0.0 && f->offset == 0.0);
 }
 
+/* Entries of rel(u) = u_C - (1 - alpha) u_T1 - alpha u_T2 of a point on a 2D segment master (as
+ * the kind's weights give them), with their displacements in x_new already known: the slave's
+ * us and the segment nodes' u1, u2 (the values sim_u returns for this version of x_new). */
+static void seg2d_entries(const tvds_model *m, tvds_data *d, sim_cp *c, const double us[3],
+                          const double u1[2], const double u2[2])
+{
+    const tvds_contact *C = &m->contacts[c->contact];
+    const long *dd = d->mnodes_dofs[c->contact];
+    int ss = C->slave_sub, ms = C->master_sub, k1 = c->seg, k2 = c->seg + 1;
+    double N1 = 1.0 - c->alpha, N2 = c->alpha;
+    c->ne = 0;
+    int full = 1;
+    for (int q = 0; q < 2; q++) {
+        int n0 = c->ne;
+        sim_cp_add_entry(c, ss, c->sdof[q], q, 1.0);
+        sim_cp_add_entry(c, ms, (int)dd[3 * k1 + q], q, -N1);
+        sim_cp_add_entry(c, ms, (int)dd[3 * k2 + q], q, -N2);
+        if (c->ne - n0 != 3) {
+            full = 0;
+            continue;
+        }
+        c->e_u[1][n0] = us[q];
+        c->e_u[1][n0 + 1] = u1[q];
+        c->e_u[1][n0 + 2] = u2[q];
+    }
+    if (full) c->e_stamp[1] = d->ver_counter;
+}
+
 /* Geometry of one contact point at t_{n+1}. */
 static int cp_geometry(const tvds_model *m, tvds_data *d, sim_cp *c, int mode, double t1, double t0,
                        tvds_ctx *ctx)
@@ -50,12 +78,22 @@ static int cp_geometry(const tvds_model *m, tvds_data *d, sim_cp *c, int mode, d
     const sim_master_type *M = sim_master_of(m, c);
     int keep = c->state_prev == TVDS_STICK && c->seg >= 0;
     if (d->search_global && !keep) c->seg = -1;
-    int rc =
-        M->closest(m, d, c, mode != 0 ? SIM_CONF_PREDICTED : SIM_CONF_UNDEFORMED, Q, t1, keep, ctx);
-    if (rc) return rc;
-    M->frame(m, d, c, mode == 1 ? SIM_CONF_PREDICTED : SIM_CONF_UNDEFORMED);
     double Pc[3], Pm[3]; /* predicted master point, magnitude of the positions it is made of */
-    M->point(m, d, c, SIM_CONF_PREDICTED, t1, Pc, Pm);
+    int conf_s = mode != 0 ? SIM_CONF_PREDICTED : SIM_CONF_UNDEFORMED;
+    int conf_f = mode == 1 ? SIM_CONF_PREDICTED : SIM_CONF_UNDEFORMED;
+    if (C->master_kind == TVDS_MASTER_SURFACE) {
+        /* A deformable segment master: its own one-call geometry (same values), and the
+         * entries of rel(u) with their predicted displacements, which it has read. */
+        double u1[2], u2[2];
+        int rc = sim_seg2d_geometry(m, d, c, conf_s, conf_f, Q, t1, keep, Pc, Pm, u1, u2, ctx);
+        if (rc) return rc;
+        seg2d_entries(m, d, c, us, u1, u2);
+    } else {
+        int rc = M->closest(m, d, c, conf_s, Q, t1, keep, ctx);
+        if (rc) return rc;
+        M->frame(m, d, c, conf_f);
+        M->point(m, d, c, SIM_CONF_PREDICTED, t1, Pc, Pm);
+    }
     /* Prescribed motion of the master point: increment over the step (at the start, h^2/2 times
      * the acceleration at t_0) and central increment (t_{n+1} - t_{n-1}) / 2. */
     double p1[3] = {0, 0, 0}, p0[3] = {0, 0, 0};
@@ -73,15 +111,17 @@ static int cp_geometry(const tvds_model *m, tvds_data *d, sim_cp *c, int mode, d
         }
     }
     /* Entries of rel(u) = u_C - sum_k N_k u_k per direction. */
-    int node[SIM_MASTER_MAX_NODES];
-    double N[SIM_MASTER_MAX_NODES];
-    int nw = M->weights(m, d, c, node, N);
-    const long *dd = d->mnodes_dofs[c->contact];
-    c->ne = 0;
-    for (int q = 0; q < dim; q++) {
-        sim_cp_add_entry(c, ss, c->sdof[q], q, 1.0);
-        for (int k = 0; k < nw; k++)
-            sim_cp_add_entry(c, C->master_sub, (int)dd[3 * node[k] + q], q, -N[k]);
+    if (C->master_kind != TVDS_MASTER_SURFACE) {
+        int node[SIM_MASTER_MAX_NODES];
+        double N[SIM_MASTER_MAX_NODES];
+        int nw = M->weights(m, d, c, node, N);
+        const long *dd = d->mnodes_dofs[c->contact];
+        c->ne = 0;
+        for (int q = 0; q < dim; q++) {
+            sim_cp_add_entry(c, ss, c->sdof[q], q, 1.0);
+            for (int k = 0; k < nw; k++)
+                sim_cp_add_entry(c, C->master_sub, (int)dd[3 * node[k] + q], q, -N[k]);
+        }
     }
     /* Predicted gap with the actual predicted positions. */
     double g = 0.0, gm = 0.0;

@@ -203,6 +203,7 @@ void tvds_data_free(tvds_data **pd)
             tvds_free(s->x_prev);
             tvds_free(s->x);
             tvds_free(s->x_new);
+            tvds_free(s->x_old);
             tvds_free(s->fext);
             tvds_free(s->fel);
             tvds_free(s->fdamp);
@@ -705,6 +706,8 @@ int sim_data_setup(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
         ALLOC(s->x_prev, n);
         ALLOC(s->x, n);
         ALLOC(s->x_new, n);
+        ALLOC(s->x_old, n);
+        s->ver_old = -1;
         ALLOC(s->fext, n);
         ALLOC(s->fel, n);
         ALLOC(s->fdamp, n);

@@ -38,6 +38,10 @@ typedef struct sim_sub {
     double w2max;   /* largest omega^2 */
     double dt_cd;   /* stable step of central differences for this substructure [s] */
     double *x_prev, *x, *x_new; /* n: coordinates at t_{n-1}, t_n, t_{n+1} */
+    double *x_old;  /* n: after a step, x_{n-1} of the step just taken (the buffer x_prev had;
+                       the predictor writes x_new, so a later step, failed or not, leaves it):
+                       the deferred velocity and acceleration probes (tvds_channels_update) */
+    long ver_old;   /* its version (the one it had as x_prev) */
     double *fext;               /* n: external force in coordinates at t_n (loads, gravity, base) */
     double *fel;                /* n: discrete element forces in coordinates at t_n */
     double *fdamp;              /* n: damping force C v_n (backward) in coordinates */

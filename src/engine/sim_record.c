@@ -27,12 +27,12 @@ static double dotn(const double *a, const double *b, int n)
     return s;
 }
 
-/* prow[p] . x of state buffer which (0 x, 1 x_new, 2 x_prev), cached by buffer version: a
- * value computed for x_new is reused as x and x_prev by the next two steps. */
+/* prow[p] . x of state buffer which (0 x, 1 x_new, 2 x_prev, 4 x_old), cached by buffer
+ * version: a value computed for x_new is reused as x and x_prev by the next two steps. */
 static double probe_dot(tvds_data *d, int p, int sub, int which)
 {
     const sim_sub *s = &d->sub[sub];
-    long v = s->ver[which];
+    long v = which == 4 ? s->ver_old : s->ver[which];
     double *pd = d->pdot + 3 * p;
     long *pv = d->pdotv + 3 * p;
     int old = 0;
@@ -40,7 +40,10 @@ static double probe_dot(tvds_data *d, int p, int sub, int which)
         if (pv[q] == v) return pd[q];
         if (pv[q] < pv[old]) old = q;
     }
-    const double *x = which == 0 ? s->x : which == 1 ? s->x_new : s->x_prev;
+    const double *x = which == 0   ? s->x
+                      : which == 1 ? s->x_new
+                      : which == 2 ? s->x_prev
+                                   : s->x_old;
     int k = d->pone[p];
     pd[old] = k >= 0 ? d->prow[p][k] * x[k] : dotn(d->prow[p], x, s->n);
     pv[old] = v;
@@ -249,7 +252,7 @@ static void publish_summary(const tvds_model *m, tvds_data *d)
 }
 
 /* Probes at t_n from the state buffers holding x_{n-1}, x_n, x_{n+1}: b[0], b[1], b[2]
- * (during sim_record: x_prev 2, x 0, x_new 1; after the rotation: x_new 1, x_prev 2, x 0).
+ * (during sim_record: x_prev 2, x 0, x_new 1; after the rotation: x_old 4, x_prev 2, x 0).
  * kinds: 1 the velocity and acceleration probes, 2 the displacement probes, 3 all. */
 static void publish_probes(tvds_data *d, const tvds_model *m, double t, const int b[3], int kinds)
 {
@@ -270,7 +273,7 @@ static void publish_probes(tvds_data *d, const tvds_model *m, double t, const in
             val = probe_dot(d, p, sb, b[1]);
         hv[1 + p] = val;
     }
-    if (kinds & 2) d->probes_stale = 0;
+    if (kinds == 3) d->probes_stale = 0;
 }
 
 /* Energy E = ek + es at t_{n+1/2} of the last recorded step with the work sums accumulated
@@ -314,10 +317,10 @@ int tvds_channels_update(const tvds_model *m, tvds_data *d)
         d->energy_stale = 0;
     }
     if (!d->probes_stale) return TVDS_OK;
-    /* Only displacement probes are deferred: they need x_n, which the last tvds_step left in
-     * x_prev (and a failed step leaves there too). */
-    static const int rotated[3] = {1, 2, 0};
-    publish_probes(d, m, d->t_pub, rotated, 2);
+    /* x_{n-1}, x_n and x_{n+1} of the last successful step are in x_old, x_prev and x (a
+     * failed step writes x_new only). */
+    static const int rotated[3] = {4, 2, 0};
+    publish_probes(d, m, d->t_pub, rotated, 3);
     return TVDS_OK;
 }
 
@@ -557,10 +560,13 @@ int sim_record(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
     ev[1 + EN_EL] = w_el;
     ev[1 + EN_NORM] = d->w_norm;
     ev[1 + EN_ELDISS] = d->w_eldiss;
-    /* Velocity and acceleration probes need x_{n-1}, which the next predictor overwrites:
-     * they are published at every step; displacement probes as tvds_set_record says. */
+    /* Probes as tvds_set_record says; between samples the time column only (the buffers keep
+     * x_{n-1}, x_n and x_{n+1} for tvds_channels_update). */
     static const int current[3] = {2, 0, 1};
-    publish_probes(d, m, tn, current, all ? 3 : 1);
+    if (all)
+        publish_probes(d, m, tn, current, 3);
+    else
+        d->chval[TVDS_GROUP_HISTORY][0] = tn;
     if (!all && d->nprobe > 0) d->probes_stale = 1;
     publish_elements(m, d);
     d->t_pub = tn;

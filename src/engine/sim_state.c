@@ -164,7 +164,10 @@ void sim_rotate(tvds_data *d)
 {
     for (int i = 0; i < d->nsub; i++) {
         sim_sub *s = &d->sub[i];
-        double *p = s->x_prev;
+        /* x_old <- x_prev <- x <- x_new, and x_new takes the buffer x_old had (scratch). */
+        double *p = s->x_old;
+        s->x_old = s->x_prev;
+        s->ver_old = s->ver[2];
         s->x_prev = s->x;
         s->x = s->x_new;
         s->x_new = p;

@@ -58,6 +58,14 @@ typedef struct sim_master_type {
 void sim_master_node_pos(const tvds_model *m, const tvds_data *d, int ic, int k, int deformed,
                          double P[2]);
 
+/* A point on a deformable 2D segment master (segment2d.c): closest (searched in conf_search,
+ * kept when keep), frame (in conf_frame) and point (predicted: Pc, Pm) in one call, each master
+ * node read once per configuration; u1, u2: the predicted displacements of the segment's nodes
+ * (x, y). The values of the kind's closest, frame and point, bit for bit. */
+int sim_seg2d_geometry(const tvds_model *m, tvds_data *d, sim_cp *c, int conf_search,
+                       int conf_frame, const double Q[3], double t, int keep, double Pc[3],
+                       double Pm[3], double u1[2], double u2[2], tvds_ctx *ctx);
+
 /* The kinds, indexed by enum tvds_master_kind. */
 extern const sim_master_type *const sim_masters[TVDS_MASTER_KIND_COUNT];
 

@@ -32,6 +32,25 @@ void sim_master_node_pos(const tvds_model *m, const tvds_data *d, int ic, int k,
         P[a] = X[a] + (deformed ? u_of(d, C->master_sub, (int)dd[a], which) : 0.0);
 }
 
+/* Position P (x-y) of master node k of contact ic in configuration conf and its displacement
+ * u (0 undeformed), the values sim_master_node_pos gives. */
+static void node_pos_u(const tvds_model *m, const tvds_data *d, int ic, int k, int conf,
+                       double P[2], double u[2])
+{
+    const tvds_contact *C = &m->contacts[ic];
+    const long *dd = d->mnodes_dofs[ic] + 3 * k;
+    const double *X = d->mnodes_X[ic] + 3 * k;
+    int which = conf == SIM_CONF_CURRENT ? 0 : 1;
+    if (conf && dd[0] >= 0 && dd[1] >= 0) {
+        sim_u2(d, C->master_sub, (int)dd[0], (int)dd[1], which, u);
+    } else {
+        for (int a = 0; a < 2; a++)
+            u[a] = conf ? u_of(d, C->master_sub, (int)dd[a], which) : 0.0;
+    }
+    for (int a = 0; a < 2; a++)
+        P[a] = X[a] + u[a];
+}
+
 static double seg_alpha(const double P1[2], const double P2[2], const double Q[2])
 {
     double ex = P2[0] - P1[0], ey = P2[1] - P1[1];
@@ -148,6 +167,36 @@ static void seg_point(const tvds_model *m, const tvds_data *d, const sim_cp *c, 
 static void seg_motion(const tvds_model *m, const sim_cp *c, double t, int deriv, double out[3])
 {
     out[0] = out[1] = out[2] = 0.0; /* the master point moves with its nodes only */
+}
+
+int sim_seg2d_geometry(const tvds_model *m, tvds_data *d, sim_cp *c, int conf_search,
+                       int conf_frame, const double Q[3], double t, int keep, double Pc[3],
+                       double Pm[3], double u1[2], double u2[2], tvds_ctx *ctx)
+{
+    int rc = seg_closest(m, d, c, conf_search, Q, t, keep, ctx);
+    if (rc) return rc;
+    /* The segment's nodes in the predicted configuration (cache hits after a predicted
+     * search), shared by the frame and the point. */
+    double D1[2], D2[2], a = c->alpha;
+    node_pos_u(m, d, c->contact, c->seg, SIM_CONF_PREDICTED, D1, u1);
+    node_pos_u(m, d, c->contact, c->seg + 1, SIM_CONF_PREDICTED, D2, u2);
+    double F1[2], F2[2], z[2];
+    const double *P1 = D1, *P2 = D2;
+    if (conf_frame != SIM_CONF_PREDICTED) {
+        node_pos_u(m, d, c->contact, c->seg, conf_frame, F1, z);
+        node_pos_u(m, d, c->contact, c->seg + 1, conf_frame, F2, z);
+        P1 = F1, P2 = F2;
+    }
+    double tx = P2[0] - P1[0], ty = P2[1] - P1[1], L = sqrt(tx * tx + ty * ty);
+    c->t[0][0] = tx / L, c->t[0][1] = ty / L, c->t[0][2] = 0.0;
+    c->n[0] = -c->t[0][1], c->n[1] = c->t[0][0], c->n[2] = 0.0;
+    memset(c->t[1], 0, sizeof c->t[1]);
+    for (int q = 0; q < 2; q++) {
+        Pc[q] = (1.0 - a) * D1[q] + a * D2[q];
+        Pm[q] = (1.0 - a) * fabs(D1[q]) + a * fabs(D2[q]);
+    }
+    Pc[2] = Pm[2] = 0.0;
+    return TVDS_OK;
 }
 
 const sim_master_type sim_master_segment2d = {
