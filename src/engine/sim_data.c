@@ -598,6 +598,11 @@ static int sub_setup(const tvds_model *m, int i, sim_sub *s, tvds_ctx *ctx)
             s->fbase[k] = fb[k];
         }
     }
+    s->fext_kind = 0;
+    for (int k = 0; k < n; k++)
+        if (s->fgrav[k] != 0.0 || s->fbase[k] != 0.0) s->fext_kind = 2;
+    for (int l = 0; l < m->nload && s->fext_kind == 0; l++)
+        if (m->loads[l].sub == i) s->fext_kind = 1;
 done:
     tvds_free(A);
     tvds_free(B);

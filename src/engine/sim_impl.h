@@ -32,6 +32,9 @@ typedef struct sim_sub {
     long work_ver;  /* work[] belongs to x_new while work_ver == ver[1]; 0: none */
     long kx_ver;    /* cpush holds K x while kx_ver == ver[0] (the lumped predictor computes it;
                        the strain energy of the step reuses it), else -1 */
+    int fext_kind;  /* the dense part of fext (gravity, base acceleration): 2 present; else
+                       exactly 0, and 1 when loads still add to fext, 0 when nothing does (fext
+                       stays 0: the force pass does not write it, the work sums skip it) */
     int damp_kind;  /* enum tvds_damping_kind actually used */
     double *Y;      /* n x n column-major (see above) */
     double *w2;     /* n: modal omega^2 [1/s^2] (modal path), all generalized eigenvalues */

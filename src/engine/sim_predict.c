@@ -40,6 +40,43 @@ static void add_force(sim_sub *s, int dof, double F, double *v)
         vv[i] += F * y[i];
 }
 
+/* The arrays of the modal central-difference predictor (cd_pass). */
+typedef struct cd_arrays {
+    const double *x, *xp, *fg, *fb, *w2;
+    double *vw, *fe, *fl, *fd, *xn;
+} cd_arrays;
+
+/* The fused modal predictor of central differences, one pass: backward velocity, external and
+ * damping forces, x_new; returns the sum of x_new * 0 (NaN when some value is not finite).
+ * vel: store the velocities and zero fel (element or penalty forces follow); fx: fext = gs fg +
+ * ba fb (2), fext = 0 written (1: loads follow) or left alone (0: fext is 0 and stays 0).
+ * Constant flags at every call: each call compiles to its own loop. */
+static inline __attribute__((always_inline)) double cd_pass(const cd_arrays *A, int n, int vel,
+                                                             int fx, double rh, double h2,
+                                                             double gs, double ba, double a,
+                                                             double b)
+{
+    const double *restrict x = A->x, *restrict xp = A->xp, *restrict fg = A->fg,
+                           *restrict fb = A->fb, *restrict w2 = A->w2;
+    double *restrict vw = A->vw, *restrict fe = A->fe, *restrict fl = A->fl, *restrict fd = A->fd,
+                     *restrict xn = A->xn;
+    double chk = 0.0;
+#pragma omp simd reduction(+ : chk)
+    for (int k = 0; k < n; k++) {
+        double vk = (x[k] - xp[k]) * rh;
+        double fek = fx == 2 ? gs * fg[k] + ba * fb[k] : 0.0, fdk = (a + b * w2[k]) * vk;
+        if (vel) {
+            vw[k] = vk;
+            fl[k] = 0.0;
+        }
+        if (fx) fe[k] = fek;
+        fd[k] = fdk;
+        xn[k] = 2.0 * x[k] - xp[k] + h2 * (fek - fdk - w2[k] * x[k]);
+        chk += xn[k] * 0.0;
+    }
+    return chk;
+}
+
 /* fext and fel at time t from coordinates x and coordinate velocities vel (vel stored in
  * each sub's tmp; with vel_from_x computed here as (x - x_prev)/h, and the modal predictor
  * x_new fused in), fdamp = C vel. Element and penalty laws are stepped once per call, except
@@ -95,30 +132,19 @@ int sim_forces(const tvds_model *m, tvds_data *d, double t, int vel_from_x, tvds
                         chk += xn[k] * 0.0;
                     }
                 }
-            } else if (d->fel_used) {
-#pragma omp simd reduction(+ : chk)
-                for (int k = 0; k < n; k++) {
-                    double vk = (x[k] - xp[k]) * rh;
-                    double fek = gs * fg[k] + ba * fb[k], fdk = (a + b * w2[k]) * vk;
-                    vw[k] = vk;
-                    fe[k] = fek;
-                    fl[k] = 0.0;
-                    fd[k] = fdk;
-                    xn[k] = 2.0 * x[k] - xp[k] + h2 * (fek - fdk - w2[k] * x[k]);
-                    chk += xn[k] * 0.0;
-                }
             } else {
-                /* No element or penalty force: fel stays 0 and nothing reads the velocities
-                 * in tmp. */
-#pragma omp simd reduction(+ : chk)
-                for (int k = 0; k < n; k++) {
-                    double vk = (x[k] - xp[k]) * rh;
-                    double fek = gs * fg[k] + ba * fb[k], fdk = (a + b * w2[k]) * vk;
-                    fe[k] = fek;
-                    fd[k] = fdk;
-                    xn[k] = 2.0 * x[k] - xp[k] + h2 * (fek - fdk - w2[k] * x[k]);
-                    chk += xn[k] * 0.0;
-                }
+                /* Without element or penalty forces fel stays 0 and nothing reads the
+                 * velocities in tmp; fext is written as its dense part says (fext_kind). */
+                cd_arrays A = {x, xp, fg, fb, w2, vw, fe, fl, fd, xn};
+                int fk = s->fext_kind;
+                if (d->fel_used)
+                    chk = fk == 2   ? cd_pass(&A, n, 1, 2, rh, h2, gs, ba, a, b)
+                          : fk == 1 ? cd_pass(&A, n, 1, 1, rh, h2, gs, ba, a, b)
+                                    : cd_pass(&A, n, 1, 0, rh, h2, gs, ba, a, b);
+                else
+                    chk = fk == 2   ? cd_pass(&A, n, 0, 2, rh, h2, gs, ba, a, b)
+                          : fk == 1 ? cd_pass(&A, n, 0, 1, rh, h2, gs, ba, a, b)
+                                    : cd_pass(&A, n, 0, 0, rh, h2, gs, ba, a, b);
             }
             s->pchk = chk;
             s->fused_h2 = h2;

@@ -104,6 +104,11 @@ static void sub_energy(const tvds_model *m, tvds_data *d, int i, int next, doubl
                 wl += fl[j] * dx;
                 wd += fd[j] * dx;
             }
+        } else if (s->fext_kind == 0) {
+            /* fext is 0: no external work (wd still turns a non-finite x_new into NaN). */
+#pragma omp simd reduction(+ : wd)
+            for (int j = 0; j < n; j++)
+                wd += fd[j] * (0.5 * (xb[j] - xp[j]));
         } else {
 #pragma omp simd reduction(+ : we, wd)
             for (int j = 0; j < n; j++) {
