@@ -1617,6 +1617,67 @@ START_TEST(test_local_search)
 }
 END_TEST
 
+/* A 2D segment master's one-call geometry (sim_seg2d_geometry: closest point, frame and point
+ * with each master node read once, the entries' predicted displacements taken from it) against
+ * the kind's table (test hook d->geometry_table), every channel of every group bit for bit at
+ * every step, for the four methods: on the sliding model (the slave crosses at least 5 segments)
+ * and on the beam-on-beam case while the preload ramps (its tip loses and regains contact). */
+static void seg2d_paths_agree(tvds_model *m, long nsteps, int *crossed, int *regained)
+{
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_data *da = data_new(m, &ctx), *db = data_new(m, &ctx);
+    db->geometry_table = 1;
+    int seg0 = -1, seg1 = -1, open_prev = 1;
+    *regained = 0;
+    for (long k = 0; k < nsteps && tvds_data_time(da) < m->opt.t_end; k++) {
+        ck_assert_msg(tvds_step(m, da, &ctx) == TVDS_OK, "%s", ctx.msg);
+        ck_assert_msg(tvds_step(m, db, &ctx) == TVDS_OK, "%s", ctx.msg);
+        for (int g = 0; g < TVDS_GROUP_COUNT; g++) {
+            int na, nb;
+            const double *va, *vb;
+            tvds_channels(da, g, &na, NULL, &va);
+            tvds_channels(db, g, &nb, NULL, &vb);
+            ck_assert_int_eq(na, nb);
+            for (int j = 0; j < na; j++)
+                ck_assert_msg(memcmp(&va[j], &vb[j], sizeof(double)) == 0,
+                              "step %ld group %d channel %d: %.17g vs %.17g", k, g, j, va[j],
+                              vb[j]);
+        }
+        const sim_cp *c = &da->cp[0];
+        if (seg0 < 0) seg0 = c->seg;
+        seg1 = c->seg;
+        int open = c->state == TVDS_OPEN;
+        if (open_prev && !open && k > 0) (*regained)++;
+        open_prev = open;
+    }
+    *crossed = seg1 - seg0 < 0 ? seg0 - seg1 : seg1 - seg0;
+    tvds_data_free(&da);
+    tvds_data_free(&db);
+}
+
+START_TEST(test_seg2d_geometry_path)
+{
+    static const int methods[] = {TVDS_METHOD_SUBS_A, TVDS_METHOD_SUBS_B, TVDS_METHOD_SUBS_C,
+                                  TVDS_METHOD_FILM};
+    int method = methods[_i];
+    int crossed, regained;
+    tvds_model *m = slide_model(method, 0.6, 1);
+    seg2d_paths_agree(m, 1000000, &crossed, &regained);
+    ck_assert_int_ge(crossed, 5);
+    tvds_model_free(&m);
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    ck_assert_msg(tvds_case_read("models/beam_on_beam/beam_on_beam.ini", NULL, 0, &m, &ctx) ==
+                      TVDS_OK,
+                  "%s", ctx.msg);
+    m->opt.method = method;
+    seg2d_paths_agree(m, 6000, &crossed, &regained);
+    ck_assert_int_ge(regained, 2);
+    tvds_model_free(&m);
+}
+END_TEST
+
 /* ---- Contact rows of many points ------------------------------------------------------------ */
 
 /* A pad of 12 slave nodes on the lumped-mass track of tvds_bench_synthetic_pad_write: G is
@@ -2041,6 +2102,7 @@ Suite *engine_suite(void)
     tcase_add_test(tl, test_film_sdnd100b_normal_force);
     tcase_add_test(tl, test_deferred_probes);
     tcase_add_loop_test(tl, test_local_search, 0, 2);
+    tcase_add_loop_test(tl, test_seg2d_geometry_path, 0, 4);
     tcase_add_test(tl, test_penalty_surface);
     tcase_add_loop_test(tl, test_pad_rows, 0, 3);
     tcase_add_loop_test(tl, test_lumped_path, 0, 2);

@@ -61,8 +61,10 @@ static int cp_geometry(const tvds_model *m, tvds_data *d, sim_cp *c, int mode, d
     int dim = C->dim, ss = C->slave_sub;
     double us[3] = {0, 0, 0}, kin1[3] = {0, 0, 0}, kin0[3] = {0, 0, 0};
     c->has_kin = 0;
+    int two = dim == 2 && c->sdof[0] >= 0 && c->sdof[1] >= 0;
+    if (two) sim_u2(d, ss, c->sdof[0], c->sdof[1], 1, us); /* one pass for both */
     for (int a = 0; a < dim; a++) {
-        us[a] = u_of(d, ss, c->sdof[a], 1);
+        if (!two) us[a] = u_of(d, ss, c->sdof[a], 1);
         if (mode != 0) continue; /* the prescribed kinematics serve subs-a only */
         kin1[a] = tvds_fn_eval(&C->slave_kin[a], t1);
         kin0[a] = tvds_fn_eval(&C->slave_kin[a], t0);
@@ -81,7 +83,8 @@ static int cp_geometry(const tvds_model *m, tvds_data *d, sim_cp *c, int mode, d
     double Pc[3], Pm[3]; /* predicted master point, magnitude of the positions it is made of */
     int conf_s = mode != 0 ? SIM_CONF_PREDICTED : SIM_CONF_UNDEFORMED;
     int conf_f = mode == 1 ? SIM_CONF_PREDICTED : SIM_CONF_UNDEFORMED;
-    if (C->master_kind == TVDS_MASTER_SURFACE) {
+    int seg2d = C->master_kind == TVDS_MASTER_SURFACE && !d->geometry_table;
+    if (seg2d) {
         /* A deformable segment master: its own one-call geometry (same values), and the
          * entries of rel(u) with their predicted displacements, which it has read. */
         double u1[2], u2[2];
@@ -111,7 +114,7 @@ static int cp_geometry(const tvds_model *m, tvds_data *d, sim_cp *c, int mode, d
         }
     }
     /* Entries of rel(u) = u_C - sum_k N_k u_k per direction. */
-    if (C->master_kind != TVDS_MASTER_SURFACE) {
+    if (!seg2d) {
         int node[SIM_MASTER_MAX_NODES];
         double N[SIM_MASTER_MAX_NODES];
         int nw = M->weights(m, d, c, node, N);

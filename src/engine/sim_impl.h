@@ -237,6 +237,9 @@ struct tvds_data {
     long ver_counter; /* source of the state-buffer versions of the displacement caches */
     int search_global; /* test hook (tests/check_engine.c): 1 = find the segment by a full scan
                           of the master surface every step instead of walking from the last one */
+    int geometry_table; /* test hook (tests/check_engine.c): 1 = a 2D segment master's geometry
+                           through the kind's table (closest, frame, point, weights) instead of
+                           its one-call path (sim_seg2d_geometry) */
     /* Energy bookkeeping [J]. */
     double e_kin, e_strain, w_damp, w_fric, w_ext, w_imp, w_el, w_norm, e0, e_max, bal_err,
         bal_err_max, inputs_abs;

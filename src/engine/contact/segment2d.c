@@ -58,9 +58,11 @@ static double seg_alpha(const double P1[2], const double P2[2], const double Q[2
 }
 
 /* Follow the slave point Q along the master surface from segment c->seg (a full search when
- * c->seg < 0): c->seg and c->alpha; TVDS_ERR_CONTACT_LOST past the ends. */
+ * c->seg < 0): c->seg and c->alpha, and the positions Pf and displacements uf of the segment's
+ * two nodes in configuration deformed; TVDS_ERR_CONTACT_LOST past the ends. */
 static int surface_search(const tvds_model *m, tvds_data *d, sim_cp *c, int deformed,
-                          const double Q[3], double t, tvds_ctx *ctx)
+                          const double Q[3], double t, double Pf[2][2], double uf[2][2],
+                          tvds_ctx *ctx)
 {
     const tvds_contact *C = &m->contacts[c->contact];
     int nseg = C->nmaster - 1;
@@ -90,8 +92,9 @@ static int surface_search(const tvds_model *m, tvds_data *d, sim_cp *c, int defo
         c->seg = best;
     }
     for (int guard = 0; guard <= nseg; guard++) {
-        sim_master_node_pos(m, d, c->contact, c->seg, deformed, P1);
-        sim_master_node_pos(m, d, c->contact, c->seg + 1, deformed, P2);
+        node_pos_u(m, d, c->contact, c->seg, deformed, Pf[0], uf[0]);
+        node_pos_u(m, d, c->contact, c->seg + 1, deformed, Pf[1], uf[1]);
+        P1[0] = Pf[0][0], P1[1] = Pf[0][1], P2[0] = Pf[1][0], P2[1] = Pf[1][1];
         double a = seg_alpha(P1, P2, Q);
         if (a < 0.0 && c->seg > 0) {
             c->seg--;
@@ -112,21 +115,37 @@ static int surface_search(const tvds_model *m, tvds_data *d, sim_cp *c, int defo
         c->alpha = a < 0.0 ? 0.0 : a > 1.0 ? 1.0 : a;
         return TVDS_OK;
     }
+    /* The walk stopped at its bound: the nodes of the segment it ended on. */
+    node_pos_u(m, d, c->contact, c->seg, deformed, Pf[0], uf[0]);
+    node_pos_u(m, d, c->contact, c->seg + 1, deformed, Pf[1], uf[1]);
     return TVDS_OK;
 }
 
-static int seg_closest(const tvds_model *m, tvds_data *d, sim_cp *c, int conf, const double Q[3],
-                       double t, int keep, tvds_ctx *ctx)
+/* Closest point; *found = 1 when a search ran, with its segment's nodes (positions in conf
+ * and displacements) in Pf, uf. */
+static int seg_closest_nodes(const tvds_model *m, tvds_data *d, sim_cp *c, int conf,
+                             const double Q[3], double t, int keep, double Pf[2][2],
+                             double uf[2][2], int *found, tvds_ctx *ctx)
 {
+    *found = 0;
     if (!keep) {
-        int rc = surface_search(m, d, c, conf, Q, t, ctx);
+        int rc = surface_search(m, d, c, conf, Q, t, Pf, uf, ctx);
         if (rc) return rc;
+        *found = 1;
     }
     /* The material position of the slave along the master: undeformed arc length. */
     const double *S = d->mnodes_s[c->contact];
     int k1 = c->seg, k2 = c->seg + 1;
     c->s = S[k1] + c->alpha * (S[k2] - S[k1]);
     return TVDS_OK;
+}
+
+static int seg_closest(const tvds_model *m, tvds_data *d, sim_cp *c, int conf, const double Q[3],
+                       double t, int keep, tvds_ctx *ctx)
+{
+    double Pf[2][2], uf[2][2];
+    int found;
+    return seg_closest_nodes(m, d, c, conf, Q, t, keep, Pf, uf, &found, ctx);
 }
 
 static void seg_frame(const tvds_model *m, const tvds_data *d, sim_cp *c, int conf)
@@ -173,13 +192,22 @@ int sim_seg2d_geometry(const tvds_model *m, tvds_data *d, sim_cp *c, int conf_se
                        int conf_frame, const double Q[3], double t, int keep, double Pc[3],
                        double Pm[3], double u1[2], double u2[2], tvds_ctx *ctx)
 {
-    int rc = seg_closest(m, d, c, conf_search, Q, t, keep, ctx);
+    double Pf[2][2], uf[2][2];
+    int found;
+    int rc = seg_closest_nodes(m, d, c, conf_search, Q, t, keep, Pf, uf, &found, ctx);
     if (rc) return rc;
-    /* The segment's nodes in the predicted configuration (cache hits after a predicted
-     * search), shared by the frame and the point. */
+    /* The segment's nodes in the predicted configuration (those of a predicted search),
+     * shared by the frame and the point. */
     double D1[2], D2[2], a = c->alpha;
-    node_pos_u(m, d, c->contact, c->seg, SIM_CONF_PREDICTED, D1, u1);
-    node_pos_u(m, d, c->contact, c->seg + 1, SIM_CONF_PREDICTED, D2, u2);
+    if (found && conf_search == SIM_CONF_PREDICTED) {
+        for (int q = 0; q < 2; q++) {
+            D1[q] = Pf[0][q], D2[q] = Pf[1][q];
+            u1[q] = uf[0][q], u2[q] = uf[1][q];
+        }
+    } else {
+        node_pos_u(m, d, c->contact, c->seg, SIM_CONF_PREDICTED, D1, u1);
+        node_pos_u(m, d, c->contact, c->seg + 1, SIM_CONF_PREDICTED, D2, u2);
+    }
     double F1[2], F2[2], z[2];
     const double *P1 = D1, *P2 = D2;
     if (conf_frame != SIM_CONF_PREDICTED) {
