@@ -71,20 +71,20 @@ TVDS_API const char *tvds_substructure_path(const tvds_model *m, int i);
 TVDS_API int tvds_channels(const tvds_data *d, int group, int *n, const char *const **names,
                            const double **values);
 
-/* Publication of the displacement probes of the history group and of the energies (kinetic,
- * strain, balance error of the energy group; speed: a driver that writes a row every k steps
- * need not compute them at every step). every = 1 (the default after tvds_data_create): every
- * tvds_step computes them. every = k > 1: only the steps whose count (tvds_data_steps after
- * the step) is a multiple of k. every = 0: none. The energies are also evaluated every 1024
- * steps (the runaway-energy check), and the balance error of the summary is the largest over
- * the evaluated steps. Velocity and acceleration probes, the time column, the element
- * channels, the work integrals of the energy group and the other groups are published at
- * every step in all cases (the work integrals are accumulated at every step). Displacement
- * probes and energies left stale are computed for the last step by tvds_channels_update (also
- * after a failed tvds_step). Returns TVDS_OK, or TVDS_ERR_INVALID (d NULL, every < 0). */
+/* Publication of the probes of the history group (displacement, velocity, acceleration) and
+ * of the energies (kinetic, strain, balance error of the energy group; speed: a driver that
+ * writes a row every k steps need not compute them at every step). every = 1 (the default
+ * after tvds_data_create): every tvds_step computes them. every = k > 1: only the steps whose
+ * count (tvds_data_steps after the step) is a multiple of k. every = 0: none. The energies are
+ * also evaluated every 1024 steps (the runaway-energy check), and the balance error of the
+ * summary is the largest over the evaluated steps. The time column, the element channels, the
+ * work integrals of the energy group and the other groups are published at every step in all
+ * cases (the work integrals are accumulated at every step). Probes and energies left stale are
+ * computed for the last step by tvds_channels_update (also after a failed tvds_step). Returns
+ * TVDS_OK, or TVDS_ERR_INVALID (d NULL, every < 0). */
 TVDS_API int tvds_set_record(tvds_data *d, int every);
 
-/* Bring the displacement probes of the history group, the energies and the summary's balance
+/* Bring the probes of the history group, the energies and the summary's balance
  * error up to date with the last successful step (no-op when they are; call it before
  * reading them when tvds_set_record deferred them). m is the model d was created from. No
  * allocation. Returns TVDS_OK or TVDS_ERR_INVALID (NULL argument). */

@@ -30,6 +30,9 @@ typedef struct sim_sub {
     double work[2]; /* the work sums of the step (fext and fdamp against 0.5 (x_new - x_prev)),
                        computed in the corrector's pass when it is the last change of x_new */
     long work_ver;  /* work[] belongs to x_new while work_ver == ver[1]; 0: none */
+    int corrected;  /* 1 when the last correction moved x_new (sim_correct): the predictor then
+                       leaves the work sums to the corrector's pass, else it forms them itself
+                       for x_new = x* (kept if no correction comes) */
     long kx_ver;    /* cpush holds K x while kx_ver == ver[0] (the lumped predictor computes it;
                        the strain energy of the step reuses it), else -1 */
     int fext_kind;  /* the dense part of fext (gravity, base acceleration): 2 present; else

@@ -44,6 +44,7 @@ static void add_force(sim_sub *s, int dof, double F, double *v)
 typedef struct cd_arrays {
     const double *x, *xp, *fg, *fb, *w2;
     double *vw, *fe, *fl, *fd, *xn;
+    double we, wd; /* work sums (cd_pass with work) */
 } cd_arrays;
 
 /* The fused modal predictor of central differences, one pass: backward velocity, external and
@@ -51,8 +52,8 @@ typedef struct cd_arrays {
  * vel: store the velocities and zero fel (element or penalty forces follow); fx: fext = gs fg +
  * ba fb (2), fext = 0 written (1: loads follow) or left alone (0: fext is 0 and stays 0).
  * Constant flags at every call: each call compiles to its own loop. */
-static inline __attribute__((always_inline)) double cd_pass(const cd_arrays *A, int n, int vel,
-                                                             int fx, double rh, double h2,
+static inline __attribute__((always_inline)) double cd_pass(cd_arrays *A, int n, int vel, int fx,
+                                                             int work, double rh, double h2,
                                                              double gs, double ba, double a,
                                                              double b)
 {
@@ -61,6 +62,27 @@ static inline __attribute__((always_inline)) double cd_pass(const cd_arrays *A, 
     double *restrict vw = A->vw, *restrict fe = A->fe, *restrict fl = A->fl, *restrict fd = A->fd,
                      *restrict xn = A->xn;
     double chk = 0.0;
+    if (work) {
+        /* With the work sums of fext and fdamp over (x* - x_prev) / 2, in the order of the
+         * record's work pass (sim_record.c, sub_energy). */
+        double we = 0.0, wd = 0.0;
+#pragma omp simd reduction(+ : chk, we, wd)
+        for (int k = 0; k < n; k++) {
+            double vk = (x[k] - xp[k]) * rh;
+            double fek = fx == 2 ? gs * fg[k] + ba * fb[k] : 0.0, fdk = (a + b * w2[k]) * vk;
+            if (fx) fe[k] = fek;
+            fd[k] = fdk;
+            double xk = 2.0 * x[k] - xp[k] + h2 * (fek - fdk - w2[k] * x[k]);
+            xn[k] = xk;
+            chk += xk * 0.0;
+            double dx = 0.5 * (xk - xp[k]);
+            if (fx) we += fek * dx;
+            wd += fdk * dx;
+        }
+        A->we = we;
+        A->wd = wd;
+        return chk;
+    }
 #pragma omp simd reduction(+ : chk)
     for (int k = 0; k < n; k++) {
         double vk = (x[k] - xp[k]) * rh;
@@ -135,16 +157,27 @@ int sim_forces(const tvds_model *m, tvds_data *d, double t, int vel_from_x, tvds
             } else {
                 /* Without element or penalty forces fel stays 0 and nothing reads the
                  * velocities in tmp; fext is written as its dense part says (fext_kind). */
-                cd_arrays A = {x, xp, fg, fb, w2, vw, fe, fl, fd, xn};
+                cd_arrays A = {x, xp, fg, fb, w2, vw, fe, fl, fd, xn, 0.0, 0.0};
                 int fk = s->fext_kind;
+                /* A substructure the last step did not correct (the master of an open contact)
+                 * likely keeps x_new = x*: its work sums in this pass (nothing changes x_new
+                 * after it without loads, element or penalty forces; a correction replaces
+                 * them). */
+                int work = !s->corrected && fk != 1 && !d->fel_used && vel_from_x == 1;
                 if (d->fel_used)
-                    chk = fk == 2   ? cd_pass(&A, n, 1, 2, rh, h2, gs, ba, a, b)
-                          : fk == 1 ? cd_pass(&A, n, 1, 1, rh, h2, gs, ba, a, b)
-                                    : cd_pass(&A, n, 1, 0, rh, h2, gs, ba, a, b);
+                    chk = fk == 2   ? cd_pass(&A, n, 1, 2, 0, rh, h2, gs, ba, a, b)
+                          : fk == 1 ? cd_pass(&A, n, 1, 1, 0, rh, h2, gs, ba, a, b)
+                                    : cd_pass(&A, n, 1, 0, 0, rh, h2, gs, ba, a, b);
+                else if (work)
+                    chk = fk == 2 ? cd_pass(&A, n, 0, 2, 1, rh, h2, gs, ba, a, b)
+                                  : cd_pass(&A, n, 0, 0, 1, rh, h2, gs, ba, a, b);
                 else
-                    chk = fk == 2   ? cd_pass(&A, n, 0, 2, rh, h2, gs, ba, a, b)
-                          : fk == 1 ? cd_pass(&A, n, 0, 1, rh, h2, gs, ba, a, b)
-                                    : cd_pass(&A, n, 0, 0, rh, h2, gs, ba, a, b);
+                    chk = fk == 2   ? cd_pass(&A, n, 0, 2, 0, rh, h2, gs, ba, a, b)
+                          : fk == 1 ? cd_pass(&A, n, 0, 1, 0, rh, h2, gs, ba, a, b)
+                                    : cd_pass(&A, n, 0, 0, 0, rh, h2, gs, ba, a, b);
+                s->work[0] = A.we;
+                s->work[1] = A.wd;
+                s->work_ver = work ? -3 : 0; /* -3: x*'s, stamped by sim_predict */
             }
             s->pchk = chk;
             s->fused_h2 = h2;
@@ -359,6 +392,8 @@ int sim_predict(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
         }
     }
     sim_touch(d, 1);
+    for (int i = 0; i < d->nsub; i++)
+        if (d->sub[i].work_ver == -3) d->sub[i].work_ver = -4; /* x*'s sums, until corrected */
     return TVDS_OK;
 }
 
@@ -405,9 +440,12 @@ void sim_correct(const tvds_model *m, tvds_data *d)
     }
     for (int q = 0; q < nu; q++)
         d->cr_pos[d->cand_base[d->cr_sub[q]] + d->sub[d->cr_sub[q]].cand[d->cr_dof[q]]] = -1;
+    for (int i = 0; i < d->nsub; i++)
+        d->sub[i].corrected = 0;
     for (int q = 0; q < nu; q++) {
         if (d->cr_c[q] == 0.0) continue;
         sim_sub *s = &d->sub[d->cr_sub[q]];
+        s->corrected = 1;
         if (s->lumped) {
             /* Y(:,j) = e_j / m_jj: the force moves its own DoF. */
             int j = d->cr_dof[q];
@@ -522,7 +560,8 @@ void sim_correct(const tvds_model *m, tvds_data *d)
     for (int i = 0; i < d->nsub; i++) {
         sim_sub *s = &d->sub[i];
         s->ver[1] = ++d->ver_counter;
-        s->work_ver = s->work_ver == -2 ? s->ver[1] : 0;
+        /* -2: the corrector's pass; -4: the predictor's, x_new still x* (not corrected). */
+        s->work_ver = s->work_ver == -2 || (s->work_ver == -4 && !s->corrected) ? s->ver[1] : 0;
         for (int q = 0; q < s->ucn1; q++)
             s->ucv[1][s->ucl1[q]] = s->ver[1];
     }

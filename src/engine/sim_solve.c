@@ -312,13 +312,15 @@ static double du_cand(tvds_data *d, int sb, int a)
     return u;
 }
 
-/* Relative displacement correction of a contact point along v. */
+/* Relative displacement correction of a contact point along v. An entry whose bucket holds no
+ * row entry is not moved by the multipliers (its du is 0: skipped). */
 static double cp_rel_corr(tvds_data *d, const sim_cp *c, const double v[3])
 {
     double r = 0.0;
     for (int e = 0; e < c->ne; e++) {
-        int sb = c->e_sub[e];
-        r += c->e_w[e] * v[c->e_dir[e]] * du_cand(d, sb, d->sub[sb].cand[c->e_dof[e]]);
+        int sb = c->e_sub[e], a = d->sub[sb].cand[c->e_dof[e]];
+        if (d->comp_head[bucket_key(d, sb, a)] < 0) continue;
+        r += c->e_w[e] * v[c->e_dir[e]] * du_cand(d, sb, a);
     }
     return r;
 }
