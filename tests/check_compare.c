@@ -7,8 +7,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "tvds/tvds_bench.h"
 #include "tvds/tvds_case.h"
 #include "tvds/tvds_compare.h"
+#include "tvds/tvds_io.h"
 #include "tvds_test.h"
 
 #define PI 3.14159265358979323846
@@ -444,6 +446,134 @@ START_TEST(test_no_crossings_from_open_start)
 }
 END_TEST
 
+
+/* Face-edge crossings on a face-set master are masked as the 2D node crossings are. Two slave
+ * nodes driven along x at v = 0.1 m/s over the 5 mm square faces of tvds_bench_plate_write's
+ * plate (4 x 4 cells), from x = 3.5 mm (y = 2 mm) and x = 5.5 mm (y = 12 mm): they cross the
+ * face edges x = 5, 10, 15 mm at t = (x_e - x_0) / v, i.e. 0.015, 0.065, 0.115 s and 0.045,
+ * 0.095 s. The plate's tangential deflection under the friction force (mu F = 0.03 N on a
+ * foundation of 1e4 N/m per node, stiffer with the links) moves an edge by at most 3 um, the
+ * crossing by 3e-5 s; the samples are 1e-4 s apart. The window's band at 2 kHz masks
+ * 4 sqrt(ln 2) / (2 pi 0.05 f) = 5.30 ms about each crossing. */
+START_TEST(test_face_edge_crossings_masked)
+{
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    char dir[64], sub[128], path[256];
+    tvds_test_mkdtemp(dir, sizeof dir, "/tmp/tvds_check_compare3d_");
+    snprintf(sub, sizeof sub, "%s/m", dir);
+    ck_assert_msg(tvds_bench_plate_write(sub, 4, 4, path, sizeof path, &ctx) == TVDS_OK, "%s",
+                  ctx.msg);
+    {
+        double M[36] = {0}, K[36] = {0};
+        tvds_dof ds[6];
+        memset(ds, 0, sizeof ds);
+        const double x0[2] = {3.5e-3, 5.5e-3}, y0[2] = {2e-3, 12e-3};
+        for (int k = 0; k < 6; k++) {
+            ds[k].kind = TVDS_DOF_PHYSICAL;
+            ds[k].node = 1 + k / 3;
+            ds[k].dir = k % 3;
+            ds[k].xyz[0] = x0[k / 3];
+            ds[k].xyz[1] = y0[k / 3];
+            M[k + 6 * k] = 1e-3;
+            if (k % 3 == 2) K[k + 6 * k] = 10.0; /* weak ground spring in z */
+        }
+        long tips[2] = {1, 2};
+        tvds_nodeset tip = {(char *)"tip", 2, tips};
+        tvds_substructure s;
+        memset(&s, 0, sizeof s);
+        s.name = (char *)"slider";
+        s.n = 6;
+        s.M = M;
+        s.K = K;
+        s.dofs = ds;
+        s.nsets = 1;
+        s.sets = &tip;
+        char sd[160];
+        snprintf(sd, sizeof sd, "%s/slider", sub);
+        ck_assert_msg(tvds_substructure_write(&s, sd, &ctx) == TVDS_OK, "%s", ctx.msg);
+    }
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "[run]\nname = edges\nmethod = subs-b\ndt = auto\nt_end = 0.13\nout_dt = 1e-4\n\n"
+               "[substructure plate]\ndir = plate\ndamping = rayleigh\nalpha = 1\nbeta = 1e-7\n\n"
+               "[substructure slider]\ndir = slider\n\n"
+               "[contact tip]\nslave = slider:tip\nmaster = plate:top\nmu = 0.3\n\n"
+               "[load p1]\ndof = slider:1:uz\nf = smooth -0.1 0 0.01\n\n"
+               "[load p2]\ndof = slider:2:uz\nf = smooth -0.1 0 0.01\n\n"
+               "[constraint d1x]\nterms = slider:1:ux\nvalue = table 0 0  1 0.1\n\n"
+               "[constraint d2x]\nterms = slider:2:ux\nvalue = table 0 0  1 0.1\n\n"
+               "[constraint d1y]\nterms = slider:1:uy\n\n"
+               "[constraint d2y]\nterms = slider:2:uy\n\n"
+               "[probe a]\nquantity = a\ndof = plate:13:uz\n");
+    ck_assert(fclose(f) == 0);
+    tvds_model *m = NULL;
+    ck_assert_msg(tvds_case_read(path, NULL, 0, &m, &ctx) == TVDS_OK, "%s", ctx.msg);
+    char out[160];
+    snprintf(out, sizeof out, "%s/out", dir);
+    tvds_compare_opts o = tvds_compare_opts_default();
+    o.nmethods = 1;
+    o.methods[0] = TVDS_METHOD_SUBS_B;
+    o.plots = 0;
+    o.t0 = 0.0;
+    o.t1 = 0.13;
+    tvds_growth_window w = {.branch = 0,
+                            .f_hz = 2000.0,
+                            .s0 = NAN,
+                            .s1 = NAN,
+                            .t0 = 0.04,
+                            .t1 = 0.07,
+                            .growth_pred = NAN};
+    o.nwindows = 1;
+    o.windows = &w;
+    tvds_compare_result res;
+    ck_assert_msg(tvds_compare_run(m, out, &o, &res, &ctx) == TVDS_OK, "%s", ctx.msg);
+    ck_assert_int_eq(res.e[0].status, TVDS_OK);
+    ck_assert_int_eq(res.ncross, 5);
+    ck_assert_int_eq(res.ncross_window[0], 2);
+    const double tc[5] = {0.015, 0.045, 0.065, 0.095, 0.115};
+    /* The output step is out_dt rounded to whole steps dt: read it from the file. */
+    const double mh = tvds_compare_mask_half(2000.0, 0.0), tau = mh / 4.0;
+    ck_assert_double_eq_tol(mh, 5.30e-3, 0.01e-3);
+    char ep[200];
+    snprintf(ep, sizeof ep, "%s/subs-b/envelope.csv", out);
+    FILE *fp = fopen(ep, "r");
+    ck_assert_ptr_nonnull(fp);
+    char line[256];
+    ck_assert_ptr_nonnull(fgets(line, sizeof line, fp));
+    int nin = 0, nout = 0;
+    double tlast = 0.13, tprev = NAN, tol = 0.0;
+    while (fgets(line, sizeof line, fp)) {
+        double t, e;
+        int mk;
+        ck_assert_int_eq(sscanf(line, "%lf,%lf,%d", &t, &e, &mk), 3);
+        if (isnan(tprev)) {
+            tprev = t;
+            continue; /* at t = 0: within 4 tau of the record's start */
+        }
+        if (tol == 0.0) tol = t - tprev + 3e-5; /* one sample and the edges' shift */
+        ck_assert(t - tprev < 2e-4);
+        tprev = t;
+        double d = INFINITY;
+        for (int j = 0; j < 5; j++)
+            if (fabs(t - tc[j]) < d) d = fabs(t - tc[j]);
+        if (d < mh - tol) {
+            ck_assert_msg(mk == 1, "t = %g s, %g s from a crossing: not masked", t, d);
+            nin++;
+        } else if (d > mh + tol && t > 4.0 * tau + tol && t < tlast - 4.0 * tau - tol) {
+            ck_assert_msg(mk == 0, "t = %g s, %g s from every crossing: masked", t, d);
+            nout++;
+        }
+    }
+    fclose(fp);
+    /* Every sample within mh - tol of a crossing was checked: 2 (mh - tol) / step each. */
+    ck_assert_int_ge(nin, (int)(5 * 2.0 * (mh - tol) / (tol - 3e-5)) - 5);
+    ck_assert_int_gt(nout, 300);
+    tvds_model_free(&m);
+    ck_assert_int_eq(tvds_test_rmtree(dir), 0);
+}
+END_TEST
+
 Suite *compare_suite(void)
 {
     Suite *s = suite_create("compare");
@@ -460,6 +590,7 @@ Suite *compare_suite(void)
     tcase_set_timeout(tc, 5);
     tcase_add_test(tc, test_two_method_compare);
     tcase_add_test(tc, test_no_crossings_from_open_start);
+    tcase_add_test(tc, test_face_edge_crossings_masked);
     suite_add_tcase(s, tc);
     return s;
 }

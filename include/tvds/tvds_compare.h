@@ -187,8 +187,10 @@ typedef struct tvds_compare_result {
     tvds_growth_window windows[TVDS_COMPARE_MAX_WINDOWS];
     double band_half[TVDS_COMPARE_MAX_WINDOWS];  /* -3 dB half-width used per window [Hz] */
     double mask_half;                            /* masked half-span around node crossings [s] */
-    int ncross;                                  /* master-node crossings found in the record
-                                                    (reference run, or the first with a position) */
+    int ncross;                                  /* master-node crossings (face-edge crossings
+                                                    of any slave node on a face set) found in
+                                                    the record (reference run, or the first
+                                                    with a position) */
     int ncross_window[TVDS_COMPARE_MAX_WINDOWS]; /* of them within [t0, t1] of each window */
     char accel[64], deflect[64], contact[64];    /* channel and contact names used */
 } tvds_compare_result;

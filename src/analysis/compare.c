@@ -7,6 +7,7 @@
 
 #include <fftw3.h>
 
+#include "engine/contact/face.h"
 #include "tvds/tvds_compare.h"
 #include "tvds/tvds_output.h"
 #include "tvds/tvds_plot.h"
@@ -608,6 +609,21 @@ int tvds_compare_master_abscissae(const tvds_model *m, int ic, double **S, int *
     return TVDS_OK;
 }
 
+/* Append t to the growing array *out (*cnt used of *cap). */
+static int push_time(double **out, long *cnt, long *cap, double t)
+{
+    if (*cnt == *cap) {
+        double *nw = tvds_malloc((size_t)(2 * *cap) * sizeof *nw);
+        if (!nw) return TVDS_ERR_NOMEM;
+        memcpy(nw, *out, (size_t)*cnt * sizeof *nw);
+        tvds_free(*out);
+        *out = nw;
+        *cap *= 2;
+    }
+    (*out)[(*cnt)++] = t;
+    return TVDS_OK;
+}
+
 /* Times at which the position s(t) passes a master-node abscissa (linear interpolation between
  * samples): *tc (owned by the caller), *nc. */
 static int node_crossings(const cmp_signal *s, const double *S, int ns, double **tc, long *nc,
@@ -632,23 +648,84 @@ static int node_crossings(const cmp_signal *s, const double *S, int ns, double *
             else
                 j0 = mid + 1;
         }
-        for (int j = j0; j < ns && S[j] <= hi; j++) {
-            if (cnt == cap) {
-                double *nw = tvds_malloc((size_t)(2 * cap) * sizeof *nw);
-                if (!nw) {
-                    tvds_free(out);
-                    return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "compare: out of memory");
-                }
-                memcpy(nw, out, (size_t)cnt * sizeof *nw);
+        for (int j = j0; j < ns && S[j] <= hi; j++)
+            if (push_time(&out, &cnt, &cap,
+                          s->t[k] + (S[j] - a) / (b - a) * (s->t[k + 1] - s->t[k]))) {
                 tvds_free(out);
-                out = nw;
-                cap *= 2;
+                return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "compare: out of memory");
             }
-            out[cnt++] = s->t[k] + (S[j] - a) / (b - a) * (s->t[k + 1] - s->t[k]);
-        }
     }
     *tc = out;
     *nc = cnt;
+    return TVDS_OK;
+}
+
+/* Depth of the natural coordinates (a, b) inside a face of nn nodes, in units of the
+ * reference triangle's leg (a quadrilateral's reference side is 2). */
+static double face_depth(int nn, double a, double b)
+{
+    if (face_is_tri(nn)) {
+        double d = a < b ? a : b;
+        return d < 1.0 - a - b ? d : 1.0 - a - b;
+    }
+    return 0.5 * (1.0 - (fabs(a) > fabs(b) ? fabs(a) : fabs(b)));
+}
+
+/* Face-edge crossings of a face-set contact (docs/burst-metrics.md, "Masks"): the times at
+ * which a slave node in contact (state stick or slip at either sample) moves onto another face,
+ * from its channels segment (the face), alpha and s (its natural coordinates) in the run's
+ * contacts.csv, interpolated between the two samples by the node's depths inside the face it
+ * left and the one it entered (exact at constant speed across faces of equal size). Every slave
+ * node is followed; crossings of several nodes within one output step count once. Sorted *tc
+ * (owned by the caller), *nc. A node without its channels is skipped. */
+static int face_crossings(const tvds_model *m, int ic, const char *outdir, const char *meth,
+                          double **tc, long *nc, tvds_ctx *ctx)
+{
+    const tvds_contact *c = &m->contacts[ic];
+    long cap = 64, cnt = 0;
+    double *out = tvds_malloc((size_t)cap * sizeof *out), step = INFINITY;
+    *tc = NULL;
+    *nc = 0;
+    if (!out) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "compare: out of memory");
+    for (int q = 0; q < c->nslave; q++) {
+        static const char *const chn[4] = {"segment", "alpha", "s", "state"};
+        cmp_signal sg[4];
+        memset(sg, 0, sizeof sg);
+        int ok = 1;
+        for (int j = 0; j < 4 && ok; j++) {
+            char ch[160];
+            tvds_ctx c2;
+            tvds_ctx_init(&c2);
+            if (c->nslave > 1)
+                snprintf(ch, sizeof ch, "%s.%ld.%s", c->name, c->slave_nodes[q], chn[j]);
+            else
+                snprintf(ch, sizeof ch, "%s.%s", c->name, chn[j]);
+            ok = read_sig(outdir, meth, "contacts.csv", ch, &sg[j], &c2) == TVDS_OK &&
+                 sg[j].n == sg[0].n;
+        }
+        for (long k = 0; ok && k + 1 < sg[0].n; k++) {
+            double fa = sg[0].x[k], fb = sg[0].x[k + 1], dt = sg[0].t[k + 1] - sg[0].t[k];
+            if (dt > 0.0 && dt < step) step = dt;
+            if (!(fa >= 0.0 && fb >= 0.0 && fa < c->nface && fb < c->nface) || fa == fb) continue;
+            if (!(sg[3].x[k] > 0.0 || sg[3].x[k + 1] > 0.0)) continue; /* open: no kick */
+            double da = face_depth(c->face_nn[(int)fa], sg[1].x[k], sg[2].x[k]);
+            double db = face_depth(c->face_nn[(int)fb], sg[1].x[k + 1], sg[2].x[k + 1]);
+            double r = da + db > 0.0 ? da / (da + db) : 0.5;
+            if (push_time(&out, &cnt, &cap, sg[0].t[k] + r * dt)) ok = -1;
+        }
+        for (int j = 0; j < 4; j++)
+            signal_free(&sg[j]);
+        if (ok < 0) {
+            tvds_free(out);
+            return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "compare: out of memory");
+        }
+    }
+    qsort(out, (size_t)cnt, sizeof *out, cmp_double);
+    long u = 0;
+    for (long k = 0; k < cnt; k++)
+        if (u == 0 || !(out[k] - out[u - 1] < step)) out[u++] = out[k];
+    *tc = out;
+    *nc = u;
     return TVDS_OK;
 }
 
@@ -865,9 +942,12 @@ int tvds_compare_analyse(const tvds_model *m, const char *outdir, const tvds_com
             }
         }
     }
-    /* Band envelopes across the unstable windows: node crossings from each run's own contact
-     * position, window times (when only positions are given) from the reference run's. */
+    /* Band envelopes across the unstable windows: node crossings (face-edge crossings on a
+     * face set) from each run's own contact position, window times (when only positions are
+     * given) from the reference run's. */
     if (res->contact[0]) {
+        /* A face set's position channel holds natural coordinates, not a path abscissa. */
+        int faces = m->contacts[o->contact].master_kind == TVDS_MASTER_FACES;
         double *S = NULL;
         int ns = 0;
         if ((rc = tvds_compare_master_abscissae(m, o->contact, &S, &ns, ctx))) goto done;
@@ -882,7 +962,7 @@ int tvds_compare_analyse(const tvds_model *m, const char *outdir, const tvds_com
                 cmp_signal sp = {0};
                 double *tc = NULL;
                 long nc = 0;
-                if (res->contact[0] && acc[i].n > 0) {
+                if (res->contact[0] && acc[i].n > 0 && !faces) {
                     char ch[128];
                     tvds_ctx c2;
                     tvds_ctx_init(&c2);
@@ -917,7 +997,13 @@ int tvds_compare_analyse(const tvds_model *m, const char *outdir, const tvds_com
                             path_times(&sp, g->s0, g->s1, &g->t0, &g->t1);
                     }
                 }
-                rc = node_crossings(&sp, S, ns, &tc, &nc, ctx);
+                if (faces)
+                    rc = acc[i].n > 0 ? face_crossings(m, o->contact, outdir,
+                                                       tvds_method_name(res->e[i].method), &tc,
+                                                       &nc, ctx)
+                                      : TVDS_OK;
+                else
+                    rc = node_crossings(&sp, S, ns, &tc, &nc, ctx);
                 if (rc == TVDS_OK && pass == 0) {
                     res->ncross = (int)nc;
                     for (int w = 0; w < res->nwindows; w++)
@@ -1377,6 +1463,9 @@ int tvds_compare_report(const tvds_model *m, const char *outdir, const tvds_comp
 {
     tvds_compare_opts def = tvds_compare_opts_default();
     if (!o) o = &def;
+    /* What a crossing is: a master node (2D surface) or a face edge (face set). */
+    int fx = m && o->contact >= 0 && o->contact < m->ncontact &&
+             m->contacts[o->contact].master_kind == TVDS_MASTER_FACES;
     char path[1024];
     /* metrics.csv: one row per method, machine-readable. */
     snprintf(path, sizeof path, "%s/metrics.csv", outdir);
@@ -1489,7 +1578,7 @@ int tvds_compare_report(const tvds_model *m, const char *outdir, const tvds_comp
         fprintf(fp, "\n## Growth across the unstable windows (band envelope)\n\n");
         fprintf(fp,
                 "Envelope of `%s` in a Gaussian band around each window's frequency (analytic "
-                "signal by FFT), samples within ±%.3g ms of a master-node crossing masked "
+                "signal by FFT), samples within ±%.3g ms of a %s crossing masked "
                 "(%d crossings in the record). Measured growth G = max envelope over [t0, t1 + "
                 "T/4 + 4τ] (cut at the first node crossing after t1) / envelope at t0 "
                 "(docs/burst-metrics.md); in brackets E(t1)/E(t0); ×/÷ the scatter of the "
@@ -1497,7 +1586,8 @@ int tvds_compare_report(const tvds_model *m, const char *outdir, const tvds_comp
                 "which E(t0) is known. A node crossing inside a "
                 "window adds its kick to the growth measured there. "
                 "Predicted: exp(∫ Re λ dt) from the CEA.\n\n",
-                res->accel, 1e3 * window_mask_half(res, 0), res->ncross);
+                res->accel, 1e3 * window_mask_half(res, 0), fx ? "face-edge" : "master-node",
+                res->ncross);
         fprintf(fp, "| window | f [Hz] | s [mm] | t [s] | node crossings | predicted G |");
         for (int i = 0; i < res->n; i++)
             fprintf(fp, " %s G |", tvds_method_name(res->e[i].method));
@@ -1567,10 +1657,11 @@ int tvds_compare_report(const tvds_model *m, const char *outdir, const tvds_comp
             any |= isfinite(res->e[i].kick_ratio);
         if (any) {
             fprintf(fp,
-                    "\nMaster-node crossings (%d in the record): envelope of `%s` above %.0f kHz "
+                    "\n%s crossings (%d in the record): envelope of `%s` above %.0f kHz "
                     "within %.0f ms of each crossing in the window, over its median farther than "
                     "%.0f ms from every crossing (geometric mean over the crossings):",
-                    res->ncross, res->accel, 1e-3 * KICK_FMIN, 1e3 * KICK_NEAR, 1e3 * KICK_FAR);
+                    fx ? "Face-edge" : "Master-node", res->ncross, res->accel, 1e-3 * KICK_FMIN,
+                    1e3 * KICK_NEAR, 1e3 * KICK_FAR);
             for (int i = 0; i < res->n; i++) {
                 char b[2][32];
                 fmt_num(b[0], 32, "%.3g", res->e[i].kick_ratio);
