@@ -146,24 +146,36 @@ static int arpack_lowest(cholmod_sparse *Msym, cholmod_factor *L, int n, int nev
     iparam[0] = 1;    /* exact shifts */
     iparam[2] = 3000; /* max Arnoldi iterations */
     iparam[6] = 3;    /* shift-invert */
-    a_int ido = 0, info = 1;
+    a_int ido = 0, info = 1, einfo = 0;
     int ops = 0;
-    for (;;) {
-        dsaupd_c(&ido, "G", n, "LM", nev, tol, resid, ncv, v, n, iparam, ipntr, workd, workl,
-                 lworkl, &info);
-        if (ido == -1) {
-            double *x = workd + ipntr[0] - 1, *y = workd + ipntr[1] - 1;
-            if (!spmv(Msym, x, tmp, cc) || !fsolve(L, tmp, y, cc)) break;
-            ops++;
-        } else if (ido == 1) {
-            double *bx = workd + ipntr[2] - 1, *y = workd + ipntr[1] - 1;
-            if (!fsolve(L, bx, y, cc)) break;
-            ops++;
-        } else if (ido == 2) {
-            double *x = workd + ipntr[0] - 1, *y = workd + ipntr[1] - 1;
-            if (!spmv(Msym, x, y, cc)) break;
-        } else {
-            break;
+    /* ARPACK keeps its reverse-communication state in Fortran SAVE variables: one run at a time
+     * in the whole process, under the lock the CEA's Arnoldi runs take (src/analysis/cea_eig.c). */
+#ifdef _OPENMP
+#pragma omp critical(tvds_arpack)
+#endif
+    {
+        for (;;) {
+            dsaupd_c(&ido, "G", n, "LM", nev, tol, resid, ncv, v, n, iparam, ipntr, workd, workl,
+                     lworkl, &info);
+            if (ido == -1) {
+                double *x = workd + ipntr[0] - 1, *y = workd + ipntr[1] - 1;
+                if (!spmv(Msym, x, tmp, cc) || !fsolve(L, tmp, y, cc)) break;
+                ops++;
+            } else if (ido == 1) {
+                double *bx = workd + ipntr[2] - 1, *y = workd + ipntr[1] - 1;
+                if (!fsolve(L, bx, y, cc)) break;
+                ops++;
+            } else if (ido == 2) {
+                double *x = workd + ipntr[0] - 1, *y = workd + ipntr[1] - 1;
+                if (!spmv(Msym, x, y, cc)) break;
+            } else {
+                break;
+            }
+        }
+        if (!(ido == -1 || ido == 1 || ido == 2) && info >= 0 && (int)iparam[4] >= nev) {
+            if (iters) *iters = (int)iparam[2];
+            dseupd_c(1, "A", select, d, z, n, sigma, "G", n, "LM", nev, tol, resid, ncv, v, n,
+                     iparam, ipntr, workd, workl, lworkl, &einfo);
         }
     }
     if (ido == -1 || ido == 1 || ido == 2) {
@@ -179,12 +191,9 @@ static int arpack_lowest(cholmod_sparse *Msym, cholmod_factor *L, int n, int nev
                         (int)iparam[4], nev);
         goto done;
     }
-    if (iters) *iters = (int)iparam[2];
     if (nops) *nops = ops;
-    dseupd_c(1, "A", select, d, z, n, sigma, "G", n, "LM", nev, tol, resid, ncv, v, n, iparam,
-             ipntr, workd, workl, lworkl, &info);
-    if (info != 0) {
-        rc = TVDS_ERROR(ctx, TVDS_ERR_SOLVER, "ARPACK dseupd: info %d", (int)info);
+    if (einfo != 0) {
+        rc = TVDS_ERROR(ctx, TVDS_ERR_SOLVER, "ARPACK dseupd: info %d", (int)einfo);
         goto done;
     }
     for (int k = 0; k < nev; k++)

@@ -446,7 +446,6 @@ START_TEST(test_no_crossings_from_open_start)
 }
 END_TEST
 
-
 /* Face-edge crossings on a face-set master are masked as the 2D node crossings are. Two slave
  * nodes driven along x at v = 0.1 m/s over the 5 mm square faces of tvds_bench_plate_write's
  * plate (4 x 4 cells), from x = 3.5 mm (y = 2 mm) and x = 5.5 mm (y = 12 mm): they cross the

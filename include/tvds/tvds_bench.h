@@ -89,6 +89,10 @@ TVDS_API int tvds_bench_synthetic_pad_write(const char *dir, int n, int m, char 
 TVDS_API int tvds_bench_plate_write(const char *dir, int cells, int nn, char *case_path,
                                     size_t size, tvds_ctx *ctx);
 
+/* Ground-spring frequency sqrt(1e4 N/m / 0.01 kg) / (2 pi) [Hz] of tvds_bench_cea_chain: no
+ * undamped natural frequency of the chain lies below it (K = K_chain + k_g I with K_chain
+ * positive semi-definite, M = m I; the contact constraints only remove DoFs). */
+#define TVDS_BENCH_CEA_CHAIN_FG 159.15494309189535
 /* A model for the multi-node CEA: one substructure, a chain of N / 2 two-DoF nodes 10 mm apart
  * (mass 0.01 kg per DoF, springs of 1e4 N/m to ground, 1e5 N/m in x and y to the next node and
  * 5e4 N/m along (1, 1) / sqrt 2 coupling x and y), no damping; its nact slave nodes spread

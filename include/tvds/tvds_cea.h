@@ -29,8 +29,10 @@ enum tvds_cea_state {
 #define TVDS_CEA_ALL_CONTACTS (-2)
 
 enum tvds_cea_solver {
-    TVDS_CEA_AUTO = 0, /* TVDS_CEA_ARPACK from TVDS_CEA_ARPACK_MIN_DOFS DoFs up, below it the
-                          standard form M_c^-1 (dgeev) when M_c is well conditioned, else QZ */
+    TVDS_CEA_AUTO = 0, /* TVDS_CEA_ARPACK from TVDS_CEA_ARPACK_MIN_DOFS DoFs up (should it fail,
+                          the dense path below, tvds_cea_result.arpack_failure saying so), below
+                          it the standard form M_c^-1 (dgeev) when M_c is well conditioned, else
+                          QZ */
     TVDS_CEA_QZ,       /* generalized pencil (LAPACK dggev), all eigenvalues */
     TVDS_CEA_STANDARD, /* standard form (LAPACK dgeev); TVDS_ERR_SINGULAR if M_c is singular */
     TVDS_CEA_ARPACK    /* shift-invert Arnoldi (ARPACK dnaupd): the lowest nmodes + nextra only;
@@ -59,6 +61,12 @@ typedef struct tvds_cea_options {
                          frequency scale sqrt(tr K / tr M) / (2 pi) */
     double re_tol;    /* a branch is unstable where Re > re_tol [1/s] + 1e-9 |lambda|; default 0 */
     int solver;       /* enum tvds_cea_solver; default TVDS_CEA_AUTO */
+    double shift_hz;  /* > 0: the ARPACK path with the complex shift sigma = i 2 pi shift_hz
+                         (complex LU; for crowded spectra), placed at or below the lowest
+                         frequency wanted: it finds the candidates nearest it and guarantees
+                         none missed within h of it in frequency (h: the farthest kept one)
+                         with |Re| <= 0.25 h (docs/cea.md, "Complex shift"); solver must then
+                         be TVDS_CEA_AUTO or TVDS_CEA_ARPACK. 0 (default): the real shift */
     int nthreads;     /* OpenMP threads over positions; 0 (default): OpenMP's default */
     int state;        /* enum tvds_cea_state; default TVDS_CEA_DEFORMED */
     int undamped;     /* 1: leave the damping out (C = 0), the conservative locus; default 0 */
@@ -138,6 +146,8 @@ typedef struct tvds_cea_result {
                      share |u_A|^2 / |u|^2 of each branch's mode over the translational physical
                      DoFs, u_A = (u - R u_mirror) / 2; 0 symmetric, 1 antisymmetric; NaN where
                      a branch has no mode */
+    char arpack_failure[256]; /* TVDS_CEA_AUTO only: non-empty when the ARPACK path failed (its
+                                 message) and the dense eigenproblem computed the locus instead */
 } tvds_cea_result;
 
 /* Length [m] of the contact's master surface (undeformed, sum of its segments).

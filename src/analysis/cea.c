@@ -89,7 +89,8 @@ typedef struct cea_problem {
     double chi_fixed; /* user's chi, 0 = from v_rel */
     double fmin_hz;
     int solver;
-    int ncand; /* candidates kept per position */
+    double wshift; /* ARPACK's complex shift i wshift [rad/s]; 0: the real shift */
+    int ncand;     /* candidates kept per position */
     /* Face-set master (3D node-to-face, docs/cea.md "Face-set masters"). The master nodes are
      * the contact's distinct face nodes; face f has nn[f] of them, indices fnode[9 f + q]. */
     int faces;
@@ -414,6 +415,7 @@ static int setup(const tvds_model *m, int contact, const tvds_cea_options *o, ce
     }
     p->fmin_hz = o->fmin_hz >= 0 ? o->fmin_hz : 1e-6 * sqrt(trk / trm) / (2.0 * TVDS_PI);
     p->solver = o->solver;
+    p->wshift = o->shift_hz > 0.0 ? 2.0 * TVDS_PI * o->shift_hz : 0.0;
     p->chi_fixed = o->chi;
     p->ncand = o->nmodes + (o->nextra > 0 ? o->nextra : 0);
 
@@ -1757,7 +1759,8 @@ static void solve_position(const cea_problem *p, double s, cea_work *w, cea_pos 
                           .has_c = has_c,
                           .wmin = 2.0 * TVDS_PI * p->fmin_hz,
                           .ncand = p->ncand,
-                          .solver = p->solver};
+                          .solver = p->solver,
+                          .wshift = p->wshift};
     int nc = 0;
     /* T (N x N) is free after the projections: the ARPACK path's LU goes there. */
     out->err = cea_eig_solve(&w->eig, &pb, w->T, out->lre, out->lim, w->Q, &nc, &out->resid,
@@ -2215,19 +2218,32 @@ static int find_windows(tvds_cea_result *res, const tvds_cea_options *o)
 /* The positions are the parallel axis: BLAS runs on one thread while the CEA runs
  * (core/blas_threads.h) and gets its own count back afterwards. */
 static int cea_run(const tvds_model *m, int contact, const double *s, int npos,
-                   const tvds_cea_options *opt, tvds_cea_result **out, tvds_ctx *ctx);
+                   const tvds_cea_options *opt, int dense, int *arpack_failed,
+                   tvds_cea_result **out, tvds_ctx *ctx);
 
 int tvds_cea_run(const tvds_model *m, int contact, const double *s, int npos,
                  const tvds_cea_options *opt, tvds_cea_result **out, tvds_ctx *ctx)
 {
     int held = tvds_blas_threads_hold();
-    int rc = cea_run(m, contact, s, npos, opt, out, ctx);
+    int failed = 0;
+    int rc = cea_run(m, contact, s, npos, opt, 0, &failed, out, ctx);
+    /* auto: an ARPACK failure (no enclosure, iteration limit) falls back to the dense path. */
+    if (rc == TVDS_ERR_SOLVER && failed && (!opt || opt->solver == TVDS_CEA_AUTO)) {
+        char msg[sizeof(*out)->arpack_failure];
+        snprintf(msg, sizeof msg, "%.*s", (int)sizeof msg - 1, ctx ? ctx->msg : "ARPACK failed");
+        if (ctx) tvds_ctx_init(ctx);
+        rc = cea_run(m, contact, s, npos, opt, 1, &failed, out, ctx);
+        if (rc == TVDS_OK) memcpy((*out)->arpack_failure, msg, sizeof msg);
+    }
     tvds_blas_threads_restore(held);
     return rc;
 }
 
+/* dense: 1 keeps TVDS_CEA_AUTO off the ARPACK path; *arpack_failed is set when an ARPACK run
+ * failed. */
 static int cea_run(const tvds_model *m, int contact, const double *s, int npos,
-                   const tvds_cea_options *opt, tvds_cea_result **out, tvds_ctx *ctx)
+                   const tvds_cea_options *opt, int dense, int *arpack_failed,
+                   tvds_cea_result **out, tvds_ctx *ctx)
 {
     if (!out) return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "cea: no output pointer");
     *out = NULL;
@@ -2240,6 +2256,12 @@ static int cea_run(const tvds_model *m, int contact, const double *s, int npos,
                           o.chi);
     if (o.solver < TVDS_CEA_AUTO || o.solver > TVDS_CEA_ARPACK)
         return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "cea: unknown solver %d", o.solver);
+    if (!(o.shift_hz >= 0.0 && o.shift_hz < INFINITY) ||
+        (o.shift_hz > 0.0 && o.solver != TVDS_CEA_AUTO && o.solver != TVDS_CEA_ARPACK))
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                          "cea: complex shift %g Hz: expected a finite frequency >= 0, with the "
+                          "ARPACK solver",
+                          o.shift_hz);
     if (o.state != TVDS_CEA_DEFORMED && o.state != TVDS_CEA_UNDEFORMED)
         return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "cea: unknown linearisation state %d", o.state);
     if (o.mirror < 0 || o.mirror > 3)
@@ -2364,8 +2386,9 @@ static int cea_run(const tvds_model *m, int contact, const double *s, int npos,
     if (!work || !pool || !P || !P2 || !S || !S2 || !res) goto nomem;
     /* auto: the shift-invert Arnoldi above the size where it is measured faster than the dense
      * eigenproblem (docs/cea.md, "Cost"); only then are the dense 2N x 2N arrays left out. */
-    if (p.solver == TVDS_CEA_AUTO && N >= TVDS_CEA_ARPACK_MIN_DOFS) p.solver = TVDS_CEA_ARPACK;
-    int arpack = p.solver == TVDS_CEA_ARPACK;
+    if (p.solver == TVDS_CEA_AUTO && !dense && (N >= TVDS_CEA_ARPACK_MIN_DOFS || p.wshift > 0.0))
+        p.solver = TVDS_CEA_ARPACK;
+    int arpack = p.solver == TVDS_CEA_ARPACK ? (p.wshift > 0.0 ? 2 : 1) : 0;
     for (; nw < nthreads; nw++)
         if (work_alloc(&work[nw], N, rows_cap, nnz_cap, nact, ncand, arpack)) goto nomem;
     for (int i = 0; i < npos; i++) {
@@ -2426,7 +2449,8 @@ static int cea_run(const tvds_model *m, int contact, const double *s, int npos,
                                     ? "the constraints leave no DoF"
                                     : "compatibility and equilibrium constraints have different "
                                       "ranks (friction makes B_E rank deficient)");
-            else if (arpack && pool[i].info != -2)
+            else if (arpack && pool[i].info != -2) {
+                *arpack_failed = 1;
                 rc = TVDS_ERROR(ctx, pool[i].err,
                                 "cea: position s = %g: ARPACK %s (code %d, %d Ritz values of a "
                                 "problem of order %d; --solver standard computes them all)",
@@ -2436,7 +2460,7 @@ static int cea_run(const tvds_model *m, int contact, const double *s, int npos,
                                 : pool[i].info == 1  ? "reached its iteration limit"
                                                      : "failed",
                                 pool[i].info, pool[i].eig.nev, 2 * pool[i].nred);
-            else
+            } else
                 rc = TVDS_ERROR(ctx, TVDS_ERR_SOLVER, "cea: position s = %g: %s %d", si,
                                 pool[i].info == -2 ? "static sliding state did not converge, "
                                                      "code"

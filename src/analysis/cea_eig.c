@@ -4,6 +4,7 @@
 
 #include <arpack.h>
 #include <cblas.h>
+#include <complex.h>
 #include <float.h>
 #include <lapacke.h>
 #include <math.h>
@@ -16,15 +17,20 @@
  * 0.24, growth rates up to 0.25 w_top): a band far wider than the real parts of the lightly
  * damped branches a squeal study follows. */
 #define RE_COVER 0.25
+/* The complex shift lies this fraction of its frequency left of the imaginary axis (docs/cea.md,
+ * "Complex shift"). */
+#define SHIFT_OFF 1e-3
 
 void cea_eig_work_free(cea_eig_work *w)
 {
     if (!w) return;
     if (w->small) cea_eig_work_free(w->small);
-    void *ptrs[] = {w->RW,     w->RT,    w->rtau,  w->Mk,    w->Kk,     w->Ck,   w->small,
-                    w->A,      w->B,     w->VR,    w->ar,    w->ai,     w->beta, w->ipiv,
-                    w->V,      w->resid, w->workd, w->workl, w->workev, w->dr,   w->di,
-                    w->select, w->lpiv,  w->t,     w->order, w->yr,     w->yi};
+    void *ptrs[] = {w->RW,     w->RT,     w->rtau,   w->Mk,     w->Kk,      w->Ck,   w->small,
+                    w->A,      w->B,      w->VR,     w->ar,     w->ai,      w->beta, w->ipiv,
+                    w->V,      w->resid,  w->workd,  w->workl,  w->workev,  w->dr,   w->di,
+                    w->select, w->lpiv,   w->t,      w->order,  w->yr,      w->yi,   w->zlu,
+                    w->zV,     w->zresid, w->zworkd, w->zworkl, w->zworkev, w->zd,   w->zt,
+                    w->rwork,  w->xr,     w->yr2};
     for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++)
         tvds_free(ptrs[i]);
     memset(w, 0, sizeof *w);
@@ -75,6 +81,23 @@ int cea_eig_work_alloc(cea_eig_work *w, int nmax, int ncand, int arpack)
             !w->Ck || !w->small)
             goto nomem;
         if (cea_eig_work_alloc(w->small, (int)kk, (int)kk, 0)) goto nomem;
+        if (arpack == 2) {
+            size_t nz = sizeof(double _Complex);
+            w->zlu = tvds_malloc((size_t)nmax * (size_t)nmax * nz);
+            w->zV = tvds_malloc(n2 * ncv * nz);
+            w->zresid = tvds_malloc(n2 * nz);
+            w->zworkd = tvds_malloc(3 * n2 * nz);
+            w->zworkl = tvds_malloc((3 * ncv * ncv + 5 * ncv) * nz);
+            w->zworkev = tvds_malloc(2 * ncv * nz);
+            w->zd = tvds_malloc((ncv + 1) * nz);
+            w->zt = tvds_malloc((size_t)nmax * nz);
+            w->rwork = tvds_malloc(ncv * sizeof(double));
+            w->xr = tvds_malloc(2 * (size_t)nmax * sizeof(double));
+            w->yr2 = tvds_malloc(2 * (size_t)nmax * sizeof(double));
+            if (!w->zlu || !w->zV || !w->zresid || !w->zworkd || !w->zworkl || !w->zworkev ||
+                !w->zd || !w->zt || !w->rwork || !w->xr || !w->yr2)
+                goto nomem;
+        }
     } else {
         w->A = tvds_malloc(n2 * n2 * sizeof(double));
         w->B = tvds_malloc(n2 * n2 * sizeof(double));
@@ -417,6 +440,171 @@ static int eig_arpack(cea_eig_work *w, const cea_eig_problem *pb, double *lu, in
     }
 }
 
+/* ---- ARPACK with a complex shift (docs/cea.md, "Complex shift") -----------------------------
+ *
+ * sigma = i ws, tau = sigma / w0: the same operator OP = (A - tau B)^-1 B, now complex, with
+ *   D(sigma) y1 = -(w0^2 M v2 + w0 (C + sigma M) v1),  y2 = v1 + tau y1,
+ * D(sigma) = K - ws^2 M + i ws C: one complex LU per position (zgetrf), complex Arnoldi
+ * (znaupd, mode 1, bmat I). nu = 1 / (mu - tau): the largest |nu| are the s nearest i ws, one
+ * Ritz value per eigenvalue (the conjugates lie near -i ws, far away). */
+
+static void apply_op_z(const cea_eig_problem *pb, cea_eig_work *w, double w0, double _Complex sg,
+                       const double _Complex *x, double _Complex *y)
+{
+    int n = pb->n;
+    const double _Complex *v1 = x, *v2 = x + n;
+    double _Complex *t = w->zt;
+    double *X = w->xr, *Y = w->yr2;
+    /* M (w0^2 v2 + w0 sigma v1) + w0 C v1 through the real products: columns re, im. */
+    for (int i = 0; i < n; i++) {
+        double _Complex a = w0 * w0 * v2[i] + w0 * sg * v1[i];
+        X[i] = creal(a);
+        X[n + i] = cimag(a);
+    }
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, 2, n, 1.0, pb->M, n, X, n, 0.0, Y, n);
+    if (pb->has_c) {
+        for (int i = 0; i < n; i++) {
+            X[i] = creal(v1[i]);
+            X[n + i] = cimag(v1[i]);
+        }
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, 2, n, w0, pb->C, n, X, n, 1.0, Y,
+                    n);
+    }
+    for (int i = 0; i < n; i++)
+        t[i] = Y[i] + I * Y[n + i];
+    LAPACKE_zgetrs_work(LAPACK_COL_MAJOR, 'N', n, 1, w->zlu, n, w->lpiv, t, n);
+    double _Complex tau = sg / w0;
+    for (int i = 0; i < n; i++) {
+        y[i] = -t[i];
+        y[n + i] = v1[i] + tau * y[i];
+    }
+}
+
+/* One complex Arnoldi run with nev, ncv; the Ritz values nu in w->zd, vectors in w->zV. */
+static int arnoldi_z(cea_eig_work *w, const cea_eig_problem *pb, double w0, double _Complex sg,
+                     int nev, int ncv, int *nconv, int *nops)
+{
+    int n = pb->n, n2 = 2 * n;
+    a_int iparam[11] = {0}, ipntr[14] = {0};
+    iparam[0] = 1;
+    iparam[2] = 500;
+    iparam[6] = 1;
+    int lworkl = 3 * ncv * ncv + 5 * ncv;
+    for (int i = 0; i < n2; i++)
+        w->zresid[i] = 1.0 + 0.5 * sin(0.7 * (double)i + 0.3);
+    a_int ido = 0, info = 1;
+    for (;;) {
+        znaupd_c(&ido, "I", n2, "LM", nev, 0.0, w->zresid, ncv, w->zV, n2, iparam, ipntr, w->zworkd,
+                 w->zworkl, lworkl, w->rwork, &info);
+        if (ido != -1 && ido != 1) break;
+        apply_op_z(pb, w, w0, sg, w->zworkd + ipntr[0] - 1, w->zworkd + ipntr[1] - 1);
+        (*nops)++;
+    }
+    *nconv = (int)iparam[4];
+    if (info < 0) return (int)info;
+    if (info == 1 || info == 3 || *nconv < nev) return info ? (int)info : 1;
+    zneupd_c(1, "A", w->select, w->zd, w->zV, n2, 0.0, w->zworkev, "I", n2, "LM", nev, 0.0,
+             w->zresid, ncv, w->zV, n2, iparam, ipntr, w->zworkd, w->zworkl, lworkl, w->rwork,
+             &info);
+    *nconv = (int)iparam[4];
+    return (int)info;
+}
+
+/* The kept pairs go to the real layout of the real shift: the Im s > 0 member at order[c] =
+ * 2 c + 1 with dr, di; V's columns 2 c, 2 c + 1 hold Re q and -Im q. */
+static int eig_arpack_z(cea_eig_work *w, const cea_eig_problem *pb, int *nc_out, cea_eig_stats *st,
+                        int *info_out)
+{
+    int n = pb->n, n2 = 2 * n;
+    double w0 = freq_scale(pb), ws = pb->wshift;
+    double _Complex sg = 0.0;
+    for (int tries = 0;; tries++) {
+        /* SHIFT_OFF ws left of the axis: a lightly damped eigenvalue at ws stays that far. */
+        sg = -SHIFT_OFF * ws + I * ws;
+        for (size_t i = 0; i < (size_t)n * n; i++)
+            w->zlu[i] = pb->K[i] + sg * sg * pb->M[i] + (pb->has_c ? sg * pb->C[i] : 0.0);
+        int inf = LAPACKE_zgetrf(LAPACK_COL_MAJOR, n, n, w->zlu, n, w->lpiv);
+        if (inf == 0) break;
+        if (inf < 0 || tries == 3) {
+            *info_out = inf;
+            return TVDS_ERR_SOLVER;
+        }
+        ws *= 0.999; /* an eigenvalue at i ws: move off it */
+    }
+    st->sigma = creal(sg);
+    st->sigma_im = ws;
+    /* One Ritz value per eigenvalue and a margin for the disc's edge. */
+    int nev = pb->ncand + pb->ncand / 4 + 8;
+    if (nev > w->nev_max) nev = w->nev_max;
+    for (;;) {
+        int ncv = 2 * nev + 1, nconv = 0;
+        if (ncv > w->ncv_max) ncv = w->ncv_max;
+        if (ncv > n2) ncv = n2;
+        st->attempts++;
+        st->nev = nev;
+        st->ncv = ncv;
+        int info = arnoldi_z(w, pb, w0, sg, nev, ncv, &nconv, &st->nops);
+        st->nconv = nconv;
+        if (info < 0) {
+            *info_out = info;
+            return TVDS_ERR_SOLVER;
+        }
+        int enclosed = 0, nc = 0;
+        double need = 0.0;
+        if (info == 0) {
+            double radius = 0.0;
+            for (int k = 0; k < nconv; k++) {
+                double _Complex nu = w->zd[k], sk = cabs(nu) > 0 ? sg + w0 / nu : INFINITY;
+                double d = cabs(sk - sg);
+                if (d > radius) radius = d;
+                if (!(cimag(sk) > pb->wmin) || !isfinite(creal(sk))) continue;
+                /* The pair's layout: Im s > 0 member at 2 nc + 1 (its vector, conjugated, as
+                 * in the real path's second member), the other at 2 nc. */
+                w->dr[2 * nc] = w->dr[2 * nc + 1] = creal(sk);
+                w->di[2 * nc] = -cimag(sk);
+                w->di[2 * nc + 1] = cimag(sk);
+                const double _Complex *z = w->zV + (size_t)k * n2;
+                double *vr = w->V + (size_t)(2 * nc) * n2, *vi = vr + n2;
+                for (int r = 0; r < n2; r++) {
+                    vr[r] = creal(z[r]);
+                    vi[r] = -cimag(z[r]);
+                }
+                w->order[nc] = 2 * nc + 1;
+                nc++;
+            }
+            st->radius = radius;
+            sort_by_frequency(w->order, nc, w->dr, w->di);
+            /* Enclosed: with h the largest distance in frequency of a kept eigenvalue from ws,
+             * the disc holds the rectangle |Im s - ws| <= h, |Re s| <= RE_COVER h, whose
+             * farthest corners from sigma are at sqrt(h^2 + (RE_COVER h + |Re sigma|)^2). */
+            if (nc >= pb->ncand) {
+                double h = 0.0;
+                for (int c = 0; c < pb->ncand; c++) {
+                    double d = fabs(w->di[w->order[c]] - ws);
+                    if (d > h) h = d;
+                }
+                need = hypot(h, RE_COVER * h - creal(sg));
+                enclosed = need < radius;
+            } else if (nconv >= n2 - 3) {
+                enclosed = 1;
+            }
+        }
+        if (enclosed) {
+            *nc_out = nc;
+            return TVDS_OK;
+        }
+        if (nev >= w->nev_max || nev >= n2 - 3) {
+            *info_out = info > 0 ? info : -3;
+            return TVDS_ERR_SOLVER;
+        }
+        double grow = need > st->radius && st->radius > 0 ? pow(need / st->radius, 2) : 2.0;
+        if (grow < 1.5) grow = 1.5;
+        nev = (int)ceil(grow * nev) + 8;
+        if (nev > w->nev_max) nev = w->nev_max;
+        if (nev > n2 - 3) nev = n2 - 3;
+    }
+}
+
 /* Rayleigh-Ritz refinement of the kept Ritz pairs: the quadratic problem projected on the real
  * basis W of their q parts (re and im, orthonormalised), W^T (s^2 M + s C + K) W, solved dense
  * (order 2 nc), each Ritz pair replaced by the nearest projected one when that has the smaller
@@ -425,14 +613,15 @@ static int eig_arpack(cea_eig_work *w, const cea_eig_problem *pb, double *lu, in
  * against its own), so the higher kept pairs have backward errors up to 1e-13; the projection
  * removes most of it, and on a real basis a neutral (conservative) mode stays neutral: the
  * real parts of the undamped locus are not round-off 1e-9 |s| large. */
-static void refine_ritz(cea_eig_work *w, const cea_eig_problem *pb, int nc, double sigma)
+static void refine_ritz(cea_eig_work *w, const cea_eig_problem *pb, int nc, double sigma,
+                        double sigma_im)
 {
     int n = pb->n, kk = 2 * nc;
     if (nc < 1) return;
     /* Distance from sigma of the nearest eigenvalue found (the largest |nu|). */
     double d0 = INFINITY;
     for (int c = 0; c < nc; c++) {
-        double d = hypot(w->dr[w->order[c]] - sigma, w->di[w->order[c]]);
+        double d = hypot(w->dr[w->order[c]] - sigma, w->di[w->order[c]] - sigma_im);
         if (d < d0) d0 = d;
     }
     double *W = w->RW, *T = w->RT;
@@ -494,7 +683,7 @@ static void refine_ritz(cea_eig_work *w, const cea_eig_problem *pb, int nc, doub
         double be0 = backward_error(w, pb, w->dr[i], w->di[i], qr, qi, fk, fm, fc);
         double be1 = backward_error(w, pb, sw->ar[j], sw->ai[j], pr, pi, fk, fm, fc);
         /* Accepted at the round-off level of the Arnoldi basis for this pair. */
-        double level = 64 * DBL_EPSILON * hypot(w->dr[i] - sigma, w->di[i]) / d0;
+        double level = 64 * DBL_EPSILON * hypot(w->dr[i] - sigma, w->di[i] - sigma_im) / d0;
         if (!(be1 <= (be0 > level ? be0 : level))) continue;
         sw->order[best] = -1;
         w->dr[i] = w->dr[i - 1] = sw->ar[j];
@@ -518,7 +707,7 @@ static int eig_arpack_locked(cea_eig_work *w, const cea_eig_problem *pb, double 
 #ifdef _OPENMP
 #pragma omp critical(tvds_arpack)
 #endif
-    rc = eig_arpack(w, pb, lu, nc, st, info);
+    rc = pb->wshift > 0.0 ? eig_arpack_z(w, pb, nc, st, info) : eig_arpack(w, pb, lu, nc, st, info);
     return rc;
 }
 
@@ -536,8 +725,9 @@ int cea_eig_solve(cea_eig_work *w, const cea_eig_problem *pb, double *lu, double
             *info = -4;
             return TVDS_ERR_INVALID;
         }
+        if (pb->wshift > 0.0 && !w->zlu) return TVDS_ERR_INTERNAL;
         rc = eig_arpack_locked(w, pb, lu, &nc, st, info);
-        if (!rc) refine_ritz(w, pb, nc < pb->ncand ? nc : pb->ncand, st->sigma);
+        if (!rc) refine_ritz(w, pb, nc < pb->ncand ? nc : pb->ncand, st->sigma, st->sigma_im);
     } else {
         rc = eig_dense(w, pb, &nc, info);
     }

@@ -9,19 +9,22 @@ typedef struct cea_eig_problem {
     int n;
     const double *M, *K, *C; /* n x n column-major; C all zero when has_c = 0 */
     int has_c;
-    double wmin; /* eigenvalues with Im s <= wmin [rad/s] are not oscillating ones */
-    int ncand;   /* the lowest ncand oscillating eigenvalues (Im s > wmin) are wanted */
-    int solver;  /* enum tvds_cea_solver; TVDS_CEA_AUTO means the dense auto choice here */
+    double wmin;   /* eigenvalues with Im s <= wmin [rad/s] are not oscillating ones */
+    int ncand;     /* the lowest ncand oscillating eigenvalues (Im s > wmin) are wanted */
+    int solver;    /* enum tvds_cea_solver; TVDS_CEA_AUTO means the dense auto choice here */
+    double wshift; /* ARPACK: > 0, the complex shift sigma = i wshift [rad/s] (complex LU,
+                      znaupd); 0, the real shift */
 } cea_eig_problem;
 
 /* What the ARPACK path did at one position (zero for the dense path). */
 typedef struct cea_eig_stats {
-    int nev, ncv;  /* eigenvalues asked for and Krylov basis size of the last attempt */
-    int nconv;     /* Ritz values converged in the last attempt */
-    int attempts;  /* Arnoldi runs (more than 1: the first did not enclose the wanted set) */
-    int nops;      /* applications of the shift-inverted operator, all attempts */
-    double sigma;  /* real shift [1/s] */
-    double radius; /* every eigenvalue with |s - sigma| < radius was found [1/s] */
+    int nev, ncv;    /* eigenvalues asked for and Krylov basis size of the last attempt */
+    int nconv;       /* Ritz values converged in the last attempt */
+    int attempts;    /* Arnoldi runs (more than 1: the first did not enclose the wanted set) */
+    int nops;        /* applications of the shift-inverted operator, all attempts */
+    double sigma;    /* shift [1/s]: real part */
+    double sigma_im; /* its imaginary part (0: the real shift) [rad/s] */
+    double radius;   /* every eigenvalue with |s - sigma| < radius was found [1/s] */
 } cea_eig_stats;
 
 /* Buffers, sized once for problems of order <= nmax (cea_eig_work_alloc). */
@@ -44,13 +47,24 @@ typedef struct cea_eig_work {
     double *rtau;               /* 2 ncand: QR of RW */
     double *Mk, *Kk, *Ck;       /* 2 ncand x 2 ncand: the problem projected on RW */
     struct cea_eig_work *small; /* dense buffers for the projected problem */
+    /* Complex shift (arpack = 2), beside the buffers above (V then receives the kept vectors
+     * as real pairs, the layout of the real shift). */
+    double _Complex *zlu;          /* nmax x nmax: LU of D(sigma) */
+    double _Complex *zV;           /* 2 nmax x ncv_max: Arnoldi basis, then the Ritz vectors */
+    double _Complex *zresid;       /* 2 nmax */
+    double _Complex *zworkd;       /* 3 x 2 nmax */
+    double _Complex *zworkl;       /* 3 ncv^2 + 5 ncv */
+    double _Complex *zworkev, *zd; /* 2 ncv, ncv + 1 */
+    double _Complex *zt;           /* nmax */
+    double *rwork;                 /* ncv_max */
+    double *xr, *yr2; /* nmax x 2: real and imaginary parts through the real products */
     /* Both. */
     int *order;      /* max(2 nmax, ncv_max + 1) */
     double *yr, *yi; /* nmax: residual of an eigenpair */
 } cea_eig_work;
 
 /* Allocate for order <= nmax, ncand wanted; arpack 1: the Arnoldi buffers instead of the dense
- * 2n x 2n ones. TVDS_OK or TVDS_ERR_NOMEM (w then empty). */
+ * 2n x 2n ones; 2: those of the complex shift too. TVDS_OK or TVDS_ERR_NOMEM (w then empty). */
 int cea_eig_work_alloc(cea_eig_work *w, int nmax, int ncand, int arpack);
 void cea_eig_work_free(cea_eig_work *w);
 

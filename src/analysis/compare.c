@@ -998,10 +998,10 @@ int tvds_compare_analyse(const tvds_model *m, const char *outdir, const tvds_com
                     }
                 }
                 if (faces)
-                    rc = acc[i].n > 0 ? face_crossings(m, o->contact, outdir,
-                                                       tvds_method_name(res->e[i].method), &tc,
-                                                       &nc, ctx)
-                                      : TVDS_OK;
+                    rc = acc[i].n > 0
+                             ? face_crossings(m, o->contact, outdir,
+                                              tvds_method_name(res->e[i].method), &tc, &nc, ctx)
+                             : TVDS_OK;
                 else
                     rc = node_crossings(&sp, S, ns, &tc, &nc, ctx);
                 if (rc == TVDS_OK && pass == 0) {

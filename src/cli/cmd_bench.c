@@ -33,6 +33,7 @@ static void bench_help(FILE *out)
             "usage: tvds bench [-o DIR] [--case CASE] [--repeats R] [--quick] [--large]\n"
             "                  [--reduce-sizes N,N,...]\n"
             "                  [--only reduce|contacts|cea-nodes|sweep|bob3d]\n"
+            "                  [--cea-dofs N] [--cea-solvers dense,arpack,complex]\n"
             "                  [--scipy-limit S]\n"
             "\n"
             "Benchmarks of tvds on this machine (docs/performance.md). Every figure is the median\n"
@@ -75,7 +76,10 @@ static void bench_help(FILE *out)
             "                  beam-on-beam rows)\n"
             "  --cea-dofs N    also time the CEA with 1, 10, 100 contact nodes on a generated\n"
             "                  chain of N DoFs, dense eigenanalysis (~N^3; 2000 takes minutes,\n"
-            "                  left out above 2500) beside the shift-invert Arnoldi\n"
+            "                  left out above 2500) beside the shift-invert Arnoldi with\n"
+            "                  its real shift and with a complex shift\n"
+            "  --cea-solvers L the solvers of those rows, comma-separated: dense, arpack,\n"
+            "                  complex (default all three)\n"
             "  --scipy-limit S stop scipy after S seconds (default 1800)\n"
             "  -o, --output D  output directory (created)\n"
             "  -h, --help      this help\n");
@@ -443,13 +447,16 @@ done:
 
 /* Multi-node CEA (opt-in, --cea-dofs N): seconds per position with m = 1, 10, 100 active
  * contact nodes on tvds_bench_cea_chain(N, m), about the preloaded state, the dense
- * eigenproblem (standard form, dgeev) and the shift-invert Arnoldi (ARPACK) side by side in the
- * same run; the dense one is left out above CEA_DENSE_MAX DoFs, where one position takes a
- * quarter of an hour and 3 GB more (docs/cea.md, "Cost"). */
+ * eigenproblem (standard form, dgeev), the shift-invert Arnoldi (ARPACK) with its real shift and
+ * with the complex shift at the chain's ground-spring frequency (the bottom of its spectrum,
+ * tvds_bench_cea_chain) side by side in the same run; the dense one is left out above
+ * CEA_DENSE_MAX DoFs, where one position takes a quarter of an hour and 3 GB more
+ * (docs/cea.md, "Cost"). which: bit k runs solver k (1 dense, 2 real shift, 4 complex). */
 #define CEA_DENSE_MAX 2500
 static double load1(void);
-static int bench_cea_nodes(btab *t, int N, int R)
+static int bench_cea_nodes(btab *t, int N, int R, int which)
 {
+    static const char *const kname[3] = {"dense", "arpack", "arpack complex shift"};
     const int counts[3] = {1, 10, 100};
     double l0 = load1();
     int reps = R < 16 ? R : 16;
@@ -464,10 +471,12 @@ static int bench_cea_nodes(btab *t, int N, int R)
         o.refine = 0;
         o.t_eval = 0.5;
         o.slave = TVDS_CEA_ALL_SLAVES;
-        double s[2] = {0.0, 1.0}, sec[2] = {NAN, NAN}, cpu[2] = {NAN, NAN}, dev = 0.0;
-        tvds_cea_result *keep[2] = {NULL, NULL};
-        for (int k = N > CEA_DENSE_MAX ? 1 : 0; k < 2; k++) {
+        double s[2] = {0.0, 1.0}, sec[3] = {NAN, NAN, NAN}, cpu[3] = {NAN, NAN, NAN};
+        tvds_cea_result *keep[3] = {NULL, NULL, NULL};
+        for (int k = 0; k < 3; k++) {
+            if (!(which & (1 << k)) || (k == 0 && N > CEA_DENSE_MAX)) continue;
             o.solver = k == 0 ? TVDS_CEA_STANDARD : TVDS_CEA_ARPACK;
+            o.shift_hz = k == 2 ? TVDS_BENCH_CEA_CHAIN_FG : 0.0;
             double v[16], c[16];
             for (int r = 0; r < reps; r++) {
                 tvds_cea_result *res = NULL;
@@ -478,7 +487,8 @@ static int bench_cea_nodes(btab *t, int N, int R)
                 if (rc) {
                     fail("cea-nodes", rc, &ctx);
                     tvds_model_free(&m);
-                    tvds_cea_result_free(&keep[0]);
+                    for (int j = 0; j < 3; j++)
+                        tvds_cea_result_free(&keep[j]);
                     return rc;
                 }
                 if (r == 0)
@@ -490,37 +500,46 @@ static int bench_cea_nodes(btab *t, int N, int R)
             cpu[k] = median(c, reps);
         }
         char item[64];
-        if (keep[0]) {
-            snprintf(item, sizeof item, "%d nodes: dense, s per position", counts[q]);
-            add(t, "cea-nodes", item, sec[0], "s",
-                "%d DoFs, 1 thread, 20 branches, dgeev; CPU %.3g s", N, cpu[0]);
+        for (int k = 0; k < 3; k++) {
+            if (!(which & (1 << k))) continue;
+            snprintf(item, sizeof item, "%d nodes: %s, s per position", counts[q], kname[k]);
+            if (!keep[k]) {
+                add(t, "cea-nodes", item, NAN, "s", "not run above %d DoFs", CEA_DENSE_MAX);
+            } else if (k == 0) {
+                add(t, "cea-nodes", item, sec[0], "s",
+                    "%d DoFs, 1 thread, 20 branches, dgeev; CPU %.3g s", N, cpu[0]);
+            } else {
+                add(t, "cea-nodes", item, sec[k], "s",
+                    "%d DoFs, %.0f operator applications, %d run(s); CPU %.3g s", N,
+                    keep[k]->arpack_nops, keep[k]->arpack_attempts, cpu[k]);
+            }
         }
-        snprintf(item, sizeof item, "%d nodes: arpack, s per position", counts[q]);
-        add(t, "cea-nodes", item, sec[1], "s",
-            "%d DoFs, %.0f operator applications, %d run(s); CPU %.3g s", N, keep[1]->arpack_nops,
-            keep[1]->arpack_attempts, cpu[1]);
-        if (keep[0]) {
-            int nb = keep[0]->nbranch < keep[1]->nbranch ? keep[0]->nbranch : keep[1]->nbranch;
-            for (int i = 0; i < keep[0]->npos * nb; i++) {
-                double d = fabs(keep[1]->freq[i] - keep[0]->freq[i]) / keep[0]->freq[i];
+        /* Against the dense result, else the real shift's: time ratio and the largest relative
+         * frequency difference. */
+        for (int k = 1; k < 3; k++) {
+            int ref = keep[0] ? 0 : (k == 2 && keep[1] ? 1 : -1);
+            if (!keep[k] || ref < 0) continue;
+            int nb = keep[ref]->nbranch < keep[k]->nbranch ? keep[ref]->nbranch : keep[k]->nbranch;
+            double dev = 0.0;
+            for (int i2 = 0; i2 < keep[ref]->npos * nb; i2++) {
+                double d = fabs(keep[k]->freq[i2] - keep[ref]->freq[i2]) / keep[ref]->freq[i2];
                 if (!(d <= dev)) dev = d;
             }
-            snprintf(item, sizeof item, "%d nodes: dense / arpack time", counts[q]);
-            add(t, "cea-nodes", item, sec[0] / sec[1], "x",
+            snprintf(item, sizeof item, "%d nodes: %s / %s time", counts[q],
+                     ref ? "arpack" : "dense", k == 2 ? "complex shift" : "arpack");
+            add(t, "cea-nodes", item, sec[ref] / sec[k], "x",
                 "same run (CPU ratio %.3g); largest relative frequency difference %.1e",
-                cpu[0] / cpu[1], dev);
-        } else {
-            snprintf(item, sizeof item, "%d nodes: dense, s per position", counts[q]);
-            add(t, "cea-nodes", item, NAN, "s", "not run above %d DoFs", CEA_DENSE_MAX);
+                cpu[ref] / cpu[k], dev);
         }
-        tvds_cea_result_free(&keep[0]);
-        tvds_cea_result_free(&keep[1]);
+        for (int k = 0; k < 3; k++)
+            tvds_cea_result_free(&keep[k]);
         tvds_model_free(&m);
     }
     struct rusage ru;
     if (getrusage(RUSAGE_SELF, &ru) == 0)
         add(t, "cea-nodes", "peak RSS of the bench process", (double)ru.ru_maxrss / 1048576.0,
-            "GiB", "%s", N > CEA_DENSE_MAX ? "arpack only" : "dense workspace included");
+            "GiB", "%s",
+            N > CEA_DENSE_MAX || !(which & 1) ? "arpack only" : "dense workspace included");
     add(t, "cea-nodes", "load average after", load1(), "", "%.2f before", l0);
     return TVDS_OK;
 }
@@ -1074,13 +1093,14 @@ int tvds_cmd_bench(int argc, char **argv)
     const char *case_path = access("models/beam_on_beam/beam_on_beam.ini", R_OK) == 0
                                 ? "models/beam_on_beam/beam_on_beam.ini"
                                 : "bench/cases/beam_on_beam.ini";
-    int R = 3, quick = 0, large = 0, cea_dofs = 0;
-    const char *rsizes = NULL, *only = NULL;
+    int R = 3, quick = 0, large = 0, cea_dofs = 0, cea_which = 7;
+    const char *rsizes = NULL, *only = NULL, *cea_solvers = NULL;
     double scipy_limit = 1800.0;
     const tvds_cli_opt opts[] = {{"--quick", NULL, NULL, &quick, 1},
                                  {"--large", NULL, NULL, &large, 1},
                                  {"--reduce-sizes", NULL, &rsizes, NULL, 0},
                                  {"--only", NULL, &only, NULL, 0},
+                                 {"--cea-solvers", NULL, &cea_solvers, NULL, 0},
                                  {"--output", "-o", &outdir, NULL, 0},
                                  {"--case", NULL, &case_path, NULL, 0},
                                  {NULL, NULL, NULL, NULL, 0}};
@@ -1110,6 +1130,25 @@ int tvds_cmd_bench(int argc, char **argv)
                                         "--help')",
                                         a);
         }
+    }
+    if (cea_solvers) {
+        cea_which = 0;
+        char buf[128];
+        snprintf(buf, sizeof buf, "%s", cea_solvers);
+        for (char *sv = NULL, *tok = strtok_r(buf, ",", &sv); tok; tok = strtok_r(NULL, ",", &sv)) {
+            if (strcmp(tok, "dense") == 0)
+                cea_which |= 1;
+            else if (strcmp(tok, "arpack") == 0)
+                cea_which |= 2;
+            else if (strcmp(tok, "complex") == 0)
+                cea_which |= 4;
+            else
+                return tvds_cli_usage_error("bench: --cea-solvers %s: expected a comma-separated "
+                                            "list of dense, arpack, complex",
+                                            cea_solvers);
+        }
+        if (!cea_which)
+            return tvds_cli_usage_error("bench: --cea-solvers: name at least one solver");
     }
     /* A case that cannot be read is one error line before anything runs. */
     tvds_ctx ctx;
@@ -1157,7 +1196,7 @@ int tvds_cmd_bench(int argc, char **argv)
     if (!rc && (!only || only_bob3d)) rc = bench_bob3d(t, work, R, quick);
     if (!rc && (!only || only_sweep)) rc = bench_sweep(t, case_path, R, quick);
     if (!rc && !only && large) rc = bench_setup_large(t, work);
-    if (!rc && cea_dofs) rc = bench_cea_nodes(t, cea_dofs, R);
+    if (!rc && cea_dofs) rc = bench_cea_nodes(t, cea_dofs, R, cea_which);
     rm_tree(work);
     add(t, "bench", "total wall time", tvds_bench_now() - t0, "s", NULL);
     int wr = write_outputs(t, outdir, machine, case_path);

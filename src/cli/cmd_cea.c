@@ -46,10 +46,15 @@ static void cea_help(FILE *out)
         "                  nodes across a beam's width is --slave all)\n"
         "  --t-eval T      time of the steady state: damping schedule, sliding velocity\n"
         "                  (default: the case's t_end)\n"
-        "  --solver S      auto (default: arpack from 200 DoFs up, else standard or qz),\n"
+        "  --solver S      auto (default: arpack from 200 DoFs up, dense should it fail;\n"
+        "                  below, standard or qz),\n"
         "                  qz (LAPACK dggev), standard (dgeev): all eigenvalues, dense;\n"
         "                  arpack: shift-invert Arnoldi, the lowest ones only (large models)\n");
-    fputs("  --state S       deformed (default): linearise about the preloaded static sliding\n"
+    fputs("  --shift-hz F    arpack with the complex shift i 2 pi F (complex LU), for crowded\n"
+          "                  spectra: F at or below the lowest frequency wanted; it finds the\n"
+          "                  candidates nearest F and misses none within h of it (h: the\n"
+          "                  farthest kept one) with |Re| <= 0.25 h (docs/cea.md)\n"
+          "  --state S       deformed (default): linearise about the preloaded static sliding\n"
           "                  state at each position (normal from the deformed master, alpha\n"
           "                  from the deformed positions, preload stiffness; as subs-b);\n"
           "                  undeformed: about the undeformed geometry (as subs-a)\n"
@@ -197,6 +202,14 @@ int tvds_cmd_cea(int argc, char **argv)
                 goto usage_fail;
             }
             o.ds_min = v;
+        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--shift-hz", NULL, &val)) != 0) {
+            if (r < 0) goto usage_fail;
+            double fs;
+            if (tvds_cli_parse_double(val, &fs) || !(fs > 0) || !isfinite(fs)) {
+                tvds_cli_usage_error("cea: --shift-hz %s: expected a frequency > 0 [Hz]", val);
+                goto usage_fail;
+            }
+            o.shift_hz = fs;
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--solver", NULL, &val)) != 0) {
             if (r < 0) goto usage_fail;
             if (!strcmp(val, "auto"))
@@ -371,6 +384,11 @@ int tvds_cmd_cea(int argc, char **argv)
         printf("  eigenvalues by shift-invert Arnoldi (ARPACK): %.1f operator applications per "
                "position, at most %d run%s at one position\n",
                res->arpack_nops, res->arpack_attempts, res->arpack_attempts == 1 ? "" : "s");
+    if (res->arpack_failure[0])
+        fprintf(stderr,
+                "tvds: cea: warning: the shift-invert Arnoldi failed (%s); the dense eigenproblem "
+                "computed the locus instead\n",
+                res->arpack_failure);
     if (res->nwin == 0) printf("  no unstable window\n");
     for (int w = 0; w < res->nwin; w++) {
         const tvds_cea_window *cw = &res->win[w];
