@@ -611,6 +611,16 @@ START_TEST(test_errors)
     tvds_ctx_init(&ctx);
     ck_assert_int_eq(tvds_cea_run(m, 0, &s, 1, NULL, &r, &ctx), TVDS_ERR_INVALID);
     ck_assert(strstr(ctx.msg, "chi") != NULL);
+    /* ARPACK asked for on a problem too small for it: said so, not blamed on the geometry. */
+    tvds_cea_options oa = tvds_cea_options_default();
+    oa.refine = 0;
+    oa.chi = 1.0;
+    oa.nmodes = 1;
+    oa.solver = TVDS_CEA_ARPACK;
+    tvds_ctx_init(&ctx);
+    ck_assert_int_ne(tvds_cea_run(m, 0, &s, 1, &oa, &r, &ctx), TVDS_OK);
+    ck_assert_ptr_null(r);
+    ck_assert_msg(strstr(ctx.msg, "needs a larger problem") != NULL, "%s", ctx.msg);
     double L = 0;
     ck_assert_int_eq(tvds_cea_surface_length(m, 0, &L, &ctx), TVDS_OK);
     ck_assert_double_eq_tol(L, 1.0, 1e-15);

@@ -2437,7 +2437,7 @@ static int cea_run(const tvds_model *m, int contact, const double *s, int npos,
         for (int i = base; i < base + nnew; i++) {
             if (pool[i].err == TVDS_OK) continue;
             double si = pool_s[i - base];
-            if (pool[i].err == TVDS_ERR_INVALID)
+            if (pool[i].err == TVDS_ERR_INVALID && !(arpack && pool[i].info == -4))
                 rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
                                 "cea: position s = %g puts a slave node off its face set", si);
             else if (pool[i].err == TVDS_ERR_SINGULAR)
