@@ -2,16 +2,22 @@
  * the static line contact of the tip C solved directly from the reduced stiffnesses (where the
  * load of the tip line goes, and why), and a short transient of the shipped 3D case on a coarse
  * mesh with each method (non-penetration, compressive multipliers, friction power >= 0, the
- * vertical balance of beam 1 and its static closed form). */
+ * vertical balance of beam 1 and its static closed form); the mesh convergence study of its CEA
+ * (`tvds study --convergence --3d`): the criterion window by window and the command on a tiny
+ * pair. */
 #include <check.h>
 #include <lapacke.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "engine/sim_impl.h" /* test hooks: the contact points' forces, frames and gaps */
 #include "tvds/tvds_beams.h"
 #include "tvds/tvds_case.h"
+#include "tvds/tvds_cea.h"
 #include "tvds/tvds_io.h"
 #include "tvds/tvds_sim.h"
 #define TVDS_TEST_CHOLMOD
@@ -379,6 +385,166 @@ START_TEST(test_transient_coarse)
 }
 END_TEST
 
+/* ---- Mesh convergence of the CEA --------------------------------------------------------- */
+
+#ifndef TVDS_BIN
+#define TVDS_BIN "build/bin/tvds"
+#endif
+
+static tvds_cea_window conv_win(double f, double s, double re)
+{
+    tvds_cea_window w;
+    memset(&w, 0, sizeof w);
+    w.f_peak = f;
+    w.s_peak = s;
+    w.re_max = re;
+    return w;
+}
+
+/* The criterion of docs/models.md ("Mesh convergence") on windows shaped like the 3D survey's
+ * (3.54 kHz, 5.71 kHz and a marginal 2.40 kHz one below the counting threshold): each bound
+ * is met just inside and missed just outside. */
+START_TEST(test_conv_criterion)
+{
+    tvds_cea_window rw[3] = {conv_win(3544, 0.05140, 30.7), conv_win(5710, 0.05090, 19.5),
+                             conv_win(2396, 0.03495, 0.32)};
+    tvds_cea_result ref = {0}, c = {0};
+    ref.nwin = 3;
+    ref.win = rw;
+    const double lam = 0.19988;
+    tvds_cea_window cw[4];
+    memcpy(cw, rw, sizeof rw);
+    c.win = cw;
+    c.nwin = 2; /* the marginal window is not counted: its absence is no miss */
+    tvds_cea_conv v;
+    tvds_cea_conv_compare(&ref, lam, &c, lam, &v);
+    ck_assert_int_eq(v.converged, 1);
+    ck_assert_int_eq(v.counted, 2);
+    ck_assert_int_eq(v.missing + v.extra, 0);
+    ck_assert_int_eq(v.strongest, 0);
+    /* frequency: 0.49 % in, 0.51 % out */
+    cw[0].f_peak = 3544 * 1.0049;
+    tvds_cea_conv_compare(&ref, lam, &c, lam, &v);
+    ck_assert(v.converged && fabs(v.df - 0.0049) < 1e-12);
+    cw[0].f_peak = 3544 * 1.0051;
+    tvds_cea_conv_compare(&ref, lam, &c, lam, &v);
+    ck_assert(!v.converged && v.missing == 0);
+    cw[0].f_peak = 3544;
+    /* max Re: 9.9 % in, 10.1 % out (either sign) */
+    cw[1].re_max = 19.5 * 0.901;
+    tvds_cea_conv_compare(&ref, lam, &c, lam, &v);
+    ck_assert(v.converged && fabs(v.dre - 0.099) < 1e-12);
+    cw[1].re_max = 19.5 * 1.101;
+    tvds_cea_conv_compare(&ref, lam, &c, lam, &v);
+    ck_assert(!v.converged);
+    cw[1].re_max = 19.5;
+    /* static normal force: 0.49 % in, 0.51 % out */
+    tvds_cea_conv_compare(&ref, lam, &c, lam * 1.0049, &v);
+    ck_assert_int_eq(v.converged, 1);
+    tvds_cea_conv_compare(&ref, lam, &c, lam * 0.9949, &v);
+    ck_assert_int_eq(v.converged, 0);
+    /* a window moved 1.4 mm along the path is the same window; 1.6 mm: one missing, one extra */
+    cw[1].s_peak = 0.05090 + 1.4e-3;
+    tvds_cea_conv_compare(&ref, lam, &c, lam, &v);
+    ck_assert(v.converged);
+    cw[1].s_peak = 0.05090 + 1.6e-3;
+    tvds_cea_conv_compare(&ref, lam, &c, lam, &v);
+    ck_assert(!v.converged && v.missing == 1 && v.extra == 1);
+    cw[1].s_peak = 0.05090;
+    /* a window missing (the 6.9 kHz one of the 2D coarse mesh) */
+    c.nwin = 1;
+    tvds_cea_conv_compare(&ref, lam, &c, lam, &v);
+    ck_assert(!v.converged && v.missing == 1 && v.extra == 0);
+    /* an extra window: counted (>= 10 % of 30.7 1/s) fails, weaker is ignored */
+    c.nwin = 3;
+    cw[2] = conv_win(10570, 0.046, 3.2);
+    tvds_cea_conv_compare(&ref, lam, &c, lam, &v);
+    ck_assert(!v.converged && v.extra == 1 && v.counted == 3);
+    cw[2].re_max = 3.0;
+    tvds_cea_conv_compare(&ref, lam, &c, lam, &v);
+    ck_assert(v.converged && v.counted == 2);
+    /* the strongest window of the survey */
+    cw[2].re_max = 40.0;
+    tvds_cea_conv_compare(&ref, lam, &c, lam, &v);
+    ck_assert_int_eq(v.strongest, 2);
+    /* two candidates: the nearer in frequency and position is taken */
+    tvds_cea_window two[2] = {conv_win(3600, 0.0514, 30), conv_win(3550, 0.0515, 25)};
+    tvds_cea_result r2 = {0};
+    r2.nwin = 2;
+    r2.win = two;
+    ck_assert_int_eq(tvds_cea_conv_match(&r2, &rw[0]), 1);
+
+    /* Least stable branch of a band, also when stable. */
+    double s[2] = {0.030, 0.031}, fq[4] = {6850, 10500, 6950, 10600}, re[4] = {-35, -80, -20, 12};
+    tvds_cea_result l = {0};
+    l.npos = 2;
+    l.nbranch = 2;
+    l.s = s;
+    l.freq = fq;
+    l.re = re;
+    double f, sp;
+    ck_assert(tvds_cea_band_max(&l, 6693, 7107, &f, &sp) == -20 && f == 6950 && sp == 0.031);
+    ck_assert(tvds_cea_band_max(&l, 10253, 10887, &f, &sp) == 12 && f == 10600);
+    ck_assert(isinf(tvds_cea_band_max(&l, 3414, 3626, &f, &sp)) && isnan(f) && isnan(sp));
+}
+END_TEST
+
+/* `tvds study --convergence --3d` on a tiny pair (1 element through each thickness and across
+ * each width) at mu = 0.6, where it has lateral/torsional windows: both meshes are generated
+ * and surveyed, the same mesh twice is converged with zero differences (the comparison is
+ * deterministic and matches every window with itself), a bad mesh list is refused. */
+START_TEST(test_conv_cli)
+{
+    char dir[256], cmd[1024], p[400];
+    tvds_test_mkdtemp(dir, sizeof dir, "/tmp/tvds_bob3d_conv_");
+    snprintf(cmd, sizeof cmd,
+             "%s study --convergence --3d models/beam_on_beam/beam_on_beam_3d.ini -o %s/c "
+             "--meshes 10x1x1/10x1x1,10x1x1/10x1x1 --s0 0.03 --s1 0.06 --ds 5e-3 --modes 20 "
+             "--threads 1 --set contact.C.mu=0.6 -q >%s/out 2>&1",
+             TVDS_BIN, dir, dir);
+    int st = system(cmd);
+    snprintf(p, sizeof p, "%s/out", dir);
+    char *out = tvds_test_slurp(p, NULL);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "exit %d: %s", st, out ? out : "");
+    free(out);
+    struct stat sb;
+    for (int k = 0; k < 2; k++) {
+        snprintf(p, sizeof p, "%s/c/m%d/model/beam2/dofs.txt", dir, k);
+        ck_assert_msg(stat(p, &sb) == 0, "%s missing", p);
+        snprintf(p, sizeof p, "%s/c/m%d/unstable.csv", dir, k);
+        ck_assert_msg(stat(p, &sb) == 0, "%s missing", p);
+    }
+    snprintf(p, sizeof p, "%s/c/convergence.md", dir);
+    char *md = tvds_test_slurp(p, NULL);
+    ck_assert(md != NULL);
+    /* the first mesh's row: windows found, none missing or extra, no difference, converged */
+    const char *row = strstr(md, "\n| 10x1x1 / 10x1x1 | ");
+    ck_assert_msg(row != NULL, "%s", md);
+    int nred = 0, nw = 0, ncount = 0;
+    ck_assert_int_eq(sscanf(row, "\n| 10x1x1 / 10x1x1 | %d | %d (%d counted)", &nred, &nw, &ncount),
+                     3);
+    ck_assert_int_gt(nw, 0);
+    ck_assert_int_eq(nw, ncount);
+    ck_assert_msg(strstr(row, "| 0.00 % | 0.0 % | 0 / 0 |") != NULL, "%s", row);
+    ck_assert_msg(strstr(row, "| yes |") < strstr(row, "| reference |"), "%s", md);
+    ck_assert(strstr(md, "Coarsest mesh meeting it: **10x1x1 / 10x1x1**") != NULL);
+    free(md);
+    /* the CSV: one row per window of each mesh, both meshes */
+    snprintf(p, sizeof p, "%s/c/convergence.csv", dir);
+    char *csv = tvds_test_slurp(p, NULL);
+    ck_assert(csv && strstr(csv, "\n0,10,1,1,10,1,1,20,20,") &&
+              strstr(csv, "\n1,10,1,1,10,1,1,20,20,"));
+    free(csv);
+    snprintf(cmd, sizeof cmd,
+             "%s study --convergence --3d models/beam_on_beam/beam_on_beam_3d.ini -o %s/d "
+             "--meshes 10x1x1/10x -q >%s/out 2>&1",
+             TVDS_BIN, dir, dir);
+    st = system(cmd);
+    ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 2);
+    ck_assert_int_eq(tvds_test_rmtree(dir), 0);
+}
+END_TEST
+
 Suite *bob3d_suite(void)
 {
     Suite *s = suite_create("bob3d");
@@ -388,5 +554,10 @@ Suite *bob3d_suite(void)
     tcase_add_test(tc, test_static_tip_line);
     tcase_add_loop_test(tc, test_transient_coarse, 0, 2);
     suite_add_tcase(s, tc);
+    TCase *tv = tcase_create("convergence");
+    tcase_set_timeout(tv, 60);
+    tcase_add_test(tv, test_conv_criterion);
+    tcase_add_test(tv, test_conv_cli);
+    suite_add_tcase(s, tv);
     return s;
 }

@@ -208,6 +208,45 @@ TVDS_API int tvds_cea_write_csv_tag(const tvds_cea_result *r, const char *dir, c
                                     tvds_ctx *ctx);
 TVDS_API int tvds_cea_write_csv(const tvds_cea_result *r, const char *dir, tvds_ctx *ctx);
 
+/* Mesh convergence of a CEA survey against a reference survey (docs/models.md, "Mesh
+ * convergence"). A window of the reference is counted when its largest real part is at least
+ * TVDS_CEA_CONV_COUNT times the largest of the reference's windows; the survey converges when
+ * every counted window is found (tvds_cea_conv_match) with its frequency at max Re within
+ * TVDS_CEA_CONV_DF and its max Re within TVDS_CEA_CONV_DRE (relative), no other window as strong
+ * appears, and the static normal force is within TVDS_CEA_CONV_DLAMBDA. */
+#define TVDS_CEA_CONV_COUNT   0.10
+#define TVDS_CEA_CONV_DF      0.005
+#define TVDS_CEA_CONV_DRE     0.10
+#define TVDS_CEA_CONV_DLAMBDA 0.005
+/* Two windows are one when their frequencies at max Re differ by less than this (relative)
+ * and their positions of max Re by less than TVDS_CEA_CONV_MATCH_DS [m]. */
+#define TVDS_CEA_CONV_MATCH_DF 0.03
+#define TVDS_CEA_CONV_MATCH_DS 1.5e-3
+
+typedef struct tvds_cea_conv {
+    int counted;        /* windows of the survey at least as strong as the counting threshold */
+    int missing, extra; /* counted windows of the reference not found / of the survey not in
+                           the reference */
+    double df, dre;     /* worst relative difference of the frequency at max Re and of max Re
+                           over the counted windows of the reference found */
+    double dlambda;     /* relative difference of the static normal force */
+    int strongest;      /* the survey's window with the largest real part (-1: none) */
+    int converged;      /* 1 when the criterion above holds */
+} tvds_cea_conv;
+
+/* The window of r matching w (frequencies at max Re within TVDS_CEA_CONV_MATCH_DF, positions of
+ * max Re within TVDS_CEA_CONV_MATCH_DS; the nearest when several do); -1 when none. */
+TVDS_API int tvds_cea_conv_match(const tvds_cea_result *r, const tvds_cea_window *w);
+/* Survey c (static normal force lambda_c) against the reference ref (lambda_ref > 0). */
+TVDS_API void tvds_cea_conv_compare(const tvds_cea_result *ref, double lambda_ref,
+                                    const tvds_cea_result *c, double lambda_c, tvds_cea_conv *out);
+/* Largest real part over every position of the branches whose frequency lies in [f_lo, f_hi]
+ * [Hz], with the frequency *f and position *s where it occurs (f, s may be NULL); -INFINITY
+ * (f, s NaN) when no branch enters the band. A stable branch's value says how far it is from
+ * instability: -(alpha + beta omega^2) / 2 for an uncoupled mode under Rayleigh damping. */
+TVDS_API double tvds_cea_band_max(const tvds_cea_result *r, double f_lo, double f_hi, double *f,
+                                  double *s);
+
 /* Draw dir/locus.png (real part vs frequency coloured by position) and dir/stability.png
  * (frequency vs position, unstable points highlighted) from the CSV files written by
  * tvds_cea_write_csv. Returns the codes of tvds_plot_render (TVDS_WARN_NO_GNUPLOT when

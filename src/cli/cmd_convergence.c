@@ -1,13 +1,15 @@
-/* cmd_convergence.c — `tvds study --convergence`: mesh convergence of what the squeal study
- * reports (unstable windows, their frequencies and growth rates, the static normal force). */
+/* cmd_convergence.c — `tvds study --convergence [--3d]`: mesh convergence of what the squeal
+ * study reports (unstable windows, their frequencies, growth rates and predicted growth, the
+ * static normal force), on the plane-stress pair or on the solids. Each mesh runs the study's
+ * own model generation and CEA survey (cmd_study.c). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/cmd_study_impl.h"
 #include "tvds/tvds_beams.h"
 #include "tvds/tvds_case.h"
 #include "tvds/tvds_cea.h"
@@ -17,47 +19,82 @@
 #define CONV_MAX_MESH 16
 /* Default meshes: beam 1 nx x ny / beam 2 nx x ny, coarse to fine; the last is the reference. */
 #define CONV_MESHES "50x1/50x1,50x2/50x2,50x2/50x4,100x2/50x4"
+/* 3D (nx x ny x nz per beam; docs/models.md, "Mesh convergence of the solids"): from the
+ * generator's default mesh, beam 2 through its thickness, beam 1 along its length, beam 2
+ * through its thickness again; the CEA's size is the same on all four (beam 2 retains its upper
+ * face, whose nodes do not change). */
+#define CONV_MESHES_3D "40x2x4/50x2x4,40x2x4/50x4x4,80x2x4/50x4x4,80x2x4/50x8x4"
+
+/* Frequency bands whose least stable branch each mesh reports (max Re, also when stable). 2D:
+ * the 6.9 kHz coupling, which one element through the thickness misses. 3D: the frequencies of
+ * the 2D and 3D windows (3.52, 5.71, 6.90, 10.57 kHz) +-3 %, the largest in-plane stiffening of
+ * the solids over plane stress measured on the first four bending modes (docs/models.md). */
+typedef struct conv_band {
+    double f_lo, f_hi;
+    const char *name;
+} conv_band;
+static const conv_band BANDS_2D[] = {{6000.0, 8000.0, "6–8 kHz"}};
+static const conv_band BANDS_3D[] = {{3520 * 0.97, 3520 * 1.03, "3.5 kHz"},
+                                     {5710 * 0.97, 5710 * 1.03, "5.7 kHz"},
+                                     {6900 * 0.97, 6900 * 1.03, "6.9 kHz"},
+                                     {10570 * 0.97, 10570 * 1.03, "10.6 kHz"}};
+#define CONV_MAX_BAND 4
 
 typedef struct conv_mesh {
-    int n1x, n1y, n2x, n2y;
+    tvds_bob_params p;
+    int modes; /* fixed-interface modes per beam (0: the generator's) */
     tvds_cea_result *r;
     double lambda_n; /* static normal force at the middle of the range [N] */
-    double re7;      /* largest real part of the branches between 6 and 8 kHz [1/s] */
-    double seconds;  /* wall time of generation + CEA */
-    int nred;
+    double band_re[CONV_MAX_BAND], band_f[CONV_MAX_BAND], band_s[CONV_MAX_BAND];
+    double seconds; /* wall time of generation + CEA */
 } conv_mesh;
 
 static void conv_help(FILE *out)
 {
     fprintf(
         out,
-        "usage: tvds study --convergence CASE -o DIR [--meshes LIST] [--s0 A --s1 B] "
+        "usage: tvds study --convergence [--3d] CASE -o DIR [--meshes LIST] [--s0 A --s1 B] "
         "[options]\n"
         "\n"
         "Mesh convergence of the beam-on-beam squeal analysis (docs/models.md): for each mesh\n"
         "the FE models are generated and reduced (DIR/m<k>/model), CASE is read on them and\n"
-        "the CEA (linearised about the preloaded sliding state, damped, with refinement) runs\n"
-        "over s in [A, B] on beam 2's edge. Per mesh: the unstable windows (position, frequency\n"
-        "at the largest real part, largest real part), the largest real part of the 6-8 kHz\n"
-        "branches and the static normal force. The last mesh is the reference; a mesh is\n"
-        "converged when every window of the reference with max Re >= 10 %% of the largest is\n"
-        "found within 0.5 %% in frequency and 10 %% in max Re, no other such window appears,\n"
-        "and the normal force is within 0.5 %%. Writes DIR/convergence.csv and\n"
-        "DIR/convergence.md. CASE must drive A by [constraint drive] and load it by [load Fy]\n"
-        "(their DoFs are renamed to A's node id of each mesh).\n"
+        "the study's CEA survey (linearised about the preloaded sliding state, damped, with\n"
+        "refinement; the positions s of 'tvds study', in 3D s = x_C - 1 mm) runs over s in\n"
+        "[A, B] (DIR/m<k>/locus.csv, unstable.csv). Per mesh: the unstable windows (position,\n"
+        "frequency at the largest real part, largest real part, predicted growth at the steady\n"
+        "speed), the largest real part of the branches in the bands of the study's couplings\n"
+        "(2D 6-8 kHz; 3D 3.52, 5.71, 6.90 and 10.57 kHz +-3 %%, also when stable) and the\n"
+        "static normal force. The last mesh is the reference; a mesh is converged when every\n"
+        "window of the reference with max Re >= 10 %% of the largest is found within 0.5 %% in\n"
+        "frequency and 10 %% in max Re, no other such window appears, and the normal force is\n"
+        "within 0.5 %%. Writes DIR/convergence.csv and DIR/convergence.md. CASE must drive A\n"
+        "by [constraint drive], load it by [load Fy] and, in 3D, hold it across the width by\n"
+        "[constraint lateral] (their DoFs are renamed to A's node id of each mesh).\n"
         "\n"
         "options:\n"
-        "  --meshes LIST    comma-separated 'N1XxN1Y/N2XxN2Y' (beam 1 / beam 2 elements along x\n"
-        "                   thickness; default %s)\n"
-        "  --s0 A, --s1 B   CEA range of the abscissa on beam 2's edge [m] (default 0.03, 0.06)\n"
+        "  --3d             the pair as solids (tvds model beam-on-beam-3d; CASE\n"
+        "                   models/beam_on_beam/beam_on_beam_3d.ini): the CEA of 'tvds study\n"
+        "                   --3d' (every node of the tip line, 60 branches)\n"
+        "  --meshes LIST    comma-separated 'N1XxN1Y/N2XxN2Y' (2D) or 'N1XxN1YxN1Z/N2XxN2YxN2Z'\n"
+        "                   (3D; nz may be left out: 4), beam 1 / beam 2 elements along x,\n"
+        "                   through the thickness (and across the width), each optionally\n"
+        "                   followed by ':M', M fixed-interface modes per beam (default 20);\n"
+        "                   default 2D %s,\n"
+        "                   3D %s\n"
+        "  --s0 A, --s1 B   CEA range of s [m] (default 0.03, 0.06)\n"
         "  --ds D           spacing of the initial CEA grid [m] (default 1e-3; refined to 0.05 "
         "mm)\n"
+        "  --modes M        CEA branches (default 20; 60 with --3d)\n"
         "  --model-set K=V  model parameter for every mesh (as 'tvds model beam-on-beam --set',\n"
         "                   e.g. beam1.a_support=pin); repeatable\n"
         "  --threads N      OpenMP threads of the CEA\n"
         "  --set S.K=V      override a case key (repeatable)\n"
-        "  -q, --quiet      no progress on stderr\n",
-        CONV_MESHES);
+        "  -q, --quiet      no progress on stderr\n"
+        "\n"
+        "Progress (one line per mesh) goes to stderr. Ctrl-C, SIGTERM or SIGHUP stop the CEA\n"
+        "at the next position; convergence.md then says so and lists the meshes finished\n"
+        "(exit 3).\n",
+        CONV_MESHES, CONV_MESHES_3D);
 }
 
 static double now_s(void)
@@ -67,7 +104,23 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static int parse_meshes(const char *txt, conv_mesh *ms, int *n)
+/* One beam's "NXxNY" (2D) or "NXxNY[xNZ]" (3D) at *p; advances *p. */
+static int parse_beam(const char **p, tvds_beam_params *b, int dim3)
+{
+    int used = 0, nx, ny, nz;
+    if (sscanf(*p, "%dx%d%n", &nx, &ny, &used) != 2 || nx < 1 || ny < 1) return -1;
+    *p += used;
+    if (dim3 && **p == 'x') {
+        if (sscanf(*p, "x%d%n", &nz, &used) != 1 || nz < 1) return -1;
+        *p += used;
+        b->nz = nz;
+    }
+    b->nx = nx;
+    b->ny = ny;
+    return 0;
+}
+
+static int parse_meshes(const char *txt, int dim3, conv_mesh *ms, int *n)
 {
     *n = 0;
     const char *p = txt;
@@ -75,12 +128,16 @@ static int parse_meshes(const char *txt, conv_mesh *ms, int *n)
         if (*n >= CONV_MAX_MESH) return -1;
         conv_mesh *m = &ms[*n];
         memset(m, 0, sizeof *m);
-        int used = 0;
-        if (sscanf(p, "%dx%d/%dx%d%n", &m->n1x, &m->n1y, &m->n2x, &m->n2y, &used) != 4 ||
-            m->n1x < 1 || m->n1y < 1 || m->n2x < 1 || m->n2y < 1)
+        m->p = tvds_study_params(dim3);
+        if (parse_beam(&p, &m->p.beam1, dim3) || *p++ != '/' || parse_beam(&p, &m->p.beam2, dim3))
             return -1;
+        if (*p == ':') {
+            int used = 0;
+            if (sscanf(p, ":%d%n", &m->modes, &used) != 1 || m->modes < 1) return -1;
+            p += used;
+            m->p.modes1 = m->p.modes2 = m->modes;
+        }
         (*n)++;
-        p += used;
         if (*p == ',')
             p++;
         else if (*p)
@@ -89,86 +146,48 @@ static int parse_meshes(const char *txt, conv_mesh *ms, int *n)
     return *n > 0 ? 0 : -1;
 }
 
-/* Generate, reduce, read and analyse one mesh. */
-static int conv_one(const char *case_path, const tvds_cli_sets *sets, const tvds_cli_sets *msets,
-                    const char *outdir, int k, conv_mesh *cm, double s0, double s1, double ds,
-                    int threads, tvds_ctx *ctx)
+static void mesh_name(const conv_mesh *m, int dim3, char *out, size_t n)
+{
+    const tvds_beam_params *a = &m->p.beam1, *b = &m->p.beam2;
+    int k = dim3 ? snprintf(out, n, "%dx%dx%d / %dx%dx%d", a->nx, a->ny, a->nz, b->nx, b->ny, b->nz)
+                 : snprintf(out, n, "%dx%d / %dx%d", a->nx, a->ny, b->nx, b->ny);
+    if (m->modes > 0 && k > 0 && (size_t)k < n)
+        snprintf(out + k, n - (size_t)k, ", %d modes", m->modes);
+}
+
+/* Generate, reduce, read and analyse one mesh by the study's own path. */
+static int conv_one(const tvds_study_geom *g0, const char *case_path, const tvds_cli_sets *sets,
+                    const tvds_cli_sets *msets, const char *outdir, int k, conv_mesh *cm,
+                    const double *pos, int npos, int threads, const conv_band *bands, int nband,
+                    tvds_ctx *ctx)
 {
     double t0 = now_s();
-    char mdir[1024], am[2200], ovr[2][2400];
+    char mdir[2100];
     snprintf(mdir, sizeof mdir, "%s/m%d", outdir, k);
     int rc = tvds_mkdir_p(mdir, ctx);
     if (rc) return rc;
     snprintf(mdir, sizeof mdir, "%s/m%d/model", outdir, k);
-    tvds_bob_params p = tvds_bob_default();
-    p.beam1.nx = cm->n1x;
-    p.beam1.ny = cm->n1y;
-    p.beam2.nx = cm->n2x;
-    p.beam2.ny = cm->n2y;
     for (int i = 0; i < msets->n; i++)
-        if ((rc = tvds_bob_set(&p, msets->v[i], ctx))) return rc;
-    cholmod_common cc;
-    if ((rc = tvds_cholmod_start(&cc))) return rc;
-    tvds_cholmod_ctx(ctx);
-    rc = tvds_bob_write(&p, mdir, NULL, &cc, ctx);
-    tvds_cholmod_ctx(NULL);
-    cholmod_finish(&cc);
-    if (rc) return rc;
-    if (mdir[0] == '/')
-        snprintf(am, sizeof am, "%s", mdir);
-    else {
-        char cwd[1024];
-        if (!getcwd(cwd, sizeof cwd)) return TVDS_ERROR(ctx, TVDS_ERR_IO, "getcwd failed");
-        snprintf(am, sizeof am, "%s/%s", cwd, mdir);
-    }
-    snprintf(ovr[0], sizeof ovr[0], "substructure.beam1.dir=%s/beam1", am);
-    snprintf(ovr[1], sizeof ovr[1], "substructure.beam2.dir=%s/beam2", am);
-    /* A's carriage node id is the last grid id + 1: it moves with beam 1's mesh. */
-    long a_id = (long)(2 * cm->n1x + 1) * (2 * cm->n1y + 1) + 1;
-    char ovr_a[2][128];
-    snprintf(ovr_a[0], sizeof ovr_a[0], "constraint.drive.terms=beam1:%ld:ux", a_id);
-    snprintf(ovr_a[1], sizeof ovr_a[1], "load.Fy.dof=beam1:%ld:uy", a_id);
-    const char **all = malloc((size_t)(sets->n + 4) * sizeof *all);
-    if (!all) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
-    all[0] = ovr[0];
-    all[1] = ovr[1];
-    all[2] = ovr_a[0];
-    all[3] = ovr_a[1];
-    for (int i = 0; i < sets->n; i++)
-        all[4 + i] = sets->v[i];
+        if ((rc = tvds_bob_set(&cm->p, msets->v[i], ctx))) return rc;
+    tvds_study_geom g = *g0;
+    g.mesh = &cm->p;
     tvds_model *m = NULL;
-    rc = tvds_case_read(case_path, all, sets->n + 4, &m, ctx);
-    free(all);
-    if (rc) return rc;
-    int npos = (int)ceil((s1 - s0) / ds) + 1;
-    double *s = malloc((size_t)npos * sizeof *s);
-    if (!s) {
-        tvds_model_free(&m);
-        return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
-    }
-    for (int i = 0; i < npos; i++)
-        s[i] = s0 + (s1 - s0) * i / (npos - 1);
-    tvds_cea_options o = tvds_cea_options_default();
-    o.nthreads = threads;
-    o.ds_min = 5e-5; /* windows wider than 0.1 mm: the study's are 0.2 mm and wider */
-    rc = tvds_cea_run(m, 0, s, npos, &o, &cm->r, ctx);
-    free(s);
+    rc = tvds_study_model(&g, case_path, sets, mdir, cm->p.s0, 0.0, 0.0, &m, ctx);
+    if (!rc)
+        rc = tvds_study_survey(&g, m, pos, npos, TVDS_CEA_DEFORMED, 0, threads,
+                               tvds_study_damping_end(m), &cm->r, ctx);
     tvds_model_free(&m);
     if (rc) return rc;
     const tvds_cea_result *r = cm->r;
-    double smid = 0.5 * (s0 + s1), best = INFINITY;
-    cm->re7 = -INFINITY;
-    for (int i = 0; i < r->npos; i++) {
+    double smid = 0.5 * (pos[0] + pos[npos - 1]), best = INFINITY;
+    for (int i = 0; i < r->npos; i++)
         if (fabs(r->s[i] - smid) < best) {
             best = fabs(r->s[i] - smid);
             cm->lambda_n = r->lambda_n[i];
         }
-        for (int b = 0; b < r->nbranch; b++) {
-            size_t q = (size_t)i * r->nbranch + b;
-            if (r->freq[q] >= 6000 && r->freq[q] <= 8000 && r->re[q] > cm->re7) cm->re7 = r->re[q];
-        }
-    }
-    cm->nred = r->nred;
+    for (int b = 0; b < nband; b++)
+        cm->band_re[b] =
+            tvds_cea_band_max(r, bands[b].f_lo, bands[b].f_hi, &cm->band_f[b], &cm->band_s[b]);
     char sub[2100];
     snprintf(sub, sizeof sub, "%s/m%d", outdir, k);
     rc = tvds_cea_write_csv(r, sub, ctx);
@@ -176,32 +195,156 @@ static int conv_one(const char *case_path, const tvds_cli_sets *sets, const tvds
     return rc;
 }
 
-/* Window of mesh c matching window w of the reference (frequency within 3 %, largest real part
- * within 1.5 mm); -1 when none. */
-static int match(const tvds_cea_result *c, const tvds_cea_window *w)
+static const char *family(double anti)
 {
-    int best = -1;
-    double bd = INFINITY;
-    for (int j = 0; j < c->nwin; j++) {
-        const tvds_cea_window *v = &c->win[j];
-        double df = fabs(v->f_peak - w->f_peak) / w->f_peak, dsp = fabs(v->s_peak - w->s_peak);
-        if (df < 0.03 && dsp < 1.5e-3 && df + dsp < bd) {
-            bd = df + dsp;
-            best = j;
+    return !isfinite(anti) ? ""
+           : anti < 0.01   ? "in-plane"
+           : anti > 0.99   ? "lateral/torsional"
+                           : "mixed";
+}
+
+/* Every window of the meshes finished, one table (convergence.md) and one CSV row each. */
+static void windows_tables(FILE *fm, FILE *fc, const conv_mesh *ms, int nm, int dim3,
+                           const conv_band *bands, int nband)
+{
+    fprintf(fc, "mesh,beam1 nx,beam1 ny,beam1 nz,beam2 nx,beam2 ny,beam2 nz,modes1,modes2,"
+                "reduced DoFs,positions,static lambda_n [N]");
+    for (int b = 0; b < nband; b++)
+        fprintf(fc, ",max Re %s [1/s],f at max Re %s [Hz],s at max Re %s [m]", bands[b].name,
+                bands[b].name, bands[b].name);
+    fprintf(fc, ",branch,s_in [m],s_out [m],f at max Re [Hz],max Re [1/s],predicted growth,"
+                "antisymmetric share\n");
+    fprintf(fm,
+            "\n### Windows per mesh\n\n| mesh | branch | s [mm] | width [mm] | f at max Re "
+            "[Hz] | max Re [1/s] | G |%s\n|---|---|---|---|---|---|---|%s\n",
+            dim3 ? " family |" : "", dim3 ? "---|" : "");
+    for (int k = 0; k < nm; k++) {
+        const conv_mesh *c = &ms[k];
+        const tvds_cea_result *r = c->r;
+        char name[96];
+        mesh_name(c, dim3, name, sizeof name);
+        char head[1024];
+        int n = snprintf(head, sizeof head, "%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%.8g", k,
+                         c->p.beam1.nx, c->p.beam1.ny, dim3 ? c->p.beam1.nz : 0, c->p.beam2.nx,
+                         c->p.beam2.ny, dim3 ? c->p.beam2.nz : 0, c->p.modes1, c->p.modes2, r->nred,
+                         r->npos, c->lambda_n);
+        for (int b = 0; b < nband && n > 0 && (size_t)n < sizeof head; b++)
+            n += snprintf(head + n, sizeof head - (size_t)n, ",%.6g,%.6g,%.6g", c->band_re[b],
+                          c->band_f[b], c->band_s[b]);
+        if (r->nwin == 0) {
+            fprintf(fc, "%s,,,,,,,\n", head);
+            fprintf(fm, "| %s | – | no window | | | | |%s\n", name, dim3 ? " |" : "");
+        }
+        for (int w = 0; w < r->nwin; w++) {
+            const tvds_cea_window *cw = &r->win[w];
+            fprintf(fc, "%s,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.3g\n", head, cw->branch, cw->s_in,
+                    cw->s_out, cw->f_peak, cw->re_max, cw->growth_pred, cw->anti_peak);
+            fprintf(fm, "| %s | %d | %.2f – %.2f | %.2f | %.0f | %.4g | %.3g |", name, cw->branch,
+                    1e3 * cw->s_in, 1e3 * cw->s_out, 1e3 * (cw->s_out - cw->s_in), cw->f_peak,
+                    cw->re_max, cw->growth_pred);
+            if (dim3) fprintf(fm, " %s |", family(cw->anti_peak));
+            fprintf(fm, "\n");
         }
     }
-    return best;
+}
+
+/* convergence.md and convergence.csv of the nm meshes finished out of ntot (nm < ntot: the
+ * study was interrupted, no reference, no comparison). Returns the coarsest converged mesh
+ * (the reference when none is), -1 when the files cannot be written. */
+static int conv_tables(const char *outdir, const conv_mesh *ms, int nm, int ntot, int dim3,
+                       const conv_band *bands, int nband, double s0, double s1, double ds,
+                       const char *stopped)
+{
+    char path[2100];
+    snprintf(path, sizeof path, "%s/convergence.csv", outdir);
+    FILE *fc = fopen(path, "w");
+    snprintf(path, sizeof path, "%s/convergence.md", outdir);
+    FILE *fm = fopen(path, "w");
+    if (!fc || !fm) {
+        if (fc) fclose(fc);
+        if (fm) fclose(fm);
+        return -1;
+    }
+    fprintf(fm, "# Mesh convergence of the %s squeal study\n\n",
+            dim3 ? "3D (solids)" : "plane-stress");
+    if (nm < ntot)
+        fprintf(fm,
+                "Status: **interrupted** (%s) during mesh %d of %d: no reference, no "
+                "comparison; the meshes finished are listed.\n\n",
+                stopped, nm + 1, ntot);
+    fprintf(fm,
+            "CEA about the preloaded sliding state, damped, s = %.4g … %.4g mm (initial grid "
+            "%.3g mm, refined to 0.05 mm)%s. G: predicted growth while C crosses the window at "
+            "the steady speed.\n",
+            1e3 * s0, 1e3 * s1, 1e3 * ds,
+            dim3 ? ", every node of the tip line, s = x_C − 1 mm (the 2D study's axis)" : "");
+    int pick = nm - 1;
+    if (nm == ntot) {
+        const conv_mesh *ref = &ms[nm - 1];
+        double remax = 0.0;
+        for (int w = 0; w < ref->r->nwin; w++)
+            if (ref->r->win[w].re_max > remax) remax = ref->r->win[w].re_max;
+        fprintf(fm,
+                "\nReference: the last mesh. Windows counted: max Re ≥ %.0f %% of the reference's "
+                "largest (%.3g 1/s).\n\n| mesh (beam 1 / beam 2) | reduced DoFs | windows | "
+                "worst Δf | worst Δ max Re | missing / extra | static λ_N [N] |",
+                100 * TVDS_CEA_CONV_COUNT, remax);
+        for (int b = 0; b < nband; b++)
+            fprintf(fm, " max Re %s [1/s] (f [Hz], s [mm]) |", bands[b].name);
+        fprintf(fm, " strongest window: s [mm], f [Hz], max Re [1/s] | converged | wall [s] |\n|");
+        for (int b = 0; b < 10 + nband; b++)
+            fprintf(fm, "---|");
+        fprintf(fm, "\n");
+        for (int k = 0; k < nm; k++) {
+            const tvds_cea_result *c = ms[k].r;
+            tvds_cea_conv cv;
+            tvds_cea_conv_compare(ref->r, ref->lambda_n, c, ms[k].lambda_n, &cv);
+            if (cv.converged && pick == nm - 1 && k < nm - 1) pick = k;
+            char sw[160] = "none", name[96];
+            mesh_name(&ms[k], dim3, name, sizeof name);
+            if (cv.strongest >= 0) {
+                const tvds_cea_window *w = &c->win[cv.strongest];
+                snprintf(sw, sizeof sw, "%.2f–%.2f, %.0f, %.3g", 1e3 * w->s_in, 1e3 * w->s_out,
+                         w->f_peak, w->re_max);
+            }
+            fprintf(fm, "| %s | %d | %d (%d counted) | %.2f %% | %.1f %% | %d / %d | %.6g |", name,
+                    c->nred, c->nwin, cv.counted, 100 * cv.df, 100 * cv.dre, cv.missing, cv.extra,
+                    ms[k].lambda_n);
+            for (int b = 0; b < nband; b++)
+                if (isfinite(ms[k].band_re[b]))
+                    fprintf(fm, " %.3g (%.0f, %.2f) |", ms[k].band_re[b], ms[k].band_f[b],
+                            1e3 * ms[k].band_s[b]);
+                else
+                    fprintf(fm, " no branch |");
+            fprintf(fm, " %s | %s | %.0f |\n", sw,
+                    k == nm - 1 ? "reference" : (cv.converged ? "yes" : "no"), ms[k].seconds);
+        }
+        char name[96];
+        mesh_name(&ms[pick], dim3, name, sizeof name);
+        fprintf(fm,
+                "\nCriterion: every counted window of the reference found within %.1f %% in "
+                "frequency and %.0f %% in max Re, no extra counted window, static λ_N within "
+                "%.1f %% (windows matched within %.0f %% in frequency and %.1f mm in the position "
+                "of max Re). Coarsest mesh meeting it: **%s**.\n",
+                100 * TVDS_CEA_CONV_DF, 100 * TVDS_CEA_CONV_DRE, 100 * TVDS_CEA_CONV_DLAMBDA,
+                100 * TVDS_CEA_CONV_MATCH_DF, 1e3 * TVDS_CEA_CONV_MATCH_DS, name);
+    }
+    windows_tables(fm, fc, ms, nm, dim3, bands, nband);
+    int bad = (fclose(fc) != 0) | (fclose(fm) != 0);
+    return bad ? -1 : pick;
 }
 
 int tvds_cmd_study_convergence(int argc, char **argv)
 {
-    const char *case_path = NULL, *outdir = NULL, *meshes = CONV_MESHES, *val;
+    const char *case_path = NULL, *outdir = NULL, *meshes = NULL, *val;
     double s0 = 0.030, s1 = 0.060, ds = 1e-3, v;
-    int quiet = 0, threads = 0, code = 2, r, nm = 0;
+    int quiet = 0, threads = 0, code = 2, r, nm = 0, dim3 = 0, nmodes = 0;
     tvds_cli_sets sets = {0}, msets = {0};
     conv_mesh ms[CONV_MAX_MESH];
+    double *pos = NULL;
     memset(ms, 0, sizeof ms);
     const tvds_cli_opt opts[] = {{"--quiet", "-q", NULL, &quiet, 1},
+                                 {"--3d", NULL, NULL, &dim3, 1},
                                  {"--out", "-o", &outdir, NULL, 0},
                                  {"--meshes", NULL, &meshes, NULL, 0},
                                  {NULL, NULL, NULL, NULL, 0}};
@@ -219,6 +362,7 @@ int tvds_cmd_study_convergence(int argc, char **argv)
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--s0", NULL, &val)) != 0 ||
                    (r = tvds_cli_opt_value(argc, argv, &i, "--s1", NULL, &val)) != 0 ||
                    (r = tvds_cli_opt_value(argc, argv, &i, "--ds", NULL, &val)) != 0 ||
+                   (r = tvds_cli_opt_value(argc, argv, &i, "--modes", NULL, &val)) != 0 ||
                    (r = tvds_cli_opt_value(argc, argv, &i, "--threads", NULL, &val)) != 0) {
             const char *opt = argv[i - 1];
             if (r < 0 || tvds_cli_parse_double(val, &v) || v < 0) {
@@ -231,7 +375,13 @@ int tvds_cmd_study_convergence(int argc, char **argv)
                 s1 = v;
             else if (strstr(opt, "--ds"))
                 ds = v;
-            else
+            else if (strstr(opt, "--modes")) {
+                if (v < 1 || v > 500 || v != floor(v)) {
+                    tvds_cli_usage_error("study: --modes '%s' is not a count 1..500", val);
+                    goto out;
+                }
+                nmodes = (int)v;
+            } else
                 threads = (int)v;
         } else if ((r = tvds_cli_case_or_set(argc, argv, &i, "study", &sets, &case_path)) != 0) {
             code = r;
@@ -242,122 +392,71 @@ int tvds_cmd_study_convergence(int argc, char **argv)
         tvds_cli_usage_error("study --convergence: need CASE and -o DIR");
         goto out;
     }
-    if (parse_meshes(meshes, ms, &nm)) {
-        tvds_cli_usage_error("study: bad --meshes '%s' (expected N1XxN1Y/N2XxN2Y,...)", meshes);
+    if (!meshes) meshes = dim3 ? CONV_MESHES_3D : CONV_MESHES;
+    if (parse_meshes(meshes, dim3, ms, &nm)) {
+        tvds_cli_usage_error("study: bad --meshes '%s' (expected %s,...)", meshes,
+                             dim3 ? "N1XxN1YxN1Z/N2XxN2YxN2Z[:M]" : "N1XxN1Y/N2XxN2Y[:M]");
         goto out;
     }
     if (!(s1 > s0) || !(ds > 0)) {
         tvds_cli_usage_error("study: need --s0 < --s1 and --ds > 0");
         goto out;
     }
-    tvds_ctx ctx;
-    tvds_ctx_init(&ctx);
-    int rc = tvds_mkdir_p(outdir, &ctx);
-    for (int k = 0; k < nm && !rc; k++) {
-        if (!quiet)
-            fprintf(stderr, "convergence: mesh %d/%d: beam 1 %dx%d, beam 2 %dx%d ...\n", k + 1, nm,
-                    ms[k].n1x, ms[k].n1y, ms[k].n2x, ms[k].n2y);
-        rc = conv_one(case_path, &sets, &msets, outdir, k, &ms[k], s0, s1, ds, threads, &ctx);
-        if (!rc && !quiet)
-            fprintf(stderr, "convergence:   %d positions, %d windows, %.1f s\n", ms[k].r->npos,
-                    ms[k].r->nwin, ms[k].seconds);
-    }
-    if (rc) {
-        code = tvds_cli_report(rc, &ctx);
+    const conv_band *bands = dim3 ? BANDS_3D : BANDS_2D;
+    int nband = dim3 ? (int)(sizeof BANDS_3D / sizeof *BANDS_3D)
+                     : (int)(sizeof BANDS_2D / sizeof *BANDS_2D);
+    int npos = (int)ceil((s1 - s0) / ds) + 1;
+    if (!(pos = malloc((size_t)npos * sizeof *pos))) {
+        code = tvds_cli_usage_error("study: out of memory");
         goto out;
     }
-    /* Tables. */
-    char path[2100];
-    snprintf(path, sizeof path, "%s/convergence.csv", outdir);
-    FILE *fc = fopen(path, "w");
-    snprintf(path, sizeof path, "%s/convergence.md", outdir);
-    FILE *fm = fopen(path, "w");
-    if (!fc || !fm) {
-        if (fc) fclose(fc);
-        if (fm) fclose(fm);
+    for (int i = 0; i < npos; i++)
+        pos[i] = s0 + (s1 - s0) * i / (npos - 1);
+    tvds_study_geom geom = {dim3, nmodes, NULL};
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    volatile sig_atomic_t *stop = tvds_cli_stop_flag();
+    tvds_cli_sigint(1);
+    int rc = tvds_mkdir_p(outdir, &ctx), done = 0;
+    for (int k = 0; k < nm && !rc; k++) {
+        char name[96];
+        mesh_name(&ms[k], dim3, name, sizeof name);
+        if (!quiet)
+            fprintf(stderr, "convergence: mesh %d/%d: beam 1 / beam 2 %s ...\n", k + 1, nm, name);
+        ms[k].p.s0 = 0.020; /* C's placement; the CEA does not depend on it */
+        rc = conv_one(&geom, case_path, &sets, &msets, outdir, k, &ms[k], pos, npos, threads, bands,
+                      nband, &ctx);
+        if (!rc) {
+            done++;
+            if (!quiet)
+                fprintf(stderr,
+                        "convergence:   %d positions, %d reduced DoFs, %d windows, static "
+                        "normal force %.6g N, %.1f s\n",
+                        ms[k].r->npos, ms[k].r->nred, ms[k].r->nwin, ms[k].lambda_n, ms[k].seconds);
+        }
+    }
+    if (rc == TVDS_ERR_INTERRUPTED && done > 0)
+        conv_tables(outdir, ms, done, nm, dim3, bands, nband, s0, s1, ds,
+                    tvds_cli_signal_name((int)*stop));
+    if (rc) {
+        code = tvds_cli_report(rc, &ctx);
+        tvds_cli_sigint(0);
+        goto out;
+    }
+    tvds_cli_sigint(0);
+    int pick = conv_tables(outdir, ms, nm, nm, dim3, bands, nband, s0, s1, ds, NULL);
+    if (pick < 0) {
         code = tvds_cli_usage_error("study: cannot write into %s", outdir);
         goto out;
     }
-    fprintf(fc, "mesh,beam1 nx,beam1 ny,beam2 nx,beam2 ny,reduced DoFs,static lambda_n [N],"
-                "max Re 6-8 kHz [1/s],branch,s_in [m],s_out [m],f at max Re [Hz],max Re [1/s]\n");
-    for (int k = 0; k < nm; k++) {
-        const tvds_cea_result *res = ms[k].r;
-        if (res->nwin == 0)
-            fprintf(fc, "%d,%d,%d,%d,%d,%d,%.8g,%.6g,,,,,\n", k, ms[k].n1x, ms[k].n1y, ms[k].n2x,
-                    ms[k].n2y, ms[k].nred, ms[k].lambda_n, ms[k].re7);
-        for (int w = 0; w < res->nwin; w++)
-            fprintf(fc, "%d,%d,%d,%d,%d,%d,%.8g,%.6g,%d,%.6g,%.6g,%.6g,%.6g\n", k, ms[k].n1x,
-                    ms[k].n1y, ms[k].n2x, ms[k].n2y, ms[k].nred, ms[k].lambda_n, ms[k].re7,
-                    res->win[w].branch, res->win[w].s_in, res->win[w].s_out, res->win[w].f_peak,
-                    res->win[w].re_max);
-    }
-    const conv_mesh *ref = &ms[nm - 1];
-    double remax = 0.0;
-    for (int w = 0; w < ref->r->nwin; w++)
-        if (ref->r->win[w].re_max > remax) remax = ref->r->win[w].re_max;
-    fprintf(fm,
-            "CEA about the preloaded sliding state, damped, s = %.4g … %.4g mm (initial grid "
-            "%.3g mm, refined to %.3g mm). Reference: the last mesh. Windows counted: max Re ≥ "
-            "10 %% of the reference's largest (%.3g 1/s).\n\n",
-            1e3 * s0, 1e3 * s1, 1e3 * ds, 1e3 * ref->r->ds_min, remax);
-    fprintf(fm, "| mesh (beam 1 / beam 2) | reduced DoFs | windows | worst Δf | worst Δ max Re | "
-                "missing / extra | static λ_N [N] | max Re 6–8 kHz [1/s] | strongest window: s "
-                "[mm], f [Hz], max Re [1/s] | converged | wall [s] |\n"
-                "|---|---|---|---|---|---|---|---|---|---|---|\n");
-    int pick = nm - 1;
-    for (int k = 0; k < nm; k++) {
-        const tvds_cea_result *c = ms[k].r;
-        double dfw = 0.0, drw = 0.0;
-        int missing = 0, extra = 0, nsig = 0;
-        for (int w = 0; w < ref->r->nwin; w++) {
-            const tvds_cea_window *rw = &ref->r->win[w];
-            if (rw->re_max < 0.1 * remax) continue;
-            int j = match(c, rw);
-            if (j < 0) {
-                missing++;
-                continue;
-            }
-            double df = fabs(c->win[j].f_peak - rw->f_peak) / rw->f_peak;
-            double dr = fabs(c->win[j].re_max - rw->re_max) / rw->re_max;
-            if (df > dfw) dfw = df;
-            if (dr > drw) drw = dr;
-        }
-        int strongest = -1;
-        for (int j = 0; j < c->nwin; j++) {
-            if (strongest < 0 || c->win[j].re_max > c->win[strongest].re_max) strongest = j;
-            if (c->win[j].re_max < 0.1 * remax) continue;
-            nsig++;
-            if (match(ref->r, &c->win[j]) < 0) extra++;
-        }
-        double dl = fabs(ms[k].lambda_n - ref->lambda_n) / ref->lambda_n;
-        int ok = missing == 0 && extra == 0 && dfw <= 0.005 && drw <= 0.10 && dl <= 0.005;
-        if (ok && pick == nm - 1 && k < nm - 1) pick = k;
-        char sw[160] = "none";
-        if (strongest >= 0)
-            snprintf(sw, sizeof sw, "%.2f–%.2f, %.0f, %.3g", 1e3 * c->win[strongest].s_in,
-                     1e3 * c->win[strongest].s_out, c->win[strongest].f_peak,
-                     c->win[strongest].re_max);
-        fprintf(fm,
-                "| %dx%d / %dx%d | %d | %d (%d counted) | %.2f %% | %.1f %% | %d / %d | %.6g | "
-                "%.3g | %s | %s | %.0f |\n",
-                ms[k].n1x, ms[k].n1y, ms[k].n2x, ms[k].n2y, ms[k].nred, c->nwin, nsig, 100 * dfw,
-                100 * drw, missing, extra, ms[k].lambda_n, ms[k].re7, sw,
-                k == nm - 1 ? "reference" : (ok ? "yes" : "no"), ms[k].seconds);
-    }
-    fprintf(fm,
-            "\nCriterion: every counted window of the reference found within 0.5 %% in frequency "
-            "and 10 %% in max Re, no extra counted window, static λ_N within 0.5 %%. Coarsest "
-            "mesh meeting it: **%dx%d / %dx%d**.\n",
-            ms[pick].n1x, ms[pick].n1y, ms[pick].n2x, ms[pick].n2y);
-    fclose(fc);
-    fclose(fm);
-    if (!quiet) {
+    char name[96];
+    mesh_name(&ms[pick], dim3, name, sizeof name);
+    if (!quiet)
         fprintf(stderr, "convergence: %s/convergence.md, %s/convergence.csv\n", outdir, outdir);
-        printf("coarsest converged mesh: beam 1 %dx%d, beam 2 %dx%d\n", ms[pick].n1x, ms[pick].n1y,
-               ms[pick].n2x, ms[pick].n2y);
-    }
+    printf("coarsest converged mesh (beam 1 / beam 2): %s\n", name);
     code = 0;
 out:
+    free(pos);
     for (int k = 0; k < CONV_MAX_MESH; k++)
         tvds_cea_result_free(&ms[k].r);
     tvds_cli_sets_free(&sets);

@@ -10,6 +10,7 @@
 
 #include "cli/cli.h"
 #include "cli/cmd_compare_impl.h"
+#include "cli/cmd_study_impl.h"
 #include "tvds/tvds_beams.h"
 #include "tvds/tvds_case.h"
 #include "tvds/tvds_cea.h"
@@ -42,7 +43,8 @@ static void study_help(FILE *out)
         out,
         "usage: tvds study CASE -o DIR [options]\n"
         "       tvds study --3d CASE3D -o DIR [options]   (the pair as solids)\n"
-        "       tvds study --convergence CASE -o DIR [options]   (see --convergence --help)\n"
+        "       tvds study --convergence [--3d] CASE -o DIR [options]   (mesh convergence;\n"
+        "                                                      see --convergence --help)\n"
         "\n"
         "The beam-on-beam squeal study (docs/squeal.md), what `make run` runs:\n"
         "  1. beam-on-beam FE models, Craig-Bampton reduction (DIR/model/), CASE read on them;\n"
@@ -130,20 +132,16 @@ static tvds_bob_params study_mesh(void)
 /* Branches of the 3D CEA (tvds_cea_options.nmodes; 2D: the default 20). */
 #define STUDY_MODES_3D 60
 
-/* Which pair the study runs on: the plane-stress beams (2D) or the solids (3D: the generator's
- * default mesh, the tip line of every slave node of the contact, docs/models.md). */
-typedef struct study_geom {
-    int dim3;
-    int nmodes; /* CEA branches; 0: 20 in 2D, STUDY_MODES_3D in 3D */
-} study_geom;
-
-/* Generate and reduce the beams with C at x = s0 into mdir, read the case on them with
- * run.t_end = t_end (when > 0) and mu (when > 0) after the user's overrides. */
-static int study_model(const study_geom *g, const char *case_path, const tvds_cli_sets *sets,
-                       const char *mdir, double s0, double t_end, double mu, tvds_model **m,
-                       tvds_ctx *ctx)
+tvds_bob_params tvds_study_params(int dim3)
 {
-    tvds_bob_params p = g->dim3 ? tvds_bob3d_default() : study_mesh();
+    return dim3 ? tvds_bob3d_default() : study_mesh();
+}
+
+int tvds_study_model(const tvds_study_geom *g, const char *case_path, const tvds_cli_sets *sets,
+                     const char *mdir, double s0, double t_end, double mu, tvds_model **m,
+                     tvds_ctx *ctx)
+{
+    tvds_bob_params p = g->mesh ? *g->mesh : tvds_study_params(g->dim3);
     p.s0 = s0;
     cholmod_common cc;
     int rc = tvds_cholmod_start(&cc);
@@ -161,20 +159,22 @@ static int study_model(const study_geom *g, const char *case_path, const tvds_cl
     snprintf(ovr[1], sizeof ovr[1], "substructure.beam2.dir=%s/beam2", am);
     snprintf(ovr[2], sizeof ovr[2], "run.t_end=%.17g", t_end > 0 ? t_end : 1.0);
     /* A's carriage node id is the last grid id + 1: it moves with beam 1's mesh (9-node
-     * quadrilaterals in 2D, 8-node hexahedra in 3D). The 3D case's [constraint lateral] (A held
-     * across the width) names the same node of the default mesh the study uses. */
+     * quadrilaterals in 2D, 8-node hexahedra in 3D), and so do the 3D case's [constraint
+     * lateral] (A held across the width). */
     long a_id = g->dim3 ? (long)(p.beam1.nx + 1) * (p.beam1.ny + 1) * (p.beam1.nz + 1) + 1
                         : (long)(2 * p.beam1.nx + 1) * (2 * p.beam1.ny + 1) + 1;
-    char ovr_a[2][128];
+    char ovr_a[3][128];
     snprintf(ovr_a[0], sizeof ovr_a[0], "constraint.drive.terms=beam1:%ld:ux", a_id);
     snprintf(ovr_a[1], sizeof ovr_a[1], "load.Fy.dof=beam1:%ld:uy", a_id);
-    const char **all = malloc((size_t)(sets->n + 5) * sizeof *all);
+    snprintf(ovr_a[2], sizeof ovr_a[2], "constraint.lateral.terms=beam1:%ld:uz", a_id);
+    const char **all = malloc((size_t)(sets->n + 6) * sizeof *all);
     if (!all) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "study: out of memory");
     int k = 0;
     all[k++] = ovr[0];
     all[k++] = ovr[1];
     all[k++] = ovr_a[0];
     all[k++] = ovr_a[1];
+    if (g->dim3) all[k++] = ovr_a[2];
     if (t_end > 0) all[k++] = ovr[2];
     for (int i = 0; i < sets->n; i++)
         all[k++] = sets->v[i];
@@ -196,7 +196,7 @@ static int study_model(const study_geom *g, const char *case_path, const tvds_cl
 }
 
 /* End of the damping schedule (largest t_hold + t_ramp) [s]. */
-static double damping_end(const tvds_model *m)
+double tvds_study_damping_end(const tvds_model *m)
 {
     double t = 0.0;
     for (int s = 0; s < m->nsub; s++)
@@ -231,7 +231,7 @@ static double time_at_travel(const tvds_model *m, double d)
 
 /* The study's abscissa s of C (its first slave node) in model m. 2D: the CEA's abscissa along
  * the master edge. 3D: x_C - STUDY_X0, the 2D value of the same x. */
-static int study_abscissa(const study_geom *g, const tvds_model *m, double *s, tvds_ctx *ctx)
+static int study_abscissa(const tvds_study_geom *g, const tvds_model *m, double *s, tvds_ctx *ctx)
 {
     if (!g->dim3) return tvds_cea_slave_abscissa(m, 0, 0, s, ctx);
     const tvds_contact *c = &m->contacts[0];
@@ -255,7 +255,7 @@ static void shift_positions(tvds_cea_result *r, double ds)
 
 /* The CEA at the study's positions s[] (every slave node of the 3D tip line), its windows' growth
  * along the path from s_initial at t = 0 to t_end, positions of the result in the study's s. */
-static int study_cea(const study_geom *g, const tvds_model *m, const double *s, int npos,
+static int study_cea(const tvds_study_geom *g, const tvds_model *m, const double *s, int npos,
                      tvds_cea_options co, double s_initial, double t_end, tvds_cea_result **out,
                      tvds_ctx *ctx)
 {
@@ -284,8 +284,9 @@ static int study_cea(const study_geom *g, const tvds_model *m, const double *s, 
 
 /* CEA over positions s[] of the survey with the given linearisation; predicted growth along a
  * steady-speed path: C starts at s_lo - travel(t_damp) and slides to s_hi. */
-static int survey(const study_geom *g, const tvds_model *m, const double *s, int npos, int state,
-                  int undamped, int threads, double t_damp, tvds_cea_result **out, tvds_ctx *ctx)
+int tvds_study_survey(const tvds_study_geom *g, const tvds_model *m, const double *s, int npos,
+                      int state, int undamped, int threads, double t_damp, tvds_cea_result **out,
+                      tvds_ctx *ctx)
 {
     tvds_cea_options co = tvds_cea_options_default();
     co.stop = tvds_cli_stop_flag();
@@ -307,7 +308,7 @@ static int cmp_double(const void *a, const void *b)
 /* The study's abscissae of beam 2's master nodes, which a window must not hold (target): 2D the
  * edge nodes (tvds_compare_master_abscissae); 3D the lines of face nodes across the width, one
  * per x (the tip line crosses a face edge there), as s = x - STUDY_X0. */
-static int master_abscissae(const study_geom *g, const tvds_model *m, double **S, int *ns,
+static int master_abscissae(const tvds_study_geom *g, const tvds_model *m, double **S, int *ns,
                             tvds_ctx *ctx)
 {
     if (!g->dim3) return tvds_compare_master_abscissae(m, 0, S, ns, ctx);
@@ -473,7 +474,7 @@ static void part_measured(FILE *fp, const study_part *pt)
     }
 }
 
-static int run_part(const study_geom *g, const char *case_path, const tvds_cli_sets *sets,
+static int run_part(const tvds_study_geom *g, const char *case_path, const tvds_cli_sets *sets,
                     const char *outdir, const tvds_cea_result *sv, const study_nodes *nd,
                     tvds_compare_opts o, int threads, int quiet, tvds_cli_progress *pg,
                     study_part *pt, tvds_ctx *ctx)
@@ -493,7 +494,7 @@ static int run_part(const study_geom *g, const char *case_path, const tvds_cli_s
     /* The abscissa s and the x of C differ by the first master node's x (1 mm): take it from a
      * model with C at the default position. */
     tvds_model *m = NULL;
-    rc = study_model(g, case_path, sets, mdir, 0.020, 1.0, pt->mu, &m, ctx);
+    rc = tvds_study_model(g, case_path, sets, mdir, 0.020, 1.0, pt->mu, &m, ctx);
     double s_ref = 0.0;
     if (!rc) rc = study_abscissa(g, m, &s_ref, ctx);
     if (rc) {
@@ -505,10 +506,10 @@ static int run_part(const study_geom *g, const char *case_path, const tvds_cli_s
     double s_start = tw->s_in - travel(m, STUDY_T_ENTRY);
     double t_exit = time_at_travel(m, tw->s_out - s_start);
     pt->t_end = t_exit + STUDY_T_AFTER;
-    pt->t_damp = damping_end(m);
+    pt->t_damp = tvds_study_damping_end(m);
     pt->s0_x = s_start + x_minus_s;
     tvds_model_free(&m);
-    rc = study_model(g, case_path, sets, mdir, pt->s0_x, pt->t_end, pt->mu, &m, ctx);
+    rc = tvds_study_model(g, case_path, sets, mdir, pt->s0_x, pt->t_end, pt->mu, &m, ctx);
     if (!rc) rc = study_abscissa(g, m, &pt->s_a, ctx);
     if (rc) {
         tvds_model_free(&m);
@@ -623,7 +624,7 @@ static void part_report(FILE *fp, const study_part *pt, const char *title)
     part_measured(fp, pt);
 }
 
-static void study_report(FILE *fp, const study_geom *g, const char *case_path, double mu_case,
+static void study_report(FILE *fp, const tvds_study_geom *g, const char *case_path, double mu_case,
                          double t_damp, double v_ss, const tvds_cea_result *cd,
                          const tvds_cea_result *cu, const tvds_cea_result *cx, int wa, int nmu,
                          const double *mu_tab, const int *nw_tab, const double *re_tab,
@@ -718,12 +719,10 @@ static void study_report(FILE *fp, const study_geom *g, const char *case_path, d
 
 int tvds_cmd_study(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--convergence")) return tvds_cmd_study_convergence(argc, argv);
     const char *case_path = NULL, *outdir = NULL, *val;
     double ds = STUDY_DS, mu_user = 0.0, v;
     int quiet = 0, threads = 0, plots = 1, code = 2, r, notrans = 0;
-    study_geom geom = {0};
+    tvds_study_geom geom = {0};
     tvds_cli_sets sets = {0};
     tvds_compare_opts oa = tvds_compare_opts_default(), ob = tvds_compare_opts_default();
     oa.nmethods = 2;
@@ -828,9 +827,10 @@ int tvds_cmd_study(int argc, char **argv)
     /* 1. Model (C at the default x = 20 mm: the CEA does not depend on where C starts). */
     if ((rc = tvds_mkdir_p(outdir, &ctx))) goto fail;
     snprintf(mdir, sizeof mdir, "%s/model", outdir);
-    if ((rc = study_model(&geom, case_path, &sets, mdir, 0.020, 0.0, 0.0, &m, &ctx))) goto fail;
+    if ((rc = tvds_study_model(&geom, case_path, &sets, mdir, 0.020, 0.0, 0.0, &m, &ctx)))
+        goto fail;
     if (*stop) goto interrupted;
-    double mu_case = m->contacts[0].mu_k, t_damp = damping_end(m);
+    double mu_case = m->contacts[0].mu_k, t_damp = tvds_study_damping_end(m);
     double v_ss = fabs(tvds_fn_deriv(&m->contacts[0].slave_kin[0], t_damp, 1));
     nodes.v = v_ss;
     if ((rc = master_abscissae(&geom, m, &nodes.S, &nodes.ns, &ctx))) goto fail;
@@ -856,11 +856,14 @@ int tvds_cmd_study(int argc, char **argv)
                 "study: [2/4] CEA survey, s = %g ... %g mm (%d positions + refinement), "
                 "deformed damped / undamped, undeformed damped\n",
                 1e3 * STUDY_S_LO, 1e3 * STUDY_S_HI, npos);
-    if ((rc = survey(&geom, m, pos, npos, TVDS_CEA_DEFORMED, 0, threads, t_damp, &cd, &ctx)))
+    if ((rc = tvds_study_survey(&geom, m, pos, npos, TVDS_CEA_DEFORMED, 0, threads, t_damp, &cd,
+                                &ctx)))
         goto fail;
-    if ((rc = survey(&geom, m, pos, npos, TVDS_CEA_DEFORMED, 1, threads, t_damp, &cu, &ctx)))
+    if ((rc = tvds_study_survey(&geom, m, pos, npos, TVDS_CEA_DEFORMED, 1, threads, t_damp, &cu,
+                                &ctx)))
         goto fail;
-    if ((rc = survey(&geom, m, pos, npos, TVDS_CEA_UNDEFORMED, 0, threads, t_damp, &cx, &ctx)))
+    if ((rc = tvds_study_survey(&geom, m, pos, npos, TVDS_CEA_UNDEFORMED, 0, threads, t_damp, &cx,
+                                &ctx)))
         goto fail;
     snprintf(cdir, sizeof cdir, "%s/cea", outdir);
     if ((rc = tvds_mkdir_p(cdir, &ctx))) goto fail;
@@ -893,8 +896,8 @@ int tvds_cmd_study(int argc, char **argv)
             if (fabs(mu - mu_case) > 1e-12) {
                 m->contacts[0].mu_k = m->contacts[0].mu_s = mu;
                 tvds_cea_result_free(&cmu);
-                if ((rc = survey(&geom, m, pos, npos, TVDS_CEA_DEFORMED, 0, threads, t_damp, &cmu,
-                                 &ctx)))
+                if ((rc = tvds_study_survey(&geom, m, pos, npos, TVDS_CEA_DEFORMED, 0, threads,
+                                            t_damp, &cmu, &ctx)))
                     goto fail;
                 cur = cmu;
             }
@@ -922,7 +925,8 @@ int tvds_cmd_study(int argc, char **argv)
         }
     } else {
         m->contacts[0].mu_k = m->contacts[0].mu_s = mu_user;
-        if ((rc = survey(&geom, m, pos, npos, TVDS_CEA_DEFORMED, 0, threads, t_damp, &cmu, &ctx)))
+        if ((rc = tvds_study_survey(&geom, m, pos, npos, TVDS_CEA_DEFORMED, 0, threads, t_damp,
+                                    &cmu, &ctx)))
             goto fail;
         found = strongest(cmu) >= 0;
         chosen = cmu;

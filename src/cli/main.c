@@ -5,6 +5,15 @@
 #include "cli/cli.h"
 #include "cli/cmd_compare_impl.h"
 
+/* `tvds study`, or its mesh convergence study with --convergence (cmd_convergence.c, which
+ * runs the study's own models and survey). */
+static int cmd_study_or_convergence(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--convergence")) return tvds_cmd_study_convergence(argc, argv);
+    return tvds_cmd_study(argc, argv);
+}
+
 /* One row per subcommand; later commands (validate, reduce, model, cea, spectrogram, compare,
  * sweep, bench, study) join here, each implemented in src/cli/cmd_<name>.c. */
 static const struct {
@@ -21,7 +30,7 @@ static const struct {
     {"import", tvds_cmd_import, "import a full FE model from CalculiX (matrix storage + deck)"},
     {"model", tvds_cmd_model, "generate FE models: beam-on-beam (full, reduced), block (3D solid)"},
     {"compare", tvds_cmd_compare, "run several contact methods, compare them with FiLm (report)"},
-    {"study", tvds_cmd_study, "beam-on-beam squeal study: model, CEA, transients, report"},
+    {"study", cmd_study_or_convergence, "beam-on-beam squeal study: model, CEA, transients, report"},
     {"sweep", tvds_cmd_sweep, "parameter grid of runs (OpenMP, MPI): CSV and squeal map"},
     {"bench", tvds_cmd_bench, "benchmarks: per-step cost, paths, CEA, reduction, scaling"},
 };
