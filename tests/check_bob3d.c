@@ -545,6 +545,76 @@ START_TEST(test_conv_cli)
 }
 END_TEST
 
+/* `tvds study --3d` end to end on a tiny pair (1 element through each thickness and across each
+ * width) at mu = 0.7, where its damped survey has windows: the CEA survey, part (a) with subs-b
+ * and part (b) with FiLm across the same window, and the report. The report names the mesh
+ * given and beam 2's face-line spacing (100 mm / 10 = 10 mm), prints no NaN or infinity, and
+ * both parts measure a finite growth of the window they study; a malformed --mesh is refused. */
+START_TEST(test_study_cli)
+{
+    char dir[256], cmd[1200], p[400];
+    tvds_test_mkdtemp(dir, sizeof dir, "/tmp/tvds_bob3d_study_");
+    snprintf(cmd, sizeof cmd,
+             "%s study --3d models/beam_on_beam/beam_on_beam_3d.ini -o %s/s --mesh 10x1x1/10x1x1 "
+             "--ds 5e-3 --modes 20 --threads 1 --no-plots --set contact.C.mu=0.7 --mu 0.7 "
+             "--methods-a subs-b --methods film -q >%s/out 2>&1",
+             TVDS_BIN, dir, dir);
+    int st = system(cmd);
+    snprintf(p, sizeof p, "%s/out", dir);
+    char *out = tvds_test_slurp(p, NULL);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "exit %d: %s", st, out ? out : "");
+    ck_assert_msg(out && strstr(out, "study: mu of part (b): 0.7 (--mu)"), "%s", out ? out : "");
+    free(out);
+    snprintf(p, sizeof p, "%s/s/report.md", dir);
+    char *md = tvds_test_slurp(p, NULL);
+    ck_assert(md != NULL);
+    ck_assert(strstr(md, "# Beam-on-beam squeal study in 3D") != NULL);
+    ck_assert(strstr(md, "--mesh 10x1x1/10x1x1") && strstr(md, "beam 1 10x1x1, beam 2 10x1x1"));
+    ck_assert_msg(strstr(md, "face lines every 10 mm") != NULL, "%s", md);
+    ck_assert_msg(!strstr(md, "nan") && !strstr(md, "inf |") && !strstr(md, "-inf"), "%s", md);
+    /* each part ran its method across its window and measured it */
+    const char *part[2] = {"\n## (a) ", "\n## (b) "}, *meth[2] = {"subs-b", "film"};
+    for (int k = 0; k < 2; k++) {
+        const char *a = strstr(md, part[k]);
+        ck_assert_msg(a && !strstr(a, "Not run"), "part %d: %s", k, md);
+        char hdr[64];
+        snprintf(hdr, sizeof hdr, "| f [Hz] | crossed t [s] | predicted | %s |", meth[k]);
+        const char *t = strstr(a, hdr);
+        ck_assert_msg(t != NULL, "%s", a);
+        /* the row of the window studied: entered at t = 0.30 s (the study's entry time) */
+        const char *r = strstr(t, "|\n|---|---|---|---|\n") + 1;
+        int found = 0;
+        while ((r = strstr(r, "\n| ")) != NULL && !found) {
+            double f = 0, t0 = 0, t1 = 0, gp = 0, gm = 0, gpk = 0;
+            r += 3;
+            if (sscanf(r, "%lf | %lf … %lf | %lf |", &f, &t0, &t1, &gp) != 4) break;
+            if (fabs(t0 - 0.3) > 1e-3) continue;
+            ck_assert_msg(sscanf(r, "%lf | %lf … %lf | %lf | %lf (%lf) |", &f, &t0, &t1, &gp, &gm,
+                                 &gpk) == 6,
+                          "%s", r);
+            ck_assert(f > 0 && t1 > t0 && gp > 0 && gm > 0 && gpk > 0);
+            found = 1;
+        }
+        ck_assert_msg(found, "part %d: no measured row of the window studied: %s", k, t);
+    }
+    free(md);
+    snprintf(p, sizeof p, "%s/s/a/report.md", dir);
+    struct stat sb;
+    ck_assert_msg(stat(p, &sb) == 0, "%s missing", p);
+    snprintf(cmd, sizeof cmd,
+             "%s study --3d models/beam_on_beam/beam_on_beam_3d.ini -o %s/d --mesh 10x1x1/10 "
+             ">%s/out 2>&1",
+             TVDS_BIN, dir, dir);
+    st = system(cmd);
+    ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 2);
+    snprintf(p, sizeof p, "%s/out", dir);
+    out = tvds_test_slurp(p, NULL);
+    ck_assert_msg(out && strstr(out, "bad --mesh '10x1x1/10'"), "%s", out ? out : "");
+    free(out);
+    ck_assert_int_eq(tvds_test_rmtree(dir), 0);
+}
+END_TEST
+
 Suite *bob3d_suite(void)
 {
     Suite *s = suite_create("bob3d");
@@ -559,5 +629,9 @@ Suite *bob3d_suite(void)
     tcase_add_test(tv, test_conv_criterion);
     tcase_add_test(tv, test_conv_cli);
     suite_add_tcase(s, tv);
+    TCase *ts = tcase_create("study");
+    tcase_set_timeout(ts, 180);
+    tcase_add_test(ts, test_study_cli);
+    suite_add_tcase(s, ts);
     return s;
 }

@@ -104,22 +104,6 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* One beam's "NXxNY" (2D) or "NXxNY[xNZ]" (3D) at *p; advances *p. */
-static int parse_beam(const char **p, tvds_beam_params *b, int dim3)
-{
-    int used = 0, nx, ny, nz;
-    if (sscanf(*p, "%dx%d%n", &nx, &ny, &used) != 2 || nx < 1 || ny < 1) return -1;
-    *p += used;
-    if (dim3 && **p == 'x') {
-        if (sscanf(*p, "x%d%n", &nz, &used) != 1 || nz < 1) return -1;
-        *p += used;
-        b->nz = nz;
-    }
-    b->nx = nx;
-    b->ny = ny;
-    return 0;
-}
-
 static int parse_meshes(const char *txt, int dim3, conv_mesh *ms, int *n)
 {
     *n = 0;
@@ -128,15 +112,7 @@ static int parse_meshes(const char *txt, int dim3, conv_mesh *ms, int *n)
         if (*n >= CONV_MAX_MESH) return -1;
         conv_mesh *m = &ms[*n];
         memset(m, 0, sizeof *m);
-        m->p = tvds_study_params(dim3);
-        if (parse_beam(&p, &m->p.beam1, dim3) || *p++ != '/' || parse_beam(&p, &m->p.beam2, dim3))
-            return -1;
-        if (*p == ':') {
-            int used = 0;
-            if (sscanf(p, ":%d%n", &m->modes, &used) != 1 || m->modes < 1) return -1;
-            p += used;
-            m->p.modes1 = m->p.modes2 = m->modes;
-        }
+        if (tvds_study_parse_mesh(&p, dim3, &m->p, &m->modes)) return -1;
         (*n)++;
         if (*p == ',')
             p++;
@@ -412,7 +388,7 @@ int tvds_cmd_study_convergence(int argc, char **argv)
     }
     for (int i = 0; i < npos; i++)
         pos[i] = s0 + (s1 - s0) * i / (npos - 1);
-    tvds_study_geom geom = {dim3, nmodes, NULL};
+    tvds_study_geom geom = {dim3, nmodes, NULL, NULL};
     tvds_ctx ctx;
     tvds_ctx_init(&ctx);
     volatile sig_atomic_t *stop = tvds_cli_stop_flag();

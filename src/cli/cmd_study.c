@@ -72,6 +72,11 @@ static void study_help(FILE *out)
         "                    the CEA with every node of the tip line, positions on the same\n"
         "                    axis as the 2D study, s = x_C - 1 mm (docs/squeal.md, \"The\n"
         "                    study in 3D\"); 60 CEA branches\n"
+        "  --mesh B1/B2      the pair's mesh, beam 1 / beam 2 elements along x, through the\n"
+        "                    thickness (and across the width in 3D), optionally ':M' fixed-\n"
+        "                    interface modes per beam: 'N1XxN1Y/N2XxN2Y' or\n"
+        "                    'N1XxN1YxN1Z/N2XxN2YxN2Z' (default: the study's mesh, from\n"
+        "                    'tvds study --convergence')\n"
         "  --ds D            initial CEA spacing [m] (default %g; refined automatically)\n"
         "  --threads N       OpenMP threads of the CEA (default: OpenMP's)\n"
         "  --modes M         CEA branches (default 20; 60 with --3d, whose lateral and\n"
@@ -155,6 +160,48 @@ tvds_bob_params tvds_study_params(int dim3)
     p.beam2.ny = STUDY_MESH3D_2NY;
     p.beam2.nz = STUDY_MESH3D_2NZ;
     return p;
+}
+
+/* "NXxNY" (2D) or "NXxNYxNZ" (3D) of one beam's mesh into out (n >= 32); returns out. */
+static const char *beam_mesh_name(const tvds_beam_params *b, int dim3, char *out, size_t n)
+{
+    if (dim3)
+        snprintf(out, n, "%dx%dx%d", b->nx, b->ny, b->nz);
+    else
+        snprintf(out, n, "%dx%d", b->nx, b->ny);
+    return out;
+}
+
+/* One beam's "NXxNY" (2D) or "NXxNY[xNZ]" (3D) at *p; advances *p. */
+static int parse_beam_mesh(const char **p, tvds_beam_params *b, int dim3)
+{
+    int used = 0, nx, ny, nz;
+    if (sscanf(*p, "%dx%d%n", &nx, &ny, &used) != 2 || nx < 1 || ny < 1) return -1;
+    *p += used;
+    if (dim3 && **p == 'x') {
+        if (sscanf(*p, "x%d%n", &nz, &used) != 1 || nz < 1) return -1;
+        *p += used;
+        b->nz = nz;
+    }
+    b->nx = nx;
+    b->ny = ny;
+    return 0;
+}
+
+int tvds_study_parse_mesh(const char **p, int dim3, tvds_bob_params *out, int *modes)
+{
+    tvds_bob_params q = tvds_study_params(dim3);
+    *modes = 0;
+    if (parse_beam_mesh(p, &q.beam1, dim3) || *(*p)++ != '/' || parse_beam_mesh(p, &q.beam2, dim3))
+        return -1;
+    if (**p == ':') {
+        int used = 0;
+        if (sscanf(*p, ":%d%n", modes, &used) != 1 || *modes < 1) return -1;
+        *p += used;
+        q.modes1 = q.modes2 = *modes;
+    }
+    *out = q;
+    return 0;
 }
 
 int tvds_study_model(const tvds_study_geom *g, const char *case_path, const tvds_cli_sets *sets,
@@ -485,13 +532,27 @@ static void part_measured(FILE *fp, const study_part *pt)
     for (int k = 0; k < r->n; k++)
         fprintf(fp, "---|");
     fprintf(fp, "\n");
+    int nan_seen = 0;
     for (int w = 0; w < r->nwindows; w++) {
         const tvds_growth_window *g = &r->windows[w];
         fprintf(fp, "| %.0f | %.4f … %.4f | %.3g |", g->f_hz, g->t0, g->t1, g->growth_pred);
-        for (int k = 0; k < r->n; k++)
-            fprintf(fp, " %.3g (%.3g) |", r->e[k].growth_exit[w], r->e[k].growth_peak[w]);
+        for (int k = 0; k < r->n; k++) {
+            double ge = r->e[k].growth_exit[w], gp = r->e[k].growth_peak[w];
+            if (!isfinite(ge) || !isfinite(gp)) nan_seen = 1;
+            if (isfinite(ge))
+                fprintf(fp, " %.3g", ge);
+            else
+                fprintf(fp, " –");
+            if (isfinite(gp))
+                fprintf(fp, " (%.3g) |", gp);
+            else
+                fprintf(fp, " (–) |");
+        }
         fprintf(fp, "\n");
     }
+    if (nan_seen)
+        fprintf(fp, "\n–: the band envelope is not defined there (the window reaches an end of "
+                    "the record, or the envelope is zero at entry).\n");
 }
 
 static int run_part(const tvds_study_geom *g, const char *case_path, const tvds_cli_sets *sets,
@@ -654,22 +715,28 @@ static void study_report(FILE *fp, const tvds_study_geom *g, const char *case_pa
 {
     fprintf(fp,
             "# Beam-on-beam squeal study%s\n\nCase `%s` (the paper's Table 1–2 values, "
-            "docs/models.md), regenerated models (`model/`). Command: `tvds study %s%s -o DIR`.\n",
+            "docs/models.md), regenerated models (`model/`). Command: `tvds study %s%s%s%s%s -o "
+            "DIR`.\n",
             g->dim3 ? " in 3D (both beams as solids)" : "", case_path, g->dim3 ? "--3d " : "",
+            g->mesh_txt ? "--mesh " : "", g->mesh_txt ? g->mesh_txt : "", g->mesh_txt ? " " : "",
             case_path);
+    tvds_bob_params mp = g->mesh ? *g->mesh : tvds_study_params(g->dim3);
+    if (g->mesh)
+        fprintf(fp, "\nMesh given by `--mesh`: beam 1 %s, beam 2 %s elements (the study's own "
+                    "mesh is the reference of `tvds study --convergence%s`, docs/models.md).\n",
+                beam_mesh_name(&mp.beam1, g->dim3, (char[32]){0}, 32),
+                beam_mesh_name(&mp.beam2, g->dim3, (char[32]){0}, 32), g->dim3 ? " --3d" : "");
     if (g->dim3)
         fprintf(fp,
                 "\nThe pair as 8-node hexahedra with incompatible modes (`tvds model "
                 "beam-on-beam-3d`, beam 1 %dx%dx%d, beam 2 %dx%dx%d elements along x, through "
-                "the thickness and across the width: the reference of `tvds study "
-                "--convergence --3d`, docs/models.md), the tip C a line "
+                "the thickness and across the width), the tip C a line "
                 "of slave nodes across beam 1's width, every one of them in the CEA. Positions "
                 "s = x_C − %g mm, the 2D study's abscissa of the same x. Beam 2's face nodes lie "
-                "on lines every 2 mm of x (2D: edge nodes every 1 mm). The measured growth does "
-                "not mask the tip line's crossings of face edges (the comparison masks master "
-                "nodes of 2D edges only).\n",
-                STUDY_MESH3D_1NX, STUDY_MESH3D_1NY, STUDY_MESH3D_1NZ, STUDY_MESH3D_2NX,
-                STUDY_MESH3D_2NY, STUDY_MESH3D_2NZ, 1e3 * STUDY_X0);
+                "on lines every %.3g mm of x (2D: edge nodes every 1 mm). The measured growth "
+                "masks each slave node's crossings of face edges (`tvds compare`).\n",
+                mp.beam1.nx, mp.beam1.ny, mp.beam1.nz, mp.beam2.nx, mp.beam2.ny, mp.beam2.nz,
+                1e3 * STUDY_X0, 1e3 * mp.beam2.length / mp.beam2.nx);
     fprintf(fp,
             "\n## Departures from the paper\n\n"
             "- Mesh, retained DoFs, step, start position, duration: not given by the paper; tvds' "
@@ -681,11 +748,13 @@ static void study_report(FILE *fp, const tvds_study_geom *g, const char *case_pa
             "- Part (b) uses the μ of the paper's own procedure (below) rather than 0.30; the "
             "paper chose μ so that instabilities arise (Section 3.1).\n"
             "- Each transient crosses the strongest window of its μ that holds no master node of "
-            "beam 2 (nodes every 1 mm): a node crossing kicks the response broadband and seeds "
+            "beam 2 (%s every %.3g mm): a node crossing kicks the response broadband and seeds "
             "the band envelope, so a window holding one does not measure the instability's "
             "growth. The paper does not separate the two.\n"
             "- The locus of Fig. 4 is drawn undamped in the paper; tvds gives both.\n",
-            STUDY_T_ENTRY, STUDY_T_ENTRY - t_damp, t_damp, STUDY_T_AFTER);
+            STUDY_T_ENTRY, STUDY_T_ENTRY - t_damp, t_damp, STUDY_T_AFTER,
+            g->dim3 ? "face lines" : "nodes",
+            1e3 * mp.beam2.length / (g->dim3 ? mp.beam2.nx : 2 * mp.beam2.nx));
     fprintf(fp, "\n## CEA survey at μ = %g, s = %g … %g mm\n\n", mu_case, 1e3 * STUDY_S_LO,
             1e3 * STUDY_S_HI);
     fprintf(fp,
@@ -713,7 +782,11 @@ static void study_report(FILE *fp, const tvds_study_geom *g, const char *case_pa
                 STUDY_MU_LO, STUDY_MU_LO + STUDY_MU_STEP, STUDY_G_MIN, STUDY_G_MIN,
                 20 * log10(STUDY_G_MIN));
         for (int k = 0; k < nmu; k++)
-            fprintf(fp, "| %.2f | %d | %.4g | %.3g |\n", mu_tab[k], nw_tab[k], re_tab[k], g_tab[k]);
+            if (nw_tab[k] > 0)
+                fprintf(fp, "| %.2f | %d | %.4g | %.3g |\n", mu_tab[k], nw_tab[k], re_tab[k],
+                        g_tab[k]);
+            else
+                fprintf(fp, "| %.2f | 0 | – | – |\n", mu_tab[k]);
         if (found)
             fprintf(fp,
                     "\nChosen: **μ = %.2f**, the lowest μ of the grid whose strongest window "
@@ -742,8 +815,9 @@ static void study_report(FILE *fp, const tvds_study_geom *g, const char *case_pa
 
 int tvds_cmd_study(int argc, char **argv)
 {
-    const char *case_path = NULL, *outdir = NULL, *val;
+    const char *case_path = NULL, *outdir = NULL, *val, *mesh_txt = NULL;
     double ds = STUDY_DS, mu_user = 0.0, v;
+    tvds_bob_params mesh_p;
     int quiet = 0, threads = 0, plots = 1, code = 2, r, notrans = 0;
     tvds_study_geom geom = {0};
     tvds_cli_sets sets = {0};
@@ -780,6 +854,9 @@ int tvds_cmd_study(int argc, char **argv)
                 if (r > 0) tvds_cli_usage_error("study: --mu '%s' is not a positive number", val);
                 goto usage_fail;
             }
+        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--mesh", NULL, &val)) != 0) {
+            if (r < 0) goto usage_fail;
+            mesh_txt = val;
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--modes", NULL, &val)) != 0) {
             if (r < 0 || tvds_cli_parse_double(val, &v) || v < 1 || v > 500 || v != floor(v)) {
                 if (r > 0) tvds_cli_usage_error("study: --modes '%s' is not a count 1..500", val);
@@ -812,6 +889,20 @@ int tvds_cmd_study(int argc, char **argv)
     if (!case_path || !outdir) {
         tvds_cli_usage_error("study: need CASE and -o DIR (see 'tvds study --help')");
         goto usage_fail;
+    }
+    if (mesh_txt) {
+        const char *mp = mesh_txt;
+        int mm = 0;
+        if (tvds_study_parse_mesh(&mp, geom.dim3, &mesh_p, &mm) || *mp) {
+            tvds_cli_usage_error(geom.dim3 ? "study: bad --mesh '%s' (want N1XxN1YxN1Z/N2XxN2YxN2Z, "
+                                             "e.g. 80x2x4/50x8x4)"
+                                           : "study: bad --mesh '%s' (want N1XxN1Y/N2XxN2Y, e.g. "
+                                             "100x2/50x4)",
+                                 mesh_txt);
+            goto usage_fail;
+        }
+        geom.mesh = &mesh_p;
+        geom.mesh_txt = mesh_txt;
     }
     FILE *cf = fopen(case_path, "r");
     if (!cf) {
@@ -999,13 +1090,22 @@ int tvds_cmd_study(int argc, char **argv)
         fclose(fp);
         if (!quiet) fprintf(stderr, "study: report %s\n", path);
     }
-    printf("study: mu = %g (paper): %d window(s) on s = %g ... %g mm, max Re %.4g 1/s, largest "
-           "predicted growth %.3g\n",
-           mu_case, cd->nwin, 1e3 * STUDY_S_LO, 1e3 * STUDY_S_HI, max_re(cd),
-           strongest(cd) >= 0 ? cd->win[strongest(cd)].growth_pred : NAN);
-    if (found)
+    if (cd->nwin > 0)
+        printf("study: mu = %g (paper): %d window(s) on s = %g ... %g mm, max Re %.4g 1/s, "
+               "largest predicted growth %.3g\n",
+               mu_case, cd->nwin, 1e3 * STUDY_S_LO, 1e3 * STUDY_S_HI, max_re(cd),
+               strongest(cd) >= 0 ? cd->win[strongest(cd)].growth_pred : NAN);
+    else
+        printf("study: mu = %g (paper): no window on s = %g ... %g mm\n", mu_case,
+               1e3 * STUDY_S_LO, 1e3 * STUDY_S_HI);
+    if (mu_user > 0)
+        printf("study: mu of part (b): %g (--mu)\n", mu_pick);
+    else if (found)
         printf("study: procedure for mu: mu = %g (lowest with predicted growth >= %g)\n", mu_pick,
                STUDY_G_MIN);
+    else
+        printf("study: procedure for mu: no mu up to %g gives a predicted growth of %g\n",
+               STUDY_MU_HI, STUDY_G_MIN);
     if (pa.ran) tvds_cli_compare_print(&pa.res, outdir);
     if (pb.ran) tvds_cli_compare_print(&pb.res, outdir);
     if (!quiet) fprintf(stderr, "study: done in %.1f s\n", now_s() - t_start);

@@ -14,11 +14,17 @@ typedef struct tvds_study_geom {
     int nmodes;                  /* CEA branches; 0: 20 in 2D, 60 in 3D (cmd_study.c) */
     const tvds_bob_params *mesh; /* the pair's parameters (s0 is set by the study); NULL: the
                                     study's mesh (tvds_study_params) */
+    const char *mesh_txt;        /* the mesh as the user gave it (`--mesh`), for the report */
 } tvds_study_geom;
 
 /* The parameters of the study's pair: 2D the study's mesh (docs/models.md, "Mesh
  * convergence"), 3D the study's solid mesh (docs/models.md, "The pair in 3D"). */
 tvds_bob_params tvds_study_params(int dim3);
+
+/* Parse one pair's mesh "N1XxN1Y/N2XxN2Y" (2D) or "N1XxN1Y[xN1Z]/N2XxN2Y[xN2Z]" (3D), optionally
+ * followed by ":M" fixed-interface modes per beam (*modes, else 0), at *p into *out (the study's
+ * parameters with that mesh); advances *p. Returns 0 or -1 on a malformed spec. */
+int tvds_study_parse_mesh(const char **p, int dim3, tvds_bob_params *out, int *modes);
 
 /* Generate and reduce the beams with C at x = s0 into mdir, read the case on them with
  * run.t_end = t_end (when > 0) and mu (when > 0) after the user's overrides. The carriage
