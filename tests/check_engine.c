@@ -1622,14 +1622,18 @@ END_TEST
  * the kind's table (test hook d->geometry_table), every channel of every group bit for bit at
  * every step, for the four methods: on the sliding model (the slave crosses at least 5 segments)
  * and on the beam-on-beam case while the preload ramps (its tip loses and regains contact). */
-static void seg2d_paths_agree(tvds_model *m, long nsteps, int *crossed, int *regained)
+static void paths_agree(tvds_model *m, long nsteps, int hook, int *crossed, int *regained,
+                        int *flips)
 {
     tvds_ctx ctx;
     tvds_ctx_init(&ctx);
     tvds_data *da = data_new(m, &ctx), *db = data_new(m, &ctx);
-    db->geometry_table = 1;
-    int seg0 = -1, seg1 = -1, open_prev = 1;
-    *regained = 0;
+    if (hook == 0)
+        db->geometry_table = 1;
+    else
+        db->reuse_off = 1;
+    int seg0 = -1, seg1 = -1, open_prev = 1, state_prev = -1;
+    *regained = *flips = 0;
     for (long k = 0; k < nsteps && tvds_data_time(da) < m->opt.t_end; k++) {
         ck_assert_msg(tvds_step(m, da, &ctx) == TVDS_OK, "%s", ctx.msg);
         ck_assert_msg(tvds_step(m, db, &ctx) == TVDS_OK, "%s", ctx.msg);
@@ -1650,10 +1654,19 @@ static void seg2d_paths_agree(tvds_model *m, long nsteps, int *crossed, int *reg
         int open = c->state == TVDS_OPEN;
         if (open_prev && !open && k > 0) (*regained)++;
         open_prev = open;
+        if (!open && state_prev >= 0 && state_prev != TVDS_OPEN && c->state != state_prev)
+            (*flips)++;
+        state_prev = c->state;
     }
     *crossed = seg1 - seg0 < 0 ? seg0 - seg1 : seg1 - seg0;
     tvds_data_free(&da);
     tvds_data_free(&db);
+}
+
+static void seg2d_paths_agree(tvds_model *m, long nsteps, int *crossed, int *regained)
+{
+    int flips;
+    paths_agree(m, nsteps, 0, crossed, regained, &flips);
 }
 
 START_TEST(test_seg2d_geometry_path)
@@ -1675,6 +1688,45 @@ START_TEST(test_seg2d_geometry_path)
     seg2d_paths_agree(m, 6000, &crossed, &regained);
     ck_assert_int_ge(regained, 2);
     tvds_model_free(&m);
+}
+END_TEST
+
+/* What the step keeps from one assembly to the next instead of rebuilding it (W with its buckets
+ * and LU while the rows' entries are unchanged; a contact point's entry displacements e_u per
+ * state version, carried from x_{n+1} to the next step's x_n) against the run that rebuilds and
+ * re-reads them at every use (test hook d->reuse_off): every channel bit for bit at every step,
+ * for the four methods, across segment crossings (the sliding model), contact loss and regain
+ * (the beam-on-beam while its preload ramps) and stick-slip changes (a pad of 12 points on
+ * lumped bodies). */
+START_TEST(test_reuse_paths)
+{
+    static const int methods[] = {TVDS_METHOD_SUBS_A, TVDS_METHOD_SUBS_B, TVDS_METHOD_SUBS_C,
+                                  TVDS_METHOD_FILM};
+    int method = methods[_i];
+    int crossed, regained, flips;
+    tvds_model *m = slide_model(method, 0.6, 1);
+    paths_agree(m, 1000000, 1, &crossed, &regained, &flips);
+    ck_assert_int_ge(crossed, 5);
+    tvds_model_free(&m);
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    ck_assert_msg(tvds_case_read("models/beam_on_beam/beam_on_beam.ini", NULL, 0, &m, &ctx) ==
+                      TVDS_OK,
+                  "%s", ctx.msg);
+    m->opt.method = method;
+    paths_agree(m, 6000, 1, &crossed, &regained, &flips);
+    ck_assert_int_ge(regained, 2);
+    tvds_model_free(&m);
+    char dir[64], cpath[600];
+    tvds_test_mkdtemp(dir, sizeof dir, "/tmp/tvds_reuse_");
+    ck_assert_int_eq(tvds_bench_synthetic_pad_write(dir, 120, 12, cpath, sizeof cpath, &ctx),
+                     TVDS_OK);
+    ck_assert_msg(tvds_case_read(cpath, NULL, 0, &m, &ctx) == TVDS_OK, "%s", ctx.msg);
+    m->opt.method = method;
+    paths_agree(m, 1500, 1, &crossed, &regained, &flips);
+    ck_assert_int_ge(flips, 10); /* stick-slip changes of a pad point */
+    tvds_model_free(&m);
+    tvds_test_rmtree(dir);
 }
 END_TEST
 
@@ -2103,6 +2155,7 @@ Suite *engine_suite(void)
     tcase_add_test(tl, test_deferred_probes);
     tcase_add_loop_test(tl, test_local_search, 0, 2);
     tcase_add_loop_test(tl, test_seg2d_geometry_path, 0, 4);
+    tcase_add_loop_test(tl, test_reuse_paths, 0, 4);
     tcase_add_test(tl, test_penalty_surface);
     tcase_add_loop_test(tl, test_pad_rows, 0, 3);
     tcase_add_loop_test(tl, test_lumped_path, 0, 2);

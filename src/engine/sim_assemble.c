@@ -10,9 +10,25 @@ static double dot3(const double a[3], const double b[3])
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
 
+/* Write entry np of the pool; *same stays 1 while it equals the entry W was built from. */
+static inline void pool_put(tvds_data *d, int np, int sb, int df, int row, double bc, double be,
+                            int *same)
+{
+    int cand = d->cand_base[sb] + d->sub[sb].cand[df];
+    *same &= d->p_cand[np] == cand && d->p_row[np] == row && d->p_bc[np] == bc &&
+             d->p_be[np] == be;
+    d->p_sub[np] = sb;
+    d->p_dof[np] = df;
+    d->p_cand[np] = cand;
+    d->p_row[np] = row;
+    d->p_bc[np] = bc;
+    d->p_be[np] = be;
+}
+
 void sim_assemble(const tvds_model *m, tvds_data *d)
 {
     int nr = 0, np = 0;
+    int same = d->W_valid && d->W_dense == d->rows_dense && !d->reuse_off;
     double t1 = d->t0 + (double)(d->step + 1) * d->h;
     for (int b = 0; b < m->nbil; b++) {
         const tvds_bilateral *B = &m->bil[b];
@@ -27,11 +43,7 @@ void sim_assemble(const tvds_model *m, tvds_data *d)
         double mag = fabs(v);
         for (int k = 0; k < B->nterms; k++, np++) {
             const tvds_term *T = &B->terms[k];
-            d->p_sub[np] = T->sub;
-            d->p_dof[np] = T->dof;
-            d->p_cand[np] = d->cand_base[T->sub] + d->sub[T->sub].cand[T->dof];
-            d->p_row[np] = nr - 1;
-            d->p_bc[np] = d->p_be[np] = T->coef;
+            pool_put(d, np, T->sub, T->dof, nr - 1, T->coef, T->coef, &same);
             double up = T->coef * sim_u(d, T->sub, T->dof, 1);
             v += up;
             mag += fabs(up);
@@ -59,11 +71,7 @@ void sim_assemble(const tvds_model *m, tvds_data *d)
             if (k == 1 && E->sub[1] < 0) break;
             int sb = E->sub[k], df = E->dof[k];
             double coef = k == 0 ? 1.0 : -1.0;
-            d->p_sub[np] = sb;
-            d->p_dof[np] = df;
-            d->p_cand[np] = d->cand_base[sb] + d->sub[sb].cand[df];
-            d->p_row[np] = nr - 1;
-            d->p_bc[np] = d->p_be[np] = coef;
+            pool_put(d, np, sb, df, nr - 1, coef, coef, &same);
             double u1 = sim_u(d, sb, df, 1), u0 = sim_u(d, sb, df, 0);
             v += coef * (u1 - u0);
             mag += fabs(u1) + fabs(u0);
@@ -93,13 +101,9 @@ void sim_assemble(const tvds_model *m, tvds_data *d)
             R->off = np;
             R->ne = c->ne;
             for (int e = 0; e < c->ne; e++, np++) {
-                int sb = c->e_sub[e], df = c->e_dof[e], dir = c->e_dir[e];
-                d->p_sub[np] = sb;
-                d->p_dof[np] = df;
-                d->p_cand[np] = d->cand_base[sb] + d->sub[sb].cand[df];
-                d->p_row[np] = nr;
-                d->p_bc[np] = c->e_w[e] * bc[dir];
-                d->p_be[np] = c->e_w[e] * bev[dir];
+                int dir = c->e_dir[e];
+                pool_put(d, np, c->e_sub[e], c->e_dof[e], nr, c->e_w[e] * bc[dir],
+                         c->e_w[e] * bev[dir], &same);
             }
             if (r < 0) {
                 R->rhs = c->gap_pred;
@@ -120,4 +124,5 @@ void sim_assemble(const tvds_model *m, tvds_data *d)
     }
     d->nrow = nr;
     d->pool_n = np;
+    d->W_same = same && np == d->W_np && nr == d->W_n;
 }

@@ -50,7 +50,7 @@ static void seg2d_entries(const tvds_model *m, tvds_data *d, sim_cp *c, const do
         c->e_u[1][n0 + 1] = u1[q];
         c->e_u[1][n0 + 2] = u2[q];
     }
-    if (full) c->e_stamp[1] = d->ver_counter;
+    if (full) sim_cp_stamp(d, c, 1);
 }
 
 /* Geometry of one contact point at t_{n+1}. */
@@ -60,6 +60,7 @@ static int cp_geometry(const tvds_model *m, tvds_data *d, sim_cp *c, int mode, d
     const tvds_contact *C = &m->contacts[c->contact];
     int dim = C->dim, ss = C->slave_sub;
     double us[3] = {0, 0, 0}, kin1[3] = {0, 0, 0}, kin0[3] = {0, 0, 0};
+    sim_cp_promote(d, c); /* before the entries' x_new displacements are replaced */
     c->has_kin = 0;
     int two = dim == 2 && c->sdof[0] >= 0 && c->sdof[1] >= 0;
     if (two) sim_u2(d, ss, c->sdof[0], c->sdof[1], 1, us); /* one pass for both */

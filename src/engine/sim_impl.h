@@ -129,10 +129,16 @@ typedef struct sim_cp {
     int ne;
     int e_sub[SIM_ROW_MAX_CP], e_dof[SIM_ROW_MAX_CP], e_dir[SIM_ROW_MAX_CP];
     double e_w[SIM_ROW_MAX_CP];
-    /* The entries' displacements in x (0) and x_new (1), valid while e_stamp[which] equals the
-     * run data's ver_counter (no state buffer has changed since; sim_cp_rel). */
+    /* The entries' displacements in x (0) and x_new (1) (sim_cp_eu), valid while e_ver[which]
+     * holds the versions of that buffer of the entries' substructures esub[0], esub[1] (-1:
+     * none; esub[0] = -2: more than two, never kept). They depend on the entries' DoFs only,
+     * so a rebuild of the entries with the same DoFs keeps them (sim_cp_add_entry); e_u[1]
+     * of the final x_{n+1} becomes e_u[0] of the next step (sim_cp_promote). ne_u: the entries
+     * they cover. */
     double e_u[2][SIM_ROW_MAX_CP];
-    long e_stamp[2];
+    long e_ver[2][2];
+    int esub[2];
+    int ne_u;
     /* State. */
     int state;                 /* enum tvds_contact_state, trial during the step */
     int state_prev;            /* state at the end of the previous step */
@@ -203,6 +209,11 @@ struct tvds_data {
                             W is zero */
     int rows_dense;      /* test hook (tests/check_engine.c): 1 = one bucket per substructure, every
                             pair of its entries through the stored G (the plain double loop) */
+    /* W kept across assemblies (docs/theory.md 9): build_W records the pool it summed
+     * (W_np entries, W_dense the bucketing); sim_assemble compares the pool it writes with
+     * that one entry by entry, and W_same = 1 says W (with its buckets, and its LU when
+     * W_lu_ok) is the one of this pool: the same numbers, nothing to rebuild. */
+    int W_valid, W_np, W_dense, W_same, W_lu_ok;
     double *W, *W_lu, *lam, *rhs; /* rmax x rmax, rmax x rmax, rmax, rmax */
     int *ipiv;                    /* rmax */
     int *jpvt;                    /* rmax: column pivots of the rank-revealing solve */
@@ -240,6 +251,8 @@ struct tvds_data {
     long ver_counter; /* source of the state-buffer versions of the displacement caches */
     int search_global; /* test hook (tests/check_engine.c): 1 = find the segment by a full scan
                           of the master surface every step instead of walking from the last one */
+    int reuse_off;      /* test hook (tests/check_engine.c): 1 = W and its LU built at every
+                           assembly, the entries' displacements e_u read again at every use */
     int geometry_table; /* test hook (tests/check_engine.c): 1 = a 2D segment master's geometry
                            through the kind's table (closest, frame, point, weights) instead of
                            its one-call path (sim_seg2d_geometry) */
@@ -359,6 +372,52 @@ static inline void sim_u2(const tvds_data *d, int sub, int dof0, int dof1, int w
 /* Is element e a rigid stick-slip ElasticFriction element? */
 int sim_rigid_el(const tvds_element *E);
 
+/* Versions of state buffer which (0, 1) of the substructures of c's entries (sim_cp.e_ver). */
+static inline void sim_cp_vers(const tvds_data *d, const sim_cp *c, int which, long v[2])
+{
+    v[0] = c->esub[0] >= 0 ? d->sub[c->esub[0]].ver[which] : c->esub[0] == -1 ? 0 : -3;
+    v[1] = c->esub[1] >= 0 ? d->sub[c->esub[1]].ver[which] : 0;
+}
+
+/* Mark e_u[which] as read from the current buffer which of the entries' substructures. */
+static inline void sim_cp_stamp(const tvds_data *d, sim_cp *c, int which)
+{
+    sim_cp_vers(d, c, which, c->e_ver[which]);
+    c->ne_u = c->ne;
+}
+
+/* The entries' displacements in x (0) or x_new (1), looked up once per state version and kept
+ * with the point (several directions and phases read them each step): e_u[which][e] is the
+ * value sim_u returns for entry e. */
+static inline const double *sim_cp_eu(const tvds_data *d, const sim_cp *c, int which)
+{
+    sim_cp *wc = (sim_cp *)c;
+    long v[2];
+    sim_cp_vers(d, c, which, v);
+    if (c->e_ver[which][0] != v[0] || c->e_ver[which][1] != v[1] || v[0] == -3 || d->reuse_off) {
+        for (int e = 0; e < c->ne; e++)
+            wc->e_u[which][e] = c->e_dof[e] < 0 ? 0.0 : sim_u(d, c->e_sub[e], c->e_dof[e], which);
+        wc->e_ver[which][0] = v[0];
+        wc->e_ver[which][1] = v[1];
+        wc->ne_u = c->ne;
+    }
+    return c->e_u[which];
+}
+
+/* After the rotation: e_u[1] read from the x_{n+1} that is now x becomes e_u[0] (the same
+ * values: the candidate cache rotates with the buffers). */
+static inline void sim_cp_promote(const tvds_data *d, sim_cp *c)
+{
+    long v[2];
+    sim_cp_vers(d, c, 0, v);
+    if (v[0] == -3 || c->e_ver[1][0] != v[0] || c->e_ver[1][1] != v[1] || d->reuse_off) return;
+    if (c->e_ver[0][0] == v[0] && c->e_ver[0][1] == v[1]) return;
+    for (int e = 0; e < c->ne_u; e++)
+        c->e_u[0][e] = c->e_u[1][e];
+    c->e_ver[0][0] = v[0];
+    c->e_ver[0][1] = v[1];
+}
+
 /* Relative displacement of a contact point along direction v: sum w * u (state buffer which,
  * as sim_u). */
 static inline double sim_cp_rel(const tvds_data *d, const sim_cp *c, const double v[3], int which)
@@ -370,29 +429,33 @@ static inline double sim_cp_rel(const tvds_data *d, const sim_cp *c, const doubl
                  (c->e_dof[e] < 0 ? 0.0 : sim_u(d, c->e_sub[e], c->e_dof[e], which));
         return r;
     }
-    /* x and x_new: the entries' displacements are looked up once per state version and kept
-     * with the point (several directions and phases read them each step). */
-    sim_cp *wc = (sim_cp *)c;
-    if (c->e_stamp[which] != d->ver_counter) {
-        for (int e = 0; e < c->ne; e++)
-            wc->e_u[which][e] = c->e_dof[e] < 0 ? 0.0 : sim_u(d, c->e_sub[e], c->e_dof[e], which);
-        wc->e_stamp[which] = d->ver_counter;
-    }
-    const double *u = c->e_u[which];
+    const double *u = sim_cp_eu(d, c, which);
     for (int e = 0; e < c->ne; e++)
         r += c->e_w[e] * v[c->e_dir[e]] * u[e];
     return r;
 }
 
-/* Append the entry w * u(sub, dof) along direction dir to the relative displacement of c. */
+/* Append the entry w * u(sub, dof) along direction dir to the relative displacement of c. The
+ * kept displacements e_u stay valid when the entry has the DoF the one at its place had. */
 static inline void sim_cp_add_entry(sim_cp *c, int sub, int dof, int dir, double w)
 {
     if (dof < 0 || c->ne >= SIM_ROW_MAX_CP) return;
-    c->e_stamp[0] = c->e_stamp[1] = -1;
-    c->e_sub[c->ne] = sub;
-    c->e_dof[c->ne] = dof;
-    c->e_dir[c->ne] = dir;
-    c->e_w[c->ne] = w;
+    int e = c->ne;
+    if (sub != c->esub[0] && sub != c->esub[1]) {
+        if (c->esub[0] == -1)
+            c->esub[0] = sub;
+        else if (c->esub[1] == -1 && c->esub[0] >= 0)
+            c->esub[1] = sub;
+        else
+            c->esub[0] = -2;
+        c->e_ver[0][0] = c->e_ver[1][0] = -1;
+    }
+    if (e >= c->ne_u || c->e_sub[e] != sub || c->e_dof[e] != dof)
+        c->e_ver[0][0] = c->e_ver[1][0] = -1;
+    c->e_sub[e] = sub;
+    c->e_dof[e] = dof;
+    c->e_dir[e] = dir;
+    c->e_w[e] = w;
     c->ne++;
 }
 

@@ -483,9 +483,10 @@ int sim_record(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
             /* Relative displacement per axis at t_{n+1} and t_{n-1}, one pass over the
              * entries each (the same sums as sim_cp_rel along the unit axes). */
             double r1[3] = {0, 0, 0}, r2[3] = {0, 0, 0};
+            const double *u1 = sim_cp_eu(d, c, 1);
             for (int e = 0; e < c->ne; e++) {
                 if (c->e_dof[e] < 0) continue;
-                r1[c->e_dir[e]] += c->e_w[e] * sim_u(d, c->e_sub[e], c->e_dof[e], 1);
+                r1[c->e_dir[e]] += c->e_w[e] * u1[e];
                 r2[c->e_dir[e]] += c->e_w[e] * sim_u(d, c->e_sub[e], c->e_dof[e], 2);
             }
             for (int a = 0; a < 3; a++)

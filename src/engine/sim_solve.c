@@ -76,6 +76,10 @@ static void build_W(tvds_data *d)
     d->W_n = nr;
     d->W_kl = kl;
     d->W_ku = ku;
+    d->W_np = d->pool_n;
+    d->W_dense = d->rows_dense;
+    d->W_valid = 1;
+    d->W_lu_ok = 0;
 }
 
 static const char *row_where(const tvds_model *m, const tvds_data *d, const sim_row *R, char *buf,
@@ -242,6 +246,16 @@ static int lu_solve(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
 {
     int nr = d->nrow, kl = d->W_kl, ku = d->W_ku;
     int band = nr <= SMALL_LU || 12 * (double)kl * (kl + ku) <= (double)nr * nr;
+    if (d->W_same && d->W_lu_ok) {
+        /* W and its LU are those of the last solve: the substitutions alone. */
+        for (int i = 0; i < nr; i++)
+            d->lam[i] = d->row[i].rhs;
+        if (band)
+            band_lu_solve(nr, kl, ku, d->W_lu, d->ipiv, d->lam);
+        else
+            LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', nr, 1, d->W_lu, nr, d->ipiv, d->lam, nr);
+        goto check;
+    }
     if (band) {
         /* The band with the room of U's fill; outside it W (and so W_lu) is zero. */
         for (int j = 0; j < nr; j++) {
@@ -273,8 +287,10 @@ static int lu_solve(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
             band_lu_solve(nr, kl, ku, d->W_lu, d->ipiv, d->lam);
         else
             LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', nr, 1, d->W_lu, nr, d->ipiv, d->lam, nr);
+        d->W_lu_ok = 1;
     }
     (void)imin;
+check:
     for (int i = 0; i < nr; i++)
         if (!isfinite(d->lam[i])) {
             char buf[256];
@@ -365,9 +381,11 @@ int sim_solve_direct(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
     for (it = 0;; it++) {
         sim_assemble(m, d);
         if (d->nrow == 0) break;
-        build_W(d);
-        rc = check_diag(m, d, ctx);
-        if (rc) return rc;
+        if (!d->W_same) {
+            build_W(d);
+            rc = check_diag(m, d, ctx);
+            if (rc) return rc;
+        }
         rc = lu_solve(m, d, ctx);
         if (rc) return rc;
         if (d->ncp == 0) break;
@@ -507,9 +525,11 @@ int sim_solve_film(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
     sim_assemble(m, d);
     int nr = d->nrow, it = 0, rc;
     if (nr > 0) {
-        build_W(d);
-        rc = check_diag(m, d, ctx);
-        if (rc) return rc;
+        if (!d->W_same) {
+            build_W(d);
+            rc = check_diag(m, d, ctx);
+            if (rc) return rc;
+        }
         for (int i = 0; i < nr; i++)
             d->lam[i] = 0.0;
         int maxit = m->opt.film_maxit > 0 ? m->opt.film_maxit : 100;
