@@ -10,11 +10,11 @@ static double dot3(const double a[3], const double b[3])
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
 
-/* Write entry np of the pool; *same stays 1 while it equals the entry W was built from. */
-static inline void pool_put(tvds_data *d, int np, int sb, int df, int row, double bc, double be,
-                            int *same)
+/* Write entry np of the pool (cand: the DoF's candidate in the run's numbering); *same stays 1
+ * while it equals the entry W was built from. */
+static inline void pool_put(tvds_data *d, int np, int sb, int df, int cand, int row, double bc,
+                            double be, int *same)
 {
-    int cand = d->cand_base[sb] + d->sub[sb].cand[df];
     *same &= d->p_cand[np] == cand && d->p_row[np] == row && d->p_bc[np] == bc &&
              d->p_be[np] == be;
     d->p_sub[np] = sb;
@@ -43,7 +43,8 @@ void sim_assemble(const tvds_model *m, tvds_data *d)
         double mag = fabs(v);
         for (int k = 0; k < B->nterms; k++, np++) {
             const tvds_term *T = &B->terms[k];
-            pool_put(d, np, T->sub, T->dof, nr - 1, T->coef, T->coef, &same);
+            pool_put(d, np, T->sub, T->dof, d->cand_base[T->sub] + d->sub[T->sub].cand[T->dof],
+                     nr - 1, T->coef, T->coef, &same);
             double up = T->coef * sim_u(d, T->sub, T->dof, 1);
             v += up;
             mag += fabs(up);
@@ -71,7 +72,8 @@ void sim_assemble(const tvds_model *m, tvds_data *d)
             if (k == 1 && E->sub[1] < 0) break;
             int sb = E->sub[k], df = E->dof[k];
             double coef = k == 0 ? 1.0 : -1.0;
-            pool_put(d, np, sb, df, nr - 1, coef, coef, &same);
+            pool_put(d, np, sb, df, d->cand_base[sb] + d->sub[sb].cand[df], nr - 1, coef, coef,
+                     &same);
             double u1 = sim_u(d, sb, df, 1), u0 = sim_u(d, sb, df, 0);
             v += coef * (u1 - u0);
             mag += fabs(u1) + fabs(u0);
@@ -83,6 +85,7 @@ void sim_assemble(const tvds_model *m, tvds_data *d)
         sim_cp *c = &d->cp[i];
         c->row_n = c->row_t[0] = c->row_t[1] = -1;
         if (c->state == TVDS_OPEN || c->pen) continue;
+        sim_cp_keys(d, c);
         /* Normal row: B_C = n (relative), B_E = n - sum_k mu_k s_k t_k on slipping axes. */
         double be[3];
         for (int a = 0; a < 3; a++) {
@@ -102,7 +105,7 @@ void sim_assemble(const tvds_model *m, tvds_data *d)
             R->ne = c->ne;
             for (int e = 0; e < c->ne; e++, np++) {
                 int dir = c->e_dir[e];
-                pool_put(d, np, c->e_sub[e], c->e_dof[e], nr, c->e_w[e] * bc[dir],
+                pool_put(d, np, c->e_sub[e], c->e_dof[e], c->e_cand[e], nr, c->e_w[e] * bc[dir],
                          c->e_w[e] * bev[dir], &same);
             }
             if (r < 0) {

@@ -35,6 +35,18 @@ static void seg2d_entries(const tvds_model *m, tvds_data *d, sim_cp *c, const do
     const long *dd = d->mnodes_dofs[c->contact];
     int ss = C->slave_sub, ms = C->master_sub, k1 = c->seg, k2 = c->seg + 1;
     double N1 = 1.0 - c->alpha, N2 = c->alpha;
+    if (c->e_seg2d == c->seg && c->ne == 6 && !d->reuse_off) {
+        /* Still on the segment of the last build: the same DoFs, new weights. */
+        c->e_w[1] = c->e_w[4] = -N1;
+        c->e_w[2] = c->e_w[5] = -N2;
+        for (int q = 0; q < 2; q++) {
+            c->e_u[1][3 * q] = us[q];
+            c->e_u[1][3 * q + 1] = u1[q];
+            c->e_u[1][3 * q + 2] = u2[q];
+        }
+        sim_cp_stamp(d, c, 1);
+        return;
+    }
     c->ne = 0;
     int full = 1;
     for (int q = 0; q < 2; q++) {
@@ -51,6 +63,7 @@ static void seg2d_entries(const tvds_model *m, tvds_data *d, sim_cp *c, const do
         c->e_u[1][n0 + 2] = u2[q];
     }
     if (full) sim_cp_stamp(d, c, 1);
+    c->e_seg2d = full && c->ne == 6 ? c->seg : -1;
 }
 
 /* Geometry of one contact point at t_{n+1}. */
@@ -121,6 +134,7 @@ static int cp_geometry(const tvds_model *m, tvds_data *d, sim_cp *c, int mode, d
         int nw = M->weights(m, d, c, node, N);
         const long *dd = d->mnodes_dofs[c->contact];
         c->ne = 0;
+        c->e_seg2d = -1;
         for (int q = 0; q < dim; q++) {
             sim_cp_add_entry(c, ss, c->sdof[q], q, 1.0);
             for (int k = 0; k < nw; k++)

@@ -139,6 +139,13 @@ typedef struct sim_cp {
     long e_ver[2][2];
     int esub[2];
     int ne_u;
+    /* The entries' candidates in the run's numbering (cand_base + cand) and the keys of their
+     * buckets of G's components (sim_cp_keys), valid while e_key_ok (reset with e_u when an
+     * entry changes its DoF). */
+    int e_cand[SIM_ROW_MAX_CP], e_comp[SIM_ROW_MAX_CP];
+    int e_key_ok, ne_k; /* ne_k: the entries they cover */
+    int e_seg2d; /* 2D segment master: the segment whose six entries (slave, T1, T2 per axis,
+                    seg2d_entries) e_* hold, whose weights alone change along it; else -1 */
     /* State. */
     int state;                 /* enum tvds_contact_state, trial during the step */
     int state_prev;            /* state at the end of the previous step */
@@ -252,7 +259,9 @@ struct tvds_data {
     int search_global; /* test hook (tests/check_engine.c): 1 = find the segment by a full scan
                           of the master surface every step instead of walking from the last one */
     int reuse_off;      /* test hook (tests/check_engine.c): 1 = W and its LU built at every
-                           assembly, the entries' displacements e_u read again at every use */
+                           assembly, a contact point's entries built anew at every detection and
+                           their displacements e_u and keys e_cand, e_comp read again at every
+                           use */
     int geometry_table; /* test hook (tests/check_engine.c): 1 = a 2D segment master's geometry
                            through the kind's table (closest, frame, point, weights) instead of
                            its one-call path (sim_seg2d_geometry) */
@@ -435,6 +444,21 @@ static inline double sim_cp_rel(const tvds_data *d, const sim_cp *c, const doubl
     return r;
 }
 
+/* c's entries' candidates e_cand and the bucket keys e_comp (cand_base + gcomp), computed once
+ * per set of entry DoFs. */
+static inline void sim_cp_keys(const tvds_data *d, sim_cp *c)
+{
+    if (c->e_key_ok && !d->reuse_off) return;
+    for (int e = 0; e < c->ne; e++) {
+        const sim_sub *s = &d->sub[c->e_sub[e]];
+        int a = s->cand[c->e_dof[e]];
+        c->e_cand[e] = d->cand_base[c->e_sub[e]] + a;
+        c->e_comp[e] = d->cand_base[c->e_sub[e]] + (s->gcomp ? s->gcomp[a] : a);
+    }
+    c->e_key_ok = 1;
+    c->ne_k = c->ne;
+}
+
 /* Append the entry w * u(sub, dof) along direction dir to the relative displacement of c. The
  * kept displacements e_u stay valid when the entry has the DoF the one at its place had. */
 static inline void sim_cp_add_entry(sim_cp *c, int sub, int dof, int dir, double w)
@@ -450,8 +474,9 @@ static inline void sim_cp_add_entry(sim_cp *c, int sub, int dof, int dir, double
             c->esub[0] = -2;
         c->e_ver[0][0] = c->e_ver[1][0] = -1;
     }
-    if (e >= c->ne_u || c->e_sub[e] != sub || c->e_dof[e] != dof)
-        c->e_ver[0][0] = c->e_ver[1][0] = -1;
+    int moved = c->e_sub[e] != sub || c->e_dof[e] != dof;
+    if (moved || e >= c->ne_u) c->e_ver[0][0] = c->e_ver[1][0] = -1;
+    if (moved || e >= c->ne_k) c->e_key_ok = 0;
     c->e_sub[e] = sub;
     c->e_dof[e] = dof;
     c->e_dir[e] = dir;

@@ -54,6 +54,7 @@ int sim_penalty_forces(const tvds_model *m, tvds_data *d, double t, tvds_ctx *ct
         const long *dd = d->mnodes_dofs[c->contact];
         const sim_sub *ms = nw > 0 ? &d->sub[C->master_sub] : NULL;
         c->ne = 0;
+        c->e_seg2d = -1;
         for (int q = 0; q < dim; q++) {
             rel_u[q] = Q[q] - P[q];
             rel_v[q] = v[q] - Pd[q];

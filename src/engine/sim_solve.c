@@ -310,14 +310,13 @@ static void cand_correction(tvds_data *d)
     d->du_ver++;
 }
 
-static double du_cand(tvds_data *d, int sb, int a)
+static double du_cand(tvds_data *d, int sb, int a, int k, int key)
 {
-    int k = d->cand_base[sb] + a;
     if (d->du_cv[k] == d->du_ver) return d->du_c[k];
     const sim_sub *s = &d->sub[sb];
     double h2 = d->h * d->h, u = 0.0;
     /* Only the entries of a's bucket (those of build_W, same rows) act on it through G. */
-    for (int b = d->comp_head[bucket_key(d, sb, a)]; b >= 0; b = d->p_next[b]) {
+    for (int b = d->comp_head[key]; b >= 0; b = d->p_next[b]) {
         double l = d->lam[d->p_row[b]];
         if (l == 0.0) continue;
         int cb = d->p_cand[b] - d->cand_base[sb];
@@ -330,13 +329,15 @@ static double du_cand(tvds_data *d, int sb, int a)
 
 /* Relative displacement correction of a contact point along v. An entry whose bucket holds no
  * row entry is not moved by the multipliers (its du is 0: skipped). */
-static double cp_rel_corr(tvds_data *d, const sim_cp *c, const double v[3])
+static double cp_rel_corr(tvds_data *d, sim_cp *c, const double v[3])
 {
+    sim_cp_keys(d, c);
     double r = 0.0;
     for (int e = 0; e < c->ne; e++) {
-        int sb = c->e_sub[e], a = d->sub[sb].cand[c->e_dof[e]];
-        if (d->comp_head[bucket_key(d, sb, a)] < 0) continue;
-        r += c->e_w[e] * v[c->e_dir[e]] * du_cand(d, sb, a);
+        int sb = c->e_sub[e], k = c->e_cand[e];
+        int key = d->rows_dense ? d->cand_base[sb] : c->e_comp[e];
+        if (d->comp_head[key] < 0) continue;
+        r += c->e_w[e] * v[c->e_dir[e]] * du_cand(d, sb, k - d->cand_base[sb], k, key);
     }
     return r;
 }
