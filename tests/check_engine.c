@@ -1696,8 +1696,8 @@ END_TEST
  * state version, carried from x_{n+1} to the next step's x_n) against the run that rebuilds and
  * re-reads them at every use (test hook d->reuse_off): every channel bit for bit at every step,
  * for the four methods, across segment crossings (the sliding model), contact loss and regain
- * (the beam-on-beam while its preload ramps) and stick-slip changes (a pad of 12 points on
- * lumped bodies). */
+ * (the beam-on-beam while its preload ramps), stick-slip changes (a pad of 12 points on lumped
+ * bodies) and a 3D point crossing faces. */
 START_TEST(test_reuse_paths)
 {
     static const int methods[] = {TVDS_METHOD_SUBS_A, TVDS_METHOD_SUBS_B, TVDS_METHOD_SUBS_C,
@@ -1725,6 +1725,17 @@ START_TEST(test_reuse_paths)
     m->opt.method = method;
     paths_agree(m, 1500, 1, &crossed, &regained, &flips);
     ck_assert_int_ge(flips, 10); /* stick-slip changes of a pad point */
+    tvds_model_free(&m);
+    /* A 3D slider crossing the 4-node faces of a plate (as in test_case_file_faces), sticking
+     * and slipping. */
+    char sub[128];
+    snprintf(sub, sizeof sub, "%s/plate", dir);
+    ck_assert_int_eq(tvds_bench_plate_write(sub, 3, 4, cpath, sizeof cpath, &ctx), TVDS_OK);
+    ck_assert_msg(tvds_case_read(cpath, NULL, 0, &m, &ctx) == TVDS_OK, "%s", ctx.msg);
+    m->opt.method = method;
+    m->opt.t_end = 2.0;
+    paths_agree(m, 1000000, 1, &crossed, &regained, &flips);
+    ck_assert_int_ge(flips, 10);
     tvds_model_free(&m);
     tvds_test_rmtree(dir);
 }
