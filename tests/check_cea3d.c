@@ -953,11 +953,15 @@ static tvds_model *two_nodes2d(void)
     return m;
 }
 
-/* Penalty force of the two slave nodes (DoFs 0..3) on their segments seg[a] of the master
+/* The master segments of the two slave nodes at the test's position s = 0.3. */
+static const int TW_SEG[2] = {0, 1};
+
+/* Penalty force of the two slave nodes (DoFs 0..3) on their segments TW_SEG[a] of the master
  * (DoFs 4..9) at X + u: projection on the deformed segment, normal force kp x penetration,
  * friction mu along the deformed tangent (both slide up the slope). */
-static void tw_force(const double *X, const double *u, const int seg[2], double *F)
+static void tw_force(const double *X, const double *u, double *F)
 {
+    const int *seg = TW_SEG;
     memset(F, 0, TW_N * sizeof *F);
     for (int a = 0; a < 2; a++) {
         double x1[2], x2[2], xc[2];
@@ -988,7 +992,6 @@ START_TEST(test_two_nodes_2d_penalty)
      * linearisation is far off. */
     tvds_model *m = two_nodes2d();
     double s = 0.3; /* node 1 on segment 0 at alpha 0.6, node 2 on segment 1 at alpha 0.5 */
-    int seg[2] = {0, 1};
     tvds_ctx ctx;
     tvds_ctx_init(&ctx);
     tvds_cea_options o = opts(8, TVDS_CEA_DEFORMED);
@@ -1015,37 +1018,10 @@ START_TEST(test_two_nodes_2d_penalty)
         md[4 + i] = mass_master(i / 2);
         K[(4 + i) * TW_N + 4 + i] = k_master(i / 2, i % 2);
     }
-    double J[TW_N * TW_N], R[TW_N], F[TW_N], Fp[TW_N], Fm[TW_N], h = 1e-7;
-    for (int it = 0; it < 50; it++) {
-        tw_force(X, u, seg, F);
-        double rn = 0.0;
-        for (int i = 0; i < TW_N; i++) {
-            R[i] = -f[i] - F[i];
-            for (int j = 0; j < TW_N; j++)
-                R[i] += K[i * TW_N + j] * u[j];
-            rn += R[i] * R[i];
-        }
-        for (int j = 0; j < TW_N; j++) {
-            double uj = u[j];
-            u[j] = uj + h;
-            tw_force(X, u, seg, Fp);
-            u[j] = uj - h;
-            tw_force(X, u, seg, Fm);
-            u[j] = uj;
-            for (int i = 0; i < TW_N; i++)
-                J[i * TW_N + j] = K[i * TW_N + j] - (Fp[i] - Fm[i]) / (2 * h);
-        }
-        if (sqrt(rn) < 1e-9 * 600.0) break;
-        int ipiv[TW_N];
-        double A[TW_N * TW_N], b[TW_N];
-        memcpy(A, J, sizeof A);
-        for (int i = 0; i < TW_N; i++)
-            b[i] = -R[i];
-        ck_assert_int_eq(LAPACKE_dgesv(LAPACK_ROW_MAJOR, TW_N, 1, A, TW_N, ipiv, b, 1), 0);
-        for (int i = 0; i < TW_N; i++)
-            u[i] += b[i];
-    }
-    tw_force(X, u, seg, F);
+    static double J[TW_N * TW_N];
+    double F[TW_N];
+    penalty_static(tw_force, TW_N, X, K, f, 1e-9 * 600.0, u, J);
+    tw_force(X, u, F);
     double lnp = (hypot(F[0], F[1]) + hypot(F[2], F[3])) / sqrt(1 + MU * MU);
     double A[TW_N * TW_N], er[TW_N], ei[TW_N], dum[1];
     for (int i = 0; i < TW_N; i++)

@@ -11,6 +11,7 @@
 #include "tvds/tvds_case.h"
 #include "tvds/tvds_compare.h"
 #include "tvds/tvds_io.h"
+#define TVDS_TEST_POINTS
 #include "tvds_test.h"
 
 #define PI 3.14159265358979323846
@@ -411,6 +412,31 @@ START_TEST(test_clean_window_skips_node_crossing)
 }
 END_TEST
 
+/* An unstable window at f_hz [Hz] given by its entry and exit times [s] (no positions). */
+static tvds_growth_window time_window(double f_hz, double t0, double t1)
+{
+    return (tvds_growth_window){
+        .branch = 0, .f_hz = f_hz, .s0 = NAN, .s1 = NAN, .t0 = t0, .t1 = t1, .growth_pred = NAN};
+}
+
+/* Subs-b alone on m across the one window w, metric window [t0, t1] (t1 <= t0: the default),
+ * no figures, outputs in out; the comparison must succeed. */
+static void compare_subs_b(const tvds_model *m, const char *out, tvds_growth_window w, double t0,
+                           double t1, tvds_compare_result *res)
+{
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_compare_opts o = tvds_compare_opts_default();
+    o.nmethods = 1;
+    o.methods[0] = TVDS_METHOD_SUBS_B;
+    o.plots = 0;
+    o.t0 = t0;
+    o.t1 = t1;
+    o.nwindows = 1;
+    o.windows = &w;
+    ck_assert_msg(tvds_compare_run(m, out, &o, res, &ctx) == TVDS_OK, "%s", ctx.msg);
+}
+
 /* A contact that is open in the first output row (segment -1, s written as 0) must not count
  * every master node between 0 and the first contact position as crossed: in 5 ms the tip of
  * the beam-on-beam slides far less than the 1 mm node spacing, so no node is crossed. */
@@ -425,21 +451,8 @@ START_TEST(test_no_crossings_from_open_start)
                   "%s", ctx.msg);
     char dir[64];
     tvds_test_mkdtemp(dir, sizeof dir, "/tmp/tvds_check_compare_");
-    tvds_compare_opts o = tvds_compare_opts_default();
-    o.nmethods = 1;
-    o.methods[0] = TVDS_METHOD_SUBS_B;
-    o.plots = 0;
-    tvds_growth_window w = {.branch = 0,
-                            .f_hz = 10570.0,
-                            .s0 = NAN,
-                            .s1 = NAN,
-                            .t0 = 0.001,
-                            .t1 = 0.004,
-                            .growth_pred = NAN};
-    o.nwindows = 1;
-    o.windows = &w;
     tvds_compare_result res;
-    ck_assert_msg(tvds_compare_run(m, dir, &o, &res, &ctx) == TVDS_OK, "%s", ctx.msg);
+    compare_subs_b(m, dir, time_window(10570.0, 0.001, 0.004), 0.0, 0.0, &res);
     ck_assert_int_eq(res.ncross, 0);
     tvds_model_free(&m);
     ck_assert_int_eq(tvds_test_rmtree(dir), 0);
@@ -465,32 +478,15 @@ START_TEST(test_face_edge_crossings_masked)
                   ctx.msg);
     {
         double M[36] = {0}, K[36] = {0};
-        tvds_dof ds[6];
-        memset(ds, 0, sizeof ds);
-        const double x0[2] = {3.5e-3, 5.5e-3}, y0[2] = {2e-3, 12e-3};
+        const double xyz[6] = {3.5e-3, 2e-3, 0.0, 5.5e-3, 12e-3, 0.0};
         for (int k = 0; k < 6; k++) {
-            ds[k].kind = TVDS_DOF_PHYSICAL;
-            ds[k].node = 1 + k / 3;
-            ds[k].dir = k % 3;
-            ds[k].xyz[0] = x0[k / 3];
-            ds[k].xyz[1] = y0[k / 3];
             M[k + 6 * k] = 1e-3;
             if (k % 3 == 2) K[k + 6 * k] = 10.0; /* weak ground spring in z */
         }
-        long tips[2] = {1, 2};
-        tvds_nodeset tip = {(char *)"tip", 2, tips};
-        tvds_substructure s;
-        memset(&s, 0, sizeof s);
-        s.name = (char *)"slider";
-        s.n = 6;
-        s.M = M;
-        s.K = K;
-        s.dofs = ds;
-        s.nsets = 1;
-        s.sets = &tip;
+        const long tips[2] = {1, 2};
         char sd[160];
         snprintf(sd, sizeof sd, "%s/slider", sub);
-        ck_assert_msg(tvds_substructure_write(&s, sd, &ctx) == TVDS_OK, "%s", ctx.msg);
+        tvds_test_write_points(sd, "slider", 2, xyz, M, K, "tip", 2, tips);
     }
     FILE *f = fopen(path, "w");
     ck_assert_ptr_nonnull(f);
@@ -510,23 +506,8 @@ START_TEST(test_face_edge_crossings_masked)
     ck_assert_msg(tvds_case_read(path, NULL, 0, &m, &ctx) == TVDS_OK, "%s", ctx.msg);
     char out[160];
     snprintf(out, sizeof out, "%s/out", dir);
-    tvds_compare_opts o = tvds_compare_opts_default();
-    o.nmethods = 1;
-    o.methods[0] = TVDS_METHOD_SUBS_B;
-    o.plots = 0;
-    o.t0 = 0.0;
-    o.t1 = 0.13;
-    tvds_growth_window w = {.branch = 0,
-                            .f_hz = 2000.0,
-                            .s0 = NAN,
-                            .s1 = NAN,
-                            .t0 = 0.04,
-                            .t1 = 0.07,
-                            .growth_pred = NAN};
-    o.nwindows = 1;
-    o.windows = &w;
     tvds_compare_result res;
-    ck_assert_msg(tvds_compare_run(m, out, &o, &res, &ctx) == TVDS_OK, "%s", ctx.msg);
+    compare_subs_b(m, out, time_window(2000.0, 0.04, 0.07), 0.0, 0.13, &res);
     ck_assert_int_eq(res.e[0].status, TVDS_OK);
     ck_assert_int_eq(res.ncross, 5);
     ck_assert_int_eq(res.ncross_window[0], 2);

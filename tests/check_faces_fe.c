@@ -20,6 +20,7 @@
 #include "tvds/tvds_sim.h"
 #define TVDS_TEST_CHOLMOD
 #define TVDS_TEST_ENGINE
+#define TVDS_TEST_POINTS
 #include "tvds_test.h"
 
 static char dir[256];
@@ -827,38 +828,18 @@ static const double SL_X0 = 0.014, SL_Y0 = 0.007, ALPHA_SL = 500.0;
 
 static void write_slider(const char *sub, double lz)
 {
-    tvds_substructure s;
-    memset(&s, 0, sizeof s);
     double M[36] = {0}, K[36] = {0};
-    tvds_dof d[6];
-    memset(d, 0, sizeof d);
-    for (int k = 0; k < 6; k++) {
-        d[k].kind = TVDS_DOF_PHYSICAL;
-        d[k].node = 1 + k / 3;
-        d[k].dir = k % 3;
-        d[k].xyz[0] = SL_X0;
-        d[k].xyz[1] = SL_Y0;
-        d[k].xyz[2] = k < 3 ? lz + 5e-3 : lz;
+    const double xyz[6] = {SL_X0, SL_Y0, lz + 5e-3, SL_X0, SL_Y0, lz};
+    for (int k = 0; k < 6; k++)
         M[k + 6 * k] = SL_M;
-    }
     for (int c = 0; c < 3; c++) {
         K[c + 6 * c] += SL_KS;
         K[(c + 3) + 6 * (c + 3)] += SL_KS;
         K[c + 6 * (c + 3)] -= SL_KS;
         K[(c + 3) + 6 * c] -= SL_KS;
     }
-    long tip = 2;
-    tvds_nodeset ts = {(char *)"tip", 1, &tip};
-    s.name = (char *)"slider";
-    s.n = 6;
-    s.M = M;
-    s.K = K;
-    s.dofs = d;
-    s.nsets = 1;
-    s.sets = &ts;
-    tvds_ctx ctx;
-    tvds_ctx_init(&ctx);
-    ck_assert_msg(tvds_substructure_write(&s, sub, &ctx) == TVDS_OK, "%s", ctx.msg);
+    const long tip = 2;
+    tvds_test_write_points(sub, "slider", 2, xyz, M, K, "tip", 1, &tip);
 }
 
 /* One run of the slider on the reduced block in directory blk: per step lambda_N, |F_t| and the

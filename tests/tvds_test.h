@@ -137,4 +137,41 @@ static inline double summary(const tvds_data *d, const char *name)
 }
 #endif /* TVDS_TEST_ENGINE */
 
+#ifdef TVDS_TEST_POINTS
+#include "tvds/tvds_io.h"
+
+/* With TVDS_TEST_POINTS defined before the include: write to dir a substructure `name` of nn
+ * physical nodes 1..nn (three DoFs x, y, z each, node k at xyz[3 (k - 1) ...]) with the full
+ * symmetric matrices M and K (3 nn x 3 nn) and one node set `set` of nset nodes; the write must
+ * succeed. */
+static inline void tvds_test_write_points(const char *dir, const char *name, int nn,
+                                          const double *xyz, const double *M, const double *K,
+                                          const char *set, int nset, const long *set_nodes)
+{
+    int n = 3 * nn;
+    tvds_dof *d = calloc((size_t)n, sizeof *d);
+    ck_assert_ptr_nonnull(d);
+    for (int k = 0; k < n; k++) {
+        d[k].kind = TVDS_DOF_PHYSICAL;
+        d[k].node = 1 + k / 3;
+        d[k].dir = k % 3;
+        memcpy(d[k].xyz, xyz + 3 * (k / 3), sizeof d[k].xyz);
+    }
+    tvds_nodeset ns = {(char *)set, nset, (long *)set_nodes};
+    tvds_substructure s;
+    memset(&s, 0, sizeof s);
+    s.name = (char *)name;
+    s.n = n;
+    s.M = (double *)M;
+    s.K = (double *)K;
+    s.dofs = d;
+    s.nsets = 1;
+    s.sets = &ns;
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    ck_assert_msg(tvds_substructure_write(&s, dir, &ctx) == TVDS_OK, "%s", ctx.msg);
+    free(d);
+}
+#endif /* TVDS_TEST_POINTS */
+
 #endif /* TVDS_TEST_H */
