@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "tvds/tvds_bench.h"
@@ -419,13 +420,10 @@ static tvds_growth_window time_window(double f_hz, double t0, double t1)
         .branch = 0, .f_hz = f_hz, .s0 = NAN, .s1 = NAN, .t0 = t0, .t1 = t1, .growth_pred = NAN};
 }
 
-/* Subs-b alone on m across the one window w, metric window [t0, t1] (t1 <= t0: the default),
- * no figures, outputs in out; the comparison must succeed. */
-static void compare_subs_b(const tvds_model *m, const char *out, tvds_growth_window w, double t0,
-                           double t1, tvds_compare_result *res)
+/* Options of a comparison of Subs-b alone across the one window *w (not copied), metric window
+ * [t0, t1] (t1 <= t0: the default), no figures. */
+static tvds_compare_opts subs_b_opts(const tvds_growth_window *w, double t0, double t1)
 {
-    tvds_ctx ctx;
-    tvds_ctx_init(&ctx);
     tvds_compare_opts o = tvds_compare_opts_default();
     o.nmethods = 1;
     o.methods[0] = TVDS_METHOD_SUBS_B;
@@ -433,7 +431,18 @@ static void compare_subs_b(const tvds_model *m, const char *out, tvds_growth_win
     o.t0 = t0;
     o.t1 = t1;
     o.nwindows = 1;
-    o.windows = &w;
+    o.windows = w;
+    return o;
+}
+
+/* Subs-b alone on m across the one window w (subs_b_opts), outputs in out; the comparison must
+ * succeed. */
+static void compare_subs_b(const tvds_model *m, const char *out, tvds_growth_window w, double t0,
+                           double t1, tvds_compare_result *res)
+{
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_compare_opts o = subs_b_opts(&w, t0, t1);
     ck_assert_msg(tvds_compare_run(m, out, &o, res, &ctx) == TVDS_OK, "%s", ctx.msg);
 }
 
@@ -459,6 +468,71 @@ START_TEST(test_no_crossings_from_open_start)
 }
 END_TEST
 
+/* The two slave nodes of tip on the plate of tvds_bench_plate_write (4 x 4 cells of 5 mm, face
+ * set top), written below a new temporary directory pc->dir and read into pc->m: each pressed by
+ * 0.1 N (smooth over 0.01 s) on a weak ground spring of 10 N/m in z, driven along x at 0.1 m/s
+ * from x = 3.5 mm (y = 2 mm) and x = 5.5 mm (y = 12 mm), mu = 0.3, to t_end = 0.13 s; output
+ * every 1e-4 s, acceleration probe a at plate node 13. */
+typedef struct plate_case {
+    char dir[64];   /* private temporary directory */
+    char path[256]; /* the case file */
+    char out[160];  /* dir/out: where the comparison writes */
+    tvds_model *m;
+} plate_case;
+
+static void plate_sliders(plate_case *pc)
+{
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_test_mkdtemp(pc->dir, sizeof pc->dir, "/tmp/tvds_check_compare3d_");
+    snprintf(pc->out, sizeof pc->out, "%s/out", pc->dir);
+    char sub[128];
+    snprintf(sub, sizeof sub, "%s/m", pc->dir);
+    ck_assert_msg(tvds_bench_plate_write(sub, 4, 4, pc->path, sizeof pc->path, &ctx) == TVDS_OK,
+                  "%s", ctx.msg);
+    double M[36] = {0}, K[36] = {0};
+    const double xyz[6] = {3.5e-3, 2e-3, 0.0, 5.5e-3, 12e-3, 0.0};
+    for (int k = 0; k < 6; k++) {
+        M[k + 6 * k] = 1e-3;
+        if (k % 3 == 2) K[k + 6 * k] = 10.0; /* weak ground spring in z */
+    }
+    const long tips[2] = {1, 2};
+    char sd[160];
+    snprintf(sd, sizeof sd, "%s/slider", sub);
+    tvds_test_write_points(sd, "slider", 2, xyz, M, K, "tip", 2, tips);
+    tvds_test_write_file(
+        NULL, pc->path,
+        "[run]\nname = edges\nmethod = subs-b\ndt = auto\nt_end = 0.13\nout_dt = 1e-4\n\n"
+        "[substructure plate]\ndir = plate\ndamping = rayleigh\nalpha = 1\nbeta = 1e-7\n\n"
+        "[substructure slider]\ndir = slider\n\n"
+        "[contact tip]\nslave = slider:tip\nmaster = plate:top\nmu = 0.3\n\n"
+        "[load p1]\ndof = slider:1:uz\nf = smooth -0.1 0 0.01\n\n"
+        "[load p2]\ndof = slider:2:uz\nf = smooth -0.1 0 0.01\n\n"
+        "[constraint d1x]\nterms = slider:1:ux\nvalue = table 0 0  1 0.1\n\n"
+        "[constraint d2x]\nterms = slider:2:ux\nvalue = table 0 0  1 0.1\n\n"
+        "[constraint d1y]\nterms = slider:1:uy\n\n"
+        "[constraint d2y]\nterms = slider:2:uy\n\n"
+        "[probe a]\nquantity = a\ndof = plate:13:uz\n");
+    pc->m = NULL;
+    ck_assert_msg(tvds_case_read(pc->path, NULL, 0, &pc->m, &ctx) == TVDS_OK, "%s", ctx.msg);
+}
+
+/* Free the model of plate_sliders and remove its directory. */
+static void plate_case_close(plate_case *pc)
+{
+    tvds_model_free(&pc->m);
+    ck_assert_int_eq(tvds_test_rmtree(pc->dir), 0);
+}
+
+/* plate_sliders compared with Subs-b alone across a window at 2 kHz over [0.04, 0.07] s, the
+ * metric window from t0 to t_end; the run must succeed. */
+static void plate_compare(plate_case *pc, double t0, tvds_compare_result *res)
+{
+    plate_sliders(pc);
+    compare_subs_b(pc->m, pc->out, time_window(2000.0, 0.04, 0.07), t0, 0.13, res);
+    ck_assert_int_eq(res->e[0].status, TVDS_OK);
+}
+
 /* Face-edge crossings on a face-set master are masked as the 2D node crossings are. Two slave
  * nodes driven along x at v = 0.1 m/s over the 5 mm square faces of tvds_bench_plate_write's
  * plate (4 x 4 cells), from x = 3.5 mm (y = 2 mm) and x = 5.5 mm (y = 12 mm): they cross the
@@ -469,46 +543,9 @@ END_TEST
  * 4 sqrt(ln 2) / (2 pi 0.05 f) = 5.30 ms about each crossing. */
 START_TEST(test_face_edge_crossings_masked)
 {
-    tvds_ctx ctx;
-    tvds_ctx_init(&ctx);
-    char dir[64], sub[128], path[256];
-    tvds_test_mkdtemp(dir, sizeof dir, "/tmp/tvds_check_compare3d_");
-    snprintf(sub, sizeof sub, "%s/m", dir);
-    ck_assert_msg(tvds_bench_plate_write(sub, 4, 4, path, sizeof path, &ctx) == TVDS_OK, "%s",
-                  ctx.msg);
-    {
-        double M[36] = {0}, K[36] = {0};
-        const double xyz[6] = {3.5e-3, 2e-3, 0.0, 5.5e-3, 12e-3, 0.0};
-        for (int k = 0; k < 6; k++) {
-            M[k + 6 * k] = 1e-3;
-            if (k % 3 == 2) K[k + 6 * k] = 10.0; /* weak ground spring in z */
-        }
-        const long tips[2] = {1, 2};
-        char sd[160];
-        snprintf(sd, sizeof sd, "%s/slider", sub);
-        tvds_test_write_points(sd, "slider", 2, xyz, M, K, "tip", 2, tips);
-    }
-    FILE *f = fopen(path, "w");
-    ck_assert_ptr_nonnull(f);
-    fprintf(f, "[run]\nname = edges\nmethod = subs-b\ndt = auto\nt_end = 0.13\nout_dt = 1e-4\n\n"
-               "[substructure plate]\ndir = plate\ndamping = rayleigh\nalpha = 1\nbeta = 1e-7\n\n"
-               "[substructure slider]\ndir = slider\n\n"
-               "[contact tip]\nslave = slider:tip\nmaster = plate:top\nmu = 0.3\n\n"
-               "[load p1]\ndof = slider:1:uz\nf = smooth -0.1 0 0.01\n\n"
-               "[load p2]\ndof = slider:2:uz\nf = smooth -0.1 0 0.01\n\n"
-               "[constraint d1x]\nterms = slider:1:ux\nvalue = table 0 0  1 0.1\n\n"
-               "[constraint d2x]\nterms = slider:2:ux\nvalue = table 0 0  1 0.1\n\n"
-               "[constraint d1y]\nterms = slider:1:uy\n\n"
-               "[constraint d2y]\nterms = slider:2:uy\n\n"
-               "[probe a]\nquantity = a\ndof = plate:13:uz\n");
-    ck_assert(fclose(f) == 0);
-    tvds_model *m = NULL;
-    ck_assert_msg(tvds_case_read(path, NULL, 0, &m, &ctx) == TVDS_OK, "%s", ctx.msg);
-    char out[160];
-    snprintf(out, sizeof out, "%s/out", dir);
+    plate_case pc;
     tvds_compare_result res;
-    compare_subs_b(m, out, time_window(2000.0, 0.04, 0.07), 0.0, 0.13, &res);
-    ck_assert_int_eq(res.e[0].status, TVDS_OK);
+    plate_compare(&pc, 0.0, &res);
     ck_assert_int_eq(res.ncross, 5);
     ck_assert_int_eq(res.ncross_window[0], 2);
     const double tc[5] = {0.015, 0.045, 0.065, 0.095, 0.115};
@@ -516,7 +553,7 @@ START_TEST(test_face_edge_crossings_masked)
     const double mh = tvds_compare_mask_half(2000.0, 0.0), tau = mh / 4.0;
     ck_assert_double_eq_tol(mh, 5.30e-3, 0.01e-3);
     char ep[200];
-    snprintf(ep, sizeof ep, "%s/subs-b/envelope.csv", out);
+    snprintf(ep, sizeof ep, "%s/subs-b/envelope.csv", pc.out);
     FILE *fp = fopen(ep, "r");
     ck_assert_ptr_nonnull(fp);
     char line[256];
@@ -549,8 +586,130 @@ START_TEST(test_face_edge_crossings_masked)
     /* Every sample within mh - tol of a crossing was checked: 2 (mh - tol) / step each. */
     ck_assert_int_ge(nin, (int)(5 * 2.0 * (mh - tol) / (tol - 3e-5)) - 5);
     ck_assert_int_gt(nout, 300);
-    tvds_model_free(&m);
-    ck_assert_int_eq(tvds_test_rmtree(dir), 0);
+    plate_case_close(&pc);
+}
+END_TEST
+
+/* Every slave node of a contact of several nodes is reported, not only the first. The two
+ * nodes of plate_sliders, each pressed by 0.1 N, stay in contact over [0.02, 0.13] s (the press
+ * is on from 0.01 s). The ground spring of 10 N/m carries k_g |u_z| of the press, the plate's
+ * deflection under 0.1 N on its foundation of 1e4 N/m per node being at most 1e-5 m: 1e-4 N,
+ * so the mean lambda_N of each is 0.1 N to 1e-4 N (the plate's vibration about its deflection
+ * averages out over the 0.11 s). Each slides at the drive's 0.1 m/s less the plate's tangential
+ * deflection rate: at most 3 um over 0.11 s, 3e-5 m/s. */
+START_TEST(test_every_slave_node_reported)
+{
+    plate_case pc;
+    tvds_compare_result res;
+    plate_compare(&pc, 0.02, &res);
+    ck_assert_int_eq(res.nslave, 2);
+    ck_assert_int_eq(res.nnode, 2);
+    for (int k = 0; k < 2; k++) {
+        const tvds_compare_entry *e = &res.e[0];
+        if (getenv("TVDS_TEST_VERBOSE"))
+            fprintf(stderr, "compare: node %ld in contact %g, lambda_N %.9g N, v_slide %.9g m/s\n",
+                    res.node[k], e->node_contact[k], e->node_ln_mean[k], e->node_vs_mean[k]);
+        ck_assert_int_eq(res.node[k], k + 1);
+        ck_assert_double_eq(e->node_contact[k], 1.0);
+        ck_assert_double_eq_tol(e->node_ln_mean[k], 0.1, 1e-4);
+        ck_assert_double_eq_tol(e->node_vs_mean[k], 0.1, 3e-5);
+    }
+    char rp[200];
+    snprintf(rp, sizeof rp, "%s/report.md", pc.out);
+    char *text = tvds_test_slurp(rp, NULL);
+    ck_assert_ptr_nonnull(text);
+    ck_assert_msg(strstr(text, "Every slave node of contact `tip` (2 nodes"), "%s", text);
+    ck_assert_msg(strstr(text, "| 1 | subs-b | 100.0 % | 0.0999") &&
+                      strstr(text, "| 2 | subs-b | 100.0 % | 0.0999") &&
+                      strstr(text, "| Σ | subs-b | | 0.1999"),
+                  "%s", text);
+    free(text);
+    plate_case_close(&pc);
+}
+END_TEST
+
+/* On a face-set master a window given by position only is refused before any run: a position
+ * along a face set is no path abscissa, so the run cannot give its times. So is the CEA window
+ * of f_cea with positions. */
+START_TEST(test_position_window_refused_on_faces)
+{
+    plate_case pc;
+    plate_sliders(&pc);
+    tvds_growth_window w = time_window(2000.0, NAN, NAN);
+    w.s0 = 0.004;
+    w.s1 = 0.007;
+    tvds_compare_opts o = subs_b_opts(&w, 0.0, 0.0);
+    tvds_compare_result res;
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    ck_assert_int_eq(tvds_compare_run(pc.m, pc.out, &o, &res, &ctx), TVDS_ERR_INVALID);
+    ck_assert_msg(strstr(ctx.msg, "window 1 (s = 4 ... 7 mm) is given by position only"), "%s",
+                  ctx.msg);
+    ck_assert_msg(strstr(ctx.msg, "face-set master"), "%s", ctx.msg);
+    char sp[200];
+    snprintf(sp, sizeof sp, "%s/subs-b", pc.out);
+    ck_assert_int_ne(access(sp, F_OK), 0); /* nothing ran */
+    o.nwindows = 0;
+    o.f_cea = 2000.0;
+    o.s_cea0 = 0.004;
+    o.s_cea1 = 0.007;
+    tvds_ctx_init(&ctx);
+    ck_assert_int_eq(tvds_compare_run(pc.m, pc.out, &o, &res, &ctx), TVDS_ERR_INVALID);
+    ck_assert_msg(strstr(ctx.msg, "given by position only"), "%s", ctx.msg);
+    plate_case_close(&pc);
+}
+END_TEST
+
+/* `tvds compare --cea DIR` on a face-set master: a window of DIR/unstable.csv without times is
+ * refused with the file and line (exit 2); one the CEA's path does not cross (times nan) is
+ * left out with a note, the others measured. */
+START_TEST(test_cli_position_window_on_faces)
+{
+    char cmd[1200];
+    plate_case pc;
+    plate_sliders(&pc);
+    tvds_test_write_file(pc.dir, "unstable.csv",
+                         "branch,s_start [m],s_end [m],f_min [Hz],f_max [Hz],max real part [1/s]\n"
+                         "3,0.004,0.007,1990,2010,12.5\n");
+    snprintf(cmd, sizeof cmd,
+             "build/bin/tvds compare '%s' --cea '%s' --methods subs-b --no-plots -q -o '%s/out' "
+             "2>'%s/err'",
+             pc.path, pc.dir, pc.dir, pc.dir);
+    int st = system(cmd);
+    ck_assert(WIFEXITED(st));
+    ck_assert_int_eq(WEXITSTATUS(st), 2);
+    char ep[200];
+    snprintf(ep, sizeof ep, "%s/err", pc.dir);
+    char *err = tvds_test_slurp(ep, NULL);
+    ck_assert_ptr_nonnull(err);
+    ck_assert_msg(strstr(err, "/unstable.csv:2: window at 2000 Hz is given by position only"), "%s",
+                  err);
+    free(err);
+    tvds_test_write_file(pc.dir, "unstable.csv",
+                         "branch,s_in [m],s_out [m],f_hz,t_start [s],t_end [s],growth_pred\n"
+                         "3,0.004,0.007,2000,0.04,0.07,1.5\n"
+                         "4,0.030,0.031,2500,nan,nan,nan\n");
+    snprintf(cmd, sizeof cmd,
+             "build/bin/tvds compare '%s' --cea '%s' --methods subs-b --no-plots -o '%s/out' "
+             ">/dev/null 2>'%s/err'",
+             pc.path, pc.dir, pc.dir, pc.dir);
+    st = system(cmd);
+    ck_assert(WIFEXITED(st));
+    ck_assert_int_eq(WEXITSTATUS(st), 0);
+    err = tvds_test_slurp(ep, NULL);
+    ck_assert_ptr_nonnull(err);
+    ck_assert_msg(strstr(err, "/unstable.csv:3: window at 2500 Hz not crossed by the CEA's path"),
+                  "%s", err);
+    free(err);
+    snprintf(ep, sizeof ep, "%s/growth.csv", pc.out);
+    char *g = tvds_test_slurp(ep, NULL);
+    ck_assert_ptr_nonnull(g);
+    int rows = 0;
+    for (const char *q = g; *q; q++)
+        rows += *q == '\n';
+    ck_assert_int_eq(rows, 2); /* header and the one window crossed */
+    free(g);
+    plate_case_close(&pc);
 }
 END_TEST
 
@@ -571,6 +730,9 @@ Suite *compare_suite(void)
     tcase_add_test(tc, test_two_method_compare);
     tcase_add_test(tc, test_no_crossings_from_open_start);
     tcase_add_test(tc, test_face_edge_crossings_masked);
+    tcase_add_test(tc, test_every_slave_node_reported);
+    tcase_add_test(tc, test_position_window_refused_on_faces);
+    tcase_add_test(tc, test_cli_position_window_on_faces);
     suite_add_tcase(s, tc);
     return s;
 }

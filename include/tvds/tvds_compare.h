@@ -45,6 +45,8 @@ TVDS_API int tvds_dominant_frequency(const double *x, long n, double dt, double 
 
 /* Most windows one comparison measures. */
 #define TVDS_COMPARE_MAX_WINDOWS 32
+/* Most slave nodes of the reported contact given one by one. */
+#define TVDS_COMPARE_MAX_NODES 32
 
 /* One unstable window of a complex eigenvalue analysis crossed by the sliding path: band centre,
  * positions, entry and exit times, predicted growth. */
@@ -175,6 +177,12 @@ typedef struct tvds_compare_entry {
        than 3 ms from every crossing (geometric mean over the crossings), and that median. */
     double kick_ratio;
     double hf_level; /* [m/s^2] */
+    /* Per slave node k of the reported contact (tvds_compare_result.node[k]; a contact of
+       several nodes) over the metric window: share of the samples in contact (stick or slip),
+       mean normal force [N] and mean sliding speed [m/s] (NaN without the node's channels). */
+    double node_contact[TVDS_COMPARE_MAX_NODES];
+    double node_ln_mean[TVDS_COMPARE_MAX_NODES];
+    double node_vs_mean[TVDS_COMPARE_MAX_NODES];
 } tvds_compare_entry;
 
 typedef struct tvds_compare_result {
@@ -192,7 +200,14 @@ typedef struct tvds_compare_result {
                                                     the record (reference run, or the first
                                                     with a position) */
     int ncross_window[TVDS_COMPARE_MAX_WINDOWS]; /* of them within [t0, t1] of each window */
-    char accel[64], deflect[64], contact[64];    /* channel and contact names used */
+    char accel[64], deflect[64], contact[64];    /* channel and contact names used (contact:
+                                                    its first slave node's channels when it
+                                                    has several) */
+    int nslave;                                  /* slave nodes of the reported contact */
+    int nnode;                                   /* of them given one by one: 0 for a one-node
+                                                    contact, else min(nslave,
+                                                    TVDS_COMPARE_MAX_NODES) */
+    long node[TVDS_COMPARE_MAX_NODES];           /* their ids */
 } tvds_compare_result;
 
 /* Run each method of o on m (same model, same step) one after the other in this process, the

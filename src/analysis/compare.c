@@ -327,7 +327,11 @@ static int opts_methods(const tvds_compare_opts *o, int *meth)
 
 /* Unstable windows from the options (or the one-window shorthand f_cea, s_cea0, s_cea1). Times
  * that are not finite are found later from the contact's position channel. */
-static int setup_windows(const tvds_compare_opts *o, tvds_compare_result *res, tvds_ctx *ctx)
+/* Windows from the options into res. faces: the reported contact's master is a face set, whose
+ * position channel holds natural coordinates: there a window needs its times, since a position
+ * along a face set is no path abscissa (docs/burst-metrics.md, "Window times"). */
+static int setup_windows(const tvds_compare_opts *o, int faces, tvds_compare_result *res,
+                         tvds_ctx *ctx)
 {
     res->nwindows = 0;
     res->mask_half = o->mask_half;
@@ -371,7 +375,16 @@ static int setup_windows(const tvds_compare_opts *o, tvds_compare_result *res, t
         res->nwindows = 1;
     }
     for (int w = 0; w < res->nwindows; w++) {
-        res->band_half[w] = rel * res->windows[w].f_hz;
+        const tvds_growth_window *g = &res->windows[w];
+        if (faces && !(isfinite(g->t0) && isfinite(g->t1)))
+            return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                              "compare: window %d (s = %.6g ... %.6g mm) is given by position "
+                              "only: on a face-set master a position is no path abscissa (tvds "
+                              "cea counts the slave's travel from its placement, tvds study --3d "
+                              "x_C - 1 mm), so the run gives no times for it; give its entry and "
+                              "exit times",
+                              w + 1, 1e3 * g->s0, 1e3 * g->s1);
+        res->band_half[w] = rel * g->f_hz;
         res->ncross_window[w] = 0;
     }
     return TVDS_OK;
@@ -401,6 +414,11 @@ static int setup_names(const tvds_model *m, const tvds_compare_opts *o, tvds_com
             snprintf(res->contact, sizeof res->contact, "%s.%ld", c->name, c->slave_nodes[0]);
         else
             snprintf(res->contact, sizeof res->contact, "%s", c->name);
+        res->nslave = c->nslave;
+        res->nnode = c->nslave > 1 ? c->nslave : 0;
+        if (res->nnode > TVDS_COMPARE_MAX_NODES) res->nnode = TVDS_COMPARE_MAX_NODES;
+        for (int k = 0; k < res->nnode; k++)
+            res->node[k] = c->slave_nodes[k];
     }
     double t0 = o->t0, t1 = o->t1;
     if (!(t1 > t0)) {
@@ -420,7 +438,8 @@ static int setup_names(const tvds_model *m, const tvds_compare_opts *o, tvds_com
     res->f_cea = o->f_cea;
     res->s_cea0 = o->s_cea0;
     res->s_cea1 = o->s_cea1;
-    return setup_windows(o, res, ctx);
+    int faces = m->ncontact > 0 && m->contacts[o->contact].master_kind == TVDS_MASTER_FACES;
+    return setup_windows(o, faces, res, ctx);
 }
 
 /* ---- Reading the outputs back ------------------------------------------------------------- */
@@ -909,6 +928,38 @@ done:
     return rc;
 }
 
+/* Per slave node of a contact of several nodes (res->node[]) over the metric window: share of
+ * the samples in contact (state stick or slip), mean lambda_N and mean v_slide of method mname's
+ * contacts.csv into e; NaN where a node's channel is missing. */
+static void node_stats(const tvds_model *m, const char *outdir, const char *mname, int ic,
+                       const tvds_compare_result *res, tvds_compare_entry *e)
+{
+    static const char *const chn[3] = {"state", "lambda_n", "v_slide"};
+    for (int k = 0; k < res->nnode; k++) {
+        double *out[3] = {&e->node_contact[k], &e->node_ln_mean[k], &e->node_vs_mean[k]};
+        for (int j = 0; j < 3; j++) {
+            char ch[160];
+            cmp_signal sg = {0};
+            tvds_ctx c2;
+            tvds_ctx_init(&c2);
+            *out[j] = NAN;
+            snprintf(ch, sizeof ch, "%s.%ld.%s", m->contacts[ic].name, res->node[k], chn[j]);
+            if (read_sig(outdir, mname, "contacts.csv", ch, &sg, &c2) == TVDS_OK) {
+                long a0, a1;
+                window_range(&sg, res->t0, res->t1, &a0, &a1);
+                if (j == 0 && a1 > a0) {
+                    long in = 0;
+                    for (long i = a0; i < a1; i++)
+                        in += sg.x[i] > 0.0;
+                    *out[j] = (double)in / (double)(a1 - a0);
+                } else if (a1 > a0)
+                    *out[j] = mean_range(sg.x, a0, a1);
+            }
+            signal_free(&sg);
+        }
+    }
+}
+
 int tvds_compare_analyse(const tvds_model *m, const char *outdir, const tvds_compare_opts *o,
                          tvds_compare_result *res, tvds_ctx *ctx)
 {
@@ -929,6 +980,8 @@ int tvds_compare_analyse(const tvds_model *m, const char *outdir, const tvds_com
         e->peak_ratio = e->f_dom = e->ln_first = e->ln_last = e->ln_min = e->ln_max = NAN;
         e->defl_first = e->defl_last = e->vs_mean = NAN;
         e->kick_ratio = e->hf_level = e->ln_mean = NAN;
+        for (int k = 0; k < TVDS_COMPARE_MAX_NODES; k++)
+            e->node_contact[k] = e->node_ln_mean[k] = e->node_vs_mean[k] = NAN;
         for (int w = 0; w < TVDS_COMPARE_MAX_WINDOWS; w++)
             e->growth_exit[w] = e->growth_peak[w] = e->growth_scatter[w] = NAN;
         tvds_ctx c2;
@@ -1101,6 +1154,7 @@ int tvds_compare_analyse(const tvds_model *m, const char *outdir, const tvds_com
                 e->vs_mean = mean_range(vs.x, a0, a1);
             }
             signal_free(&vs);
+            node_stats(m, outdir, mname, o->contact, res, e);
         }
         if (res->deflect[0]) {
             cmp_signal u = {0};
@@ -1458,6 +1512,39 @@ static void finding(FILE *fp, const char *claim, int verdict, const char *number
     fprintf(fp, "| %s | %s | %s |\n", claim, v, numbers);
 }
 
+/* The report's table of every slave node of a contact of several nodes: per node and method,
+ * the share of the window in contact, mean lambda_N and mean v_slide; per method the sum of the
+ * nodes' mean lambda_N (the contact's normal force). */
+static void report_nodes(FILE *fp, const char *cname, const tvds_compare_result *res)
+{
+    fprintf(fp,
+            "\nEvery slave node of contact `%s` (%d nodes%s; the table above is node %ld's), over "
+            "the window: share of the samples in contact (stick or slip), mean λ_N, mean "
+            "v_slide; Σ: the sum of the nodes' mean λ_N.\n\n",
+            cname, res->nslave, res->nnode < res->nslave ? ", the first ones listed" : "",
+            res->node[0]);
+    fprintf(fp, "| node | method | in contact | mean λ_N [N] | mean v_slide [mm/s] |\n");
+    fprintf(fp, "|---|---|---|---|---|\n");
+    for (int k = 0; k < res->nnode; k++)
+        for (int i = 0; i < res->n; i++) {
+            const tvds_compare_entry *e = &res->e[i];
+            char b[3][32];
+            fmt_num(b[0], 32, "%.1f %%", 100.0 * e->node_contact[k]);
+            fmt_num(b[1], 32, "%.6g", e->node_ln_mean[k]);
+            fmt_num(b[2], 32, "%.4g", 1e3 * e->node_vs_mean[k]);
+            fprintf(fp, "| %ld | %s | %s | %s | %s |\n", res->node[k], tvds_method_name(e->method),
+                    b[0], b[1], b[2]);
+        }
+    for (int i = 0; i < res->n; i++) {
+        double sum = 0.0;
+        for (int k = 0; k < res->nnode; k++)
+            sum += res->e[i].node_ln_mean[k];
+        char b[32];
+        fmt_num(b, sizeof b, "%.6g", sum);
+        fprintf(fp, "| Σ | %s | | %s | |\n", tvds_method_name(res->e[i].method), b);
+    }
+}
+
 int tvds_compare_report(const tvds_model *m, const char *outdir, const tvds_compare_opts *o,
                         const tvds_compare_result *res, tvds_ctx *ctx)
 {
@@ -1649,6 +1736,7 @@ int tvds_compare_report(const tvds_model *m, const char *outdir, const tvds_comp
             fprintf(fp, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
                     tvds_method_name(e->method), b[0], b[1], b[2], mm, b[3], b[4], b[5], b[6]);
         }
+        if (res->nnode > 0) report_nodes(fp, m->contacts[o->contact].name, res);
     }
 
     {

@@ -34,7 +34,9 @@ static void compare_help(FILE *out)
             "                  measured (columns by name: s_in/s_out or s_start/s_end; f_hz,\n"
             "                  'f at max Re' or f_min/f_max; optional branch, t_start, t_end,\n"
             "                  growth_pred or 'predicted growth'; without times the run's\n"
-            "                  contact position gives them)\n"
+            "                  contact position gives them, except on a face-set master (3D),\n"
+            "                  where a position is no path abscissa: a row without times is\n"
+            "                  refused there, one with times nan left out with a note)\n"
             "  --f-cea HZ      the CEA frequency directly (one window: the metric window)\n"
             "  --window F,T0,T1[,G]  an unstable window by hand: band centre F [Hz], entry and\n"
             "                  exit times [s], predicted growth G (repeatable)\n"
@@ -141,7 +143,8 @@ static int split_csv(char *line, char **fields, int cap)
     return nf;
 }
 
-int tvds_cli_read_windows(const char *dir, tvds_growth_window *w, int cap, int *nw)
+int tvds_cli_read_windows(const char *dir, tvds_growth_window *w, int *src_line, int cap, int *nw,
+                          int *has_times)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/unstable.csv", dir);
@@ -170,6 +173,7 @@ int tvds_cli_read_windows(const char *dir, tvds_growth_window *w, int cap, int *
         cs0 = header_col(fld, nf, "s_start");
         cs1 = header_col(fld, nf, "s_end");
     }
+    *has_times = ct0 >= 0 && ct1 >= 0;
     if (cf < 0) cf = header_col(fld, nf, "f at max Re");
     if (cg < 0) cg = header_col(fld, nf, "predicted growth");
     if (cs0 < 0 || cs1 < 0 || (cf < 0 && (cf0 < 0 || cf1 < 0))) {
@@ -211,6 +215,7 @@ int tvds_cli_read_windows(const char *dir, tvds_growth_window *w, int cap, int *
             fprintf(stderr, "compare: %s: only the first %d windows are measured\n", path, cap);
             break;
         }
+        src_line[*nw] = lineno;
         tvds_growth_window *g = &w[(*nw)++];
         g->branch = cb >= 0 ? (int)v[0] : -1;
         g->s0 = v[1] < v[2] ? v[1] : v[2];
@@ -295,6 +300,44 @@ static int read_summaries(const char *outdir, const tvds_compare_opts *o, tvds_c
     return 0;
 }
 
+/* On a face-set master a window of DIR/unstable.csv needs its times: a position along a face
+ * set is no path abscissa (docs/burst-metrics.md, "Window times"). A row whose times the file
+ * gives as nan (the CEA's path does not cross it) is left out with a note; a file without time
+ * columns is refused at its first window. Returns 0 or 2 (message printed). */
+static int face_set_windows(const tvds_model *m, const tvds_compare_opts *o, const char *dir,
+                            tvds_growth_window *win, const int *line, int *nwin, int has_times,
+                            int quiet)
+{
+    if (o->contact < 0 || o->contact >= m->ncontact ||
+        m->contacts[o->contact].master_kind != TVDS_MASTER_FACES)
+        return 0;
+    int n = 0;
+    for (int w = 0; w < *nwin; w++) {
+        const tvds_growth_window *g = &win[w];
+        if (isfinite(g->t0) && isfinite(g->t1)) {
+            win[n++] = *g;
+            continue;
+        }
+        if (!has_times) {
+            tvds_cli_usage_error(
+                "%s/unstable.csv:%d: window at %g Hz is given by position only (s = %g ... %g "
+                "mm): on contact '%s', a face set, a position is no path abscissa, so the run "
+                "gives no times for it; add t_start and t_end (tvds cea writes them) or give "
+                "--window F,T0,T1",
+                dir, line[w], g->f_hz, 1e3 * g->s0, 1e3 * g->s1, m->contacts[o->contact].name);
+            return 2;
+        }
+        if (!quiet)
+            fprintf(stderr,
+                    "compare: %s/unstable.csv:%d: window at %g Hz not crossed by the CEA's path "
+                    "(t_start, t_end nan): not measured (on a face set a position gives no "
+                    "times)\n",
+                    dir, line[w], g->f_hz);
+    }
+    *nwin = n;
+    return 0;
+}
+
 int tvds_cmd_compare(int argc, char **argv)
 {
     const char *case_path = NULL, *outdir = NULL, *cea_dir = NULL, *val;
@@ -302,7 +345,7 @@ int tvds_cmd_compare(int argc, char **argv)
     tvds_cli_sets sets = {0};
     tvds_compare_opts o = tvds_compare_opts_default();
     tvds_growth_window win[TVDS_COMPARE_MAX_WINDOWS];
-    int nwin = 0;
+    int nwin = 0, win_line[TVDS_COMPARE_MAX_WINDOWS], cea_times = 0;
     const tvds_cli_opt opts[] = {{"--quiet", "-q", NULL, &quiet, 1},
                                  {"--no-plots", NULL, NULL, &o.plots, 0},
                                  {"--analyse-only", NULL, NULL, &analyse_only, 1},
@@ -385,13 +428,21 @@ int tvds_cmd_compare(int argc, char **argv)
             tvds_cli_usage_error("compare: give --cea or --window, not both");
             goto usage_fail;
         }
-        int rr = tvds_cli_read_windows(cea_dir, win, TVDS_COMPARE_MAX_WINDOWS, &nwin);
+        int rr = tvds_cli_read_windows(cea_dir, win, win_line, TVDS_COMPARE_MAX_WINDOWS, &nwin,
+                                       &cea_times);
         if (rr) {
             code = 2;
             goto usage_fail;
         }
         if (nwin == 0 && !quiet)
             fprintf(stderr, "compare: %s/unstable.csv lists no unstable window\n", cea_dir);
+    }
+    tvds_ctx ctx;
+    tvds_model *m = NULL;
+    if ((code = tvds_cli_read_case(case_path, &sets, &m, &ctx)) != 0) return code;
+    if (cea_dir && face_set_windows(m, &o, cea_dir, win, win_line, &nwin, cea_times, quiet)) {
+        tvds_model_free(&m);
+        return 2;
     }
     if (nwin > 0) {
         o.nwindows = nwin;
@@ -403,9 +454,6 @@ int tvds_cmd_compare(int argc, char **argv)
         if (!(o.f_cea > 0.0)) o.f_cea = win[best].f_hz;
     }
 
-    tvds_ctx ctx;
-    tvds_model *m = NULL;
-    if ((code = tvds_cli_read_case(case_path, &sets, &m, &ctx)) != 0) return code;
     char defdir[512];
     if (!outdir) {
         snprintf(defdir, sizeof defdir, "out/%s/compare", m->name);
