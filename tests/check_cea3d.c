@@ -376,22 +376,38 @@ static double qep_dev(const tvds_cea_result *r, int n, const double *md, const d
     return dev;
 }
 
+/* The positions of the extrusion checks: segment 0 at alpha 0.6, segment 1 at alpha 0.5. */
+static const double EXT_S[2] = {0.3, 0.75};
+
+/* CEA of the 2D case m2 (7 branches) and of its extrusion m3 (20 branches, mirror as
+ * tvds_cea_options.mirror) at EXT_S about the preloaded (st = 0) or undeformed (st = 1) state;
+ * both must succeed. Returns the extrusion's options. */
+static tvds_cea_options plane_and_extrusion(const tvds_model *m2, const tvds_model *m3, int st,
+                                            int mirror, tvds_cea_result **r2, tvds_cea_result **r3)
+{
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_cea_options o2 = opts(7, st ? TVDS_CEA_UNDEFORMED : TVDS_CEA_DEFORMED);
+    tvds_cea_options o3 = opts(20, o2.state);
+    o3.mirror = mirror;
+    ck_assert_msg(tvds_cea_run(m2, 0, EXT_S, 2, &o2, r2, &ctx) == TVDS_OK, "%s", ctx.msg);
+    ck_assert_msg(tvds_cea_run(m3, 0, EXT_S, 2, &o3, r3, &ctx) == TVDS_OK, "%s", ctx.msg);
+    return o3;
+}
+
 START_TEST(test_extrusion_gives_2d)
 {
     /* The 2D preloaded case and its extrusion at two positions (segment 0 at alpha 0.6,
      * segment 1 at alpha 0.5), about both states: every 2D eigenvalue is an eigenvalue of the
      * 3D model (its modes symmetric about the midplane; the antisymmetric and z modes are the
      * extra ones), and the static normal force is the same. */
-    double s[2] = {0.3, 0.75};
     tvds_model *m2 = inclined2d(), *m3 = extruded(1, ID3);
+    const double *s = EXT_S;
     tvds_ctx ctx;
     tvds_ctx_init(&ctx);
     for (int st = 0; st < 2; st++) {
-        tvds_cea_options o2 = opts(7, st ? TVDS_CEA_UNDEFORMED : TVDS_CEA_DEFORMED);
-        tvds_cea_options o3 = opts(20, o2.state);
         tvds_cea_result *r2 = NULL, *r3 = NULL;
-        ck_assert_msg(tvds_cea_run(m2, 0, s, 2, &o2, &r2, &ctx) == TVDS_OK, "%s", ctx.msg);
-        ck_assert_msg(tvds_cea_run(m3, 0, s, 2, &o3, &r3, &ctx) == TVDS_OK, "%s", ctx.msg);
+        tvds_cea_options o3 = plane_and_extrusion(m2, m3, st, 0, &r2, &r3);
         ck_assert_int_eq(r3->nred, 20);
         ck_assert_int_eq(r2->nbranch, 7);
         for (int p = 0; p < 2; p++) {
@@ -601,6 +617,41 @@ static tvds_model *pw_model(void)
     return m;
 }
 
+/* Penalty force of a slave node at x[0..2] on a face of nq nodes (DoFs 3..3 nq + 2 of F) from
+ * its closest point xp on the deformed face (shape functions Nq, tangents a1, a2 there): normal
+ * force kp times the penetration along n = a1 x a2 / |a1 x a2|, friction mu along the
+ * tangential part of the travel v0 + ud_C - sum_q N_q ud_q (ud NULL: 0). */
+static void face_penalty(const double *x, int nq, const double xp[3], const double *Nq,
+                         const double a1[3], const double a2[3], const double v0[3],
+                         const double *ud, double *F)
+{
+    double n[3] = {a1[1] * a2[2] - a1[2] * a2[1], a1[2] * a2[0] - a1[0] * a2[2],
+                   a1[0] * a2[1] - a1[1] * a2[0]};
+    double nl = sqrt(dot3(n, n)), g = 0.0;
+    for (int k = 0; k < 3; k++)
+        n[k] /= nl;
+    for (int k = 0; k < 3; k++)
+        g += n[k] * (x[k] - xp[k]);
+    double v[3];
+    for (int k = 0; k < 3; k++) {
+        v[k] = v0[k];
+        for (int q = 0; ud && q <= nq; q++)
+            v[k] += (q ? -Nq[q - 1] : 1.0) * ud[3 * q + k];
+    }
+    double vn = dot3(v, n), t[3], tl = 0.0;
+    for (int k = 0; k < 3; k++) {
+        t[k] = v[k] - vn * n[k];
+        tl += t[k] * t[k];
+    }
+    double fn = -PW_KP * g;
+    for (int k = 0; k < 3; k++) {
+        double fc = fn * (n[k] - PW_MU * t[k] / sqrt(tl));
+        F[k] = fc;
+        for (int q = 0; q < nq; q++)
+            F[3 + 3 * q + k] = -Nq[q] * fc;
+    }
+}
+
 /* Penalty contact force on the 15 DoFs at X + u (X: the placed slave, then the face nodes):
  * exact projection on the deformed face, normal force kp times the penetration along its
  * normal, friction mu along the tangential part of the travel v. */
@@ -615,37 +666,12 @@ static void pw_force(const double *X, const double *u, double *F)
  * that of the tangential part of v + ud_C - sum_q N_q ud_q. */
 static void pw_force_v(const double *X, const double *u, const double *ud, double *F)
 {
-    double x[PW_N], xi[2], xp[3], Nq[4], a1[3], a2[3], a12[3], n[3];
+    double x[PW_N], xi[2], xp[3], Nq[4], a1[3], a2[3], a12[3];
     for (int i = 0; i < PW_N; i++)
         x[i] = X[i] + u[i];
     bil_project(x + 3, x, xi);
     bil_point(x + 3, xi, xp, Nq, a1, a2, a12);
-    n[0] = a1[1] * a2[2] - a1[2] * a2[1];
-    n[1] = a1[2] * a2[0] - a1[0] * a2[2];
-    n[2] = a1[0] * a2[1] - a1[1] * a2[0];
-    double nl = sqrt(dot3(n, n)), g = 0.0;
-    for (int k = 0; k < 3; k++)
-        n[k] /= nl;
-    for (int k = 0; k < 3; k++)
-        g += n[k] * (x[k] - xp[k]);
-    double v[3];
-    for (int k = 0; k < 3; k++) {
-        v[k] = PW_V[k];
-        for (int q = 0; ud && q < 5; q++)
-            v[k] += (q ? -Nq[q - 1] : 1.0) * ud[3 * q + k];
-    }
-    double vn = dot3(v, n), t[3], tl = 0.0;
-    for (int k = 0; k < 3; k++) {
-        t[k] = v[k] - vn * n[k];
-        tl += t[k] * t[k];
-    }
-    double fn = -PW_KP * g;
-    for (int k = 0; k < 3; k++) {
-        double fc = fn * (n[k] - PW_MU * t[k] / sqrt(tl));
-        F[k] = fc;
-        for (int q = 0; q < 4; q++)
-            F[3 + 3 * q + k] = -Nq[q] * fc;
-    }
+    face_penalty(x, 4, xp, Nq, a1, a2, PW_V, ud, F);
 }
 
 START_TEST(test_preload_matches_penalty)
@@ -782,37 +808,12 @@ static void q9_force(const double *X, const double *u, double *F)
 /* q9_force with the velocities ud added to the travel, as pw_force_v. */
 static void q9_force_v(const double *X, const double *u, const double *ud, double *F)
 {
-    double x[Q9_N], xi[2], xp[3], Nq[9], a1[3], a2[3], x11[3], x12[3], x22[3], n[3];
+    double x[Q9_N], xi[2], xp[3], Nq[9], a1[3], a2[3], x11[3], x12[3], x22[3];
     for (int i = 0; i < Q9_N; i++)
         x[i] = X[i] + u[i];
     q9_project(x + 3, x, xi);
     q9_point(x + 3, xi, xp, Nq, a1, a2, x11, x12, x22);
-    n[0] = a1[1] * a2[2] - a1[2] * a2[1];
-    n[1] = a1[2] * a2[0] - a1[0] * a2[2];
-    n[2] = a1[0] * a2[1] - a1[1] * a2[0];
-    double nl = sqrt(dot3(n, n)), g = 0.0;
-    for (int k = 0; k < 3; k++)
-        n[k] /= nl;
-    for (int k = 0; k < 3; k++)
-        g += n[k] * (x[k] - xp[k]);
-    double v[3];
-    for (int k = 0; k < 3; k++) {
-        v[k] = Q9_V[k];
-        for (int q = 0; ud && q < 10; q++)
-            v[k] += (q ? -Nq[q - 1] : 1.0) * ud[3 * q + k];
-    }
-    double vn = dot3(v, n), t[3], tl = 0.0;
-    for (int k = 0; k < 3; k++) {
-        t[k] = v[k] - vn * n[k];
-        tl += t[k] * t[k];
-    }
-    double fn = -PW_KP * g;
-    for (int k = 0; k < 3; k++) {
-        double fc = fn * (n[k] - PW_MU * t[k] / sqrt(tl));
-        F[k] = fc;
-        for (int q = 0; q < 9; q++)
-            F[3 + 3 * q + k] = -Nq[q] * fc;
-    }
+    face_penalty(x, 9, xp, Nq, a1, a2, Q9_V, ud, F);
 }
 
 /* Node coordinates of the curved face (a shallow bowl z = 0.06 (xi1^2 + 0.5 xi2^2) with a
@@ -1082,6 +1083,26 @@ START_TEST(test_two_nodes_2d_penalty)
 }
 END_TEST
 
+/* The only contact of m, `name`: the nslave nodes ids of substructure S (3D) on a rigid master
+ * with friction mu. The caller sets the master's geometry and motion (a disc: its kind too). */
+static tvds_contact *rigid_contact(tvds_model *m, const char *name, int S, int nslave,
+                                   const long *ids, double mu)
+{
+    m->contacts = tvds_calloc(1, sizeof *m->contacts);
+    m->ncontact = 1;
+    tvds_contact *c = &m->contacts[0];
+    c->name = tvds_strdup(name);
+    c->dim = 3;
+    c->slave_sub = S;
+    c->nslave = nslave;
+    c->slave_nodes = tvds_malloc((size_t)nslave * sizeof(long));
+    memcpy(c->slave_nodes, ids, (size_t)nslave * sizeof(long));
+    c->master_sub = -1;
+    c->master_kind = TVDS_MASTER_RIGID;
+    c->mu_s = c->mu_k = mu;
+    return c;
+}
+
 static const double DK[9] = {1.5e4, 3e3, 2e3, 3e3, 1e4, 1.5e3, 2e3, 1.5e3, 1.2e4};
 
 START_TEST(test_contact_set)
@@ -1133,20 +1154,9 @@ START_TEST(test_contact_set)
     double F1[3] = {0, 0, -50}, F2[3] = {0, 0, 20};
     add_load3(m, S, 0, F1, ID3);
     add_load3(m, S, 1, F2, ID3);
-    m->contacts = tvds_calloc(1, sizeof *m->contacts);
-    m->ncontact = 1;
-    tvds_contact *c = &m->contacts[0];
-    c->name = tvds_strdup("plane");
-    c->dim = 3;
-    c->slave_sub = S;
-    c->nslave = 2;
-    c->slave_nodes = tvds_malloc(2 * sizeof(long));
-    memcpy(c->slave_nodes, ids, sizeof ids);
-    c->master_sub = -1;
-    c->master_kind = TVDS_MASTER_RIGID;
+    tvds_contact *c = rigid_contact(m, "plane", S, 2, ids, 0.3);
     c->rigid_normal[2] = c->rigid_t1[0] = 1.0;
     c->rigid_motion[0] = (tvds_fn){.kind = TVDS_FN_RAMP, .amp = 1e3, .t0 = 0, .t1 = 1e3};
-    c->mu_s = c->mu_k = 0.3;
     o = opts(5, TVDS_CEA_DEFORMED);
     o.slave = TVDS_CEA_ALL_SLAVES;
     ck_assert_msg(tvds_cea_run(m, 0, &s, 1, &o, &ra, &ctx) == TVDS_OK, "%s", ctx.msg);
@@ -1184,20 +1194,9 @@ static tvds_model *lever_blocks(int nslave)
     double F[3][3] = {{0, 0, 10.0}, {0, 0, -100.0}, {0, 0, 100.0}};
     for (int i = 0; i < 3; i++)
         add_load3(m, S, i, F[i], ID3);
-    m->contacts = tvds_calloc(1, sizeof *m->contacts);
-    m->ncontact = 1;
-    tvds_contact *c = &m->contacts[0];
-    c->name = tvds_strdup("plane");
-    c->dim = 3;
-    c->slave_sub = S;
-    c->nslave = nslave;
-    c->slave_nodes = tvds_malloc((size_t)nslave * sizeof(long));
-    memcpy(c->slave_nodes, ids, (size_t)nslave * sizeof(long));
-    c->master_sub = -1;
-    c->master_kind = TVDS_MASTER_RIGID;
+    tvds_contact *c = rigid_contact(m, "plane", S, nslave, ids, 0.3);
     c->rigid_normal[2] = c->rigid_t1[0] = 1.0;
     c->rigid_motion[0] = (tvds_fn){.kind = TVDS_FN_RAMP, .amp = 1e3, .t0 = 0, .t1 = 1e3};
-    c->mu_s = c->mu_k = 0.3;
     return m;
 }
 
@@ -1246,20 +1245,9 @@ static tvds_model *shoe(double r, int belt)
         Mb[4 * k] = DM[k];
     int S = add_sub3(m, "shoe", 1, &id, X, Mb, DK, ID3);
     add_load3(m, S, 0, DF, ID3);
-    m->contacts = tvds_calloc(1, sizeof *m->contacts);
-    m->ncontact = 1;
-    tvds_contact *c = &m->contacts[0];
-    c->name = tvds_strdup("pad");
-    c->dim = 3;
-    c->slave_sub = S;
-    c->nslave = 1;
-    c->slave_nodes = tvds_malloc(sizeof(long));
-    c->slave_nodes[0] = id;
-    c->master_sub = -1;
-    c->mu_s = c->mu_k = DMU;
+    tvds_contact *c = rigid_contact(m, "pad", S, 1, &id, DMU);
     c->rigid_normal[2] = 1.0;
     if (belt) {
-        c->master_kind = TVDS_MASTER_RIGID;
         c->rigid_t1[0] = 1.0;
         c->rigid_motion[1] =
             (tvds_fn){.kind = TVDS_FN_RAMP, .amp = 1e3 * DW * r, .t0 = 0, .t1 = 1e3};
@@ -1409,20 +1397,9 @@ static tvds_model *lateral_block(double v)
         Mb[4 * k] = LB_M, Kb[4 * k] = LB_K[k];
     int S = add_sub3(m, "block", 1, &id, X, Mb, Kb, ID3);
     add_load3(m, S, 0, F, ID3);
-    m->contacts = tvds_calloc(1, sizeof *m->contacts);
-    m->ncontact = 1;
-    tvds_contact *c = &m->contacts[0];
-    c->name = tvds_strdup("plane");
-    c->dim = 3;
-    c->slave_sub = S;
-    c->nslave = 1;
-    c->slave_nodes = tvds_malloc(sizeof(long));
-    c->slave_nodes[0] = id;
-    c->master_sub = -1;
-    c->master_kind = TVDS_MASTER_RIGID;
+    tvds_contact *c = rigid_contact(m, "plane", S, 1, &id, LB_MU);
     c->rigid_normal[2] = c->rigid_t1[0] = 1.0;
     c->rigid_motion[0] = (tvds_fn){.kind = TVDS_FN_RAMP, .amp = -1e3 * v, .t0 = 0, .t1 = 1e3};
-    c->mu_s = c->mu_k = LB_MU;
     return m;
 }
 
@@ -1535,17 +1512,11 @@ START_TEST(test_mirror_share)
      * about both states. Only eigenvalues apart from every other one are
      * checked: a free master node's mode has the same eigenvalue in both families, and any
      * combination of the two is then an eigenvector. */
-    double s[2] = {0.3, 0.75};
     tvds_model *m2 = inclined2d(), *m3 = extruded(1, ID3);
-    tvds_ctx ctx;
-    tvds_ctx_init(&ctx);
+    const double *s = EXT_S;
     for (int st = 0; st < 2; st++) {
-        tvds_cea_options o2 = opts(7, st ? TVDS_CEA_UNDEFORMED : TVDS_CEA_DEFORMED);
-        tvds_cea_options o3 = opts(20, o2.state);
-        o3.mirror = 3;
         tvds_cea_result *r2 = NULL, *r3 = NULL;
-        ck_assert_msg(tvds_cea_run(m2, 0, s, 2, &o2, &r2, &ctx) == TVDS_OK, "%s", ctx.msg);
-        ck_assert_msg(tvds_cea_run(m3, 0, s, 2, &o3, &r3, &ctx) == TVDS_OK, "%s", ctx.msg);
+        plane_and_extrusion(m2, m3, st, 3, &r2, &r3);
         ck_assert_ptr_nonnull(r3->anti);
         ck_assert_ptr_null(r2->anti);
         for (int p = 0; p < 2; p++) {
