@@ -15,6 +15,10 @@
 #define TVDS_TEST_POINTS
 #include "tvds_test.h"
 
+#ifndef TVDS_BIN
+#define TVDS_BIN "build/bin/tvds"
+#endif
+
 #define PI 3.14159265358979323846
 
 START_TEST(test_rms_diff_identical_is_zero)
@@ -672,9 +676,8 @@ START_TEST(test_cli_position_window_on_faces)
                          "branch,s_start [m],s_end [m],f_min [Hz],f_max [Hz],max real part [1/s]\n"
                          "3,0.004,0.007,1990,2010,12.5\n");
     snprintf(cmd, sizeof cmd,
-             "build/bin/tvds compare '%s' --cea '%s' --methods subs-b --no-plots -q -o '%s/out' "
-             "2>'%s/err'",
-             pc.path, pc.dir, pc.dir, pc.dir);
+             "%s compare '%s' --cea '%s' --methods subs-b --no-plots -q -o '%s/out' 2>'%s/err'",
+             TVDS_BIN, pc.path, pc.dir, pc.dir, pc.dir);
     int st = system(cmd);
     ck_assert(WIFEXITED(st));
     ck_assert_int_eq(WEXITSTATUS(st), 2);
@@ -690,9 +693,9 @@ START_TEST(test_cli_position_window_on_faces)
                          "3,0.004,0.007,2000,0.04,0.07,1.5\n"
                          "4,0.030,0.031,2500,nan,nan,nan\n");
     snprintf(cmd, sizeof cmd,
-             "build/bin/tvds compare '%s' --cea '%s' --methods subs-b --no-plots -o '%s/out' "
-             ">/dev/null 2>'%s/err'",
-             pc.path, pc.dir, pc.dir, pc.dir);
+             "%s compare '%s' --cea '%s' --methods subs-b --no-plots -o '%s/out' >/dev/null "
+             "2>'%s/err'",
+             TVDS_BIN, pc.path, pc.dir, pc.dir, pc.dir);
     st = system(cmd);
     ck_assert(WIFEXITED(st));
     ck_assert_int_eq(WEXITSTATUS(st), 0);
