@@ -670,6 +670,34 @@ static void add_load(tvds_model *m, int sub, int dof, double value)
     l->fn = (tvds_fn){.kind = TVDS_FN_CONST, .amp = value};
 }
 
+/* The eigenvalues er + i ei (nd) of the nd x nd row-major matrix A (not modified). */
+static void eig_real(const double *A, int nd, double *er, double *ei)
+{
+    double *B = malloc((size_t)nd * nd * sizeof *B), dum[1];
+    ck_assert_ptr_nonnull(B);
+    memcpy(B, A, (size_t)nd * nd * sizeof *B);
+    ck_assert_int_eq(LAPACKE_dgeev(LAPACK_ROW_MAJOR, 'N', 'N', nd, B, nd, er, ei, dum, 1, dum, 1),
+                     0);
+    free(B);
+}
+
+/* Largest relative distance |mu2 - e| / |mu2| from each of the first nb branches of r (position
+ * 0, mu2 = -lambda^2) to the nearest of the ne eigenvalues e = er + i ei of an undamped reference
+ * M^-1 K (whose s^2 = -e). */
+static double branch_dev(const tvds_cea_result *r, int nb, const double *er, const double *ei,
+                         int ne)
+{
+    double dev = 0.0;
+    for (int b = 0; b < nb; b++) {
+        double complex l = r->re[b] + I * 2 * PI * r->freq[b], mu2 = -(l * l);
+        double best = INFINITY;
+        for (int k = 0; k < ne; k++)
+            best = fmin(best, cabs(mu2 - (er[k] + I * ei[k])) / cabs(mu2));
+        dev = fmax(dev, best);
+    }
+    return dev;
+}
+
 /* Penalty model of the inclined case: contact force from the exact deformed geometry of the
  * segment seg (x_C projected on the deformed T1 T2), normal force kp times the penetration,
  * friction chi mu along the deformed tangent. F (8) is the force on the 8 DoFs. */
@@ -773,26 +801,12 @@ START_TEST(test_deformed_matches_penalty)
     ck_assert_msg(fabs(rd->lambda_n[0] - lnp) < 1e-6 * lnp, "lambda_n %.12g vs penalty %.12g",
                   rd->lambda_n[0], lnp);
     /* Eigenvalues of M^-1 K_T: s^2 = -eig; the penalty mode (~kp / m) is the largest. */
-    double A[64], er[8], ei[8], dum[1];
+    double A[64], er[8], ei[8];
     for (int i = 0; i < 8; i++)
         for (int j = 0; j < 8; j++)
             A[i * 8 + j] = J[i * 8 + j] / md[i];
-    ck_assert_int_eq(LAPACKE_dgeev(LAPACK_ROW_MAJOR, 'N', 'N', 8, A, 8, er, ei, dum, 1, dum, 1), 0);
-    double maxdev_d = 0.0, maxdev_u = 0.0;
-    for (int b = 0; b < 7; b++) {
-        const tvds_cea_result *rs[2] = {rd, ru};
-        for (int q = 0; q < 2; q++) {
-            double re = rs[q]->re[b], w = 2 * PI * rs[q]->freq[b];
-            double complex mu2 = -((re + I * w) * (re + I * w));
-            double best = INFINITY;
-            for (int k = 0; k < 8; k++) {
-                double dev = cabs(mu2 - (er[k] + I * ei[k])) / cabs(mu2);
-                if (dev < best) best = dev;
-            }
-            if (q == 0 && best > maxdev_d) maxdev_d = best;
-            if (q == 1 && best > maxdev_u) maxdev_u = best;
-        }
-    }
+    eig_real(A, 8, er, ei);
+    double maxdev_d = branch_dev(rd, 7, er, ei, 8), maxdev_u = branch_dev(ru, 7, er, ei, 8);
     ck_assert_msg(maxdev_d < 2e-5, "deformed linearisation vs penalty: %g", maxdev_d);
     /* The preload matters here: the undeformed linearisation is far off, so the check above
      * can fail. */
@@ -1139,7 +1153,7 @@ START_TEST(test_multi_rigid_penalty)
     ck_assert_int_eq(r->nred, NB);
     ck_assert_int_eq(r->nbranch, NB);
     /* Penalty model: K_p = K + kp e_y e_y^T - chi mu kp e_x e_y^T at every node. */
-    double chi = -1.0, Kp[ND * ND], u[ND], A[ND * ND], er[ND], ei[ND], dum[1];
+    double chi = -1.0, Kp[ND * ND], u[ND], A[ND * ND], er[ND], ei[ND];
     int ipiv[ND];
     memcpy(Kp, K, sizeof Kp);
     for (int i = 0; i < NB; i++) {
@@ -1159,38 +1173,16 @@ START_TEST(test_multi_rigid_penalty)
     for (int i = 0; i < ND; i++)
         for (int j = 0; j < ND; j++)
             A[i * ND + j] = Kp[i * ND + j] / ms[i];
-    ck_assert_int_eq(LAPACKE_dgeev(LAPACK_ROW_MAJOR, 'N', 'N', ND, A, ND, er, ei, dum, 1, dum, 1),
-                     0);
-    double maxdev = 0.0;
-    for (int b = 0; b < NB; b++) {
-        double re = r->re[b], w = 2 * PI * r->freq[b];
-        double complex mu2 = -((re + I * w) * (re + I * w));
-        double best = INFINITY;
-        for (int k = 0; k < ND; k++) {
-            double dev = cabs(mu2 - (er[k] + I * ei[k])) / cabs(mu2);
-            if (dev < best) best = dev;
-        }
-        if (best > maxdev) maxdev = best;
-    }
+    eig_real(A, ND, er, ei);
+    double maxdev = branch_dev(r, NB, er, ei, ND);
     ck_assert_msg(maxdev < 10 * k0 / kp, "multi-node vs penalty: %g", maxdev);
     /* The friction terms matter: the penalty model without them is far off. */
     for (int i = 0; i < ND; i++)
         for (int j = 0; j < ND; j++)
             A[i * ND + j] =
                 (Kp[i * ND + j] + (i % 2 == 0 && j == i + 1 ? chi * mu * kp : 0.0)) / ms[i];
-    ck_assert_int_eq(LAPACKE_dgeev(LAPACK_ROW_MAJOR, 'N', 'N', ND, A, ND, er, ei, dum, 1, dum, 1),
-                     0);
-    double dev0 = 0.0;
-    for (int b = 0; b < NB; b++) {
-        double re = r->re[b], w = 2 * PI * r->freq[b];
-        double complex mu2 = -((re + I * w) * (re + I * w));
-        double best = INFINITY;
-        for (int k = 0; k < ND; k++) {
-            double dev = cabs(mu2 - (er[k] + I * ei[k])) / cabs(mu2);
-            if (dev < best) best = dev;
-        }
-        if (best > dev0) dev0 = best;
-    }
+    eig_real(A, ND, er, ei);
+    double dev0 = branch_dev(r, NB, er, ei, ND);
     ck_assert_msg(dev0 > 1e-2, "mu = 0 penalty vs multi-node: %g", dev0);
     tvds_cea_result_free(&r);
     tvds_model_free(&m);
@@ -1327,18 +1319,10 @@ START_TEST(test_multi_plane3d)
     for (int i = 0; i < P3_ND; i++)
         for (int j = 0; j < P3_ND; j++)
             A[i * P3_ND + j] = Kp[i * P3_ND + j] / S->M[(size_t)i * P3_ND + i];
-    ck_assert_int_eq(
-        LAPACKE_dgeev(LAPACK_ROW_MAJOR, 'N', 'N', P3_ND, A, P3_ND, er, ei, dum, 1, dum, 1), 0);
-    double dpen = 0.0, drot = 0.0;
+    eig_real(A, P3_ND, er, ei);
+    double dpen = branch_dev(r0, r0->nbranch, er, ei, P3_ND), drot = 0.0;
     for (int b = 0; b < r0->nbranch; b++) {
         double complex l0 = r0->re[b] + I * 2 * PI * r0->freq[b];
-        double complex mu2 = -(l0 * l0);
-        double best = INFINITY;
-        for (int k = 0; k < P3_ND; k++) {
-            double dev = cabs(mu2 - (er[k] + I * ei[k])) / cabs(mu2);
-            if (dev < best) best = dev;
-        }
-        if (best > dpen) dpen = best;
         double complex l1 = r1->re[b] + I * 2 * PI * r1->freq[b];
         double d = cabs(l1 - l0) / cabs(l0);
         if (d > drot) drot = d;
@@ -1388,15 +1372,7 @@ START_TEST(test_multi_plane3d)
     tvds_cea_result *rf = NULL;
     o.no_lateral = 1;
     ck_assert_msg(tvds_cea_run(m0, 0, &s, 1, &o, &rf, &ctx) == TVDS_OK, "%s", ctx.msg);
-    double dfro = 0.0;
-    for (int b = 0; b < rf->nbranch; b++) {
-        double complex l0 = rf->re[b] + I * 2 * PI * rf->freq[b];
-        double complex mu2 = -(l0 * l0);
-        double best = INFINITY;
-        for (int k = 0; k < P3_ND; k++)
-            best = fmin(best, cabs(mu2 - (er[k] + I * ei[k])) / cabs(mu2));
-        dfro = fmax(dfro, best);
-    }
+    double dfro = branch_dev(rf, rf->nbranch, er, ei, P3_ND);
     tvds_cea_result_free(&rf);
     if (getenv("TVDS_TEST_VERBOSE"))
         fprintf(stderr,
@@ -1487,23 +1463,43 @@ static void chain_tol(const tvds_model *m, const tvds_cea_result *d, const tvds_
     }
 }
 
+/* The dense locus (options od) and ARPACK's (options oa) of m at s[0..npos-1] into *d and *a
+ * (the caller frees them): the same branches, windows and eigenvalues within the chain's
+ * perturbation bound (chain_tol). */
+static void arpack_as_dense(const tvds_model *m, const double *s, int npos,
+                            const tvds_cea_options *od, const tvds_cea_options *oa,
+                            tvds_cea_result **d, tvds_cea_result **a)
+{
+    *d = cea_with(m, s, npos, TVDS_CEA_STANDARD, od);
+    *a = cea_with(m, s, npos, TVDS_CEA_ARPACK, oa);
+    double *tol = malloc((size_t)npos * (*d)->nbranch * sizeof *tol);
+    ck_assert_ptr_nonnull(tol);
+    chain_tol(m, *d, *a, tol);
+    same_locus(*d, *a, tol);
+    free(tol);
+}
+
+/* Options of the chain checks: positions as given, evaluated at t = 0.5 s, every slave node. */
+static tvds_cea_options chain_opts(void)
+{
+    tvds_cea_options o = tvds_cea_options_default();
+    o.refine = 0;
+    o.t_eval = 0.5;
+    o.slave = TVDS_CEA_ALL_SLAVES;
+    return o;
+}
+
 START_TEST(test_arpack_chain)
 {
     /* 240 DoFs, 10 contact nodes on a rigid line with friction, preloaded state. */
     tvds_model *m = tvds_bench_cea_chain(240, 10);
     ck_assert_ptr_nonnull(m);
-    tvds_cea_options o = tvds_cea_options_default();
-    o.refine = 0;
-    o.t_eval = 0.5;
-    o.slave = TVDS_CEA_ALL_SLAVES;
+    tvds_cea_options o = chain_opts();
     o.nthreads = 2;
     double s[3] = {0.0, 0.5, 1.0};
-    tvds_cea_result *d = cea_with(m, s, 3, TVDS_CEA_STANDARD, &o);
-    tvds_cea_result *a = cea_with(m, s, 3, TVDS_CEA_ARPACK, &o);
-    double tol[3 * 20];
+    tvds_cea_result *d, *a;
+    arpack_as_dense(m, s, 3, &o, &o, &d, &a);
     ck_assert_int_eq(d->nbranch, 20);
-    chain_tol(m, d, a, tol);
-    same_locus(d, a, tol);
     ck_assert_msg(a->resid_max < 1e-13, "ARPACK backward error %g", a->resid_max);
     ck_assert(a->arpack && !d->arpack);
     /* auto takes ARPACK from TVDS_CEA_ARPACK_MIN_DOFS up; one thread gives the same numbers
@@ -1588,14 +1584,11 @@ START_TEST(test_arpack_rigid_body)
     o.state = TVDS_CEA_UNDEFORMED;
     o.fmin_hz = 0.1;
     double s[2] = {0.0, 1.0};
-    tvds_cea_result *d = cea_with(m, s, 2, TVDS_CEA_STANDARD, &o);
-    tvds_cea_result *a = cea_with(m, s, 2, TVDS_CEA_ARPACK, &o);
+    tvds_cea_result *d, *a;
+    arpack_as_dense(m, s, 2, &o, &o, &d, &a);
     /* K_c is singular: the lowest elastic mode of the free chain is far below the grounded
      * chain's 159 Hz. */
     ck_assert(d->freq[0] > 0.1 && d->freq[0] < 100.0);
-    double tol[2 * 20];
-    chain_tol(m, d, a, tol);
-    same_locus(d, a, tol);
     tvds_cea_result_free(&d);
     tvds_cea_result_free(&a);
     tvds_model_free(&m);
@@ -1609,23 +1602,17 @@ END_TEST
  * size encloses them: a clear error that names the dense solver. */
 START_TEST(test_arpack_enlarges)
 {
-    tvds_cea_options o = tvds_cea_options_default();
-    o.refine = 0;
-    o.t_eval = 0.5;
-    o.slave = TVDS_CEA_ALL_SLAVES;
+    tvds_cea_options o = chain_opts();
     double s[2] = {0.0, 1.0};
     tvds_model *m = tvds_bench_cea_chain(240, 1);
     ck_assert_ptr_nonnull(m);
     tvds_substructure *sub = m->subs[0];
     for (int i = 0; i < sub->n; i++)
         sub->K[(size_t)i * sub->n + i] += 30 * 1e4;
-    tvds_cea_result *d = cea_with(m, s, 2, TVDS_CEA_STANDARD, &o);
-    tvds_cea_result *a = cea_with(m, s, 2, TVDS_CEA_ARPACK, &o);
+    tvds_cea_result *d, *a;
+    arpack_as_dense(m, s, 2, &o, &o, &d, &a);
     ck_assert_int_ge(a->arpack_attempts, 2);
     ck_assert(d->freq[19] < 1.02 * d->freq[0]);
-    double tol[2 * 20];
-    chain_tol(m, d, a, tol);
-    same_locus(d, a, tol);
     tvds_cea_result_free(&d);
     tvds_cea_result_free(&a);
     for (int i = 0; i < sub->n; i++)
@@ -1652,10 +1639,7 @@ END_TEST
  * and says so. */
 START_TEST(test_arpack_complex_shift)
 {
-    tvds_cea_options o = tvds_cea_options_default();
-    o.refine = 0;
-    o.t_eval = 0.5;
-    o.slave = TVDS_CEA_ALL_SLAVES;
+    tvds_cea_options o = chain_opts();
     double s[3] = {0.0, 0.5, 1.0};
     tvds_model *m = tvds_bench_cea_chain(240, 10);
     ck_assert_ptr_nonnull(m);
@@ -1663,12 +1647,9 @@ START_TEST(test_arpack_complex_shift)
     ck_assert_double_eq_tol(TVDS_BENCH_CEA_CHAIN_FG, sqrt(kg / mass) / (2 * PI), 1e-12);
     tvds_cea_options od = o;
     o.shift_hz = TVDS_BENCH_CEA_CHAIN_FG;
-    tvds_cea_result *d = cea_with(m, s, 3, TVDS_CEA_STANDARD, &od);
-    tvds_cea_result *a = cea_with(m, s, 3, TVDS_CEA_ARPACK, &o);
-    double tol[3 * 20];
+    tvds_cea_result *d, *a;
+    arpack_as_dense(m, s, 3, &od, &o, &d, &a);
     ck_assert_int_eq(d->nbranch, 20);
-    chain_tol(m, d, a, tol);
-    same_locus(d, a, tol);
     ck_assert_msg(a->resid_max < 1e-13, "complex shift: backward error %g", a->resid_max);
     ck_assert_int_eq(a->arpack_attempts, 1);
     ck_assert(d->freq[0] >= TVDS_BENCH_CEA_CHAIN_FG * (1 - 1e-12));
@@ -1696,12 +1677,8 @@ START_TEST(test_arpack_complex_shift)
         od.shift_hz = 0.0;
         od.solver = TVDS_CEA_ARPACK;
         o.shift_hz = sqrt((1 + stiffer[k]) * kg / mass) / (2 * PI);
-        d = cea_with(m, s, 2, TVDS_CEA_STANDARD, &od);
-        a = cea_with(m, s, 2, TVDS_CEA_ARPACK, &o);
+        arpack_as_dense(m, s, 2, &od, &o, &d, &a);
         ck_assert(d->freq[19] < (k ? 1.002 : 1.02) * d->freq[0]);
-        double tol2[2 * 20];
-        chain_tol(m, d, a, tol2);
-        same_locus(d, a, tol2);
         ck_assert_msg(a->resid_max < 1e-13, "complex shift: backward error %g", a->resid_max);
         ck_assert_int_eq(a->arpack_attempts, 1);
         tvds_cea_result *r = NULL;
