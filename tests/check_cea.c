@@ -302,28 +302,43 @@ END_TEST
  *   (m + m2) y'' + K21 x + (K22 + kH) y = 0. */
 static const double FM = 1.0, FM2 = 0.5, FK1 = 1.5e4, FK2 = 1e4, FK3 = 1e4, FKH = 2e4;
 
-static tvds_model *oscillator(double mu)
+/* The block of the flutter test into m at (x, 0): mass FM in x and y, springs k1 and k2 along
+ * them and k3 at 45 degrees (K = [k1 + k3/2, k3/2; k3/2, k2 + k3/2]); returns its index. */
+static int add_flutter_block(tvds_model *m, double x)
 {
-    tvds_model *m = tvds_model_create();
-    dof_spec ds[2] = {{1, TVDS_DIR_X, 0.5, 0}, {1, TVDS_DIR_Y, 0.5, 0}};
+    dof_spec ds[2] = {{1, TVDS_DIR_X, x, 0}, {1, TVDS_DIR_Y, x, 0}};
     double ms[2] = {FM, FM}, ks[2] = {FK1 + FK3 / 2, FK2 + FK3 / 2};
     int S = add_sub(m, "block", 2, ms, ks, ds);
     m->subs[S]->K[1] = m->subs[S]->K[2] = FK3 / 2; /* k3 cos45 sin45 */
+    return S;
+}
+
+/* The block on the two-node belt of springs kx = 1e4, kH / 2 (node masses m2 / 2), fixed in x;
+ * tie: the nodes tied in y (else free vertically on their springs). The block slides towards
+ * +x relative to the belt: chi = +1. */
+static tvds_model *block_on_two_nodes(double mu, int tie)
+{
+    tvds_model *m = tvds_model_create();
+    int S = add_flutter_block(m, 0.5);
     dof_spec db[4] = {{10, TVDS_DIR_X, 0, 0},
                       {10, TVDS_DIR_Y, 0, 0},
                       {11, TVDS_DIR_X, 1, 0},
                       {11, TVDS_DIR_Y, 1, 0}};
     double mb[4] = {FM2 / 2, FM2 / 2, FM2 / 2, FM2 / 2}, kb[4] = {1e4, FKH / 2, 1e4, FKH / 2};
     int B = add_sub(m, "belt", 4, mb, kb, db);
-    tvds_term fx0 = {B, 0, 1.0}, fx1 = {B, 2, 1.0}, tie[2] = {{B, 1, 1.0}, {B, 3, -1.0}};
+    tvds_term fx0 = {B, 0, 1.0}, fx1 = {B, 2, 1.0}, ty[2] = {{B, 1, 1.0}, {B, 3, -1.0}};
     add_bil(m, 1, &fx0);
     add_bil(m, 1, &fx1);
-    add_bil(m, 2, tie);
+    if (tie) add_bil(m, 2, ty);
     long mn[2] = {10, 11};
     add_contact(m, S, 1, B, 2, mn, mu);
-    /* The block slides towards +x relative to the belt: chi = +1. */
     m->contacts[0].slave_kin[0] = (tvds_fn){.kind = TVDS_FN_RAMP, .amp = 1e3, .t0 = 0, .t1 = 1e4};
     return m;
+}
+
+static tvds_model *oscillator(double mu)
+{
+    return block_on_two_nodes(mu, 1);
 }
 
 /* Coefficients of det(K - L M) = A L^2 + B L + C in L = omega^2 for x = chi mu. */
@@ -557,10 +572,7 @@ static void add_load(tvds_model *m, int sub, int dof, double value);
 static tvds_model *block_on_belt(double press)
 {
     tvds_model *m = tvds_model_create();
-    dof_spec ds[2] = {{1, TVDS_DIR_X, 0, 0}, {1, TVDS_DIR_Y, 0, 0}};
-    double ms[2] = {FM, FM}, ks[2] = {FK1 + FK3 / 2, FK2 + FK3 / 2};
-    int S = add_sub(m, "block", 2, ms, ks, ds);
-    m->subs[S]->K[1] = m->subs[S]->K[2] = FK3 / 2;
+    int S = add_flutter_block(m, 0.0);
     if (press != 0.0) add_load(m, S, 1, -press);
     long dummy = 0;
     add_contact(m, S, 1, -1, 1, &dummy, 0.4);
@@ -851,24 +863,7 @@ END_TEST
  * the contact change with alpha, and so does the critical friction coefficient. */
 static tvds_model *oscillator_free_nodes(double mu)
 {
-    tvds_model *m = tvds_model_create();
-    dof_spec ds[2] = {{1, TVDS_DIR_X, 0.5, 0}, {1, TVDS_DIR_Y, 0.5, 0}};
-    double ms[2] = {FM, FM}, ks[2] = {FK1 + FK3 / 2, FK2 + FK3 / 2};
-    int S = add_sub(m, "block", 2, ms, ks, ds);
-    m->subs[S]->K[1] = m->subs[S]->K[2] = FK3 / 2;
-    dof_spec db[4] = {{10, TVDS_DIR_X, 0, 0},
-                      {10, TVDS_DIR_Y, 0, 0},
-                      {11, TVDS_DIR_X, 1, 0},
-                      {11, TVDS_DIR_Y, 1, 0}};
-    double mb[4] = {FM2 / 2, FM2 / 2, FM2 / 2, FM2 / 2}, kb[4] = {1e4, FKH / 2, 1e4, FKH / 2};
-    int B = add_sub(m, "belt", 4, mb, kb, db);
-    tvds_term fx0 = {B, 0, 1.0}, fx1 = {B, 2, 1.0};
-    add_bil(m, 1, &fx0);
-    add_bil(m, 1, &fx1);
-    long mn[2] = {10, 11};
-    add_contact(m, S, 1, B, 2, mn, mu);
-    m->contacts[0].slave_kin[0] = (tvds_fn){.kind = TVDS_FN_RAMP, .amp = 1e3, .t0 = 0, .t1 = 1e4};
-    return m;
+    return block_on_two_nodes(mu, 0);
 }
 
 START_TEST(test_refine_finds_narrow_window)
@@ -1010,6 +1005,29 @@ static tvds_model *two_oscillators_two_contacts(double mu)
     return m;
 }
 
+/* Each of the 2 branches of r1 (one system) found twice among the 4 of r2 (two copies of it),
+ * within 1e-6 (relative); returns the largest such distance. what, mu: the message's. */
+static double found_twice(const tvds_cea_result *r1, const tvds_cea_result *r2, const char *what,
+                          double mu)
+{
+    double worst = 0.0;
+    for (int b = 0; b < 2; b++) {
+        double complex l1 = r1->re[b] + I * 2 * PI * r1->freq[b];
+        int hits = 0;
+        for (int q = 0; q < 4; q++) {
+            double complex l2 = r2->re[q] + I * 2 * PI * r2->freq[q];
+            double d = cabs(l2 - l1) / cabs(l1);
+            if (d < 1e-6) {
+                hits++;
+                worst = fmax(worst, d);
+            }
+        }
+        ck_assert_msg(hits == 2, "%s, mu %g: eigenvalue %g%+gi found %d times", what, mu, creal(l1),
+                      cimag(l1), hits);
+    }
+    return worst;
+}
+
 START_TEST(test_multi_two_systems)
 {
     /* Both nodes active: every eigenvalue of the single oscillator appears twice, below and
@@ -1035,20 +1053,7 @@ START_TEST(test_multi_two_systems)
         ck_assert_msg(tvds_cea_run(m2, 0, &s, 1, &o, &r2, &ctx) == TVDS_OK, "%s", ctx.msg);
         ck_assert_int_eq(r2->nred, 2 * r1->nred);
         ck_assert(r2->chi == 1.0);
-        for (int b = 0; b < 2; b++) {
-            double complex l1 = r1->re[b] + I * 2 * PI * r1->freq[b];
-            int hits = 0;
-            for (int q = 0; q < 4; q++) {
-                double complex l2 = r2->re[q] + I * 2 * PI * r2->freq[q];
-                double d = cabs(l2 - l1) / cabs(l1);
-                if (d < 1e-6) {
-                    hits++;
-                    if (d > worst) worst = d;
-                }
-            }
-            ck_assert_msg(hits == 2, "mu %g: eigenvalue %g%+gi found %d times", mus[k], creal(l1),
-                          cimag(l1), hits);
-        }
+        worst = fmax(worst, found_twice(r1, r2, "one contact", mus[k]));
         ck_assert_int_eq(r2->nwin, k == 1 ? 2 : 0);
         /* As two contacts (TVDS_CEA_ALL_CONTACTS): the same eigenvalues again. */
         tvds_model *m3 = two_oscillators_two_contacts(mus[k]);
@@ -1056,20 +1061,7 @@ START_TEST(test_multi_two_systems)
         ck_assert_msg(tvds_cea_run(m3, TVDS_CEA_ALL_CONTACTS, &s, 1, &o, &r3, &ctx) == TVDS_OK,
                       "%s", ctx.msg);
         ck_assert_int_eq(r3->nred, 2 * r1->nred);
-        for (int b = 0; b < 2; b++) {
-            double complex l1 = r1->re[b] + I * 2 * PI * r1->freq[b];
-            int hits = 0;
-            for (int q = 0; q < 4; q++) {
-                double complex l3 = r3->re[q] + I * 2 * PI * r3->freq[q];
-                double d = cabs(l3 - l1) / cabs(l1);
-                if (d < 1e-6) {
-                    hits++;
-                    if (d > worst) worst = d;
-                }
-            }
-            ck_assert_msg(hits == 2, "two contacts, mu %g: eigenvalue found %d times", mus[k],
-                          hits);
-        }
+        worst = fmax(worst, found_twice(r1, r3, "two contacts", mus[k]));
         tvds_cea_result_free(&r3);
         tvds_model_free(&m3);
         tvds_cea_result_free(&r1);
@@ -1091,6 +1083,27 @@ START_TEST(test_multi_two_systems)
 }
 END_TEST
 
+/* A full symmetric positive definite stiffness K = k0 (Q Q^T / n + I) (n x n), Q with entries
+ * in [-1, 1) from a fixed linear congruence started at seed. */
+static void spd_stiffness(int n, double k0, unsigned long long seed, double *K)
+{
+    double *Q = malloc((size_t)n * n * sizeof *Q);
+    ck_assert_ptr_nonnull(Q);
+    unsigned long long st = seed;
+    for (int i = 0; i < n * n; i++) {
+        st = st * 6364136223846793005ULL + 1442695040888963407ULL;
+        Q[i] = (double)(st >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+    }
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            double a = i == j ? 1.0 : 0.0;
+            for (int q = 0; q < n; q++)
+                a += Q[i * n + q] * Q[j * n + q] / n;
+            K[i * n + j] = k0 * a;
+        }
+    free(Q);
+}
+
 START_TEST(test_multi_rigid_penalty)
 {
     /* NB blocks in one substructure with a full symmetric positive definite stiffness (every x
@@ -1110,21 +1123,11 @@ START_TEST(test_multi_rigid_penalty)
         kd[2 * i] = kd[2 * i + 1] = 0.0;
     }
     int S = add_sub(m, "blocks", ND, ms, kd, ds);
-    /* K = k0 (Q Q^T / ND + I), Q with entries in [-1, 1) from a fixed linear congruence. */
-    double Q[ND * ND], K[ND * ND];
-    unsigned long long st = 12345;
-    for (int i = 0; i < ND * ND; i++) {
-        st = st * 6364136223846793005ULL + 1442695040888963407ULL;
-        Q[i] = (double)(st >> 11) / 9007199254740992.0 * 2.0 - 1.0;
-    }
+    double K[ND * ND];
+    spd_stiffness(ND, k0, 12345, K);
     for (int i = 0; i < ND; i++)
-        for (int j = 0; j < ND; j++) {
-            double a = i == j ? 1.0 : 0.0;
-            for (int q = 0; q < ND; q++)
-                a += Q[i * ND + q] * Q[j * ND + q] / ND;
-            K[i * ND + j] = k0 * a;
-            m->subs[S]->K[(size_t)j * ND + i] = k0 * a;
-        }
+        for (int j = 0; j < ND; j++)
+            m->subs[S]->K[(size_t)j * ND + i] = K[i * ND + j];
     long dummy = 0;
     add_contact(m, S, 1, -1, 1, &dummy, mu);
     tvds_contact *c = &m->contacts[0];
@@ -1209,19 +1212,8 @@ static tvds_model *plane3d(const double R[9], double *K0)
             kd[3 * i + k] = 0.0;
         }
     int S = add_sub(m, "blocks", P3_ND, ms, kd, ds);
-    double Q[P3_ND * P3_ND], K[P3_ND * P3_ND], G[P3_ND * P3_ND] = {0};
-    unsigned long long st = 777;
-    for (int i = 0; i < P3_ND * P3_ND; i++) {
-        st = st * 6364136223846793005ULL + 1442695040888963407ULL;
-        Q[i] = (double)(st >> 11) / 9007199254740992.0 * 2.0 - 1.0;
-    }
-    for (int i = 0; i < P3_ND; i++)
-        for (int j = 0; j < P3_ND; j++) {
-            double a = i == j ? 1.0 : 0.0;
-            for (int q = 0; q < P3_ND; q++)
-                a += Q[i * P3_ND + q] * Q[j * P3_ND + q] / P3_ND;
-            K[i * P3_ND + j] = P3_K0 * a;
-        }
+    double K[P3_ND * P3_ND], G[P3_ND * P3_ND] = {0};
+    spd_stiffness(P3_ND, P3_K0, 777, K);
     if (K0) memcpy(K0, K, sizeof K);
     for (int b = 0; b < P3_NB; b++)
         for (int i = 0; i < 3; i++)
