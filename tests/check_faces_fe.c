@@ -125,29 +125,37 @@ static void cross(const double *a, const double *b, double *c)
     c[2] = a[0] * b[1] - a[1] * b[0];
 }
 
-START_TEST(test_face_tables_outward)
+/* The deck job.inp of one element of type REF[t], id elem, on the nodes X (ids 1, 2, ...), all
+ * its faces in *SURFACE ALL (more than 15 nodes continue on the next line, as CalculiX writes
+ * them), imported with fake matrices; the import must succeed. */
+static tvds_fe_model *one_element(int t, double X[20][3], int elem)
 {
-    int t = _i / 2, distort = _i % 2;
-    double X[20][3];
-    ref_element(t, distort, X);
     int nn = REF[t].nnode;
     char deck[4096];
     size_t k = (size_t)snprintf(deck, sizeof deck, "*NODE\n");
     for (int a = 0; a < nn; a++)
         k += (size_t)snprintf(deck + k, sizeof deck - k, "%d, %.17g, %.17g, %.17g\n", a + 1,
                               X[a][0], X[a][1], X[a][2]);
-    /* Element 7; more than 15 nodes continue on the next line, as CalculiX writes them. */
-    k += (size_t)snprintf(deck + k, sizeof deck - k, "*ELEMENT, TYPE=%s\n7", REF[t].type);
+    k += (size_t)snprintf(deck + k, sizeof deck - k, "*ELEMENT, TYPE=%s\n%d", REF[t].type, elem);
     for (int a = 0; a < nn; a++)
         k += (size_t)snprintf(deck + k, sizeof deck - k, "%s%d", a == 15 ? ",\n" : ", ", a + 1);
     k += (size_t)snprintf(deck + k, sizeof deck - k, "\n*SURFACE, NAME=ALL\n");
     for (int f = 0; f < REF[t].nface; f++)
-        k += (size_t)snprintf(deck + k, sizeof deck - k, "7, S%d\n", f + 1);
+        k += (size_t)snprintf(deck + k, sizeof deck - k, "%d, S%d\n", elem, f + 1);
     tvds_test_write_file(dir, "job.inp", deck);
     fake_matrices(nn, NULL);
     tvds_ctx ctx;
     tvds_fe_model *m = NULL;
     ck_assert_msg(import(&m, NULL, &ctx) == TVDS_OK, "%s", ctx.msg);
+    return m;
+}
+
+START_TEST(test_face_tables_outward)
+{
+    int t = _i / 2, distort = _i % 2;
+    double X[20][3];
+    ref_element(t, distort, X);
+    tvds_fe_model *m = one_element(t, X, 7);
     ck_assert_int_eq(m->nfsets, 1);
     const tvds_faceset *fs = &m->fsets[0];
     ck_assert_str_eq(fs->name, "ALL");
@@ -726,22 +734,7 @@ START_TEST(test_ccx_face_labels)
     double X[20][3];
     ref_element(t, 0, X);
     int nn = REF[t].nnode;
-    char deck[4096];
-    size_t k = (size_t)snprintf(deck, sizeof deck, "*NODE\n");
-    for (int a = 0; a < nn; a++)
-        k += (size_t)snprintf(deck + k, sizeof deck - k, "%d, %.17g, %.17g, %.17g\n", a + 1,
-                              X[a][0], X[a][1], X[a][2]);
-    k += (size_t)snprintf(deck + k, sizeof deck - k, "*ELEMENT, TYPE=%s\n1", REF[t].type);
-    for (int a = 0; a < nn; a++)
-        k += (size_t)snprintf(deck + k, sizeof deck - k, "%s%d", a == 15 ? ",\n" : ", ", a + 1);
-    k += (size_t)snprintf(deck + k, sizeof deck - k, "\n*SURFACE, NAME=ALL\n");
-    for (int f = 0; f < REF[t].nface; f++)
-        k += (size_t)snprintf(deck + k, sizeof deck - k, "1, S%d\n", f + 1);
-    tvds_test_write_file(dir, "job.inp", deck);
-    fake_matrices(nn, NULL);
-    tvds_ctx ctx;
-    tvds_fe_model *m = NULL;
-    ck_assert_msg(import(&m, NULL, &ctx) == TVDS_OK, "%s", ctx.msg);
+    tvds_fe_model *m = one_element(t, X, 1);
     const tvds_faceset *fs = &m->fsets[0];
     double worst = 0.0;
     for (int f = 1; f < fs->nface; f++) {
