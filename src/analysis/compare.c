@@ -326,10 +326,10 @@ static int opts_methods(const tvds_compare_opts *o, int *meth)
 }
 
 /* Unstable windows from the options (or the one-window shorthand f_cea, s_cea0, s_cea1). Times
- * that are not finite are found later from the contact's position channel. */
-/* Windows from the options into res. faces: the reported contact's master is a face set, whose
- * position channel holds natural coordinates: there a window needs its times, since a position
- * along a face set is no path abscissa (docs/burst-metrics.md, "Window times"). */
+ * that are not finite are found later from the contact's position channel, except on a face set
+ * (faces: the reported contact's master is one), whose position channel holds natural
+ * coordinates: there a window needs its times, a position along a face set being no path
+ * abscissa (docs/burst-metrics.md, "Window times"). */
 static int setup_windows(const tvds_compare_opts *o, int faces, tvds_compare_result *res,
                          tvds_ctx *ctx)
 {
