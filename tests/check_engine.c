@@ -1663,6 +1663,19 @@ static void paths_agree(tvds_model *m, long nsteps, int hook, int *crossed, int 
     tvds_data_free(&db);
 }
 
+/* The beam-on-beam case (models/beam_on_beam/beam_on_beam.ini) with the given method. */
+static tvds_model *bob_model(int method)
+{
+    tvds_model *m = NULL;
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    ck_assert_msg(tvds_case_read("models/beam_on_beam/beam_on_beam.ini", NULL, 0, &m, &ctx) ==
+                      TVDS_OK,
+                  "%s", ctx.msg);
+    m->opt.method = method;
+    return m;
+}
+
 static void seg2d_paths_agree(tvds_model *m, long nsteps, int *crossed, int *regained)
 {
     int flips;
@@ -1679,12 +1692,7 @@ START_TEST(test_seg2d_geometry_path)
     seg2d_paths_agree(m, 1000000, &crossed, &regained);
     ck_assert_int_ge(crossed, 5);
     tvds_model_free(&m);
-    tvds_ctx ctx;
-    tvds_ctx_init(&ctx);
-    ck_assert_msg(tvds_case_read("models/beam_on_beam/beam_on_beam.ini", NULL, 0, &m, &ctx) ==
-                      TVDS_OK,
-                  "%s", ctx.msg);
-    m->opt.method = method;
+    m = bob_model(method);
     seg2d_paths_agree(m, 6000, &crossed, &regained);
     ck_assert_int_ge(regained, 2);
     tvds_model_free(&m);
@@ -1708,15 +1716,12 @@ START_TEST(test_reuse_paths)
     paths_agree(m, 1000000, 1, &crossed, &regained, &flips);
     ck_assert_int_ge(crossed, 5);
     tvds_model_free(&m);
-    tvds_ctx ctx;
-    tvds_ctx_init(&ctx);
-    ck_assert_msg(tvds_case_read("models/beam_on_beam/beam_on_beam.ini", NULL, 0, &m, &ctx) ==
-                      TVDS_OK,
-                  "%s", ctx.msg);
-    m->opt.method = method;
+    m = bob_model(method);
     paths_agree(m, 6000, 1, &crossed, &regained, &flips);
     ck_assert_int_ge(regained, 2);
     tvds_model_free(&m);
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
     char dir[64], cpath[600];
     tvds_test_mkdtemp(dir, sizeof dir, "/tmp/tvds_reuse_");
     ck_assert_int_eq(tvds_bench_synthetic_pad_write(dir, 120, 12, cpath, sizeof cpath, &ctx),
