@@ -1617,6 +1617,21 @@ START_TEST(test_local_search)
 }
 END_TEST
 
+/* Every channel of every group of da and db bit for bit after step k. */
+static void channels_identical(const tvds_data *da, const tvds_data *db, long k)
+{
+    for (int g = 0; g < TVDS_GROUP_COUNT; g++) {
+        int na, nb;
+        const double *va, *vb;
+        tvds_channels(da, g, &na, NULL, &va);
+        tvds_channels(db, g, &nb, NULL, &vb);
+        ck_assert_int_eq(na, nb);
+        for (int j = 0; j < na; j++)
+            ck_assert_msg(memcmp(&va[j], &vb[j], sizeof(double)) == 0,
+                          "step %ld group %d channel %d: %.17g vs %.17g", k, g, j, va[j], vb[j]);
+    }
+}
+
 /* A 2D segment master's one-call geometry (sim_seg2d_geometry: closest point, frame and point
  * with each master node read once, the entries' predicted displacements taken from it) against
  * the kind's table (test hook d->geometry_table), every channel of every group bit for bit at
@@ -1637,17 +1652,7 @@ static void paths_agree(tvds_model *m, long nsteps, int hook, int *crossed, int 
     for (long k = 0; k < nsteps && tvds_data_time(da) < m->opt.t_end; k++) {
         ck_assert_msg(tvds_step(m, da, &ctx) == TVDS_OK, "%s", ctx.msg);
         ck_assert_msg(tvds_step(m, db, &ctx) == TVDS_OK, "%s", ctx.msg);
-        for (int g = 0; g < TVDS_GROUP_COUNT; g++) {
-            int na, nb;
-            const double *va, *vb;
-            tvds_channels(da, g, &na, NULL, &va);
-            tvds_channels(db, g, &nb, NULL, &vb);
-            ck_assert_int_eq(na, nb);
-            for (int j = 0; j < na; j++)
-                ck_assert_msg(memcmp(&va[j], &vb[j], sizeof(double)) == 0,
-                              "step %ld group %d channel %d: %.17g vs %.17g", k, g, j, va[j],
-                              vb[j]);
-        }
+        channels_identical(da, db, k);
         const sim_cp *c = &da->cp[0];
         if (seg0 < 0) seg0 = c->seg;
         seg1 = c->seg;
@@ -1743,6 +1748,58 @@ START_TEST(test_reuse_paths)
     ck_assert_int_ge(flips, 10);
     tvds_model_free(&m);
     tvds_test_rmtree(dir);
+}
+END_TEST
+
+/* Coordinates of x and x_prev in (0, SIM_TINY) in magnitude, over all substructures. */
+static int tiny_coords(const tvds_data *d)
+{
+    int nt = 0;
+    for (int i = 0; i < d->nsub; i++)
+        for (int k = 0; k < d->sub[i].n; k++) {
+            double a = fabs(d->sub[i].x[k]), b = fabs(d->sub[i].x_prev[k]);
+            nt += (a > 0.0 && a < SIM_TINY) + (b > 0.0 && b < SIM_TINY);
+        }
+    return nt;
+}
+
+/* Tiny coordinates set to zero (sim_flush_tiny): while the beam-on-beam's preload ramps, the
+ * damped high modes of beam 2 decay below 2^-500 (towards the subnormal range) between the
+ * tip's contacts. The run that sets them to zero every SIM_FLUSH_EVERY steps publishes every
+ * channel bit for bit as the run that keeps them (test hook d->flush_off), and right after a
+ * flush its state has none left. _i: subs-b, FiLm, subs-b with exact propagation. */
+START_TEST(test_flush_tiny)
+{
+    static const int methods[] = {TVDS_METHOD_SUBS_B, TVDS_METHOD_FILM, TVDS_METHOD_SUBS_B};
+    tvds_model *m = bob_model(methods[_i]);
+    if (_i == 2) {
+        m->opt.integrator = TVDS_INTEGRATOR_EXACT;
+        m->opt.f_band = 11e3; /* the step of the band of interest (docs/theory.md 10b) */
+    }
+    tvds_ctx ctx;
+    tvds_data *da = data_new(m, &ctx), *db = data_new(m, &ctx);
+    db->flush_off = 1;
+    int kept = 0;
+    for (long k = 0; k < 16000; k++) {
+        ck_assert_msg(tvds_step(m, da, &ctx) == TVDS_OK, "%s", ctx.msg);
+        ck_assert_msg(tvds_step(m, db, &ctx) == TVDS_OK, "%s", ctx.msg);
+        channels_identical(da, db, k);
+        if (k % SIM_FLUSH_EVERY == 0) {
+            /* This step began with a flush: its x_prev is the flushed x. */
+            for (int i = 0; i < da->nsub; i++)
+                for (int j = 0; j < da->sub[i].n; j++) {
+                    double a = fabs(da->sub[i].x_prev[j]);
+                    ck_assert_msg(a == 0.0 || a >= SIM_TINY, "step %ld sub %d coordinate %d: %g",
+                                  k, i, j, a);
+                }
+            int nt = tiny_coords(db);
+            if (nt > kept) kept = nt;
+        }
+    }
+    ck_assert_int_ge(kept, 10); /* the run without the flush keeps tiny coordinates */
+    tvds_data_free(&da);
+    tvds_data_free(&db);
+    tvds_model_free(&m);
 }
 END_TEST
 
@@ -2172,6 +2229,7 @@ Suite *engine_suite(void)
     tcase_add_loop_test(tl, test_local_search, 0, 2);
     tcase_add_loop_test(tl, test_seg2d_geometry_path, 0, 4);
     tcase_add_loop_test(tl, test_reuse_paths, 0, 4);
+    tcase_add_loop_test(tl, test_flush_tiny, 0, 3);
     tcase_add_test(tl, test_penalty_surface);
     tcase_add_loop_test(tl, test_pad_rows, 0, 3);
     tcase_add_loop_test(tl, test_lumped_path, 0, 2);

@@ -92,6 +92,11 @@ typedef struct sim_sub {
 /* Steps between two energy evaluations at the most (the runaway-energy guard) when the
  * channels are published less often (tvds_set_record). */
 #define SIM_ENERGY_EVERY 1024
+/* Every SIM_FLUSH_EVERY steps the state coordinates of magnitude below SIM_TINY = 2^-500
+ * (3.1e-151) are set to zero (sim_flush_tiny, docs/theory.md "Tiny coordinates"): below it the
+ * product of two coordinates (energies, work sums) is no longer a normal double. */
+#define SIM_FLUSH_EVERY 64
+#define SIM_TINY 0x1p-500
 
 /* Maximal entries in one contact row: the slave and the nodes of a 9-node face, 3 directions
  * each. A row holds only its point's actual entries (2D segment: 6, rigid: dim), and the
@@ -262,6 +267,7 @@ struct tvds_data {
                            assembly, a contact point's entries built anew at every detection and
                            their displacements e_u and keys e_cand, e_comp read again at every
                            use */
+    int flush_off;      /* test hook (tests/check_engine.c): 1 = no sim_flush_tiny */
     int geometry_table; /* test hook (tests/check_engine.c): 1 = a 2D segment master's geometry
                            through the kind's table (closest, frame, point, weights) instead of
                            its one-call path (sim_seg2d_geometry) */
@@ -309,6 +315,12 @@ int sim_cand_comp(const tvds_substructure *S, sim_sub *s, int with_stiffness, tv
 void sim_lumped_kx(const sim_sub *s, const double *x, const double *xp, double *y, double *yd);
 /* State buffer which (0, 1, 2; -1: all) of every substructure was rewritten: new version. */
 void sim_touch(tvds_data *d, int which);
+/* Set to zero the coordinates of x and x_prev of magnitude below SIM_TINY (nonzero): the
+ * damped high modes of a substructure that nothing excites decay towards the subnormal range,
+ * where the processor computes in microcode, 10 to 100 times slower, and they would stay
+ * there (docs/performance.md, "Tiny coordinates"). A substructure with such a coordinate gets
+ * new versions of both buffers (its caches are recomputed). Returns the number set to 0. */
+long sim_flush_tiny(tvds_data *d);
 /* Rotate the state buffers after a step (x_prev <- x <- x_new) with their caches. */
 void sim_rotate(tvds_data *d);
 /* Undeformed coordinates of (sub, node) and its DoF indices per direction (x, y, z). */

@@ -160,6 +160,27 @@ void sim_touch(tvds_data *d, int which)
             }
 }
 
+long sim_flush_tiny(tvds_data *d)
+{
+    long nz = 0;
+    for (int i = 0; i < d->nsub; i++) {
+        sim_sub *s = &d->sub[i];
+        long z0 = nz;
+        double *v[2] = {s->x, s->x_prev};
+        for (int b = 0; b < 2; b++)
+            for (int k = 0; k < s->n; k++)
+                if (v[b][k] != 0.0 && fabs(v[b][k]) < SIM_TINY) {
+                    v[b][k] = 0.0;
+                    nz++;
+                }
+        if (nz > z0) {
+            s->ver[0] = ++d->ver_counter;
+            s->ver[2] = ++d->ver_counter;
+        }
+    }
+    return nz;
+}
+
 void sim_rotate(tvds_data *d)
 {
     for (int i = 0; i < d->nsub; i++) {
