@@ -304,6 +304,29 @@ static int bench_methods(btab *t, const char *case_path, int R, int quick)
             "predictor, 3 dots, 2 corrections, work sums per substructure; median of %d x %ld", Rm,
             nseg);
         add(t, "floor", "subs-b / floor", b / fl, "-", "same run");
+        /* The first 10 ms in ten segments of 4 000 steps, one run: what each phase of the
+         * preload ramp costs (tip open, chattering, sliding), and a guard against one phase
+         * much slower than the rest (tiny coordinates once made four of them 4-11 x slower,
+         * docs/performance.md). */
+        double useg[10], lo = 0.0, hi = 0.0;
+        tvds_bench_timing ts;
+        m->opt.method = TVDS_METHOD_SUBS_B;
+        if ((rc = tvds_bench_segments(m, 4000, 10, useg, &ts, &ctx))) {
+            fail("subs-b segments", rc, &ctx);
+            goto done;
+        }
+        char list[96];
+        int len = 0;
+        for (int k = 0; k < 10; k++) {
+            if (k == 0 || useg[k] < lo) lo = useg[k];
+            if (k == 0 || useg[k] > hi) hi = useg[k];
+            len += snprintf(list + len, sizeof list - (size_t)len, "%s%.2f", k ? " " : "",
+                            useg[k]);
+            if (len >= (int)sizeof list) break;
+        }
+        add(t, "floor", "subs-b fastest 1 ms / floor", lo / fl, "-",
+            "10 segments of 4000 steps from rest, us/step: %s", list);
+        add(t, "floor", "subs-b slowest 1 ms / floor", hi / fl, "-", "same segments");
     }
     /* Exact modal propagation (docs/theory.md 10b): the same steps, then the step of the band
      * of interest (f_band = 11 kHz, above the 10.6 kHz squeal pair) over the whole transient. */
