@@ -74,7 +74,10 @@ static double fn_value(const tvds_fn *f, double t, int order)
             base = order == 0 ? (t >= f->t0 ? f->amp : 0.0) : 0.0;
         } else {
             double x = (t - f->t0) / T;
-            base = f->amp * smooth_ramp(x, order) / pow(T, order);
+            /* T^order: pow only for order 2 (T^0 and T^1 are exact without the call, which
+             * the run makes at every step). */
+            double Tn = order == 0 ? 1.0 : order == 1 ? T : pow(T, order);
+            base = f->amp * smooth_ramp(x, order) / Tn;
         }
         break;
     }
