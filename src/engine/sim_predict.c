@@ -99,6 +99,41 @@ static inline __attribute__((always_inline)) double cd_pass(cd_arrays *A, int n,
     return chk;
 }
 
+/* The arrays of the corrector's last pass over a modal substructure (corr_pass). */
+typedef struct corr_arrays {
+    double *xn;
+    const double *xp, *fe, *fd, *y0, *y1, *y2, *y3;
+    double we, wd; /* work sums of fext and fdamp over (x_new - x_prev) / 2 */
+} corr_arrays;
+
+/* x_new -= sum of c_j y_j over ns = 1, 2 or 4 columns (ns = 3: c3 = 0, y3 = y0), with the work
+ * sums of the energy balance in the same pass (ext = 0: fext is 0, no external work). Constant
+ * flags at every call: each call compiles to its own loop. */
+static inline __attribute__((always_inline)) void corr_pass(corr_arrays *A, int n, int ns,
+                                                               int ext, double c0, double c1,
+                                                               double c2, double c3)
+{
+    double *restrict xn = A->xn;
+    const double *restrict xp = A->xp, *restrict fe = A->fe, *restrict fd = A->fd,
+                           *restrict y0 = A->y0, *restrict y1 = A->y1, *restrict y2 = A->y2,
+                           *restrict y3 = A->y3;
+    double we = 0.0, wd = 0.0;
+#pragma omp simd reduction(+ : we, wd)
+    for (int k = 0; k < n; k++) {
+        if (ns == 1)
+            xn[k] -= c0 * y0[k];
+        else if (ns == 2)
+            xn[k] -= c0 * y0[k] + c1 * y1[k];
+        else
+            xn[k] -= (c0 * y0[k] + c1 * y1[k]) + (c2 * y2[k] + c3 * y3[k]);
+        double dx = 0.5 * (xn[k] - xp[k]);
+        if (ext) we += fe[k] * dx;
+        wd += fd[k] * dx;
+    }
+    A->we = we;
+    A->wd = wd;
+}
+
 /* fext and fel at time t from coordinates x and coordinate velocities vel (vel stored in
  * each sub's tmp; with vel_from_x computed here as (x - x_prev)/h, and the modal predictor
  * x_new fused in), fdamp = C vel. Element and penalty laws are stepped once per call, except
@@ -478,35 +513,19 @@ void sim_correct(const tvds_model *m, tvds_data *d)
         int fuse = last && s->modal && !d->fel_used && !d->init_mode;
         if (!fuse) s->work_ver = 0; /* an earlier pass's sums are stale */
         if (fuse) {
-            const double *restrict xp = s->x_prev, *restrict fe = s->fext, *restrict fd = s->fdamp;
-            double we = 0.0, wd = 0.0;
-            if (ns == 1) {
-#pragma omp simd reduction(+ : we, wd)
-                for (int k = 0; k < n; k++) {
-                    xn[k] -= c0 * y0[k];
-                    double dx = 0.5 * (xn[k] - xp[k]);
-                    we += fe[k] * dx;
-                    wd += fd[k] * dx;
-                }
-            } else if (ns == 2) {
-#pragma omp simd reduction(+ : we, wd)
-                for (int k = 0; k < n; k++) {
-                    xn[k] -= c0 * y0[k] + c1 * y1[k];
-                    double dx = 0.5 * (xn[k] - xp[k]);
-                    we += fe[k] * dx;
-                    wd += fd[k] * dx;
-                }
-            } else {
-#pragma omp simd reduction(+ : we, wd)
-                for (int k = 0; k < n; k++) {
-                    xn[k] -= (c0 * y0[k] + c1 * y1[k]) + (c2 * y2[k] + c3 * y3[k]);
-                    double dx = 0.5 * (xn[k] - xp[k]);
-                    we += fe[k] * dx;
-                    wd += fd[k] * dx;
-                }
-            }
-            s->work[0] = we;
-            s->work[1] = wd;
+            /* A substructure whose fext is 0 and stays 0 (fext_kind 0) has no external work:
+             * its loops leave that sum out (it was +0 exactly; a non-finite x_new still makes
+             * the damping sum NaN). */
+            corr_arrays A = {xn, s->x_prev, s->fext, s->fdamp, y0, y1, y2, y3, 0.0, 0.0};
+            int ext = s->fext_kind != 0;
+            if (ns == 1)
+                ext ? corr_pass(&A, n, 1, 1, c0, c1, c2, c3) : corr_pass(&A, n, 1, 0, c0, c1, c2, c3);
+            else if (ns == 2)
+                ext ? corr_pass(&A, n, 2, 1, c0, c1, c2, c3) : corr_pass(&A, n, 2, 0, c0, c1, c2, c3);
+            else
+                ext ? corr_pass(&A, n, 4, 1, c0, c1, c2, c3) : corr_pass(&A, n, 4, 0, c0, c1, c2, c3);
+            s->work[0] = A.we;
+            s->work[1] = A.wd;
             s->work_ver = -2; /* stamped with x_new's new version below */
         } else if (ns == 1) {
 #pragma omp simd

@@ -167,12 +167,23 @@ long sim_flush_tiny(tvds_data *d)
         sim_sub *s = &d->sub[i];
         long z0 = nz;
         double *v[2] = {s->x, s->x_prev};
-        for (int b = 0; b < 2; b++)
+        for (int b = 0; b < 2; b++) {
+            const double *restrict x = v[b];
+            /* The smallest nonzero magnitude first, a vectorised pass: usually above SIM_TINY. */
+            double mn = INFINITY;
+#pragma omp simd reduction(min : mn)
+            for (int k = 0; k < s->n; k++) {
+                double a = fabs(x[k]);
+                a = a > 0.0 ? a : INFINITY;
+                mn = a < mn ? a : mn;
+            }
+            if (!(mn < SIM_TINY)) continue;
             for (int k = 0; k < s->n; k++)
                 if (v[b][k] != 0.0 && fabs(v[b][k]) < SIM_TINY) {
                     v[b][k] = 0.0;
                     nz++;
                 }
+        }
         if (nz > z0) {
             s->ver[0] = ++d->ver_counter;
             s->ver[2] = ++d->ver_counter;
