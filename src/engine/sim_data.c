@@ -246,12 +246,6 @@ void tvds_data_free(tvds_data **pd)
     tvds_free(d->p_cand);
     tvds_free(d->p_row);
     tvds_free(d->p_next);
-    tvds_free(d->bw_i);
-    tvds_free(d->bw_w);
-    tvds_free(d->bw_r);
-    tvds_free(d->bw_c);
-    tvds_free(d->bw_bc);
-    tvds_free(d->bw_be);
     tvds_free(d->comp_head);
     tvds_free(d->comp_used);
     tvds_free(d->comp_tail);
@@ -925,12 +919,6 @@ int sim_data_setup(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
     ALLOC(d->p_cand, pool);
     ALLOC(d->p_row, pool);
     ALLOC(d->p_next, pool);
-    ALLOC(d->bw_i, pool);
-    ALLOC(d->bw_w, pool);
-    ALLOC(d->bw_r, pool);
-    ALLOC(d->bw_c, pool);
-    ALLOC(d->bw_bc, pool);
-    ALLOC(d->bw_be, pool);
     ALLOC(d->cr_sub, pool);
     ALLOC(d->cr_dof, pool);
     ALLOC(d->cr_c, pool);

@@ -216,9 +216,6 @@ struct tvds_data {
     int *comp_head; /* ncand_tot: first entry of the bucket keyed cand_base + gcomp, or -1 */
     int *comp_tail; /* ncand_tot: last entry of each bucket in use */
     int *comp_used; /* ncand_tot: the buckets in use, in order of their first entry */
-    int *bw_i;                  /* pool_cap: build_W's scratch for one bucket: its rows, */
-    size_t *bw_w, *bw_r, *bw_c; /* W's column offsets of them, G's row and column offsets, */
-    double *bw_bc, *bw_be;      /* bc and be */
     int ncomp_used;
     int W_n, W_kl, W_ku; /* size and band (lower, upper) of the last W built: outside the band
                             W is zero */

@@ -51,37 +51,20 @@ static void build_W(tvds_data *d)
     }
     bucket_entries(d);
     int kl = 0, ku = 0;
-    int *restrict qi = d->bw_i;
-    size_t *restrict qw = d->bw_w, *restrict qr = d->bw_r, *restrict qc = d->bw_c;
-    double *restrict qbc = d->bw_bc, *restrict qbe = d->bw_be;
     for (int u = 0; u < d->ncomp_used; u++) {
-        /* The bucket's entries (one substructure's) gathered in pool order: their rows, W's
-         * column offsets of those rows, G's row and column offsets of their candidates, bc and
-         * be; the pairs then sum in the order of the bucket walk. */
-        int head = d->comp_head[d->comp_used[u]], sb = d->p_sub[head], nb = 0;
-        const sim_sub *s = &d->sub[sb];
-        size_t nc = (size_t)s->ncand;
-        int rlo = d->p_row[head], rhi = rlo;
-        for (int a = head; a >= 0; a = d->p_next[a], nb++) {
-            int r = d->p_row[a];
-            size_t ca = (size_t)(d->p_cand[a] - d->cand_base[sb]);
-            qi[nb] = r;
-            qw[nb] = (size_t)r * nr;
-            qr[nb] = ca;
-            qc[nb] = ca * nc;
-            qbc[nb] = d->p_bc[a];
-            qbe[nb] = d->p_be[a];
-            if (r < rlo) rlo = r;
-            if (r > rhi) rhi = r;
-        }
-        /* Every pair of the bucket: the band reaches rhi - rlo on both sides. */
-        if (rhi - rlo > kl) kl = rhi - rlo;
-        if (rhi - rlo > ku) ku = rhi - rlo;
-        for (int x = 0; x < nb; x++) {
-            const double *g = s->G + qr[x];
-            double bca = qbc[x], *w = d->W + qi[x];
-            for (int y = 0; y < nb; y++)
-                w[qw[y]] += bca * g[qc[y]] * qbe[y];
+        int head = d->comp_head[d->comp_used[u]];
+        for (int a = head; a >= 0; a = d->p_next[a]) {
+            int sb = d->p_sub[a], i = d->p_row[a];
+            const sim_sub *s = &d->sub[sb];
+            const double *g = s->G + (d->p_cand[a] - d->cand_base[sb]);
+            double bca = d->p_bc[a];
+            for (int b = head; b >= 0; b = d->p_next[b]) {
+                int j = d->p_row[b];
+                int cb = d->p_cand[b] - d->cand_base[sb];
+                d->W[i + (size_t)j * nr] += bca * g[(size_t)cb * s->ncand] * d->p_be[b];
+                if (i - j > kl) kl = i - j;
+                if (j - i > ku) ku = j - i;
+            }
         }
     }
     double h2 = d->h * d->h;
