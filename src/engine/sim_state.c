@@ -168,7 +168,7 @@ long sim_flush_tiny(tvds_data *d)
         long z0 = nz;
         double *v[2] = {s->x, s->x_prev};
         for (int b = 0; b < 2; b++) {
-            const double *restrict x = v[b];
+            double *x = v[b];
             /* The smallest nonzero magnitude first, a vectorised pass: usually above SIM_TINY. */
             double mn = INFINITY;
 #pragma omp simd reduction(min : mn)
@@ -179,8 +179,8 @@ long sim_flush_tiny(tvds_data *d)
             }
             if (!(mn < SIM_TINY)) continue;
             for (int k = 0; k < s->n; k++)
-                if (v[b][k] != 0.0 && fabs(v[b][k]) < SIM_TINY) {
-                    v[b][k] = 0.0;
+                if (x[k] != 0.0 && fabs(x[k]) < SIM_TINY) {
+                    x[k] = 0.0;
                     nz++;
                 }
         }
