@@ -11,12 +11,13 @@ static double dot3(const double a[3], const double b[3])
 }
 
 /* Write entry np of the pool (cand: the DoF's candidate in the run's numbering); *same stays 1
- * while it equals the entry W was built from. */
+ * while it equals the entry W was built from, *sst while its candidate and row do. */
 static inline void pool_put(tvds_data *d, int np, int sb, int df, int cand, int row, double bc,
-                            double be, int *same)
+                            double be, int *same, int *sst)
 {
-    *same &= d->p_cand[np] == cand && d->p_row[np] == row && d->p_bc[np] == bc &&
-             d->p_be[np] == be;
+    int st = d->p_cand[np] == cand && d->p_row[np] == row;
+    *sst &= st;
+    *same &= st && d->p_bc[np] == bc && d->p_be[np] == be;
     d->p_sub[np] = sb;
     d->p_dof[np] = df;
     d->p_cand[np] = cand;
@@ -28,7 +29,7 @@ static inline void pool_put(tvds_data *d, int np, int sb, int df, int cand, int 
 void sim_assemble(const tvds_model *m, tvds_data *d)
 {
     int nr = 0, np = 0;
-    int same = d->W_valid && d->W_dense == d->rows_dense && !d->reuse_off;
+    int same = d->W_valid && d->W_dense == d->rows_dense && !d->reuse_off, sst = same;
     double t1 = d->t0 + (double)(d->step + 1) * d->h;
     for (int b = 0; b < m->nbil; b++) {
         const tvds_bilateral *B = &m->bil[b];
@@ -44,7 +45,7 @@ void sim_assemble(const tvds_model *m, tvds_data *d)
         for (int k = 0; k < B->nterms; k++, np++) {
             const tvds_term *T = &B->terms[k];
             pool_put(d, np, T->sub, T->dof, d->cand_base[T->sub] + d->sub[T->sub].cand[T->dof],
-                     nr - 1, T->coef, T->coef, &same);
+                     nr - 1, T->coef, T->coef, &same, &sst);
             double up = T->coef * sim_u(d, T->sub, T->dof, 1);
             v += up;
             mag += fabs(up);
@@ -73,7 +74,7 @@ void sim_assemble(const tvds_model *m, tvds_data *d)
             int sb = E->sub[k], df = E->dof[k];
             double coef = k == 0 ? 1.0 : -1.0;
             pool_put(d, np, sb, df, d->cand_base[sb] + d->sub[sb].cand[df], nr - 1, coef, coef,
-                     &same);
+                     &same, &sst);
             double u1 = sim_u(d, sb, df, 1), u0 = sim_u(d, sb, df, 0);
             v += coef * (u1 - u0);
             mag += fabs(u1) + fabs(u0);
@@ -106,7 +107,7 @@ void sim_assemble(const tvds_model *m, tvds_data *d)
             for (int e = 0; e < c->ne; e++, np++) {
                 int dir = c->e_dir[e];
                 pool_put(d, np, c->e_sub[e], c->e_dof[e], c->e_cand[e], nr, c->e_w[e] * bc[dir],
-                         c->e_w[e] * bev[dir], &same);
+                         c->e_w[e] * bev[dir], &same, &sst);
             }
             if (r < 0) {
                 R->rhs = c->gap_pred;
@@ -128,4 +129,5 @@ void sim_assemble(const tvds_model *m, tvds_data *d)
     d->nrow = nr;
     d->pool_n = np;
     d->W_same = same && np == d->W_np && nr == d->W_n;
+    d->W_struct = sst && np == d->W_np && nr == d->W_n;
 }

@@ -256,6 +256,14 @@ void tvds_data_free(tvds_data **pd)
     tvds_free(d->p_bc);
     tvds_free(d->p_be);
     tvds_free(d->W);
+    tvds_free(d->wp_a);
+    tvds_free(d->wp_b);
+    tvds_free(d->wp_w);
+    tvds_free(d->wp_g);
+    tvds_free(d->wp_first);
+    tvds_free(d->wr_end);
+    tvds_free(d->wr_w);
+    tvds_free(d->wp_len);
     tvds_free(d->W_lu);
     tvds_free(d->lam);
     tvds_free(d->rhs);
@@ -925,6 +933,17 @@ int sim_data_setup(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
     ALLOC(d->p_bc, pool);
     ALLOC(d->p_be, pool);
     ALLOC(d->W, (size_t)rmax * rmax);
+    /* W's pair list (build_W): up to pool^2 pairs (a dense G), kept at 64 Ki pairs at most. */
+    d->wp_cap = (size_t)pool * pool < 65536 ? pool * pool : 65536;
+    d->wp_n = -1;
+    ALLOC(d->wp_a, d->wp_cap);
+    ALLOC(d->wp_b, d->wp_cap);
+    ALLOC(d->wp_w, d->wp_cap);
+    ALLOC(d->wp_g, d->wp_cap);
+    ALLOC(d->wp_first, pool);
+    ALLOC(d->wr_end, d->wp_cap);
+    ALLOC(d->wr_w, d->wp_cap);
+    ALLOC(d->wp_len, pool);
     ALLOC(d->W_lu, (size_t)rmax * rmax);
     ALLOC(d->lam, rmax);
     ALLOC(d->rhs, rmax);

@@ -226,6 +226,20 @@ struct tvds_data {
      * that one entry by entry, and W_same = 1 says W (with its buckets, and its LU when
      * W_lu_ok) is the one of this pool: the same numbers, nothing to rebuild. */
     int W_valid, W_np, W_dense, W_same, W_lu_ok;
+    /* W's pairs kept with the pool's structure: W_struct = 1 says the pool has the candidates
+     * and rows of the one W was last built from, entry by entry (only bc, be may differ), so
+     * its buckets stand and W sums the same pairs in the same order. build_W records them,
+     * wp_n of them (-1: more than wp_cap, not kept): entries wp_a, wp_b, the index wp_w of
+     * their term in W and the G value wp_g between them. */
+    int W_struct, wp_cap, wp_n;
+    int *wp_a, *wp_b, *wp_w;
+    double *wp_g;
+    int *wp_first, *wp_len; /* pool_cap: the pairs of entry a are wp_first[a] .. + wp_len[a] - 1
+                               (its bucket's entries b, in order) */
+    int wr_n;               /* the pairs in runs of one W term each: run r ends before pair
+                               wr_end[r] and sums into W[wr_w[r]] (in a register: consecutive
+                               pairs of one term otherwise wait on each other's store) */
+    int *wr_end, *wr_w;     /* wp_cap */
     double *W, *W_lu, *lam, *rhs; /* rmax x rmax, rmax x rmax, rmax, rmax */
     int *ipiv;                    /* rmax */
     int *jpvt;                    /* rmax: column pivots of the rank-revealing solve */

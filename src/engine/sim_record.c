@@ -243,16 +243,14 @@ static void publish_summary(const tvds_model *m, tvds_data *d)
     v[SM_AS_NC] = (double)d->as_nonconv;
     v[SM_FILM_NC] = (double)d->film_nonconv;
     v[SM_REDUNDANT] = (double)d->n_redundant;
-    for (int c = 0; c < m->ncontact; c++) {
-        double pf = 0.0, pw = 0.0;
-        for (int i = 0; i < d->ncp; i++) {
-            const sim_cp *p = &d->cp[i];
-            if (p->contact != c || p->nwin == 0) continue;
-            pf += p->sum_pf / (double)p->nwin;
-            pw += p->sum_pw / (double)p->nwin;
-        }
-        v[SM_N + 2 * c] = pf;
-        v[SM_N + 2 * c + 1] = pw;
+    /* Per contact, the sum over its points in their order: one pass over the points. */
+    for (int c = 0; c < m->ncontact; c++)
+        v[SM_N + 2 * c] = v[SM_N + 2 * c + 1] = 0.0;
+    for (int i = 0; i < d->ncp; i++) {
+        const sim_cp *p = &d->cp[i];
+        if (p->nwin == 0) continue;
+        v[SM_N + 2 * p->contact] += p->sum_pf / (double)p->nwin;
+        v[SM_N + 2 * p->contact + 1] += p->sum_pw / (double)p->nwin;
     }
 }
 
@@ -479,26 +477,29 @@ int sim_record(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
                 F[a] += c->ft[k] * c->t[k][a];
             fdp += F[a] * c->dPc[a];
         }
-        if (F[0] != 0.0 || F[1] != 0.0 || F[2] != 0.0) {
-            /* Relative displacement per axis at t_{n+1} and t_{n-1}, one pass over the
-             * entries each (the same sums as sim_cp_rel along the unit axes). */
-            double r1[3] = {0, 0, 0}, r2[3] = {0, 0, 0};
-            const double *u1 = sim_cp_eu(d, c, 1);
-            for (int e = 0; e < c->ne; e++) {
-                if (c->e_dof[e] < 0) continue;
-                r1[c->e_dir[e]] += c->e_w[e] * u1[e];
-                r2[c->e_dir[e]] += c->e_w[e] * sim_u(d, c->e_sub[e], c->e_dof[e], 2);
-            }
-            for (int a = 0; a < 3; a++)
-                if (F[a] != 0.0) wcp += F[a] * (0.5 * (r1[a] - r2[a]) - c->dPc[a]);
+        /* Relative displacement per axis at t_{n+1} (r1) and its increments from t_n (dr) and
+         * from t_{n-1} (the latter where a force works), one pass over the entries. */
+        int fw = F[0] != 0.0 || F[1] != 0.0 || F[2] != 0.0;
+        double r1[3] = {0, 0, 0}, dr[3] = {0, 0, 0}, dr2[3] = {0, 0, 0};
+        const double *u1 = sim_cp_eu(d, c, 1), *u0 = sim_cp_eu(d, c, 0);
+        for (int e = 0; e < c->ne; e++) {
+            if (c->e_dof[e] < 0) continue;
+            int a = c->e_dir[e];
+            double w = c->e_w[e];
+            r1[a] += w * u1[e];
+            dr[a] += w * (u1[e] - u0[e]);
+            if (fw) dr2[a] += w * (u1[e] - sim_u(d, c->e_sub[e], c->e_dof[e], 2));
         }
+        if (fw)
+            for (int a = 0; a < 3; a++)
+                if (F[a] != 0.0) wcp += F[a] * (0.5 * dr2[a] - c->dPc[a]);
         /* Sliding velocity over [t_n, t_{n+1}], the interval whose direction the stick/slip
          * logic makes consistent with the friction force: friction power >= 0. */
         for (int k = 0; k < c->ntan; k++) {
-            double dp = 0.0;
+            double dv = 0.0;
             for (int a = 0; a < 3; a++)
-                dp += c->t[k][a] * c->dP[a];
-            c->vt[k] = (sim_cp_rel(d, c, c->t[k], 1) - sim_cp_rel(d, c, c->t[k], 0) - dp) / h;
+                dv += c->t[k][a] * (dr[a] - c->dP[a]);
+            c->vt[k] = dv / h;
             vt2 += c->vt[k] * c->vt[k];
             pf -= c->ft[k] * c->vt[k];
         }
@@ -512,7 +513,7 @@ int sim_record(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
         dDf += pf * h;
         c->p_fric = pf;
         c->p_wear = stuck ? 0.0 : c->lam_n * sqrt(vt2);
-        c->gap = c->g0 + sim_cp_rel(d, c, c->n, 1);
+        c->gap = c->g0 + (c->n[0] * r1[0] + c->n[1] * r1[1] + c->n[2] * r1[2]);
     }
     double w_ext = d->w_ext + dWext, w_el = d->w_el + dWel, w_imp = d->w_imp + dWimp;
     double w_damp = d->w_damp + dDamp, w_fric = d->w_fric + dDf;

@@ -49,22 +49,53 @@ static void build_W(tvds_data *d)
         for (int i = i0; i < i1; i++)
             d->W[i + (size_t)j * n0] = 0.0;
     }
-    bucket_entries(d);
     int kl = 0, ku = 0;
-    for (int u = 0; u < d->ncomp_used; u++) {
-        int head = d->comp_head[d->comp_used[u]];
-        for (int a = head; a >= 0; a = d->p_next[a]) {
-            int sb = d->p_sub[a], i = d->p_row[a];
-            const sim_sub *s = &d->sub[sb];
-            const double *g = s->G + (d->p_cand[a] - d->cand_base[sb]);
-            double bca = d->p_bc[a];
-            for (int b = head; b >= 0; b = d->p_next[b]) {
-                int j = d->p_row[b];
-                int cb = d->p_cand[b] - d->cand_base[sb];
-                d->W[i + (size_t)j * nr] += bca * g[(size_t)cb * s->ncand] * d->p_be[b];
-                if (i - j > kl) kl = i - j;
-                if (j - i > ku) ku = j - i;
+    if (d->W_struct && d->wp_n >= 0) {
+        /* The pool's structure is the last build's: its pairs, in its order (the same sums). */
+        const int *restrict pa = d->wp_a, *restrict pb = d->wp_b;
+        const double *restrict pg = d->wp_g, *restrict bc = d->p_bc, *restrict be = d->p_be;
+        double *restrict W = d->W;
+        for (int r = 0, p = 0; r < d->wr_n; r++) {
+            double w = W[d->wr_w[r]];
+            for (; p < d->wr_end[r]; p++)
+                w += bc[pa[p]] * pg[p] * be[pb[p]];
+            W[d->wr_w[r]] = w;
+        }
+        kl = d->W_kl;
+        ku = d->W_ku;
+    } else {
+        bucket_entries(d);
+        int np = 0;
+        for (int u = 0; u < d->ncomp_used; u++) {
+            int head = d->comp_head[d->comp_used[u]];
+            for (int a = head; a >= 0; a = d->p_next[a]) {
+                int sb = d->p_sub[a], i = d->p_row[a];
+                const sim_sub *s = &d->sub[sb];
+                const double *g = s->G + (d->p_cand[a] - d->cand_base[sb]);
+                double bca = d->p_bc[a];
+                d->wp_first[a] = np;
+                for (int b = head; b >= 0; b = d->p_next[b], np++) {
+                    int j = d->p_row[b];
+                    int cb = d->p_cand[b] - d->cand_base[sb];
+                    double gab = g[(size_t)cb * s->ncand];
+                    d->W[i + (size_t)j * nr] += bca * gab * d->p_be[b];
+                    if (i - j > kl) kl = i - j;
+                    if (j - i > ku) ku = j - i;
+                    if (np < d->wp_cap) {
+                        d->wp_a[np] = a;
+                        d->wp_b[np] = b;
+                        d->wp_w[np] = i + j * nr;
+                        d->wp_g[np] = gab;
+                    }
+                }
+                d->wp_len[a] = np - d->wp_first[a];
             }
+        }
+        d->wp_n = np <= d->wp_cap ? np : -1;
+        d->wr_n = 0;
+        for (int p = 0; p < d->wp_n; p++) {
+            if (p == 0 || d->wp_w[p] != d->wp_w[p - 1]) d->wr_w[d->wr_n++] = d->wp_w[p];
+            d->wr_end[d->wr_n - 1] = p + 1;
         }
     }
     double h2 = d->h * d->h;
@@ -310,17 +341,30 @@ static void cand_correction(tvds_data *d)
     d->du_ver++;
 }
 
-static double du_cand(tvds_data *d, int sb, int a, int k, int key)
+static double du_cand(tvds_data *d, int sb, int a, int k, int key, int pe)
 {
     if (d->du_cv[k] == d->du_ver) return d->du_c[k];
     const sim_sub *s = &d->sub[sb];
     double h2 = d->h * d->h, u = 0.0;
-    /* Only the entries of a's bucket (those of build_W, same rows) act on it through G. */
-    for (int b = d->comp_head[key]; b >= 0; b = d->p_next[b]) {
-        double l = d->lam[d->p_row[b]];
-        if (l == 0.0) continue;
-        int cb = d->p_cand[b] - d->cand_base[sb];
-        u += -h2 * l * d->p_be[b] * s->G[a + (size_t)cb * s->ncand];
+    if (pe >= 0 && d->wp_n >= 0) {
+        /* Pool entry pe has candidate k: W's pairs (pe, b) hold G(k, b) for the entries b of
+         * its bucket, in the bucket's order (the sum below, term by term). */
+        const int *restrict pb = d->wp_b + d->wp_first[pe];
+        const double *restrict pg = d->wp_g + d->wp_first[pe];
+        for (int p = 0; p < d->wp_len[pe]; p++) {
+            int b = pb[p];
+            double l = d->lam[d->p_row[b]];
+            if (l == 0.0) continue;
+            u += -h2 * l * d->p_be[b] * pg[p];
+        }
+    } else {
+        /* Only the entries of a's bucket (those of build_W, same rows) act on it through G. */
+        for (int b = d->comp_head[key]; b >= 0; b = d->p_next[b]) {
+            double l = d->lam[d->p_row[b]];
+            if (l == 0.0) continue;
+            int cb = d->p_cand[b] - d->cand_base[sb];
+            u += -h2 * l * d->p_be[b] * s->G[a + (size_t)cb * s->ncand];
+        }
     }
     d->du_c[k] = u;
     d->du_cv[k] = d->du_ver;
@@ -328,16 +372,19 @@ static double du_cand(tvds_data *d, int sb, int a, int k, int key)
 }
 
 /* Relative displacement correction of a contact point along v. An entry whose bucket holds no
- * row entry is not moved by the multipliers (its du is 0: skipped). */
+ * row entry is not moved by the multipliers (its du is 0: skipped). A point with rows finds
+ * its entries in the pool: those of its normal row, in its order. */
 static double cp_rel_corr(tvds_data *d, sim_cp *c, const double v[3])
 {
     sim_cp_keys(d, c);
     double r = 0.0;
+    int pe0 = c->row_n >= 0 ? d->row[c->row_n].off : -1;
     for (int e = 0; e < c->ne; e++) {
         int sb = c->e_sub[e], k = c->e_cand[e];
         int key = d->rows_dense ? d->cand_base[sb] : c->e_comp[e];
         if (d->comp_head[key] < 0) continue;
-        r += c->e_w[e] * v[c->e_dir[e]] * du_cand(d, sb, k - d->cand_base[sb], k, key);
+        r += c->e_w[e] * v[c->e_dir[e]] *
+             du_cand(d, sb, k - d->cand_base[sb], k, key, pe0 >= 0 ? pe0 + e : -1);
     }
     return r;
 }
