@@ -278,9 +278,10 @@ struct tvds_data {
     int search_global; /* test hook (tests/check_engine.c): 1 = find the segment by a full scan
                           of the master surface every step instead of walking from the last one */
     int reuse_off;      /* test hook (tests/check_engine.c): 1 = W and its LU built at every
-                           assembly, a contact point's entries built anew at every detection and
-                           their displacements e_u and keys e_cand, e_comp read again at every
-                           use */
+                           assembly (from the buckets, not W's kept pairs), the candidate
+                           corrections from the buckets, a contact point's entries built anew
+                           at every detection and their displacements e_u and keys e_cand,
+                           e_comp read again at every use */
     int flush_off;      /* test hook (tests/check_engine.c): 1 = no sim_flush_tiny */
     int geometry_table; /* test hook (tests/check_engine.c): 1 = a 2D segment master's geometry
                            through the kind's table (closest, frame, point, weights) instead of

@@ -346,7 +346,7 @@ static double du_cand(tvds_data *d, int sb, int a, int k, int key, int pe)
     if (d->du_cv[k] == d->du_ver) return d->du_c[k];
     const sim_sub *s = &d->sub[sb];
     double h2 = d->h * d->h, u = 0.0;
-    if (pe >= 0 && d->wp_n >= 0) {
+    if (pe >= 0 && d->wp_n >= 0 && !d->reuse_off) {
         /* Pool entry pe has candidate k: W's pairs (pe, b) hold G(k, b) for the entries b of
          * its bucket, in the bucket's order (the sum below, term by term). */
         const int *restrict pb = d->wp_b + d->wp_first[pe];
