@@ -1502,8 +1502,8 @@ START_TEST(test_deferred_probes)
     ck_assert_int_eq(m->nprobe, 1);
     add_probe(m, "vy", TVDS_PROBE_V, m->probes[0].sub, m->probes[0].dof);
     add_probe(m, "ay", TVDS_PROBE_A, m->probes[0].sub, m->probes[0].dof);
-    tvds_data *d[3];
-    for (int i = 0; i < 3; i++)
+    tvds_data *d[4];
+    for (int i = 0; i < 4; i++)
         d[i] = data_new(m, &ctx);
     ck_assert_int_eq(tvds_set_record(NULL, 1), TVDS_ERR_INVALID);
     ck_assert_int_eq(tvds_set_record(d[1], -1), TVDS_ERR_INVALID);
@@ -1511,8 +1511,8 @@ START_TEST(test_deferred_probes)
     ck_assert_int_eq(tvds_set_record(d[1], 0), TVDS_OK);
     ck_assert_int_eq(tvds_set_record(d[2], 7), TVDS_OK);
     int nh, ne;
-    const double *hv[3], *cv[3], *ev[3];
-    for (int i = 0; i < 3; i++) {
+    const double *hv[4], *cv[4], *ev[4];
+    for (int i = 0; i < 4; i++) {
         tvds_channels(d[i], TVDS_GROUP_HISTORY, &nh, NULL, &hv[i]);
         tvds_channels(d[i], TVDS_GROUP_CONTACTS, NULL, NULL, &cv[i]);
         tvds_channels(d[i], TVDS_GROUP_ENERGY, &ne, NULL, &ev[i]);
@@ -1523,10 +1523,23 @@ START_TEST(test_deferred_probes)
     ck_assert_int_eq(nh, 4); /* t, dy, vy, ay */
     int nstale = 0;
     for (long k = 0; k < 300; k++) {
-        for (int i = 0; i < 3; i++)
+        /* d[3] publishes every step, then every 5 from step 101 on (a period set mid-run:
+         * the count of steps done, not of steps since the call). */
+        if (k == 101) ck_assert_int_eq(tvds_set_record(d[3], 5), TVDS_OK);
+        for (int i = 0; i < 4; i++)
             ck_assert_msg(tvds_step(m, d[i], &ctx) == TVDS_OK, "%s", ctx.msg);
         ck_assert_double_eq(hv[1][0], hv[0][0]); /* t */
         ck_assert_double_eq(hv[2][0], hv[0][0]);
+        if (k < 101 || (k + 1) % 5 == 0)
+            for (int j = 1; j < nh; j++)
+                ck_assert_double_eq(hv[3][j], hv[0][j]);
+        /* The summary, published on demand: the step and time of the published channels,
+         * the window means whatever the period. */
+        ck_assert_double_eq(summary(d[0], "steps [-]"), (double)k);
+        ck_assert_double_eq(summary(d[0], "t [s]"), hv[0][0]);
+        ck_assert_double_eq(summary(d[2], "steps [-]"), (double)k);
+        ck_assert_double_eq(summary(d[2], "base.mean p_friction [W]"),
+                            summary(d[0], "base.mean p_friction [W]"));
         ck_assert_double_eq(cv[1][1], cv[0][1]); /* lambda_n */
         /* The work integrals at every step, the energies with the probes. */
         ck_assert_double_eq(ev[1][iw], ev[0][iw]);
@@ -1570,7 +1583,7 @@ START_TEST(test_deferred_probes)
     ck_assert_int_eq(tvds_channels_update(m, d[1]), TVDS_OK);
     ck_assert_double_le(summary(d[1], "energy balance error [-]"),
                         summary(d[0], "energy balance error [-]"));
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 4; i++)
         tvds_data_free(&d[i]);
     tvds_model_free(&m);
 }

@@ -91,7 +91,9 @@ TVDS_API int tvds_set_record(tvds_data *d, int every);
 TVDS_API int tvds_channels_update(const tvds_model *m, tvds_data *d);
 
 /* Summary scalars for summary.json (energy balance error, per-contact window means of friction
- * and wear power, FiLm iterations, ...): *n names and values, valid for the life of d. */
+ * and wear power, FiLm iterations, ...): *n names and values (the array stays valid for the life
+ * of d). The values are those of the last step when this is called: a step does not publish
+ * them itself, so call it again after stepping. */
 TVDS_API int tvds_summary(const tvds_data *d, int *n, const char *const **names,
                           const double **values);
 

@@ -144,6 +144,7 @@ int tvds_step(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
     for (int i = 0; i < d->ncp; i++)
         d->cp[i].state_prev = d->cp[i].state;
     d->step++;
+    if (d->rec_every > 1 && ++d->rec_phase == d->rec_every) d->rec_phase = 0;
     return TVDS_OK;
 }
 
@@ -187,6 +188,13 @@ int tvds_summary(const tvds_data *d, int *n, const char *const **names, const do
 {
     if (n) *n = 0;
     if (!d) return TVDS_ERR_INVALID;
+    /* The step leaves the summary to be published here, on demand (its per-contact window
+     * means are a pass over the points with two divisions each): the run data are the
+     * caller's mutable object, and sumval a cache of it. */
+    if (d->summary_stale) {
+        sim_publish_summary((tvds_data *)d);
+        ((tvds_data *)d)->summary_stale = 0;
+    }
     if (n) *n = d->nsum;
     if (names) *names = (const char *const *)d->sumname;
     if (values) *values = d->sumval;

@@ -302,6 +302,10 @@ struct tvds_data {
     double *sumval;
     double t_pub;     /* time of the published channels */
     int rec_every;    /* tvds_set_record: probes published every rec_every steps (0: never) */
+    int rec_phase;    /* steps done modulo rec_every (rec_every > 1): kept by tvds_step's commit,
+                         so that no step divides */
+    int summary_stale; /* 1: sumval lags the last step (tvds_summary publishes it on demand) */
+    long sum_step;     /* the step index the summary reports (that of the last sim_record) */
     int probes_stale; /* 1: the probe channels lag the last step (tvds_channels_update) */
     int energy_stale; /* 1: the energies and balance lag the last step (tvds_channels_update) */
     int nprobe;
@@ -580,6 +584,8 @@ int sim_solve_film(const tvds_model *m, tvds_data *d, tvds_ctx *ctx);
 int sim_record(const tvds_model *m, tvds_data *d, tvds_ctx *ctx);
 /* sim_record.c: initial publication (t = 0, u0, v0). */
 void sim_record_initial(const tvds_model *m, tvds_data *d);
+/* sim_record.c: the summary scalars of the last step into sumval (tvds_summary, when stale). */
+void sim_publish_summary(tvds_data *d);
 
 /* sim_data.c (set-up, no phase): the run data of m with every buffer sized, the eigenbases,
  * the contact points and the channels, before the start (sim.c: tvds_data_create). */

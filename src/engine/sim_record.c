@@ -229,12 +229,12 @@ static void cd_energy(const tvds_model *m, tvds_data *d, int next, double *ek, d
         sub_energy(m, d, i, next, ek, es, NULL);
 }
 
-static void publish_summary(const tvds_model *m, tvds_data *d)
+void sim_publish_summary(tvds_data *d)
 {
     double *v = d->sumval;
-    v[SM_STEPS] = (double)d->step;
+    v[SM_STEPS] = (double)d->sum_step;
     v[SM_DT] = d->h;
-    v[SM_T] = d->t0 + (double)d->step * d->h;
+    v[SM_T] = d->t0 + (double)d->sum_step * d->h;
     v[SM_BAL] = d->e_max > 0.0 ? d->bal_err_max / d->e_max : 0.0;
     v[SM_EMAX] = d->e_max;
     v[SM_FILM_MEAN] = d->film_steps > 0 ? (double)d->film_iter_sum / (double)d->film_steps : 0.0;
@@ -244,7 +244,7 @@ static void publish_summary(const tvds_model *m, tvds_data *d)
     v[SM_FILM_NC] = (double)d->film_nonconv;
     v[SM_REDUNDANT] = (double)d->n_redundant;
     /* Per contact, the sum over its points in their order: one pass over the points. */
-    for (int c = 0; c < m->ncontact; c++)
+    for (int c = 0; c < d->nctc; c++)
         v[SM_N + 2 * c] = v[SM_N + 2 * c + 1] = 0.0;
     for (int i = 0; i < d->ncp; i++) {
         const sim_cp *p = &d->cp[i];
@@ -302,6 +302,7 @@ int tvds_set_record(tvds_data *d, int every)
 {
     if (!d || every < 0) return TVDS_ERR_INVALID;
     d->rec_every = every;
+    d->rec_phase = every > 1 ? (int)(d->step % every) : 0;
     return TVDS_OK;
 }
 
@@ -372,7 +373,9 @@ void sim_record_initial(const tvds_model *m, tvds_data *d)
             o[CC_VSLIDE] = c->vt[0];
         }
     }
-    publish_summary(m, d);
+    d->sum_step = d->step;
+    sim_publish_summary(d);
+    d->summary_stale = 0;
 }
 
 /* TVDS_ERR_DIVERGED naming the first non-finite coordinate of substructure i after the
@@ -401,11 +404,22 @@ int sim_record(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
      * (the runaway-energy guard); the work terms at every step. tvds_channels_update
      * evaluates a skipped step's energy (docs/theory.md 12). */
     long done = d->step + 1; /* steps completed with this one */
-    int all = d->rec_every == 1 || (d->rec_every > 1 && done % d->rec_every == 0);
+    int all = d->rec_every == 1 || (d->rec_every > 1 && d->rec_phase == d->rec_every - 1);
     int energy_now = all || done % SIM_ENERGY_EVERY == 0;
     double ek = 0.0, es = 0.0;
     for (int i = 0; i < d->nsub; i++) {
         const sim_sub *s = &d->sub[i];
+        if (!energy_now && s->modal && !d->fel_used && s->work_ver == s->ver[1]) {
+            /* The work sums the corrector's (or the predictor's) pass left with the final
+             * x_new (sub_energy's first case, without the call). */
+            dWext += s->work[0];
+            dDamp += s->work[1];
+            if (!isfinite(s->work[0] + s->work[1])) {
+                int rc = nonfinite_state(m, d, i, ctx);
+                if (rc) return rc;
+            }
+            continue;
+        }
         if (s->modal || s->lumped) {
             double w[3] = {0.0, 0.0, 0.0}, ek0 = ek, es0 = es;
             sub_energy(m, d, i, 1, energy_now ? &ek : NULL, &es, w);
@@ -577,6 +591,7 @@ int sim_record(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
     if (!all && d->nprobe > 0) d->probes_stale = 1;
     publish_elements(m, d);
     d->t_pub = tn;
-    publish_summary(m, d);
+    d->sum_step = d->step; /* the summary's step: that of the published channels */
+    d->summary_stale = 1;  /* published by tvds_summary */
     return TVDS_OK;
 }
