@@ -28,7 +28,7 @@ static inline void pool_put(tvds_data *d, int np, int sb, int df, int cand, int 
 
 void sim_assemble(const tvds_model *m, tvds_data *d)
 {
-    int nr = 0, np = 0;
+    int nr = 0, np = 0, npts = 0;
     int same = d->W_valid && d->W_dense == d->rows_dense && !d->reuse_off, sst = same;
     double t1 = d->t0 + (double)(d->step + 1) * d->h;
     for (int b = 0; b < m->nbil; b++) {
@@ -87,6 +87,7 @@ void sim_assemble(const tvds_model *m, tvds_data *d)
         c->row_n = c->row_t[0] = c->row_t[1] = -1;
         if (c->state == TVDS_OPEN || c->pen) continue;
         sim_cp_keys(d, c);
+        npts++;
         /* Normal row: B_C = n (relative), B_E = n - sum_k mu_k s_k t_k on slipping axes. */
         double be[3];
         for (int a = 0; a < 3; a++) {
@@ -128,6 +129,7 @@ void sim_assemble(const tvds_model *m, tvds_data *d)
     }
     d->nrow = nr;
     d->pool_n = np;
+    d->nrowpts = npts;
     d->W_same = same && np == d->W_np && nr == d->W_n;
     d->W_struct = sst && np == d->W_np && nr == d->W_n;
 }

@@ -204,6 +204,7 @@ struct tvds_data {
     int **fedge;        /* per face-set contact: nface x 4, the face across each edge or -1 */
     /* System. */
     int rmax, nrow;
+    int nrowpts;  /* contact points with rows in the last assembly */
     sim_row *row; /* rmax */
     int pool_cap, pool_n;
     int *p_sub, *p_dof, *p_cand; /* pool_cap */
