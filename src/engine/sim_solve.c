@@ -341,22 +341,30 @@ static void cand_correction(tvds_data *d)
     d->du_ver++;
 }
 
+/* du of pool entry pe's candidate from W's pairs (pe, b), which hold G(pe, b) for the entries b
+ * of its bucket in the bucket's order: the sum of du_cand's bucket walk, term by term. */
+static inline double pair_du(const tvds_data *d, int pe)
+{
+    const double h2 = d->h * d->h, *restrict lam = d->lam, *restrict be = d->p_be;
+    const int *restrict prow = d->p_row, *restrict pb = d->wp_b + d->wp_first[pe];
+    const double *restrict pg = d->wp_g + d->wp_first[pe];
+    double u = 0.0;
+    for (int p = 0; p < d->wp_len[pe]; p++) {
+        int b = pb[p];
+        double l = lam[prow[b]];
+        if (l == 0.0) continue;
+        u += -h2 * l * be[b] * pg[p];
+    }
+    return u;
+}
+
 static double du_cand(tvds_data *d, int sb, int a, int k, int key, int pe)
 {
     if (d->du_cv[k] == d->du_ver) return d->du_c[k];
     const sim_sub *s = &d->sub[sb];
     double h2 = d->h * d->h, u = 0.0;
     if (pe >= 0 && d->wp_n >= 0 && !d->reuse_off) {
-        /* Pool entry pe has candidate k: W's pairs (pe, b) hold G(k, b) for the entries b of
-         * its bucket, in the bucket's order (the sum below, term by term). */
-        const int *restrict pb = d->wp_b + d->wp_first[pe];
-        const double *restrict pg = d->wp_g + d->wp_first[pe];
-        for (int p = 0; p < d->wp_len[pe]; p++) {
-            int b = pb[p];
-            double l = d->lam[d->p_row[b]];
-            if (l == 0.0) continue;
-            u += -h2 * l * d->p_be[b] * pg[p];
-        }
+        u = pair_du(d, pe); /* pool entry pe has candidate k */
     } else {
         /* Only the entries of a's bucket (those of build_W, same rows) act on it through G. */
         for (int b = d->comp_head[key]; b >= 0; b = d->p_next[b]) {
@@ -384,21 +392,8 @@ static double cp_rel_corr(tvds_data *d, sim_cp *c, const double v[3])
          * the cache. With two tangents, or points whose entries share candidates (3D faces,
          * pads), the cache computes each du once for all the reads (the 3D beam-on-beam's
          * contact step was 22 % slower without it). */
-        const double h2 = d->h * d->h, *restrict lam = d->lam, *restrict be = d->p_be;
-        const int *restrict prow = d->p_row;
-        for (int e = 0; e < c->ne; e++) {
-            int a = pe0 + e;
-            const int *restrict pb = d->wp_b + d->wp_first[a];
-            const double *restrict pg = d->wp_g + d->wp_first[a];
-            double u = 0.0;
-            for (int p = 0; p < d->wp_len[a]; p++) {
-                int b = pb[p];
-                double l = lam[prow[b]];
-                if (l == 0.0) continue;
-                u += -h2 * l * be[b] * pg[p];
-            }
-            r += c->e_w[e] * v[c->e_dir[e]] * u;
-        }
+        for (int e = 0; e < c->ne; e++)
+            r += c->e_w[e] * v[c->e_dir[e]] * pair_du(d, pe0 + e);
         return r;
     }
     sim_cp_keys(d, c);
