@@ -113,8 +113,7 @@ void sim_assemble(const tvds_model *m, tvds_data *d)
             if (r < 0) {
                 R->rhs = c->gap_pred;
                 /* The gap is a difference of positions X + u. */
-                R->rhs_mag = fabs(c->gap_pred) + sqrt(dot3(c->X, c->X)) +
-                             fabs(sim_cp_rel(d, c, c->n, 1)) + fabs(c->g0);
+                R->rhs_mag = fabs(c->gap_pred) + c->Xmag + fabs(c->rel_n) + fabs(c->g0);
                 c->row_n = nr;
             } else {
                 /* Stick: no relative tangential motion from t_n to t_{n+1}. */

@@ -149,7 +149,8 @@ static int cp_geometry(const tvds_model *m, tvds_data *d, sim_cp *c, int mode, d
     }
     c->gap_pred = g;
     c->gap_mag = gm;
-    c->g0 = g - sim_cp_rel(d, c, c->n, 1);
+    c->rel_n = sim_cp_rel(d, c, c->n, 1);
+    c->g0 = g - c->rel_n;
     /* Tangential relative velocity used to choose the sliding direction. */
     for (int k = 0; k < c->ntan; k++) {
         double v;

@@ -871,6 +871,7 @@ int sim_data_setup(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
             }
             for (int a = 0; a < C->dim; a++)
                 mark_cand(&d->sub[C->slave_sub], p->sdof[a]);
+            p->Xmag = sqrt(p->X[0] * p->X[0] + p->X[1] * p->X[1] + p->X[2] * p->X[2]);
             p->pen = C->law == TVDS_LAW_PENALTY;
             p->state = p->state_prev = C->initially_stuck && !p->pen ? TVDS_STICK : TVDS_OPEN;
             p->row_n = p->row_t[0] = p->row_t[1] = -1;

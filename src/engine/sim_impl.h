@@ -109,6 +109,7 @@ typedef struct sim_cp {
     long node;
     int sdof[3]; /* slave DoFs (x, y, z) in slave_sub, -1 when absent */
     double X[3]; /* undeformed slave position */
+    double Xmag; /* |X| (the normal row's round-off scale) */
     int dim;
     /* Geometry at the current step (t_{n+1} detection). */
     int seg;         /* surface: segment index (T1 = seg, T2 = seg + 1); faces: face index;
@@ -125,6 +126,7 @@ typedef struct sim_cp {
     double gap_pred; /* predicted gap g* [m] */
     double gap_mag;  /* magnitude of the positions g* is a difference of (round-off scale) [m] */
     double g0;       /* gap_pred - n . rel(u*): gap = g0 + n . rel(u) at this geometry */
+    double rel_n;    /* n . rel(u*), of the same detection */
     double gap;      /* gap after correction (published) [m] */
     double dP[3];    /* rigid master displacement increment t_n -> t_{n+1} */
     double dPc[3];   /* rigid master central increment (t_{n+1} - t_{n-1}) / 2 */
