@@ -200,6 +200,7 @@ void tvds_data_free(tvds_data **pd)
             tvds_free(s->dgoff);
             tvds_free(s->dgv);
             tvds_free(s->w2);
+            tvds_free(s->cdamp);
             tvds_free(s->x_prev);
             tvds_free(s->x);
             tvds_free(s->x_new);
@@ -716,6 +717,8 @@ int sim_data_setup(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
         ALLOC(s->Y, (size_t)n * n);
         s->Yx = s->Y; /* central differences; sim_exact_setup gives exact propagation its own */
         ALLOC(s->w2, n);
+        ALLOC(s->cdamp, n);
+        s->cd_a = s->cd_b = NAN;
         ALLOC(s->x_prev, n);
         ALLOC(s->x, n);
         ALLOC(s->x_new, n);

@@ -41,6 +41,9 @@ typedef struct sim_sub {
     int damp_kind;  /* enum tvds_damping_kind actually used */
     double *Y;      /* n x n column-major (see above) */
     double *w2;     /* n: modal omega^2 [1/s^2] (modal path), all generalized eigenvalues */
+    double *cdamp;  /* n: modal damping a + b w2 of the Rayleigh pair (cd_a, cd_b) it was
+                       computed for (modal central differences; NaN pair: not yet) */
+    double cd_a, cd_b;
     double w2max;   /* largest omega^2 */
     double dt_cd;   /* stable step of central differences for this substructure [s] */
     double *x_prev, *x, *x_new; /* n: coordinates at t_{n-1}, t_n, t_{n+1} */
@@ -86,7 +89,7 @@ typedef struct sim_sub {
     double a_ref, b_ref; /* Rayleigh damping inside the propagator (alpha [1/s], beta [s]) */
     double fused_h2;     /* h^2 while the force pass has computed x_new (modal predictor fused into
                             it, sim_predict.c), else 0 */
-    double pchk;         /* its non-finite check: sum of x_new * 0 */
+    double pchk;         /* its non-finite check: finite when x_new is (sim_predict) */
 } sim_sub;
 
 /* Steps between two energy evaluations at the most (the runaway-energy guard) when the

@@ -42,13 +42,14 @@ static void add_force(sim_sub *s, int dof, double F, double *v)
 
 /* The arrays of the modal central-difference predictor (cd_pass). */
 typedef struct cd_arrays {
-    const double *x, *xp, *fg, *fb, *w2;
+    const double *x, *xp, *fg, *fb, *w2, *cd;
     double *vw, *fe, *fl, *fd, *xn;
     double we, wd; /* work sums (cd_pass with work) */
 } cd_arrays;
 
 /* The fused modal predictor of central differences, one pass: backward velocity, external and
- * damping forces, x_new; returns the sum of x_new * 0 (NaN when some value is not finite).
+ * damping forces (cd: the modal damping a + b w2), x_new; returns the sum of x_new (not finite
+ * when some value is not, or when the sum overflows: sim_predict looks).
  * vel: store the velocities and zero fel (element or penalty forces follow); fx: fext = gs fg +
  * ba fb (2), fext = 0 written (1: loads follow) or left alone (0: fext is 0 and stays 0).
  * Constant flags at every call: each call compiles to its own loop. */
@@ -58,7 +59,7 @@ static inline __attribute__((always_inline)) double cd_pass(cd_arrays *A, int n,
                                                              double b)
 {
     const double *restrict x = A->x, *restrict xp = A->xp, *restrict fg = A->fg,
-                           *restrict fb = A->fb, *restrict w2 = A->w2;
+                           *restrict fb = A->fb, *restrict w2 = A->w2, *restrict cd = A->cd;
     double *restrict vw = A->vw, *restrict fe = A->fe, *restrict fl = A->fl, *restrict fd = A->fd,
                      *restrict xn = A->xn;
     double chk = 0.0;
@@ -69,12 +70,12 @@ static inline __attribute__((always_inline)) double cd_pass(cd_arrays *A, int n,
 #pragma omp simd reduction(+ : chk, we, wd)
         for (int k = 0; k < n; k++) {
             double vk = (x[k] - xp[k]) * rh;
-            double fek = fx == 2 ? gs * fg[k] + ba * fb[k] : 0.0, fdk = (a + b * w2[k]) * vk;
+            double fek = fx == 2 ? gs * fg[k] + ba * fb[k] : 0.0, fdk = cd[k] * vk;
             if (fx) fe[k] = fek;
             fd[k] = fdk;
             double xk = 2.0 * x[k] - xp[k] + h2 * (fek - fdk - w2[k] * x[k]);
             xn[k] = xk;
-            chk += xk * 0.0;
+            chk += xk;
             double dx = 0.5 * (xk - xp[k]);
             if (fx) we += fek * dx;
             wd += fdk * dx;
@@ -86,7 +87,7 @@ static inline __attribute__((always_inline)) double cd_pass(cd_arrays *A, int n,
 #pragma omp simd reduction(+ : chk)
     for (int k = 0; k < n; k++) {
         double vk = (x[k] - xp[k]) * rh;
-        double fek = fx == 2 ? gs * fg[k] + ba * fb[k] : 0.0, fdk = (a + b * w2[k]) * vk;
+        double fek = fx == 2 ? gs * fg[k] + ba * fb[k] : 0.0, fdk = cd[k] * vk;
         if (vel) {
             vw[k] = vk;
             fl[k] = 0.0;
@@ -94,7 +95,7 @@ static inline __attribute__((always_inline)) double cd_pass(cd_arrays *A, int n,
         if (fx) fe[k] = fek;
         fd[k] = fdk;
         xn[k] = 2.0 * x[k] - xp[k] + h2 * (fek - fdk - w2[k] * x[k]);
-        chk += xn[k] * 0.0;
+        chk += xn[k];
     }
     return chk;
 }
@@ -192,7 +193,15 @@ int sim_forces(const tvds_model *m, tvds_data *d, double t, int vel_from_x, tvds
             } else {
                 /* Without element or penalty forces fel stays 0 and nothing reads the
                  * velocities in tmp; fext is written as its dense part says (fext_kind). */
-                cd_arrays A = {x, xp, fg, fb, w2, vw, fe, fl, fd, xn, 0.0, 0.0};
+                /* The modal damping a + b w2 kept while the schedule gives the same pair (the
+                 * same products and sums as in the pass: the same values). */
+                if (a != s->cd_a || b != s->cd_b) {
+                    for (int k = 0; k < n; k++)
+                        s->cdamp[k] = a + b * w2[k];
+                    s->cd_a = a;
+                    s->cd_b = b;
+                }
+                cd_arrays A = {x, xp, fg, fb, w2, s->cdamp, vw, fe, fl, fd, xn, 0.0, 0.0};
                 int fk = s->fext_kind;
                 /* A substructure the last step did not correct (the master of an open contact)
                  * likely keeps x_new = x*: its work sums in this pass (nothing changes x_new
@@ -401,7 +410,7 @@ int sim_predict(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
         sim_sub *s = &d->sub[i];
         const double *restrict x = s->x, *restrict xp = s->x_prev;
         double *restrict xn = s->x_new;
-        /* A non-finite value makes the sum of value * 0 a NaN: one test per substructure. */
+        /* One test per substructure (below). */
         double chk = 0.0;
         int n = s->n;
         if (s->modal || s->lumped) {
@@ -416,10 +425,13 @@ int sim_predict(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
                 chk += xn[k] * 0.0;
             }
         }
-        if (chk != 0.0 || isnan(chk)) {
-            int k = 0;
+        /* chk: a sum of x_new (modal) or of x_new * 0; not finite when a value is not, or
+         * when the sum overflowed (then no coordinate is found, and the step goes on). */
+        int k = 0;
+        if (!isfinite(chk))
             while (k < s->n && isfinite(xn[k]))
                 k++;
+        if (!isfinite(chk) && k < s->n) {
             return TVDS_ERROR(ctx, TVDS_ERR_DIVERGED,
                               "t = %.9g s, step %ld: non-finite predicted state in "
                               "substructure '%s' (coordinate %d)",
