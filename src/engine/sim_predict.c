@@ -65,7 +65,8 @@ static inline __attribute__((always_inline)) double cd_pass(cd_arrays *A, int n,
     double chk = 0.0;
     if (work) {
         /* With the work sums of fext and fdamp over (x* - x_prev) / 2, in the order of the
-         * record's work pass (sim_record.c, sub_energy). */
+         * record's work pass (sim_record.c, sub_energy); the halving is applied to the sums
+         * (exact in binary, so the same values unless a product is subnormal). */
         double we = 0.0, wd = 0.0;
 #pragma omp simd reduction(+ : chk, we, wd)
         for (int k = 0; k < n; k++) {
@@ -76,12 +77,12 @@ static inline __attribute__((always_inline)) double cd_pass(cd_arrays *A, int n,
             double xk = 2.0 * x[k] - xp[k] + h2 * (fek - fdk - w2[k] * x[k]);
             xn[k] = xk;
             chk += xk;
-            double dx = 0.5 * (xk - xp[k]);
+            double dx = xk - xp[k]; /* the halving after the sums: exact */
             if (fx) we += fek * dx;
             wd += fdk * dx;
         }
-        A->we = we;
-        A->wd = wd;
+        A->we = 0.5 * we;
+        A->wd = 0.5 * wd;
         return chk;
     }
 #pragma omp simd reduction(+ : chk)
@@ -127,12 +128,12 @@ static inline __attribute__((always_inline)) void corr_pass(corr_arrays *A, int 
             xn[k] -= c0 * y0[k] + c1 * y1[k];
         else
             xn[k] -= (c0 * y0[k] + c1 * y1[k]) + (c2 * y2[k] + c3 * y3[k]);
-        double dx = 0.5 * (xn[k] - xp[k]);
+        double dx = xn[k] - xp[k]; /* the halving after the sums: exact */
         if (ext) we += fe[k] * dx;
         wd += fd[k] * dx;
     }
-    A->we = we;
-    A->wd = wd;
+    A->we = 0.5 * we;
+    A->wd = 0.5 * wd;
 }
 
 /* fext and fel at time t from coordinates x and coordinate velocities vel (vel stored in
