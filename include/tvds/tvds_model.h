@@ -106,6 +106,10 @@ typedef struct tvds_fn {
 /* Value and first two time derivatives of f at t. NULL f means the constant 0. */
 TVDS_API double tvds_fn_eval(const tvds_fn *f, double t);
 TVDS_API double tvds_fn_deriv(const tvds_fn *f, double t, int order);
+/* tvds_fn_eval for a caller that steps through time: *hint keeps the table segment of the
+ * last call (start it at 0; other kinds leave it alone), tried with the next one before the
+ * binary search. The same value as tvds_fn_eval. */
+TVDS_API double tvds_fn_eval_hint(const tvds_fn *f, double t, int *hint);
 /* Exact integral of f from ta to tb (NULL f: 0). A rotating master's angle is the integral of
  * its angular speed from 0. */
 TVDS_API double tvds_fn_integral(const tvds_fn *f, double ta, double tb);

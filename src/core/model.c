@@ -25,14 +25,21 @@ static double smooth_ramp(double x, int order)
     }
 }
 
-static double table_eval(const tvds_fn *f, double t, int order)
+/* hint: NULL, or the segment lo of the last call (kept up to date). */
+static double table_eval(const tvds_fn *f, double t, int order, int *hint)
 {
     int n = f->ntab;
     if (n <= 0) return order == 0 ? 0.0 : 0.0;
     if (t <= f->tab_t[0]) return order == 0 ? f->tab_v[0] : 0.0;
     if (t >= f->tab_t[n - 1]) return order == 0 ? f->tab_v[n - 1] : 0.0;
-    /* Binary search: the table is strictly increasing. */
-    int lo = 0, hi = n - 1;
+    /* The segment with tab_t[lo] <= t < tab_t[lo + 1] (the table is strictly increasing: one
+     * such segment): the hint's or the next one, else a binary search. */
+    int lo = 0, hi = n - 1, h = hint ? *hint : -1;
+    if (h >= 0 && h + 1 < n - 1 && f->tab_t[h + 1] <= t && t < f->tab_t[h + 2]) h++;
+    if (h >= 0 && h < n - 1 && f->tab_t[h] <= t && t < f->tab_t[h + 1]) {
+        lo = h;
+        hi = h + 1;
+    }
     while (hi - lo > 1) {
         int mid = (lo + hi) / 2;
         if (f->tab_t[mid] <= t)
@@ -40,13 +47,14 @@ static double table_eval(const tvds_fn *f, double t, int order)
         else
             hi = mid;
     }
+    if (hint) *hint = lo;
     double dt = f->tab_t[hi] - f->tab_t[lo];
     double slope = (f->tab_v[hi] - f->tab_v[lo]) / dt;
     if (order == 0) return f->tab_v[lo] + slope * (t - f->tab_t[lo]);
     return order == 1 ? slope : 0.0;
 }
 
-static double fn_value(const tvds_fn *f, double t, int order)
+static double fn_value(const tvds_fn *f, double t, int order, int *hint)
 {
     double base = 0.0;
     switch (f->kind) {
@@ -95,7 +103,7 @@ static double fn_value(const tvds_fn *f, double t, int order)
         break;
     }
     case TVDS_FN_TABLE:
-        base = table_eval(f, t, order);
+        base = table_eval(f, t, order, hint);
         break;
     default:
         base = 0.0;
@@ -105,14 +113,19 @@ static double fn_value(const tvds_fn *f, double t, int order)
 
 double tvds_fn_eval(const tvds_fn *f, double t)
 {
-    return f ? fn_value(f, t, 0) : 0.0;
+    return f ? fn_value(f, t, 0, NULL) : 0.0;
+}
+
+double tvds_fn_eval_hint(const tvds_fn *f, double t, int *hint)
+{
+    return f ? fn_value(f, t, 0, hint) : 0.0;
 }
 
 double tvds_fn_deriv(const tvds_fn *f, double t, int order)
 {
     if (!f) return 0.0;
-    if (order <= 0) return fn_value(f, t, 0);
-    return fn_value(f, t, order > 2 ? 2 : order);
+    if (order <= 0) return fn_value(f, t, 0, NULL);
+    return fn_value(f, t, order > 2 ? 2 : order, NULL);
 }
 
 /* Antiderivative of the kind's base value (without offset), zero at -infinity for the ramps

@@ -40,7 +40,7 @@ void sim_assemble(const tvds_model *m, tvds_data *d)
         R->off = np;
         R->ne = B->nterms;
         double v = d->init_mode ? -0.5 * d->h * d->h * tvds_fn_deriv(&B->value, d->t0, 2)
-                                : -tvds_fn_eval(&B->value, t1);
+                                : -tvds_fn_eval_hint(&B->value, t1, &d->bil_hint[b]);
         double mag = fabs(v);
         for (int k = 0; k < B->nterms; k++, np++) {
             const tvds_term *T = &B->terms[k];

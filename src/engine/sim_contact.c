@@ -80,8 +80,8 @@ static int cp_geometry(const tvds_model *m, tvds_data *d, sim_cp *c, int mode, d
     for (int a = 0; a < dim; a++) {
         if (!two) us[a] = u_of(d, ss, c->sdof[a], 1);
         if (mode != 0) continue; /* the prescribed kinematics serve subs-a only */
-        kin1[a] = tvds_fn_eval(&C->slave_kin[a], t1);
-        kin0[a] = tvds_fn_eval(&C->slave_kin[a], t0);
+        kin1[a] = tvds_fn_eval_hint(&C->slave_kin[a], t1, &c->kin_hint[0][a]);
+        kin0[a] = tvds_fn_eval_hint(&C->slave_kin[a], t0, &c->kin_hint[1][a]);
         if (kin_defined(&C->slave_kin[a])) c->has_kin = 1;
     }
     /* Slave point used for the search: the prescribed kinematics (subs-a) or the predicted

@@ -273,6 +273,8 @@ void tvds_data_free(tvds_data **pd)
     tvds_free(d->ls_work);
     tvds_free(d->ls_W);
     tvds_free(d->lam_bil);
+    tvds_free(d->bil_hint);
+    tvds_free(d->load_hint);
     tvds_free(d->du_c);
     tvds_free(d->du_cv);
     tvds_free(d->cand_base);
@@ -966,6 +968,8 @@ int sim_data_setup(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
         ALLOC(d->ls_work, d->ls_lwork);
     }
     ALLOC(d->lam_bil, m->nbil);
+    ALLOC(d->bil_hint, m->nbil);
+    ALLOC(d->load_hint, m->nload);
     ALLOC(d->cand_base, m->nsub);
 
     /* Candidate flexibilities G = M^-1 restricted to the candidates. */

@@ -135,6 +135,7 @@ typedef struct sim_cp {
     double dPc[3];   /* rigid master central increment (t_{n+1} - t_{n-1}) / 2 */
     double vkin[2];  /* subs-a: tangential prescribed sliding velocity */
     int has_kin;     /* subs-a: slave_kin defined */
+    int kin_hint[2][3]; /* subs-a: slave_kin's table segments at t_{n+1} and t_n */
     /* Entries of the relative displacement rel(u) = u_C - (1-a) u_T1 - a u_T2 per direction. */
     int ne;
     int e_sub[SIM_ROW_MAX_CP], e_dof[SIM_ROW_MAX_CP], e_dir[SIM_ROW_MAX_CP];
@@ -254,6 +255,8 @@ struct tvds_data {
     double *ls_W;         /* rmax x rmax copy of W for the rank-revealing solve */
     long n_redundant;     /* steps solved with a rank-deficient (redundant) W */
     double *lam_bil;      /* nbil: multipliers of the bilateral rows */
+    int *bil_hint;        /* nbil: the table segments of their values (tvds_fn_eval_hint) */
+    int *load_hint;       /* nload: the same for the loads */
     int *cr_sub, *cr_dof; /* pool_cap: corrector scratch, distinct (sub, DoF) of the rows */
     double *cr_c;         /* pool_cap: their merged coefficients h^2 sum(be lambda) */
     int *cr_pos;          /* ncand_tot: position of a candidate in cr_*, -1 (merging in O(1)) */

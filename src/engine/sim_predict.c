@@ -322,7 +322,8 @@ int sim_forces(const tvds_model *m, tvds_data *d, double t, int vel_from_x, tvds
         const tvds_load *L = &m->loads[l];
         if (L->sub < 0 || L->sub >= d->nsub || L->dof < 0 || L->dof >= d->sub[L->sub].n)
             return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "load '%s': bad DoF", L->name ? L->name : "?");
-        add_force(&d->sub[L->sub], L->dof, tvds_fn_eval(&L->fn, t), d->sub[L->sub].fext);
+        add_force(&d->sub[L->sub], L->dof, tvds_fn_eval_hint(&L->fn, t, &d->load_hint[l]),
+                  d->sub[L->sub].fext);
     }
     if (m->nel > 0) {
         /* The laws advance their state once per force evaluation: the ElasticFriction
