@@ -49,7 +49,10 @@ typedef struct cd_arrays {
 
 /* The fused modal predictor of central differences, one pass: backward velocity, external and
  * damping forces (cd: the modal damping a + b w2), x_new; returns the sum of x_new (not finite
- * when some value is not, or when the sum overflows: sim_predict looks).
+ * when some value is not, or when the sum overflows: sim_predict looks). Without fext
+ * (fx = 0), x_new = 2x - x_prev - h^2 (fd + w2 x): the value of 2x - x_prev + h^2 (0 - fd - w2 x)
+ * (rounding is symmetric), one subtraction less; only the sign of a zero could differ, and
+ * only for x = -0, which the recurrence does not produce from +0 starts.
  * vel: store the velocities and zero fel (element or penalty forces follow); fx: fext = gs fg +
  * ba fb (2), fext = 0 written (1: loads follow) or left alone (0: fext is 0 and stays 0).
  * Constant flags at every call: each call compiles to its own loop. */
@@ -74,7 +77,8 @@ static inline __attribute__((always_inline)) double cd_pass(cd_arrays *A, int n,
             double fek = fx == 2 ? gs * fg[k] + ba * fb[k] : 0.0, fdk = cd[k] * vk;
             if (fx) fe[k] = fek;
             fd[k] = fdk;
-            double xk = 2.0 * x[k] - xp[k] + h2 * (fek - fdk - w2[k] * x[k]);
+            double xk = fx ? 2.0 * x[k] - xp[k] + h2 * (fek - fdk - w2[k] * x[k])
+                           : 2.0 * x[k] - xp[k] - h2 * (fdk + w2[k] * x[k]);
             xn[k] = xk;
             chk += xk;
             double dx = xk - xp[k]; /* the halving after the sums: exact */
@@ -95,7 +99,8 @@ static inline __attribute__((always_inline)) double cd_pass(cd_arrays *A, int n,
         }
         if (fx) fe[k] = fek;
         fd[k] = fdk;
-        xn[k] = 2.0 * x[k] - xp[k] + h2 * (fek - fdk - w2[k] * x[k]);
+        xn[k] = fx ? 2.0 * x[k] - xp[k] + h2 * (fek - fdk - w2[k] * x[k])
+                   : 2.0 * x[k] - xp[k] - h2 * (fdk + w2[k] * x[k]);
         chk += xn[k];
     }
     return chk;
