@@ -287,7 +287,8 @@ struct tvds_data {
     int search_global; /* test hook (tests/check_engine.c): 1 = find the segment by a full scan
                           of the master surface every step instead of walking from the last one */
     int reuse_off;      /* test hook (tests/check_engine.c): 1 = W and its LU built at every
-                           assembly (from the buckets, not W's kept pairs), the candidate
+                           assembly (from the buckets, not W's kept pairs; the general band LU
+                           also for one or two rows), the candidate
                            corrections from the buckets, a contact point's entries built anew
                            at every detection and their displacements e_u and keys e_cand,
                            e_comp read again at every use */

@@ -271,11 +271,87 @@ static void band_lu_solve(int n, int kl, int ku, const double *A, const int *ipi
     }
 }
 
+/* band_lu and band_lu_solve for n = 2, written out: the same operations in the same order
+ * (the branches on the band, the pivot, the zero tests), without the loops' bookkeeping.
+ * Returns band_lu's info. A one-row W (n = 1) is its own LU: lambda = rhs / W. */
+static int lu2_factor(int kl, int ku, double *A, int *ipiv)
+{
+    int info = 0, kv = kl + ku;
+    int p = kl >= 1 && fabs(A[1]) > fabs(A[0]) ? 1 : 0;
+    ipiv[0] = p + 1;
+    if (A[p] == 0.0) {
+        info = 1;
+    } else {
+        if (p == 1) {
+            double t = A[0];
+            A[0] = A[1], A[1] = t;
+            if (kv >= 1) t = A[2], A[2] = A[3], A[3] = t;
+        }
+        double r = 1.0 / A[0];
+        if (kl >= 1) A[1] *= r;
+        if (kv >= 1 && A[2] != 0.0 && kl >= 1) A[3] -= A[1] * A[2];
+    }
+    ipiv[1] = 2;
+    if (A[3] == 0.0 && !info) info = 2;
+    return info;
+}
+
+static void lu2_solve(int kl, int ku, const double *A, const int *ipiv, double *b)
+{
+    if (ipiv[0] == 2) {
+        double t = b[0];
+        b[0] = b[1], b[1] = t;
+    }
+    if (kl >= 1) b[1] -= A[1] * b[0];
+    b[1] /= A[3];
+    if (kl + ku >= 1) b[0] -= A[2] * b[1];
+    b[0] /= A[0];
+}
+
 /* LU solve of W lambda = rhs: the band LU above when W is small or its band narrow (its cost
- * n kl (kl + ku) well below the n^3 / 3 of LAPACK's dense dgetrf), else dgetrf. */
+ * n kl (kl + ku) well below the n^3 / 3 of LAPACK's dense dgetrf), else dgetrf; one or two
+ * rows (a contact point and a drive, the common step) written out (lu2_factor). */
 static int lu_solve(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
 {
     int nr = d->nrow, kl = d->W_kl, ku = d->W_ku;
+    if (nr <= 2 && !d->reuse_off) {
+        double *A = d->W_lu, *b = d->lam;
+        if (!(d->W_same && d->W_lu_ok)) {
+            /* The band copy of W (outside the band W_lu keeps what it had: never read). */
+            int info;
+            if (nr == 1) {
+                A[0] = d->W[0];
+                d->ipiv[0] = 1;
+                info = A[0] == 0.0;
+            } else {
+                A[0] = d->W[0];
+                if (kl >= 1) A[1] = d->W[1];
+                if (kl + ku >= 1) A[2] = d->W[2];
+                A[3] = d->W[3];
+                info = lu2_factor(kl, ku, A, d->ipiv);
+            }
+            /* The pivots' scan of the general path (a NaN pivot is skipped, as there). */
+            double umax = 0.0, umin = INFINITY;
+            for (int i = 0; i < nr; i++) {
+                double u = fabs(A[3 * i]);
+                if (u > umax) umax = u;
+                if (u < umin) umin = u;
+            }
+            if (info != 0 || !(umin > 1e-13 * umax)) {
+                int rc = redundant_solve(m, d, ctx);
+                if (rc) return rc;
+                goto check;
+            }
+            d->W_lu_ok = 1;
+        }
+        for (int i = 0; i < nr; i++)
+            b[i] = d->row[i].rhs;
+        if (nr == 1)
+            b[0] /= A[0];
+        else
+            lu2_solve(kl, ku, A, d->ipiv, b);
+        goto check;
+    }
     int band = nr <= SMALL_LU || 12 * (double)kl * (kl + ku) <= (double)nr * nr;
     if (d->W_same && d->W_lu_ok) {
         /* W and its LU are those of the last solve: the substitutions alone. */
