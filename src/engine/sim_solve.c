@@ -44,10 +44,17 @@ static void bucket_entries(tvds_data *d)
 static void build_W(tvds_data *d)
 {
     int nr = d->nrow, n0 = d->W_n;
-    for (int j = 0; j < n0; j++) {
-        int i0 = j - d->W_ku > 0 ? j - d->W_ku : 0, i1 = j + d->W_kl < n0 ? j + d->W_kl + 1 : n0;
-        for (int i = i0; i < i1; i++)
-            d->W[i + (size_t)j * n0] = 0.0;
+    if (n0 <= 2) {
+        /* One or two rows: the whole W (outside the band it is zero already). */
+        if (n0 >= 1) d->W[0] = 0.0;
+        if (n0 == 2) d->W[1] = d->W[2] = d->W[3] = 0.0;
+    } else {
+        for (int j = 0; j < n0; j++) {
+            int i0 = j - d->W_ku > 0 ? j - d->W_ku : 0;
+            int i1 = j + d->W_kl < n0 ? j + d->W_kl + 1 : n0;
+            for (int i = i0; i < i1; i++)
+                d->W[i + (size_t)j * n0] = 0.0;
+        }
     }
     int kl = 0, ku = 0;
     if (d->W_struct && d->wp_n >= 0) {
@@ -99,10 +106,16 @@ static void build_W(tvds_data *d)
         }
     }
     double h2 = d->h * d->h;
-    for (int j = 0; j < nr; j++) {
-        int i0 = j - ku > 0 ? j - ku : 0, i1 = j + kl < nr ? j + kl + 1 : nr;
-        for (int i = i0; i < i1; i++)
-            d->W[i + (size_t)j * nr] *= h2;
+    if (nr <= 2) {
+        /* The whole W (zero outside the band: scaled, still zero). */
+        if (nr >= 1) d->W[0] *= h2;
+        if (nr == 2) d->W[1] *= h2, d->W[2] *= h2, d->W[3] *= h2;
+    } else {
+        for (int j = 0; j < nr; j++) {
+            int i0 = j - ku > 0 ? j - ku : 0, i1 = j + kl < nr ? j + kl + 1 : nr;
+            for (int i = i0; i < i1; i++)
+                d->W[i + (size_t)j * nr] *= h2;
+        }
     }
     d->W_n = nr;
     d->W_kl = kl;
