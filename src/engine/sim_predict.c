@@ -560,10 +560,26 @@ void sim_correct(const tvds_model *m, tvds_data *d)
             for (int k = 0; k < n; k++)
                 xn[k] -= (c0 * y0[k] + c1 * y1[k]) + (c2 * y2[k] + c3 * y3[k]);
         }
-        for (int j = 0; j < ns; j++) {
-            cache_correct(s, d->cr_dof[sel[j]], c[j]);
-            d->cr_c[sel[j]] = 0.0; /* applied */
+        if (s->gdiag) {
+            for (int j = 0; j < ns; j++)
+                cache_correct(s, d->cr_dof[sel[j]], c[j]);
+        } else {
+            /* cache_correct of the ns columns, entry by entry: each cached displacement takes
+             * the columns' terms in their order, in a register (the same values). */
+            const double *g[4];
+            for (int j = 0; j < ns; j++)
+                g[j] = s->G + (size_t)s->cand[d->cr_dof[sel[j]]] * s->ncand;
+            double *restrict uc = s->uc[1];
+            for (int u = 0; u < s->ucn1; u++) {
+                int a = s->ucl1[u];
+                double v = uc[a];
+                for (int j = 0; j < ns; j++)
+                    v -= c[j] * g[j][a];
+                uc[a] = v;
+            }
         }
+        for (int j = 0; j < ns; j++)
+            d->cr_c[sel[j]] = 0.0; /* applied */
     }
     /* Exact stick against a rigid master (docs/theory.md, "Exact zero velocity"): a stuck
      * tangential row with one entry, on a DoF whose displacement is one coordinate
