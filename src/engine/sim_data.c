@@ -275,6 +275,7 @@ void tvds_data_free(tvds_data **pd)
     tvds_free(d->lam_bil);
     tvds_free(d->bil_hint);
     tvds_free(d->load_hint);
+    tvds_free(d->load_val);
     tvds_free(d->du_c);
     tvds_free(d->du_cv);
     tvds_free(d->cand_base);
@@ -970,6 +971,7 @@ int sim_data_setup(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
     ALLOC(d->lam_bil, m->nbil);
     ALLOC(d->bil_hint, m->nbil);
     ALLOC(d->load_hint, m->nload);
+    ALLOC(d->load_val, m->nload);
     ALLOC(d->cand_base, m->nsub);
 
     /* Candidate flexibilities G = M^-1 restricted to the candidates. */

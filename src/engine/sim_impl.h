@@ -257,6 +257,9 @@ struct tvds_data {
     double *lam_bil;      /* nbil: multipliers of the bilateral rows */
     int *bil_hint;        /* nbil: the table segments of their values (tvds_fn_eval_hint) */
     int *load_hint;       /* nload: the same for the loads */
+    double *load_val;     /* nload: their values at the force pass's t (computed before the
+                             passes over the coordinates, so that the time functions' latency
+                             overlaps them) */
     int *cr_sub, *cr_dof; /* pool_cap: corrector scratch, distinct (sub, DoF) of the rows */
     double *cr_c;         /* pool_cap: their merged coefficients h^2 sum(be lambda) */
     int *cr_pos;          /* ncand_tot: position of a candidate in cr_*, -1 (merging in O(1)) */

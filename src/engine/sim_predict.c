@@ -150,6 +150,9 @@ int sim_forces(const tvds_model *m, tvds_data *d, double t, int vel_from_x, tvds
     double rh = 1.0 / d->h;
     double gs = tvds_fn_eval(&m->gravity_fn, t);
     double ba = m->has_base_acc ? tvds_fn_eval(&m->base_acc, t) : 0.0;
+    /* The loads' values first: nothing below depends on them until add_force. */
+    for (int l = 0; l < m->nload; l++)
+        d->load_val[l] = tvds_fn_eval_hint(&m->loads[l].fn, t, &d->load_hint[l]);
     for (int i = 0; i < d->nsub; i++) {
         sim_sub *s = &d->sub[i];
         const tvds_substructure *S = m->subs[i];
@@ -327,8 +330,7 @@ int sim_forces(const tvds_model *m, tvds_data *d, double t, int vel_from_x, tvds
         const tvds_load *L = &m->loads[l];
         if (L->sub < 0 || L->sub >= d->nsub || L->dof < 0 || L->dof >= d->sub[L->sub].n)
             return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "load '%s': bad DoF", L->name ? L->name : "?");
-        add_force(&d->sub[L->sub], L->dof, tvds_fn_eval_hint(&L->fn, t, &d->load_hint[l]),
-                  d->sub[L->sub].fext);
+        add_force(&d->sub[L->sub], L->dof, d->load_val[l], d->sub[L->sub].fext);
     }
     if (m->nel > 0) {
         /* The laws advance their state once per force evaluation: the ElasticFriction
