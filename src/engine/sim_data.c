@@ -869,7 +869,7 @@ int sim_data_setup(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
             p->seg = -1;
             p->esub[0] = p->esub[1] = -1;
             p->e_seg2d = -1;
-            p->e_ver[0][0] = p->e_ver[1][0] = -1;
+            p->e_ver[0][0] = p->e_ver[1][0] = p->e_upv[0] = -1;
             if (!sim_node_dofs(m->subs[C->slave_sub], p->node, p->sdof, p->X)) {
                 rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
                                 "contact '%s': slave node %ld has no physical DoF", cn, p->node);

@@ -148,6 +148,11 @@ typedef struct sim_cp {
      * they cover. */
     double e_u[2][SIM_ROW_MAX_CP];
     long e_ver[2][2];
+    /* e_u[0] as the last record read it, kept for the next record (where x_n is x_prev: the
+       work over the central increment) while e_upv holds the versions of x_prev. */
+    double e_up[SIM_ROW_MAX_CP];
+    long e_upv[2];
+    int ne_up; /* the entries e_up covers */
     int esub[2];
     int ne_u;
     /* The entries' candidates in the run's numbering (cand_base + cand) and the keys of their
@@ -516,10 +521,10 @@ static inline void sim_cp_add_entry(sim_cp *c, int sub, int dof, int dir, double
             c->esub[1] = sub;
         else
             c->esub[0] = -2;
-        c->e_ver[0][0] = c->e_ver[1][0] = -1;
+        c->e_ver[0][0] = c->e_ver[1][0] = c->e_upv[0] = -1;
     }
     int moved = c->e_sub[e] != sub || c->e_dof[e] != dof;
-    if (moved || e >= c->ne_u) c->e_ver[0][0] = c->e_ver[1][0] = -1;
+    if (moved || e >= c->ne_u) c->e_ver[0][0] = c->e_ver[1][0] = c->e_upv[0] = -1;
     if (moved || e >= c->ne_k) c->e_key_ok = 0;
     c->e_sub[e] = sub;
     c->e_dof[e] = dof;

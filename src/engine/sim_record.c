@@ -496,13 +496,27 @@ int sim_record(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
         int fw = F[0] != 0.0 || F[1] != 0.0 || F[2] != 0.0;
         double r1[3] = {0, 0, 0}, dr[3] = {0, 0, 0}, dr2[3] = {0, 0, 0};
         const double *u1 = sim_cp_eu(d, c, 1), *u0 = sim_cp_eu(d, c, 0);
+        long vp[2] = {0, 0};
+        if (fw) sim_cp_vers(d, c, 2, vp);
+        /* x_prev's entries as the last record kept them (the same values as sim_u's). */
+        int kept = fw && vp[0] != -3 && c->e_upv[0] == vp[0] && c->e_upv[1] == vp[1] &&
+                   c->ne <= c->ne_up && !d->reuse_off;
         for (int e = 0; e < c->ne; e++) {
             if (c->e_dof[e] < 0) continue;
             int a = c->e_dir[e];
             double w = c->e_w[e];
             r1[a] += w * u1[e];
             dr[a] += w * (u1[e] - u0[e]);
-            if (fw) dr2[a] += w * (u1[e] - sim_u(d, c->e_sub[e], c->e_dof[e], 2));
+            if (fw)
+                dr2[a] += w * (u1[e] - (kept ? c->e_up[e]
+                                             : sim_u(d, c->e_sub[e], c->e_dof[e], 2)));
+        }
+        if (fw) {
+            /* x_n, the next record's x_prev. */
+            for (int e = 0; e < c->ne; e++)
+                c->e_up[e] = u0[e];
+            sim_cp_vers(d, c, 0, c->e_upv);
+            c->ne_up = c->ne;
         }
         if (fw)
             for (int a = 0; a < 3; a++)
