@@ -169,16 +169,15 @@ long sim_flush_tiny(tvds_data *d)
         double *v[2] = {s->x, s->x_prev};
         for (int b = 0; b < 2; b++) {
             double *x = v[b];
-            /* Whether a nonzero magnitude is below SIM_TINY first, a vectorised pass (two
-             * comparisons per coordinate): usually none is. */
-            int any = 0;
-            const double *restrict xr = x;
-#pragma omp simd reduction(| : any)
+            /* The smallest nonzero magnitude first, a vectorised pass: usually above SIM_TINY. */
+            double mn = INFINITY;
+#pragma omp simd reduction(min : mn)
             for (int k = 0; k < s->n; k++) {
-                double a = fabs(xr[k]);
-                any |= (a < SIM_TINY) & (a > 0.0);
+                double a = fabs(x[k]);
+                a = a > 0.0 ? a : INFINITY;
+                mn = a < mn ? a : mn;
             }
-            if (!any) continue;
+            if (!(mn < SIM_TINY)) continue;
             for (int k = 0; k < s->n; k++)
                 if (x[k] != 0.0 && fabs(x[k]) < SIM_TINY) {
                     x[k] = 0.0;
