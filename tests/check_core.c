@@ -82,6 +82,55 @@ START_TEST(test_fn_harmonic_and_table)
 }
 END_TEST
 
+/* tvds_fn_eval_hint: the value of tvds_fn_eval bit for bit, from any hint (stale, out of range,
+ * the next segment, far away), with t moving forward, backward and jumping, on a table of
+ * uneven segments; the hint left is the segment that holds t; other kinds leave it alone. */
+START_TEST(test_fn_eval_hint)
+{
+    enum { NT = 23 };
+    double tt[NT], vv[NT];
+    for (int k = 0; k < NT; k++) {
+        tt[k] = 0.01 * k * k - 0.3;
+        vv[k] = sin(1.7 * k) + 0.1 * k;
+    }
+    tvds_fn tab = {.kind = TVDS_FN_TABLE, .ntab = NT, .tab_t = tt, .tab_v = vv, .offset = 0.25};
+    int hint = 0, checked = 0, moved = 0;
+    unsigned r = 12345u;
+    double t = tt[0] - 0.1;
+    for (int i = 0; i < 20000; i++) {
+        r = 1103515245u * r + 12345u;
+        int mode = (int)(r >> 16) % 8;
+        if (mode < 5) {
+            t += 1e-3; /* forward, as a run steps */
+        } else if (mode == 5) {
+            t -= 7e-3; /* backward */
+        } else if (mode == 6) {
+            t = tt[0] - 0.2 + (tt[NT - 1] - tt[0] + 0.4) * ((r >> 8) % 1000) / 999.0; /* a jump */
+        } else {
+            t = tt[(r >> 8) % NT]; /* on a table point */
+        }
+        if (i % 97 == 0) hint = (int)((r >> 4) % 60) - 20; /* stale or out of range */
+        int h0 = hint;
+        double a = tvds_fn_eval(&tab, t), b = tvds_fn_eval_hint(&tab, t, &hint);
+        ck_assert_msg(memcmp(&a, &b, sizeof a) == 0, "t = %.17g: %.17g vs %.17g", t, a, b);
+        if (t > tt[0] && t < tt[NT - 1]) {
+            ck_assert_msg(hint >= 0 && hint < NT - 1 && tt[hint] <= t && t < tt[hint + 1],
+                          "t = %.17g: hint %d", t, hint);
+            checked++;
+            moved += hint != h0;
+        }
+    }
+    ck_assert_int_gt(checked, 10000);
+    ck_assert_int_gt(moved, 100);
+    tvds_fn ramp = {.kind = TVDS_FN_SMOOTH_RAMP, .amp = 2.0, .t0 = 0.1, .t1 = 0.3};
+    hint = 7;
+    double a = tvds_fn_eval(&ramp, 0.2), b = tvds_fn_eval_hint(&ramp, 0.2, &hint);
+    ck_assert(memcmp(&a, &b, sizeof a) == 0);
+    ck_assert_int_eq(hint, 7);
+    ck_assert_double_eq(tvds_fn_eval_hint(NULL, 1.0, &hint), 0.0);
+}
+END_TEST
+
 /* tvds_fn_integral against composite Simpson quadrature of tvds_fn_eval over intervals that
  * straddle the kinks of the ramps and the table's points (split there, Simpson is exact to
  * 1e-12 on these smooth pieces), for every kind with an offset. */
@@ -166,6 +215,7 @@ Suite *core_suite(void)
     tcase_add_test(tc, test_alloc_injection);
     tcase_add_test(tc, test_fn_smooth_ramp);
     tcase_add_test(tc, test_fn_harmonic_and_table);
+    tcase_add_test(tc, test_fn_eval_hint);
     tcase_add_test(tc, test_fn_integral);
     tcase_add_test(tc, test_damping_schedule);
     tcase_add_test(tc, test_methods);

@@ -1645,6 +1645,70 @@ static void channels_identical(const tvds_data *da, const tvds_data *db, long k)
     }
 }
 
+/* Two rows, the step's common size, take the written-out LU (lu2_factor): on a singular W (the
+ * same constraint twice, ux = 0 and 2 ux = 0, on a loaded mass) it must hand over to the
+ * rank-revealing solve as the general band LU does. Every channel at every step equals the run
+ * through the general loops (test hook reuse_off), the motion equals the one with the relation
+ * once, ux stays 0, and two rows that contradict each other (ux = 0, 2 ux = 1e-3) are reported
+ * as inconsistent. */
+START_TEST(test_two_rows_redundant)
+{
+    tvds_model *m[3];
+    for (int v = 0; v < 3; v++) {
+        m[v] = model_new(1);
+        m[v]->subs[0] = shoe3d(1e4);
+        fixed_dt(m[v], 1e-4);
+        add_load(m[v], 0, 0, (tvds_fn){.kind = TVDS_FN_HARMONIC, .amp = 1.0, .freq = 20.0});
+        add_load(m[v], 0, 1, (tvds_fn){.kind = TVDS_FN_HARMONIC, .amp = 2.0, .freq = 13.0});
+        tvds_bilateral *b = add_bil(m[v], "ux", 1);
+        b->terms[0] = (tvds_term){.sub = 0, .dof = 0, .coef = 1.0};
+        if (v == 1) continue;
+        b = add_bil(m[v], "ux twice", 1);
+        b->terms[0] = (tvds_term){.sub = 0, .dof = 0, .coef = 2.0};
+        if (v == 2) b->value = (tvds_fn){.kind = TVDS_FN_CONST, .amp = 1e-3};
+    }
+    tvds_ctx ctx;
+    tvds_data *da = data_new(m[0], &ctx), *db = data_new(m[0], &ctx), *d1 = data_new(m[1], &ctx);
+    db->reuse_off = 1;
+    double dmax = 0.0, umax = 0.0, uxmax = 0.0;
+    for (long k = 0; k < 2000; k++) {
+        ck_assert_msg(tvds_step(m[0], da, &ctx) == TVDS_OK, "%s", ctx.msg);
+        ck_assert_msg(tvds_step(m[0], db, &ctx) == TVDS_OK, "%s", ctx.msg);
+        ck_assert_msg(tvds_step(m[1], d1, &ctx) == TVDS_OK, "%s", ctx.msg);
+        channels_identical(da, db, k);
+        const sim_sub *sa = &da->sub[0], *s1 = &d1->sub[0];
+        for (int j = 0; j < 3; j++) {
+            double ua = sim_phys(sa, sa->x, j), u1 = sim_phys(s1, s1->x, j);
+            if (fabs(u1) > umax) umax = fabs(u1);
+            if (fabs(ua - u1) > dmax) dmax = fabs(ua - u1);
+            if (j == 0 && fabs(ua) > uxmax) uxmax = fabs(ua);
+        }
+    }
+    ck_assert_double_gt(umax, 1e-6);
+    ck_assert_double_lt(dmax, 1e-12 * umax);
+    ck_assert_double_lt(uxmax, 1e-12 * umax);
+    ck_assert_double_gt(summary(da, "redundant constraint solves [-]"), 1000.0);
+    ck_assert_double_eq(summary(da, "redundant constraint solves [-]"),
+                        summary(db, "redundant constraint solves [-]"));
+    ck_assert_double_eq(summary(d1, "redundant constraint solves [-]"), 0.0);
+    tvds_data_free(&da);
+    tvds_data_free(&db);
+    tvds_data_free(&d1);
+    for (int hook = 0; hook < 2; hook++) {
+        tvds_data *d = NULL;
+        tvds_ctx_init(&ctx);
+        int rc = tvds_data_create(m[2], &d, &ctx);
+        if (d) d->reuse_off = hook;
+        rc = steps_until_error(m[2], d, &ctx, rc, 10, NULL);
+        ck_assert_int_eq(rc, TVDS_ERR_SINGULAR);
+        ck_assert_ptr_nonnull(strstr(ctx.msg, "inconsistent"));
+        tvds_data_free(&d);
+    }
+    for (int v = 0; v < 3; v++)
+        tvds_model_free(&m[v]);
+}
+END_TEST
+
 /* A 2D segment master's one-call geometry (sim_seg2d_geometry: closest point, frame and point
  * with each master node read once, the entries' predicted displacements taken from it) against
  * the kind's table (test hook d->geometry_table), every channel of every group bit for bit at
@@ -2235,6 +2299,7 @@ Suite *engine_suite(void)
     tcase_add_test(tl, test_penalty_static);
     tcase_add_loop_test(tl, test_penalty_sdnd100, 0, 2);
     tcase_add_test(tl, test_redundant_constraints);
+    tcase_add_test(tl, test_two_rows_redundant);
     tcase_add_test(tl, test_elastic_friction_element);
     tcase_add_test(tl, test_elastic_friction_rigid);
     tcase_add_test(tl, test_film_sdnd100b_normal_force);
