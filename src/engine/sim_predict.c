@@ -58,8 +58,7 @@ typedef struct cd_arrays {
  * Constant flags at every call: each call compiles to its own loop. */
 static inline __attribute__((always_inline)) double cd_pass(cd_arrays *A, int n, int vel, int fx,
                                                              int work, double rh, double h2,
-                                                             double gs, double ba, double a,
-                                                             double b)
+                                                             double gs, double ba)
 {
     const double *restrict x = A->x, *restrict xp = A->xp, *restrict fg = A->fg,
                            *restrict fb = A->fb, *restrict w2 = A->w2, *restrict cd = A->cd;
@@ -218,16 +217,16 @@ int sim_forces(const tvds_model *m, tvds_data *d, double t, int vel_from_x, tvds
                  * them). */
                 int work = !s->corrected && fk != 1 && !d->fel_used && vel_from_x == 1;
                 if (d->fel_used)
-                    chk = fk == 2   ? cd_pass(&A, n, 1, 2, 0, rh, h2, gs, ba, a, b)
-                          : fk == 1 ? cd_pass(&A, n, 1, 1, 0, rh, h2, gs, ba, a, b)
-                                    : cd_pass(&A, n, 1, 0, 0, rh, h2, gs, ba, a, b);
+                    chk = fk == 2   ? cd_pass(&A, n, 1, 2, 0, rh, h2, gs, ba)
+                          : fk == 1 ? cd_pass(&A, n, 1, 1, 0, rh, h2, gs, ba)
+                                    : cd_pass(&A, n, 1, 0, 0, rh, h2, gs, ba);
                 else if (work)
-                    chk = fk == 2 ? cd_pass(&A, n, 0, 2, 1, rh, h2, gs, ba, a, b)
-                                  : cd_pass(&A, n, 0, 0, 1, rh, h2, gs, ba, a, b);
+                    chk = fk == 2 ? cd_pass(&A, n, 0, 2, 1, rh, h2, gs, ba)
+                                  : cd_pass(&A, n, 0, 0, 1, rh, h2, gs, ba);
                 else
-                    chk = fk == 2   ? cd_pass(&A, n, 0, 2, 0, rh, h2, gs, ba, a, b)
-                          : fk == 1 ? cd_pass(&A, n, 0, 1, 0, rh, h2, gs, ba, a, b)
-                                    : cd_pass(&A, n, 0, 0, 0, rh, h2, gs, ba, a, b);
+                    chk = fk == 2   ? cd_pass(&A, n, 0, 2, 0, rh, h2, gs, ba)
+                          : fk == 1 ? cd_pass(&A, n, 0, 1, 0, rh, h2, gs, ba)
+                                    : cd_pass(&A, n, 0, 0, 0, rh, h2, gs, ba);
                 s->work[0] = A.we;
                 s->work[1] = A.wd;
                 s->work_ver = work ? -3 : 0; /* -3: x*'s, stamped by sim_predict */
