@@ -30,6 +30,7 @@ typedef struct sim_sub {
     double work[2]; /* the work sums of the step (fext and fdamp against 0.5 (x_new - x_prev)),
                        computed in the corrector's pass when it is the last change of x_new */
     long work_ver;  /* work[] belongs to x_new while work_ver == ver[1]; 0: none */
+    int stuck_set;  /* 1 while sim_correct's exact stick has moved x_new (sim_correct) */
     int corrected;  /* 1 when the last correction moved x_new (sim_correct): the predictor then
                        leaves the work sums to the corrector's pass, else it forms them itself
                        for x_new = x* (kept if no correction comes) */

@@ -610,10 +610,17 @@ void sim_correct(const tvds_model *m, tvds_data *d)
             s->x_new[k] = dpt == 0.0 ? s->x[k] : s->x[k] + dpt / (d->p_bc[e1] * yk);
             s->work_ver = 0; /* x_new moved after the work sums */
             s->uc[1][cj] = sim_phys(s, s->x_new, j);
+            s->stuck_set = 1;
         }
-    /* x_new changed: new version, with the updated cache entries carried over. */
+    /* x_new changed: new version, with the updated cache entries carried over. A substructure
+     * that no column and no exact stick moved keeps x_new, its version and its caches. */
     for (int i = 0; i < d->nsub; i++) {
         sim_sub *s = &d->sub[i];
+        if (!s->corrected && !s->stuck_set) {
+            s->work_ver = s->work_ver == -4 ? s->ver[1] : 0;
+            continue;
+        }
+        s->stuck_set = 0;
         s->ver[1] = ++d->ver_counter;
         /* -2: the corrector's pass; -4: the predictor's, x_new still x* (not corrected). */
         s->work_ver = s->work_ver == -2 || (s->work_ver == -4 && !s->corrected) ? s->ver[1] : 0;
