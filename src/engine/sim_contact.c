@@ -7,11 +7,6 @@
 #include "engine/contact/master.h"
 #include "engine/sim_impl.h"
 
-static double dot3(const double a[3], const double b[3])
-{
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
 /* Displacement of (sub, dof) from x_prev (which 2), x (0), x_new (1) or the velocities in tmp
  * (3); 0 for dof < 0. */
 static double u_of(const tvds_data *d, int sub, int dof, int which)
@@ -151,15 +146,18 @@ static int cp_geometry(const tvds_model *m, tvds_data *d, sim_cp *c, int mode, d
     c->gap_mag = gm;
     c->rel_n = sim_cp_rel(d, c, c->n, 1);
     c->g0 = g - c->rel_n;
-    /* Tangential relative velocity used to choose the sliding direction. */
-    for (int k = 0; k < c->ntan; k++) {
+    /* Tangential relative velocity used to choose the sliding direction: from the relative
+     * displacements (the common case) only for a point that is not open, when it is needed
+     * (sim_cp_vkin: detection below, or the solve activating an open point). */
+    c->vkin_ok = d->init_mode || (mode == 0 && c->has_kin);
+    for (int k = 0; k < c->ntan && c->vkin_ok; k++) {
         double v;
         if (mode == 0 && c->has_kin) {
             v = 0.0;
             for (int a = 0; a < dim; a++)
                 v += c->t[k][a] * (kin1[a] - kin0[a] - c->dP[a]);
         } else {
-            v = sim_cp_rel(d, c, c->t[k], 1) - sim_cp_rel(d, c, c->t[k], 0) - dot3(c->t[k], c->dP);
+            v = sim_cp_rel(d, c, c->t[k], 1) - sim_cp_rel(d, c, c->t[k], 0) - sim_dot3(c->t[k], c->dP);
         }
         if (d->init_mode && !(mode == 0 && c->has_kin)) {
             /* Start: x_new - x holds only h^2/2 a_0; add the initial relative velocity, so
@@ -214,6 +212,7 @@ int sim_detect(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
             c->state = TVDS_OPEN;
             continue;
         }
+        sim_cp_vkin(d, c);
         double vmag = 0.0;
         for (int k = 0; k < c->ntan; k++)
             vmag += c->vkin[k] * c->vkin[k];

@@ -42,8 +42,9 @@ typedef struct sim_sub {
     int damp_kind;  /* enum tvds_damping_kind actually used */
     double *Y;      /* n x n column-major (see above) */
     double *w2;     /* n: modal omega^2 [1/s^2] (modal path), all generalized eigenvalues */
-    double *cdamp;  /* n: modal damping a + b w2 of the Rayleigh pair (cd_a, cd_b) it was
-                       computed for (modal central differences; NaN pair: not yet) */
+    double *cdamp;  /* n: modal damping over the step, (a + b w2) / h, of the Rayleigh pair
+                       (cd_a, cd_b) it was computed for (modal central differences; NaN pair:
+                       not yet) */
     double cd_a, cd_b;
     double w2max;   /* largest omega^2 */
     double dt_cd;   /* stable step of central differences for this substructure [s] */
@@ -134,7 +135,8 @@ typedef struct sim_cp {
     double gap;      /* gap after correction (published) [m] */
     double dP[3];    /* rigid master displacement increment t_n -> t_{n+1} */
     double dPc[3];   /* rigid master central increment (t_{n+1} - t_{n-1}) / 2 */
-    double vkin[2];  /* subs-a: tangential prescribed sliding velocity */
+    double vkin[2];  /* predicted (subs-a: prescribed) tangential sliding velocity */
+    int vkin_ok;     /* vkin is that of the last detection (else sim_cp_vkin computes it) */
     int has_kin;     /* subs-a: slave_kin defined */
     int kin_hint[2][3]; /* subs-a: slave_kin's table segments at t_{n+1} and t_n */
     /* Entries of the relative displacement rel(u) = u_C - (1-a) u_T1 - a u_T2 per direction. */
@@ -492,6 +494,24 @@ static inline double sim_cp_rel(const tvds_data *d, const sim_cp *c, const doubl
     for (int e = 0; e < c->ne; e++)
         r += c->e_w[e] * v[c->e_dir[e]] * u[e];
     return r;
+}
+
+static inline double sim_dot3(const double a[3], const double b[3])
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+/* The predicted tangential relative velocity vkin of c from its relative displacements in x_new
+ * (x*: the solve does not move x_new) and x, once per detection (vkin_ok; the detection leaves
+ * it to this call for a point whose velocity it did not need). */
+static inline void sim_cp_vkin(const tvds_data *d, sim_cp *c)
+{
+    if (c->vkin_ok) return;
+    for (int k = 0; k < c->ntan; k++) {
+        double v = sim_cp_rel(d, c, c->t[k], 1) - sim_cp_rel(d, c, c->t[k], 0) - sim_dot3(c->t[k], c->dP);
+        c->vkin[k] = v / d->h;
+    }
+    c->vkin_ok = 1;
 }
 
 /* c's entries' candidates e_cand and the bucket keys e_comp (cand_base + gcomp), computed once

@@ -42,17 +42,16 @@ static void add_force(sim_sub *s, int dof, double F, double *v)
 
 /* The arrays of the modal central-difference predictor (cd_pass). */
 typedef struct cd_arrays {
-    const double *x, *xp, *fg, *fb, *w2, *cd;
+    const double *x, *xp, *fg, *fb, *w2, *cdh;
     double *vw, *fe, *fl, *fd, *xn;
     double we, wd; /* work sums (cd_pass with work) */
 } cd_arrays;
 
-/* The fused modal predictor of central differences, one pass: backward velocity, external and
- * damping forces (cd: the modal damping a + b w2), x_new; returns the sum of x_new (not finite
- * when some value is not, or when the sum overflows: sim_predict looks). Without fext
- * (fx = 0), x_new = 2x - x_prev - h^2 (fd + w2 x): the value of 2x - x_prev + h^2 (0 - fd - w2 x)
- * (rounding is symmetric), one subtraction less; only the sign of a zero could differ, and
- * only for x = -0, which the recurrence does not produce from +0 starts.
+/* The fused modal predictor of central differences, one pass (docs/theory.md 9, "Arithmetic
+ * per coordinate"): with d = x - x_prev, the damping force fd = (c/h) d (cdh = c/h kept per
+ * Rayleigh pair, c = a + b w2 the modal damping: sim_forces) and
+ * x_new = (x + d) + h^2 (fext - fd - w2 x). Returns the sum of x_new (not finite when some value
+ * is not, or when the sum overflows: sim_predict looks).
  * vel: store the velocities and zero fel (element or penalty forces follow); fx: fext = gs fg +
  * ba fb (2), fext = 0 written (1: loads follow) or left alone (0: fext is 0 and stays 0).
  * Constant flags at every call: each call compiles to its own loop. */
@@ -61,7 +60,7 @@ static inline __attribute__((always_inline)) double cd_pass(cd_arrays *A, int n,
                                                              double gs, double ba)
 {
     const double *restrict x = A->x, *restrict xp = A->xp, *restrict fg = A->fg,
-                           *restrict fb = A->fb, *restrict w2 = A->w2, *restrict cd = A->cd;
+                           *restrict fb = A->fb, *restrict w2 = A->w2, *restrict cdh = A->cdh;
     double *restrict vw = A->vw, *restrict fe = A->fe, *restrict fl = A->fl, *restrict fd = A->fd,
                      *restrict xn = A->xn;
     double chk = 0.0;
@@ -72,12 +71,12 @@ static inline __attribute__((always_inline)) double cd_pass(cd_arrays *A, int n,
         double we = 0.0, wd = 0.0;
 #pragma omp simd reduction(+ : chk, we, wd)
         for (int k = 0; k < n; k++) {
-            double vk = (x[k] - xp[k]) * rh;
-            double fek = fx == 2 ? gs * fg[k] + ba * fb[k] : 0.0, fdk = cd[k] * vk;
+            double dk = x[k] - xp[k];
+            double fek = fx == 2 ? gs * fg[k] + ba * fb[k] : 0.0, fdk = cdh[k] * dk;
             if (fx) fe[k] = fek;
             fd[k] = fdk;
-            double xk = fx ? 2.0 * x[k] - xp[k] + h2 * (fek - fdk - w2[k] * x[k])
-                           : 2.0 * x[k] - xp[k] - h2 * (fdk + w2[k] * x[k]);
+            double xk = fx == 2 ? (x[k] + dk) + h2 * (fek - fdk - w2[k] * x[k])
+                                : (x[k] + dk) - h2 * (fdk + w2[k] * x[k]);
             xn[k] = xk;
             chk += xk;
             double dx = xk - xp[k]; /* the halving after the sums: exact */
@@ -90,16 +89,16 @@ static inline __attribute__((always_inline)) double cd_pass(cd_arrays *A, int n,
     }
 #pragma omp simd reduction(+ : chk)
     for (int k = 0; k < n; k++) {
-        double vk = (x[k] - xp[k]) * rh;
-        double fek = fx == 2 ? gs * fg[k] + ba * fb[k] : 0.0, fdk = cd[k] * vk;
+        double dk = x[k] - xp[k];
+        double fek = fx == 2 ? gs * fg[k] + ba * fb[k] : 0.0, fdk = cdh[k] * dk;
         if (vel) {
-            vw[k] = vk;
+            vw[k] = dk * rh;
             fl[k] = 0.0;
         }
         if (fx) fe[k] = fek;
         fd[k] = fdk;
-        xn[k] = fx ? 2.0 * x[k] - xp[k] + h2 * (fek - fdk - w2[k] * x[k])
-                   : 2.0 * x[k] - xp[k] - h2 * (fdk + w2[k] * x[k]);
+        xn[k] = fx == 2 ? (x[k] + dk) + h2 * (fek - fdk - w2[k] * x[k])
+                        : (x[k] + dk) - h2 * (fdk + w2[k] * x[k]);
         chk += xn[k];
     }
     return chk;
@@ -201,15 +200,16 @@ int sim_forces(const tvds_model *m, tvds_data *d, double t, int vel_from_x, tvds
             } else {
                 /* Without element or penalty forces fel stays 0 and nothing reads the
                  * velocities in tmp; fext is written as its dense part says (fext_kind). */
-                /* The modal damping a + b w2 kept while the schedule gives the same pair (the
-                 * same products and sums as in the pass: the same values). */
+                /* The modal damping over h, (a + b w2) / h, kept while the schedule gives the
+                 * same pair. */
+                double *restrict cdh = s->cdamp;
                 if (a != s->cd_a || b != s->cd_b) {
                     for (int k = 0; k < n; k++)
-                        s->cdamp[k] = a + b * w2[k];
+                        cdh[k] = (a + b * w2[k]) * rh;
                     s->cd_a = a;
                     s->cd_b = b;
                 }
-                cd_arrays A = {x, xp, fg, fb, w2, s->cdamp, vw, fe, fl, fd, xn, 0.0, 0.0};
+                cd_arrays A = {x, xp, fg, fb, w2, cdh, vw, fe, fl, fd, xn, 0.0, 0.0};
                 int fk = s->fext_kind;
                 /* A substructure the last step did not correct (the master of an open contact)
                  * likely keeps x_new = x*: its work sums in this pass (nothing changes x_new

@@ -560,6 +560,7 @@ int sim_solve_direct(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
                 if (g < -1e-9 * lref - 1e-15 && !c->released) {
                     /* Activated sliding in the direction of its predicted relative velocity
                      * (the next pass may make it stick). */
+                    sim_cp_vkin(d, c);
                     double vm = 0.0;
                     for (int k = 0; k < c->ntan; k++)
                         vm += c->vkin[k] * c->vkin[k];
