@@ -1486,6 +1486,50 @@ START_TEST(test_film_sdnd100b_normal_force)
 }
 END_TEST
 
+/* A point predicted open and activated by the direct solve's check of corrected gaps slides
+ * in the direction of its predicted relative velocity, which the detection leaves to the solve
+ * for an open point (sim_cp_vkin). SDND100 B: the plane falls with the shoe in the prediction, so
+ * the point is often predicted open by round-off and activated by the solve; at t = 0.0628 s
+ * such a step decides stick or slip. Subs-b then follows FiLm (which holds the point in its
+ * iteration and decides in it) step for step: the same state at every step and the same shoe
+ * displacement to 1e-12 m up to t = 0.07 s. With the velocity left stale the state differs at
+ * that step (slip at -1 N instead of stick) and dy by 1.7e-7 m after it. */
+START_TEST(test_activated_point_direction)
+{
+    const char *ov[2][2] = {{"run.method=subs-b", "run.t_end=0.07"},
+                            {"run.method=film", "run.t_end=0.07"}};
+    tvds_model *m[2];
+    tvds_data *d[2];
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    for (int q = 0; q < 2; q++) {
+        m[q] = NULL;
+        ck_assert_msg(tvds_case_read("models/shoe/sdnd100b.ini", ov[q], 2, &m[q], &ctx) == TVDS_OK,
+                      "%s", ctx.msg);
+        d[q] = data_new(m[q], &ctx);
+    }
+    int ist = ch_index(d[0], TVDS_GROUP_CONTACTS, "base.state [-]");
+    int idy = ch_index(d[0], TVDS_GROUP_HISTORY, "dy [m]");
+    ck_assert(ist >= 0 && idy >= 0);
+    long n = lround(0.07 / tvds_data_dt(d[0])), nstick = 0;
+    for (long k = 0; k < n; k++) {
+        for (int q = 0; q < 2; q++)
+            ck_assert_msg(tvds_step(m[q], d[q], &ctx) == TVDS_OK, "%s", ctx.msg);
+        double s0 = ch(d[0], TVDS_GROUP_CONTACTS, ist), s1 = ch(d[1], TVDS_GROUP_CONTACTS, ist);
+        ck_assert_msg(s0 == s1, "step %ld: state %g (subs-b) against %g (FiLm)", k, s0, s1);
+        double y0 = ch(d[0], TVDS_GROUP_HISTORY, idy), y1 = ch(d[1], TVDS_GROUP_HISTORY, idy);
+        ck_assert_msg(fabs(y0 - y1) <= 1e-12, "step %ld: dy %.17g (subs-b) against %.17g (FiLm)",
+                      k, y0, y1);
+        nstick += s0 == TVDS_STICK;
+    }
+    ck_assert_int_gt(nstick, 0);
+    for (int q = 0; q < 2; q++) {
+        tvds_data_free(&d[q]);
+        tvds_model_free(&m[q]);
+    }
+}
+END_TEST
+
 /* Deferred probes (tvds_set_record, tvds_channels_update): SDND100 B with displacement,
  * velocity and acceleration probes of the shoe. Run three data sets side by side: every step
  * (default), on demand (every = 0) and every 7 steps. The time column and the other groups are
@@ -2303,6 +2347,7 @@ Suite *engine_suite(void)
     tcase_add_test(tl, test_elastic_friction_element);
     tcase_add_test(tl, test_elastic_friction_rigid);
     tcase_add_test(tl, test_film_sdnd100b_normal_force);
+    tcase_add_test(tl, test_activated_point_direction);
     tcase_add_test(tl, test_deferred_probes);
     tcase_add_loop_test(tl, test_local_search, 0, 2);
     tcase_add_loop_test(tl, test_seg2d_geometry_path, 0, 4);
