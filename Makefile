@@ -30,6 +30,13 @@ NATIVE  ?= 0
 ifeq ($(NATIVE),1)
 CFLAGS  += -march=native
 endif
+# PGO=1: profile-guided optimisation, portable (no -march) and with results bit for bit those
+# of the plain build (measured in docs/performance.md: -8 % per step on the beam-on-beam). The
+# library and the CLI are first built instrumented under $(BUILD)/pgo-gen, bench/pgo-train.sh
+# runs that build on short cases of models/, and the objects are then compiled with the
+# profile it wrote. Off by default (the build takes twice as long and a training run). Use its
+# own build directory: make PGO=1 BUILD=build/pgo
+PGO     ?= 0
 WARN    := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wno-unused-parameter
 ifeq ($(WERROR),1)
 WARN    += -Werror
@@ -40,6 +47,10 @@ ALL_CFLAGS = $(STD) $(CFLAGS) $(WARN) $(INCS) -fvisibility=hidden -fopenmp -MMD 
 LIBS    := -lcholmod -lsuitesparseconfig $(shell pkg-config --libs lapacke arpack fftw3 inih 2>/dev/null) \
            -llapack -lopenblas -lm
 ALL_LDFLAGS = -fopenmp $(SAN_FLAGS) $(LDFLAGS)
+ifeq ($(PGO),1)
+PGO_FLAGS := -fprofile-use -fprofile-partial-training -Wno-missing-profile
+endif
+ALL_CFLAGS += $(PGO_FLAGS)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 
 ifneq ($(SAN),)
@@ -91,6 +102,7 @@ help:
 	@echo "  make clean     remove build/"
 	@echo "Variables: V=1 verbose, WERROR=1 warnings as errors, BUILD=dir, SAN=address,undefined,"
 	@echo "           NATIVE=1 -march=native (with its own BUILD=build/native)"
+	@echo "           PGO=1 profile-guided optimisation (with its own BUILD=build/pgo)"
 
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \
@@ -117,6 +129,23 @@ $(BIN): $(CLI_OBJ) $(LIB)
 	@mkdir -p $(dir $@)
 	@[ "$(V)" = 1 ] || echo "  LD  $@"
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LIBS)
+
+# PGO=1: the profile (the instrumented build's .gcda files, copied beside the objects they
+# describe) comes before any object is compiled, and is made again when a source changes.
+ifeq ($(PGO),1)
+PGO_STAMP := $(BUILD)/obj/.pgo-profile
+$(LIB_OBJ) $(CLI_OBJ): $(PGO_STAMP)
+$(PGO_STAMP): $(LIB_SRC) $(CLI_SRC) $(wildcard src/*/*.h src/engine/contact/*.h include/tvds/*.h) bench/pgo-train.sh
+	@$(MAKE) --no-print-directory PGO=0 BUILD=$(BUILD)/pgo-gen \
+	  CFLAGS="$(CFLAGS) -fprofile-generate -fprofile-update=atomic" \
+	  LDFLAGS="$(LDFLAGS) -fprofile-generate" $(BUILD)/pgo-gen/bin/tvds
+	$(Q)find $(BUILD)/pgo-gen -name '*.gcda' -exec rm -f {} +
+	@echo "  PGO training runs (bench/pgo-train.sh)"
+	$(Q)sh bench/pgo-train.sh $(BUILD)/pgo-gen/bin/tvds
+	$(Q)cd $(BUILD)/pgo-gen && find obj -name '*.gcda' | while read f; do \
+	  mkdir -p "../$$(dirname "$$f")" && cp "$$f" "../$$f"; done
+	$(Q)touch $@
+endif
 
 # cmd_sweep.c is the only source that depends on MPI: rebuild it (and relink) when MPI changes.
 MPI_STAMP := $(BUILD)/obj/.mpi-$(MPI)
