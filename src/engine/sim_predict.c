@@ -44,7 +44,9 @@ static void add_force(sim_sub *s, int dof, double F, double *v)
 typedef struct cd_arrays {
     const double *x, *xp, *fg, *fb, *w2, *cdh;
     double *vw, *fe, *fl, *fd, *xn;
-    double we, wd; /* work sums (cd_pass with work) */
+    double we, wd;     /* work sums (cd_pass with work) */
+    const double *ref, *wt; /* the idle points' reference and weights (cd_pass with dist) */
+    double dist2;      /* ||x_new - ref||^2 */
 } cd_arrays;
 
 /* The fused modal predictor of central differences, one pass (docs/theory.md 9, "Arithmetic
@@ -56,14 +58,37 @@ typedef struct cd_arrays {
  * ba fb (2), fext = 0 written (1: loads follow) or left alone (0: fext is 0 and stays 0).
  * Constant flags at every call: each call compiles to its own loop. */
 static inline __attribute__((always_inline)) double cd_pass(cd_arrays *A, int n, int vel, int fx,
-                                                             int work, double rh, double h2,
-                                                             double gs, double ba)
+                                                             int work, int dist, double rh,
+                                                             double h2, double gs, double ba)
 {
     const double *restrict x = A->x, *restrict xp = A->xp, *restrict fg = A->fg,
                            *restrict fb = A->fb, *restrict w2 = A->w2, *restrict cdh = A->cdh;
     double *restrict vw = A->vw, *restrict fe = A->fe, *restrict fl = A->fl, *restrict fd = A->fd,
                      *restrict xn = A->xn;
     double chk = 0.0;
+    if (work && dist) {
+        /* The work sums as below, and the distance of x_new = x* from the reference of the
+         * idle open points on this master (docs/theory.md 9d): fext is 0 here (fx = 0). */
+        const double *restrict ref = A->ref, *restrict wt = A->wt;
+        double wd = 0.0, q = 0.0;
+#pragma omp simd reduction(+ : chk, wd, q)
+        for (int k = 0; k < n; k++) {
+            double dk = x[k] - xp[k];
+            double fdk = cdh[k] * dk;
+            fd[k] = fdk;
+            double xk = (x[k] + dk) - h2 * (fdk + w2[k] * x[k]);
+            xn[k] = xk;
+            chk += xk;
+            double dx = xk - xp[k];
+            wd += fdk * dx;
+            double e = xk - ref[k];
+            q += wt[k] * e * e;
+        }
+        A->we = 0.0;
+        A->wd = 0.5 * wd;
+        A->dist2 = q;
+        return chk;
+    }
     if (work) {
         /* With the work sums of fext and fdamp over (x* - x_prev) / 2, in the order of the
          * record's work pass (sim_record.c, sub_energy); the halving is applied to the sums
@@ -209,24 +234,31 @@ int sim_forces(const tvds_model *m, tvds_data *d, double t, int vel_from_x, tvds
                     s->cd_a = a;
                     s->cd_b = b;
                 }
-                cd_arrays A = {x, xp, fg, fb, w2, cdh, vw, fe, fl, fd, xn, 0.0, 0.0};
+                cd_arrays A = {x, xp, fg, fb, w2, cdh, vw, fe, fl, fd, xn, 0.0, 0.0, s->iref, s->iwt, 0.0};
                 int fk = s->fext_kind;
                 /* A substructure the last step did not correct (the master of an open contact)
                  * likely keeps x_new = x*: its work sums in this pass (nothing changes x_new
                  * after it without loads, element or penalty forces; a correction replaces
                  * them). */
                 int work = !s->corrected && fk != 1 && !d->fel_used && vel_from_x == 1;
+                /* The distance from the idle points' reference, when one of them will look
+                 * (s->idle_want) and x* is final after this pass (no loads on s). */
+                int dist = work && fk == 0 && s->idle_want;
                 if (d->fel_used)
-                    chk = fk == 2   ? cd_pass(&A, n, 1, 2, 0, rh, h2, gs, ba)
-                          : fk == 1 ? cd_pass(&A, n, 1, 1, 0, rh, h2, gs, ba)
-                                    : cd_pass(&A, n, 1, 0, 0, rh, h2, gs, ba);
+                    chk = fk == 2   ? cd_pass(&A, n, 1, 2, 0, 0, rh, h2, gs, ba)
+                          : fk == 1 ? cd_pass(&A, n, 1, 1, 0, 0, rh, h2, gs, ba)
+                                    : cd_pass(&A, n, 1, 0, 0, 0, rh, h2, gs, ba);
+                else if (dist)
+                    chk = cd_pass(&A, n, 0, 0, 1, 1, rh, h2, gs, ba);
                 else if (work)
-                    chk = fk == 2 ? cd_pass(&A, n, 0, 2, 1, rh, h2, gs, ba)
-                                  : cd_pass(&A, n, 0, 0, 1, rh, h2, gs, ba);
+                    chk = fk == 2 ? cd_pass(&A, n, 0, 2, 1, 0, rh, h2, gs, ba)
+                                  : cd_pass(&A, n, 0, 0, 1, 0, rh, h2, gs, ba);
                 else
-                    chk = fk == 2   ? cd_pass(&A, n, 0, 2, 0, rh, h2, gs, ba)
-                          : fk == 1 ? cd_pass(&A, n, 0, 1, 0, rh, h2, gs, ba)
-                                    : cd_pass(&A, n, 0, 0, 0, rh, h2, gs, ba);
+                    chk = fk == 2   ? cd_pass(&A, n, 0, 2, 0, 0, rh, h2, gs, ba)
+                          : fk == 1 ? cd_pass(&A, n, 0, 1, 0, 0, rh, h2, gs, ba)
+                                    : cd_pass(&A, n, 0, 0, 0, 0, rh, h2, gs, ba);
+                s->idist_fused = dist;
+                if (dist) s->idist = sqrt(A.dist2);
                 s->work[0] = A.we;
                 s->work[1] = A.wd;
                 s->work_ver = work ? -3 : 0; /* -3: x*'s, stamped by sim_predict */
@@ -447,8 +479,12 @@ int sim_predict(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
         }
     }
     sim_touch(d, 1);
-    for (int i = 0; i < d->nsub; i++)
-        if (d->sub[i].work_ver == -3) d->sub[i].work_ver = -4; /* x*'s sums, until corrected */
+    for (int i = 0; i < d->nsub; i++) {
+        sim_sub *s = &d->sub[i];
+        if (s->work_ver == -3) s->work_ver = -4; /* x*'s sums, until corrected */
+        if (s->idist_fused) s->idist_step = s->ver[1]; /* idist is x*'s */
+        s->idist_fused = 0;
+    }
     return TVDS_OK;
 }
 
