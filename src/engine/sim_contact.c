@@ -235,7 +235,7 @@ static int idle_try(const tvds_model *m, tvds_data *d, sim_cp *c)
      * (written so that a NaN fails). */
     if (!(Lm > 0.0 && dt - eta > tol_a && dt + eta < Lm * Lm - tol_a && glb > 0.0)) {
         c->idle_ok = 0;
-        c->idle_backoff = c->idle_held < 8 ? (c->idle_backoff < 32 ? 2 * c->idle_backoff + 1 : 63)
+        c->idle_backoff = c->idle_held < 8 ? (c->idle_backoff < 8 ? 2 * c->idle_backoff + 1 : 15)
                                            : 0;
         c->idle_wait = c->idle_backoff;
         return 0;

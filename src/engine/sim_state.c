@@ -169,14 +169,30 @@ long sim_flush_tiny(tvds_data *d)
         double *v[2] = {s->x, s->x_prev};
         for (int b = 0; b < 2; b++) {
             double *x = v[b];
-            /* The smallest nonzero magnitude first, a vectorised pass: usually above SIM_TINY. */
-            double mn = INFINITY;
-#pragma omp simd reduction(min : mn)
-            for (int k = 0; k < s->n; k++) {
-                double a = fabs(x[k]);
-                a = a > 0.0 ? a : INFINITY;
-                mn = a < mn ? a : mn;
+            /* The smallest nonzero magnitude first, a pass in four independent minima (one
+             * running minimum is a chain of dependent operations, and GCC keeps an OpenMP simd
+             * reduction's lanes in memory): usually above SIM_TINY. */
+            double m0 = INFINITY, m1 = INFINITY, m2 = INFINITY, m3 = INFINITY;
+            int q = 0;
+            for (; q + 4 <= s->n; q += 4) {
+                double a0 = fabs(x[q]), a1 = fabs(x[q + 1]), a2 = fabs(x[q + 2]),
+                       a3 = fabs(x[q + 3]);
+                a0 = a0 > 0.0 ? a0 : INFINITY;
+                a1 = a1 > 0.0 ? a1 : INFINITY;
+                a2 = a2 > 0.0 ? a2 : INFINITY;
+                a3 = a3 > 0.0 ? a3 : INFINITY;
+                m0 = a0 < m0 ? a0 : m0;
+                m1 = a1 < m1 ? a1 : m1;
+                m2 = a2 < m2 ? a2 : m2;
+                m3 = a3 < m3 ? a3 : m3;
             }
+            for (; q < s->n; q++) {
+                double a = fabs(x[q]);
+                a = a > 0.0 ? a : INFINITY;
+                m0 = a < m0 ? a : m0;
+            }
+            double mn = m0 < m1 ? m0 : m1, mm = m2 < m3 ? m2 : m3;
+            mn = mn < mm ? mn : mm;
             if (!(mn < SIM_TINY)) continue;
             for (int k = 0; k < s->n; k++)
                 if (x[k] != 0.0 && fabs(x[k]) < SIM_TINY) {
