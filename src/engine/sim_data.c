@@ -258,6 +258,12 @@ void tvds_data_free(tvds_data **pd)
     tvds_free(d->cr_sub);
     tvds_free(d->cr_dof);
     tvds_free(d->cr_c);
+    tvds_free(d->cp_q);
+    tvds_free(d->cp_pc);
+    tvds_free(d->cp_pr);
+    tvds_free(d->cp_gsel);
+    tvds_free(d->cp_gns);
+    tvds_free(d->cp_glast);
     tvds_free(d->p_bc);
     tvds_free(d->p_be);
     tvds_free(d->W);
@@ -942,6 +948,12 @@ int sim_data_setup(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
     ALLOC(d->cr_sub, pool);
     ALLOC(d->cr_dof, pool);
     ALLOC(d->cr_c, pool);
+    ALLOC(d->cp_q, pool);
+    ALLOC(d->cp_pc, pool);
+    ALLOC(d->cp_pr, pool);
+    ALLOC(d->cp_gsel, (size_t)4 * pool);
+    ALLOC(d->cp_gns, pool);
+    ALLOC(d->cp_glast, pool);
     ALLOC(d->p_bc, pool);
     ALLOC(d->p_be, pool);
     ALLOC(d->W, (size_t)rmax * rmax);

@@ -305,6 +305,13 @@ struct tvds_data {
     int *cr_sub, *cr_dof; /* pool_cap: corrector scratch, distinct (sub, DoF) of the rows */
     double *cr_c;         /* pool_cap: their merged coefficients h^2 sum(be lambda) */
     int *cr_pos;          /* ncand_tot: position of a candidate in cr_*, -1 (merging in O(1)) */
+    /* The corrector's merge kept as a plan (sim_correct): it holds while the pool has the
+     * cp_np entries (candidates cp_pc, rows cp_pr) and cp_nrow rows it was made for and no
+     * coefficient is 0 (cp_np = 0: none). cp_q: the column of each entry; the cp_ng groups of
+     * columns (cp_gsel, 4 each, cp_gns of them, cp_glast: the substructure's last group) in
+     * their order; cp_nq columns (cr_sub, cr_dof keep theirs). */
+    int cp_np, cp_nrow, cp_nq, cp_ng;
+    int *cp_q, *cp_pc, *cp_pr, *cp_gsel, *cp_gns, *cp_glast;
     double *du_c;         /* candidate displacement correction (lazy cache): total cand */
     long *du_cv;          /* total cand: du_c[k] is valid while du_cv[k] == du_ver */
     long du_ver;          /* version of the multipliers du_c is computed from (starts at 1) */

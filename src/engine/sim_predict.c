@@ -506,117 +506,185 @@ static void cache_correct(sim_sub *s, int dof, double c)
     }
 }
 
-void sim_correct(const tvds_model *m, tvds_data *d)
+/* Apply the ns (1, 2 or 4; 3 padded) merged columns sel of substructure s, one pass over x_new,
+ * with the work sums when last, and carry the cached displacements. */
+static void apply_group(tvds_data *d, sim_sub *s, const int sel[4], int ns, int last)
 {
-    double h2 = d->h * d->h;
-    /* The rows' entries merged per DoF (a normal and a tangential row of a contact point share
-     * their DoFs): one column update per distinct DoF. */
-    int nu = 0;
+    double c[4] = {0, 0, 0, 0};
+    const double *y[4];
+    for (int j = 0; j < 4; j++) {
+        if (j < ns) c[j] = d->cr_c[sel[j]];
+        y[j] = s->Yx + (size_t)d->cr_dof[sel[j]] * s->n;
+    }
+    double *restrict xn = s->x_new;
+    const double *restrict y0 = y[0], *restrict y1 = y[1], *restrict y2 = y[2],
+                           *restrict y3 = y[3];
+    double c0 = c[0], c1 = c[1], c2 = c[2], c3 = c[3];
+    int n = s->n;
+    /* The last columns of this substructure (last: x_new is final after them, unless an
+     * exact stick below moves it): the step's work sums in the same pass (what
+     * sim_record's work pass computes, in the same order), when no element force enters
+     * them. */
+    int fuse = last && s->modal && !d->fel_used && !d->init_mode;
+    if (!fuse) s->work_ver = 0; /* an earlier pass's sums are stale */
+    if (fuse) {
+        /* A substructure whose fext is 0 and stays 0 (fext_kind 0) has no external work:
+         * its loops leave that sum out (it was +0 exactly; a non-finite x_new still makes
+         * the damping sum NaN). */
+        corr_arrays A = {xn, s->x_prev, s->fext, s->fdamp, y0, y1, y2, y3, 0.0, 0.0};
+        int ext = s->fext_kind != 0;
+        if (ns == 1)
+            ext ? corr_pass(&A, n, 1, 1, c0, c1, c2, c3) : corr_pass(&A, n, 1, 0, c0, c1, c2, c3);
+        else if (ns == 2)
+            ext ? corr_pass(&A, n, 2, 1, c0, c1, c2, c3) : corr_pass(&A, n, 2, 0, c0, c1, c2, c3);
+        else
+            ext ? corr_pass(&A, n, 4, 1, c0, c1, c2, c3) : corr_pass(&A, n, 4, 0, c0, c1, c2, c3);
+        s->work[0] = A.we;
+        s->work[1] = A.wd;
+        s->work_ver = -2; /* stamped with x_new's new version below */
+    } else if (ns == 1) {
+#pragma omp simd
+        for (int k = 0; k < n; k++)
+            xn[k] -= c0 * y0[k];
+    } else if (ns == 2) {
+#pragma omp simd
+        for (int k = 0; k < n; k++)
+            xn[k] -= c0 * y0[k] + c1 * y1[k];
+    } else {
+        /* ns = 3 has c3 = 0 and y3 = y0. */
+#pragma omp simd
+        for (int k = 0; k < n; k++)
+            xn[k] -= (c0 * y0[k] + c1 * y1[k]) + (c2 * y2[k] + c3 * y3[k]);
+    }
+    if (s->gdiag) {
+        for (int j = 0; j < ns; j++)
+            cache_correct(s, d->cr_dof[sel[j]], c[j]);
+    } else {
+        /* cache_correct of the ns columns, entry by entry: each cached displacement takes
+         * the columns' terms in their order, in a register (the same values). */
+        const double *g[4];
+        for (int j = 0; j < ns; j++)
+            g[j] = s->G + (size_t)s->cand[d->cr_dof[sel[j]]] * s->ncand;
+        double *restrict uc = s->uc[1];
+        for (int u = 0; u < s->ucn1; u++) {
+            int a = s->ucl1[u];
+            double v = uc[a];
+            for (int j = 0; j < ns; j++)
+                v -= c[j] * g[j][a];
+            uc[a] = v;
+        }
+    }
+    for (int j = 0; j < ns; j++)
+        d->cr_c[sel[j]] = 0.0; /* applied */
+}
+
+/* The merge of the last correction kept (docs/theory.md 9): while the rows have the entries
+ * (candidates and rows) it was made for and no coefficient is 0, each entry adds to the
+ * column it added to then, and the columns form the same groups in the same order; the sums
+ * are those of the merge, term by term. Returns 0 when the plan does not apply. */
+static int correct_planned(tvds_data *d, double h2)
+{
+    if (d->cp_np <= 0 || d->cp_np != d->pool_n || d->cp_nrow != d->nrow || d->reuse_off)
+        return 0;
+    for (int e = 0; e < d->pool_n; e++)
+        if (d->p_cand[e] != d->cp_pc[e] || d->p_row[e] != d->cp_pr[e]) return 0;
+    for (int q = 0; q < d->cp_nq; q++)
+        d->cr_c[q] = 0.0;
     for (int r = 0; r < d->nrow; r++) {
         const sim_row *R = &d->row[r];
         double l = d->lam[r];
-        if (l == 0.0) continue;
+        if (l == 0.0) return 0;
         for (int e = R->off; e < R->off + R->ne; e++) {
             double c = h2 * d->p_be[e] * l;
-            if (c == 0.0) continue;
-            int q = d->cr_pos[d->p_cand[e]];
-            if (q < 0) {
-                q = d->cr_pos[d->p_cand[e]] = nu;
-                d->cr_sub[nu] = d->p_sub[e];
-                d->cr_dof[nu] = d->p_dof[e];
-                d->cr_c[nu++] = 0.0;
-            }
-            d->cr_c[q] += c;
+            if (c == 0.0) return 0;
+            d->cr_c[d->cp_q[e]] += c;
         }
     }
-    for (int q = 0; q < nu; q++)
-        d->cr_pos[d->cand_base[d->cr_sub[q]] + d->sub[d->cr_sub[q]].cand[d->cr_dof[q]]] = -1;
+    for (int q = 0; q < d->cp_nq; q++)
+        if (d->cr_c[q] == 0.0) return 0;
     for (int i = 0; i < d->nsub; i++)
         d->sub[i].corrected = 0;
-    for (int q = 0; q < nu; q++) {
-        if (d->cr_c[q] == 0.0) continue;
-        sim_sub *s = &d->sub[d->cr_sub[q]];
+    for (int g = 0; g < d->cp_ng; g++) {
+        sim_sub *s = &d->sub[d->cr_sub[d->cp_gsel[4 * g]]];
         s->corrected = 1;
-        if (s->lumped) {
-            /* Y(:,j) = e_j / m_jj: the force moves its own DoF. */
-            int j = d->cr_dof[q];
-            s->x_new[j] -= d->cr_c[q] * s->minv[j];
-            cache_correct(s, j, d->cr_c[q]);
-            d->cr_c[q] = 0.0;
-            continue;
-        }
-        /* Up to four columns of the same substructure in one pass over x_new. */
-        int sel[4] = {q, q, q, q}, ns = 1;
-        for (int p = q + 1; p < nu && ns < 4; p++)
-            if (d->cr_sub[p] == d->cr_sub[q] && d->cr_c[p] != 0.0) sel[ns++] = p;
-        double c[4] = {0, 0, 0, 0};
-        const double *y[4];
-        for (int j = 0; j < 4; j++) {
-            if (j < ns) c[j] = d->cr_c[sel[j]];
-            y[j] = s->Yx + (size_t)d->cr_dof[sel[j]] * s->n;
-        }
-        double *restrict xn = s->x_new;
-        const double *restrict y0 = y[0], *restrict y1 = y[1], *restrict y2 = y[2],
-                               *restrict y3 = y[3];
-        double c0 = c[0], c1 = c[1], c2 = c[2], c3 = c[3];
-        int n = s->n;
-        /* The last columns of this substructure (x_new is final after them, unless an exact
-         * stick below moves it): the step's work sums in the same pass (what sim_record's
-         * work pass computes, in the same order), when no element force enters them. */
-        int last = 1;
-        for (int p = sel[ns - 1] + 1; p < nu && last; p++)
-            if (d->cr_sub[p] == d->cr_sub[q] && d->cr_c[p] != 0.0) last = 0;
-        int fuse = last && s->modal && !d->fel_used && !d->init_mode;
-        if (!fuse) s->work_ver = 0; /* an earlier pass's sums are stale */
-        if (fuse) {
-            /* A substructure whose fext is 0 and stays 0 (fext_kind 0) has no external work:
-             * its loops leave that sum out (it was +0 exactly; a non-finite x_new still makes
-             * the damping sum NaN). */
-            corr_arrays A = {xn, s->x_prev, s->fext, s->fdamp, y0, y1, y2, y3, 0.0, 0.0};
-            int ext = s->fext_kind != 0;
-            if (ns == 1)
-                ext ? corr_pass(&A, n, 1, 1, c0, c1, c2, c3) : corr_pass(&A, n, 1, 0, c0, c1, c2, c3);
-            else if (ns == 2)
-                ext ? corr_pass(&A, n, 2, 1, c0, c1, c2, c3) : corr_pass(&A, n, 2, 0, c0, c1, c2, c3);
-            else
-                ext ? corr_pass(&A, n, 4, 1, c0, c1, c2, c3) : corr_pass(&A, n, 4, 0, c0, c1, c2, c3);
-            s->work[0] = A.we;
-            s->work[1] = A.wd;
-            s->work_ver = -2; /* stamped with x_new's new version below */
-        } else if (ns == 1) {
-#pragma omp simd
-            for (int k = 0; k < n; k++)
-                xn[k] -= c0 * y0[k];
-        } else if (ns == 2) {
-#pragma omp simd
-            for (int k = 0; k < n; k++)
-                xn[k] -= c0 * y0[k] + c1 * y1[k];
-        } else {
-            /* ns = 3 has c3 = 0 and y3 = y0. */
-#pragma omp simd
-            for (int k = 0; k < n; k++)
-                xn[k] -= (c0 * y0[k] + c1 * y1[k]) + (c2 * y2[k] + c3 * y3[k]);
-        }
-        if (s->gdiag) {
-            for (int j = 0; j < ns; j++)
-                cache_correct(s, d->cr_dof[sel[j]], c[j]);
-        } else {
-            /* cache_correct of the ns columns, entry by entry: each cached displacement takes
-             * the columns' terms in their order, in a register (the same values). */
-            const double *g[4];
-            for (int j = 0; j < ns; j++)
-                g[j] = s->G + (size_t)s->cand[d->cr_dof[sel[j]]] * s->ncand;
-            double *restrict uc = s->uc[1];
-            for (int u = 0; u < s->ucn1; u++) {
-                int a = s->ucl1[u];
-                double v = uc[a];
-                for (int j = 0; j < ns; j++)
-                    v -= c[j] * g[j][a];
-                uc[a] = v;
+        apply_group(d, s, d->cp_gsel + 4 * g, d->cp_gns[g], d->cp_glast[g]);
+    }
+    return 1;
+}
+
+void sim_correct(const tvds_model *m, tvds_data *d)
+{
+    double h2 = d->h * d->h;
+    if (!correct_planned(d, h2)) {
+        /* The rows' entries merged per DoF (a normal and a tangential row of a contact point
+         * share their DoFs): one column update per distinct DoF. The merge is kept as the plan
+         * of the next corrections when every coefficient is nonzero. */
+        int nu = 0, plan = !d->reuse_off && d->pool_n > 0;
+        for (int r = 0; r < d->nrow; r++) {
+            const sim_row *R = &d->row[r];
+            double l = d->lam[r];
+            if (l == 0.0) {
+                plan = 0;
+                continue;
+            }
+            for (int e = R->off; e < R->off + R->ne; e++) {
+                double c = h2 * d->p_be[e] * l;
+                if (c == 0.0) {
+                    plan = 0;
+                    continue;
+                }
+                int q = d->cr_pos[d->p_cand[e]];
+                if (q < 0) {
+                    q = d->cr_pos[d->p_cand[e]] = nu;
+                    d->cr_sub[nu] = d->p_sub[e];
+                    d->cr_dof[nu] = d->p_dof[e];
+                    d->cr_c[nu++] = 0.0;
+                }
+                d->cr_c[q] += c;
+                d->cp_q[e] = q;
             }
         }
-        for (int j = 0; j < ns; j++)
-            d->cr_c[sel[j]] = 0.0; /* applied */
+        for (int q = 0; q < nu; q++)
+            d->cr_pos[d->cand_base[d->cr_sub[q]] + d->sub[d->cr_sub[q]].cand[d->cr_dof[q]]] = -1;
+        for (int i = 0; i < d->nsub; i++)
+            d->sub[i].corrected = 0;
+        for (int q = 0; q < nu; q++)
+            if (d->cr_c[q] == 0.0) plan = 0; /* a merged column that cancelled */
+        int ng = 0;
+        for (int q = 0; q < nu; q++) {
+            if (d->cr_c[q] == 0.0) continue; /* cancelled, or applied in a group */
+            sim_sub *s = &d->sub[d->cr_sub[q]];
+            s->corrected = 1;
+            if (s->lumped) {
+                /* Y(:,j) = e_j / m_jj: the force moves its own DoF. */
+                int j = d->cr_dof[q];
+                s->x_new[j] -= d->cr_c[q] * s->minv[j];
+                cache_correct(s, j, d->cr_c[q]);
+                d->cr_c[q] = 0.0;
+                plan = 0;
+                continue;
+            }
+            /* Up to four columns of the same substructure in one pass over x_new. */
+            int sel[4] = {q, q, q, q}, ns = 1;
+            for (int p = q + 1; p < nu && ns < 4; p++)
+                if (d->cr_sub[p] == d->cr_sub[q] && d->cr_c[p] != 0.0) sel[ns++] = p;
+            int last = 1;
+            for (int p = sel[ns - 1] + 1; p < nu && last; p++)
+                if (d->cr_sub[p] == d->cr_sub[q] && d->cr_c[p] != 0.0) last = 0;
+            for (int j = 0; j < 4; j++)
+                d->cp_gsel[4 * ng + j] = sel[j];
+            d->cp_gns[ng] = ns;
+            d->cp_glast[ng++] = last;
+            apply_group(d, s, sel, ns, last);
+        }
+        d->cp_np = plan ? d->pool_n : 0;
+        d->cp_nrow = d->nrow;
+        d->cp_nq = nu;
+        d->cp_ng = ng;
+        for (int e = 0; plan && e < d->pool_n; e++) {
+            d->cp_pc[e] = d->p_cand[e];
+            d->cp_pr[e] = d->p_row[e];
+        }
     }
     /* Exact stick against a rigid master (docs/theory.md, "Exact zero velocity"): a stuck
      * tangential row with one entry, on a DoF whose displacement is one coordinate
