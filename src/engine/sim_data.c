@@ -625,6 +625,11 @@ static int sub_setup(const tvds_model *m, int i, sim_sub *s, tvds_ctx *ctx)
         if (s->fgrav[k] != 0.0 || s->fbase[k] != 0.0) s->fext_kind = 2;
     for (int l = 0; l < m->nload && s->fext_kind == 0; l++)
         if (m->loads[l].sub == i) s->fext_kind = 1;
+    /* The one load of a modal substructure on a valid DoF is added in the predictor's pass. */
+    s->load1 = -1;
+    for (int l = 0, nl = 0; l < m->nload; l++)
+        if (m->loads[l].sub == i && ++nl)
+            s->load1 = nl == 1 && s->modal && m->loads[l].dof >= 0 && m->loads[l].dof < n ? l : -1;
 done:
     tvds_free(A);
     tvds_free(B);

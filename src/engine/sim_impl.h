@@ -36,6 +36,9 @@ typedef struct sim_sub {
                        for x_new = x* (kept if no correction comes) */
     long kx_ver;    /* cpush holds K x while kx_ver == ver[0] (the lumped predictor computes it;
                        the strain energy of the step reuses it), else -1 */
+    int load1;      /* the only load on s (modal path, a valid DoF), added by the predictor's pass
+                       when fext_kind is 1 (sim_forces), or -1 */
+    int load_done;  /* 1 when this step's pass has added it */
     int fext_kind;  /* the dense part of fext (gravity, base acceleration): 2 present; else
                        exactly 0, and 1 when loads still add to fext, 0 when nothing does (fext
                        stays 0: the force pass does not write it, the work sums skip it) */

@@ -47,6 +47,8 @@ typedef struct cd_arrays {
     double we, wd;     /* work sums (cd_pass with work) */
     const double *ref, *wt; /* the idle points' reference and weights (cd_pass with dist) */
     double dist2;      /* ||x_new - ref||^2 */
+    const double *ly, *lyx; /* the one load's columns Y(:,j), Yx(:,j) (cd_pass with load) */
+    double lf, lc;     /* its force F and h^2 F */
 } cd_arrays;
 
 /* The fused modal predictor of central differences, one pass (docs/theory.md 9, "Arithmetic
@@ -58,8 +60,9 @@ typedef struct cd_arrays {
  * ba fb (2), fext = 0 written (1: loads follow) or left alone (0: fext is 0 and stays 0).
  * Constant flags at every call: each call compiles to its own loop. */
 static inline __attribute__((always_inline)) double cd_pass(cd_arrays *A, int n, int vel, int fx,
-                                                             int work, int dist, double rh,
-                                                             double h2, double gs, double ba)
+                                                             int work, int dist, int load,
+                                                             double rh, double h2, double gs,
+                                                             double ba)
 {
     const double *restrict x = A->x, *restrict xp = A->xp, *restrict fg = A->fg,
                            *restrict fb = A->fb, *restrict w2 = A->w2, *restrict cdh = A->cdh;
@@ -110,6 +113,23 @@ static inline __attribute__((always_inline)) double cd_pass(cd_arrays *A, int n,
         }
         A->we = 0.5 * we;
         A->wd = 0.5 * wd;
+        return chk;
+    }
+    if (load) {
+        /* fext = 0 written and the one load added (add_force's two updates, in its order):
+         * fx = 1, no velocities. */
+        const double *restrict ly = A->ly, *restrict lyx = A->lyx;
+        const double F = A->lf, c = A->lc;
+#pragma omp simd reduction(+ : chk)
+        for (int k = 0; k < n; k++) {
+            double dk = x[k] - xp[k];
+            double fdk = cdh[k] * dk;
+            fe[k] = 0.0 + F * ly[k];
+            fd[k] = fdk;
+            double xk = (x[k] + dk) - h2 * (fdk + w2[k] * x[k]);
+            chk += xk;
+            xn[k] = xk + c * lyx[k];
+        }
         return chk;
     }
 #pragma omp simd reduction(+ : chk)
@@ -234,7 +254,9 @@ int sim_forces(const tvds_model *m, tvds_data *d, double t, int vel_from_x, tvds
                     s->cd_a = a;
                     s->cd_b = b;
                 }
-                cd_arrays A = {x, xp, fg, fb, w2, cdh, vw, fe, fl, fd, xn, 0.0, 0.0, s->iref, s->iwt, 0.0};
+                cd_arrays A = {x, xp, fg, fb, w2, cdh, vw, fe, fl, fd, xn, 0.0, 0.0, s->iref, s->iwt, 0.0,
+                               NULL, NULL, 0.0, 0.0};
+                s->load_done = 0;
                 int fk = s->fext_kind;
                 /* A substructure the last step did not correct (the master of an open contact)
                  * likely keeps x_new = x*: its work sums in this pass (nothing changes x_new
@@ -245,18 +267,27 @@ int sim_forces(const tvds_model *m, tvds_data *d, double t, int vel_from_x, tvds
                  * (s->idle_want) and x* is final after this pass (no loads on s). */
                 int dist = work && fk == 0 && s->idle_want;
                 if (d->fel_used)
-                    chk = fk == 2   ? cd_pass(&A, n, 1, 2, 0, 0, rh, h2, gs, ba)
-                          : fk == 1 ? cd_pass(&A, n, 1, 1, 0, 0, rh, h2, gs, ba)
-                                    : cd_pass(&A, n, 1, 0, 0, 0, rh, h2, gs, ba);
+                    chk = fk == 2   ? cd_pass(&A, n, 1, 2, 0, 0, 0, rh, h2, gs, ba)
+                          : fk == 1 ? cd_pass(&A, n, 1, 1, 0, 0, 0, rh, h2, gs, ba)
+                                    : cd_pass(&A, n, 1, 0, 0, 0, 0, rh, h2, gs, ba);
                 else if (dist)
-                    chk = cd_pass(&A, n, 0, 0, 1, 1, rh, h2, gs, ba);
+                    chk = cd_pass(&A, n, 0, 0, 1, 1, 0, rh, h2, gs, ba);
                 else if (work)
-                    chk = fk == 2 ? cd_pass(&A, n, 0, 2, 1, 0, rh, h2, gs, ba)
-                                  : cd_pass(&A, n, 0, 0, 1, 0, rh, h2, gs, ba);
-                else
-                    chk = fk == 2   ? cd_pass(&A, n, 0, 2, 0, 0, rh, h2, gs, ba)
-                          : fk == 1 ? cd_pass(&A, n, 0, 1, 0, 0, rh, h2, gs, ba)
-                                    : cd_pass(&A, n, 0, 0, 0, 0, rh, h2, gs, ba);
+                    chk = fk == 2 ? cd_pass(&A, n, 0, 2, 1, 0, 0, rh, h2, gs, ba)
+                                  : cd_pass(&A, n, 0, 0, 1, 0, 0, rh, h2, gs, ba);
+                else if (fk == 1 && s->load1 >= 0) {
+                    /* The one load of s in this pass (add_force's updates, the same values). */
+                    const tvds_load *L = &m->loads[s->load1];
+                    A.ly = s->Y + (size_t)L->dof * n;
+                    A.lyx = s->Yx + (size_t)L->dof * n;
+                    A.lf = d->load_val[s->load1];
+                    A.lc = h2 * A.lf;
+                    chk = cd_pass(&A, n, 0, 1, 0, 0, 1, rh, h2, gs, ba);
+                    s->load_done = 1;
+                } else
+                    chk = fk == 2   ? cd_pass(&A, n, 0, 2, 0, 0, 0, rh, h2, gs, ba)
+                          : fk == 1 ? cd_pass(&A, n, 0, 1, 0, 0, 0, rh, h2, gs, ba)
+                                    : cd_pass(&A, n, 0, 0, 0, 0, 0, rh, h2, gs, ba);
                 s->idist_fused = dist;
                 if (dist) s->idist = sqrt(A.dist2);
                 s->work[0] = A.we;
@@ -361,7 +392,14 @@ int sim_forces(const tvds_model *m, tvds_data *d, double t, int vel_from_x, tvds
         const tvds_load *L = &m->loads[l];
         if (L->sub < 0 || L->sub >= d->nsub || L->dof < 0 || L->dof >= d->sub[L->sub].n)
             return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "load '%s': bad DoF", L->name ? L->name : "?");
-        add_force(&d->sub[L->sub], L->dof, d->load_val[l], d->sub[L->sub].fext);
+        sim_sub *ls = &d->sub[L->sub];
+        if (ls->load_done && ls->load1 == l) {
+            /* Added in the predictor's pass; its non-finite check as add_force's. */
+            ls->pchk += d->load_val[l] * 0.0;
+            ls->load_done = 0;
+            continue;
+        }
+        add_force(ls, L->dof, d->load_val[l], ls->fext);
     }
     if (m->nel > 0) {
         /* The laws advance their state once per force evaluation: the ElasticFriction
