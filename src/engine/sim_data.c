@@ -1113,9 +1113,8 @@ int sim_data_setup(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
     }
 
     /* Idle open points (docs/theory.md 9d) on 2D segment masters of modal substructures: the
-     * bound of a node's displacement by the distance of the coordinates from a reference,
-     * cmax = max over the nodes of the norm of [Y(:,jx) Y(:,jy)]^T (bounded by the Frobenius
-     * norm), and the reference buffer of the master. */
+     * weights of the distance from a reference, the norm of each node's weighted rows (its
+     * displacement per unit of that distance) and the reference buffer of the master. */
     for (int c = 0; c < m->ncontact; c++) {
         const tvds_contact *C = &m->contacts[c];
         if (C->master_kind != TVDS_MASTER_SURFACE || C->dim != 2 || C->law == TVDS_LAW_PENALTY)
@@ -1133,14 +1132,21 @@ int sim_data_setup(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
         ALLOC(nrm, C->nmaster);
         d->mnodes_nrm[c] = nrm;
         for (int k = 0; k < C->nmaster; k++) {
-            double q = 0.0;
-            for (int a = 0; a < 2; a++) {
-                if (dd[3 * k + a] < 0) continue;
-                const double *y = s->Y + (size_t)dd[3 * k + a] * s->n;
-                for (int r = 0; r < s->n; r++)
-                    q += y[r] * y[r] / s->iwt[r];
+            /* The spectral norm of the node's 2 x n weighted block: the square root of the
+             * largest eigenvalue of its Gram matrix [gxx gxy; gxy gyy]. */
+            static const double none = 0.0;
+            const double *y[2];
+            for (int a = 0; a < 2; a++)
+                y[a] = dd[3 * k + a] >= 0 ? s->Y + (size_t)dd[3 * k + a] * s->n : NULL;
+            double gxx = 0.0, gyy = 0.0, gxy = 0.0;
+            for (int r = 0; r < s->n; r++) {
+                double yx = y[0] ? y[0][r] : none, yy = y[1] ? y[1][r] : none;
+                gxx += yx * yx / s->iwt[r];
+                gyy += yy * yy / s->iwt[r];
+                gxy += yx * yy / s->iwt[r];
             }
-            nrm[k] = sqrt(q);
+            double hm = 0.5 * (gxx - gyy);
+            nrm[k] = sqrt(0.5 * (gxx + gyy) + sqrt(hm * hm + gxy * gxy));
         }
     }
 

@@ -246,7 +246,7 @@ struct tvds_data {
     long **mnodes_dofs; /* per contact: nmaster x 3 DoF indices (master surface), or NULL */
     double **mnodes_X;  /* per contact: nmaster x 3 undeformed coordinates */
     double **mnodes_s;  /* per contact: nmaster cumulative undeformed arc length */
-    double **mnodes_nrm; /* per contact: per master node, the Frobenius norm of the 2 x n map
+    double **mnodes_nrm; /* per contact: per master node, the spectral norm of the 2 x n map
                             [Y(:,jx) Y(:,jy)]^T diag(iwt)^-1/2 from weighted coordinates to the
                             node's displacement (a 2D segment master of a modal substructure,
                             else NULL): the bound of idle points (docs/theory.md 9d) */
