@@ -203,6 +203,7 @@ void tvds_data_free(tvds_data **pd)
             tvds_free(s->cdamp);
             tvds_free(s->iref);
             tvds_free(s->iwt);
+            tvds_free(s->iv_wk);
             tvds_free(s->x_prev);
             tvds_free(s->x);
             tvds_free(s->x_new);
@@ -1124,6 +1125,8 @@ int sim_data_setup(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
         if (!s->iref) {
             ALLOC(s->iref, s->n);
             ALLOC(s->iwt, s->n);
+            ALLOC(s->iv_wk, s->n);
+            s->iv_cok = -1;
             for (int r = 0; r < s->n; r++)
                 s->iwt[r] = sqrt(fmax(s->w2[r], 0.0)) + 6.283185307179586;
         }

@@ -49,21 +49,21 @@ typedef struct sim_sub {
                        (cd_a, cd_b) it was computed for (modal central differences; NaN pair:
                        not yet) */
     double cd_a, cd_b;
-    double w2max;   /* largest omega^2 */
-    double dt_cd;   /* stable step of central differences for this substructure [s] */
+    double w2max;               /* largest omega^2 */
+    double dt_cd;               /* stable step of central differences for this substructure [s] */
     double *x_prev, *x, *x_new; /* n: coordinates at t_{n-1}, t_n, t_{n+1} */
-    double *x_old;  /* n: after a step, x_{n-1} of the step just taken (the buffer x_prev had;
-                       the predictor writes x_new, so a later step, failed or not, leaves it):
-                       the deferred velocity and acceleration probes (tvds_channels_update) */
-    long ver_old;   /* its version (the one it had as x_prev) */
-    double *fext;               /* n: external force in coordinates at t_n (loads, gravity, base) */
-    double *fel;                /* n: discrete element forces in coordinates at t_n */
-    double *fdamp;              /* n: damping force C v_n (backward) in coordinates */
-    double *tmp;                /* n scratch */
-    double *fgrav;              /* n: M r(g) in coordinates (gravity, per unit gravity_fn) */
-    double *fbase;              /* n: -M r(base_dir) in coordinates (per unit base acceleration) */
-    double *cpush;              /* n scratch (velocities, residuals, copies) */
-    int *cand;                  /* n: index of the DoF in the candidate list, or -1 */
+    double *x_old; /* n: after a step, x_{n-1} of the step just taken (the buffer x_prev had;
+                      the predictor writes x_new, so a later step, failed or not, leaves it):
+                      the deferred velocity and acceleration probes (tvds_channels_update) */
+    long ver_old;  /* its version (the one it had as x_prev) */
+    double *fext;  /* n: external force in coordinates at t_n (loads, gravity, base) */
+    double *fel;   /* n: discrete element forces in coordinates at t_n */
+    double *fdamp; /* n: damping force C v_n (backward) in coordinates */
+    double *tmp;   /* n scratch */
+    double *fgrav; /* n: M r(g) in coordinates (gravity, per unit gravity_fn) */
+    double *fbase; /* n: -M r(base_dir) in coordinates (per unit base acceleration) */
+    double *cpush; /* n scratch (velocities, residuals, copies) */
+    int *cand;     /* n: index of the DoF in the candidate list, or -1 */
     int ncand;
     int *cand_dof; /* ncand: physical DoF of each candidate */
     double *G;     /* ncand x ncand column-major: M^-1 restricted to the candidates */
@@ -107,6 +107,25 @@ typedef struct sim_sub {
     long idist_step;
     int idist_fused; /* the predictor's pass has just computed idist */
     int idle_want;   /* some idle-capable point on this master holds a reference (sim_record) */
+    /* Steps without the distance (docs/theory.md 9d, "The master's free motion"): while the
+     * master moves freely (the predictor's pass alone, with one damping pair), the increment
+     * ||x_{j+1} - x_j||_w of every later step is at most iv_V, from the decaying quadratic
+     * invariant of each mode; the distance is then bounded by iv_D0 + (step - iv_k0) iv_V
+     * instead of summed. */
+    double *iv_wk;     /* n: iwt_k kappa_k (kappa_k = max d^2 / Q_k of the mode's invariant) */
+    double iv_a, iv_b; /* the Rayleigh pair iv_wk was computed for */
+    int iv_cok;        /* 1: iv_wk holds (every mode underdamped with omega > 0), 0: no bound,
+                          -1: not computed for the present pair */
+    double iv_S;       /* sqrt(sum iv_wk): the bound's growth per flushed coordinate set */
+    long iv_nmax;      /* steps a bound holds within its round-off margin */
+    int iv_pure;       /* this step's x* is the predictor's pass alone (sim_forces) */
+    int iv_ok;         /* iv_V holds: every step since iv_step the predictor's pass alone (no
+                          loads, element forces or corrections) with the same damping pair */
+    double iv_V;
+    long iv_step; /* the step whose (x_{n+1}, x_n) gave iv_V */
+    double iv_D0; /* ||x_{k0+1} - iref||_w, computed (not bounded) */
+    long iv_k0;
+    int iv_fuse; /* predictor passes that sum the distance after a bound that did not hold */
 } sim_sub;
 
 /* Steps between two energy evaluations at the most (the runaway-energy guard) when the
@@ -116,7 +135,7 @@ typedef struct sim_sub {
  * (3.1e-151) are set to zero (sim_flush_tiny, docs/theory.md "Tiny coordinates"): below it the
  * product of two coordinates (energies, work sums) is no longer a normal double. */
 #define SIM_FLUSH_EVERY 64
-#define SIM_TINY 0x1p-500
+#define SIM_TINY        0x1p-500
 
 /* Maximal entries in one contact row: the slave and the nodes of a 9-node face, 3 directions
  * each. A row holds only its point's actual entries (2D segment: 6, rigid: dim), and the
@@ -132,27 +151,27 @@ typedef struct sim_cp {
     double Xmag; /* |X| (the normal row's round-off scale) */
     int dim;
     /* Geometry at the current step (t_{n+1} detection). */
-    int seg;         /* surface: segment index (T1 = seg, T2 = seg + 1); faces: face index;
-                        rigid: 0 */
-    double alpha;    /* position on the segment [-]; faces: natural coordinate xi1 */
-    double xi[2];    /* faces: natural coordinates of the master point */
-    double mref[3];  /* rotating disc: the touched material point in the disc's own frame
-                        (its position from the centre at angle 0) */
-    double mpt[3];   /* rotating disc: that material point's position at the last search */
-    double s;        /* curvilinear position along the master [m] */
-    double n[3];     /* unit normal toward the slave */
-    double t[2][3];  /* unit tangents */
-    int ntan;        /* 1 in 2D, 2 in 3D */
-    double gap_pred; /* predicted gap g* [m] */
-    double gap_mag;  /* magnitude of the positions g* is a difference of (round-off scale) [m] */
-    double g0;       /* gap_pred - n . rel(u*): gap = g0 + n . rel(u) at this geometry */
-    double rel_n;    /* n . rel(u*), of the same detection */
-    double gap;      /* gap after correction (published) [m] */
-    double dP[3];    /* rigid master displacement increment t_n -> t_{n+1} */
-    double dPc[3];   /* rigid master central increment (t_{n+1} - t_{n-1}) / 2 */
-    double vkin[2];  /* predicted (subs-a: prescribed) tangential sliding velocity */
-    int vkin_ok;     /* vkin is that of the last detection (else sim_cp_vkin computes it) */
-    int has_kin;     /* subs-a: slave_kin defined */
+    int seg;            /* surface: segment index (T1 = seg, T2 = seg + 1); faces: face index;
+                           rigid: 0 */
+    double alpha;       /* position on the segment [-]; faces: natural coordinate xi1 */
+    double xi[2];       /* faces: natural coordinates of the master point */
+    double mref[3];     /* rotating disc: the touched material point in the disc's own frame
+                           (its position from the centre at angle 0) */
+    double mpt[3];      /* rotating disc: that material point's position at the last search */
+    double s;           /* curvilinear position along the master [m] */
+    double n[3];        /* unit normal toward the slave */
+    double t[2][3];     /* unit tangents */
+    int ntan;           /* 1 in 2D, 2 in 3D */
+    double gap_pred;    /* predicted gap g* [m] */
+    double gap_mag;     /* magnitude of the positions g* is a difference of (round-off scale) [m] */
+    double g0;          /* gap_pred - n . rel(u*): gap = g0 + n . rel(u) at this geometry */
+    double rel_n;       /* n . rel(u*), of the same detection */
+    double gap;         /* gap after correction (published) [m] */
+    double dP[3];       /* rigid master displacement increment t_n -> t_{n+1} */
+    double dPc[3];      /* rigid master central increment (t_{n+1} - t_{n-1}) / 2 */
+    double vkin[2];     /* predicted (subs-a: prescribed) tangential sliding velocity */
+    int vkin_ok;        /* vkin is that of the last detection (else sim_cp_vkin computes it) */
+    int has_kin;        /* subs-a: slave_kin defined */
     int kin_hint[2][3]; /* subs-a: slave_kin's table segments at t_{n+1} and t_n */
     /* Entries of the relative displacement rel(u) = u_C - (1-a) u_T1 - a u_T2 per direction. */
     int ne;
@@ -178,8 +197,8 @@ typedef struct sim_cp {
      * entry changes its DoF). */
     int e_cand[SIM_ROW_MAX_CP], e_comp[SIM_ROW_MAX_CP];
     int e_key_ok, ne_k; /* ne_k: the entries they cover */
-    int e_seg2d; /* 2D segment master: the segment whose six entries (slave, T1, T2 per axis,
-                    seg2d_entries) e_* hold, whose weights alone change along it; else -1 */
+    int e_seg2d;        /* 2D segment master: the segment whose six entries (slave, T1, T2 per axis,
+                           seg2d_entries) e_* hold, whose weights alone change along it; else -1 */
     /* State. */
     int state;                 /* enum tvds_contact_state, trial during the step */
     int state_prev;            /* state at the end of the previous step */
@@ -196,15 +215,15 @@ typedef struct sim_cp {
     long nwin;
     /* Idle open point (docs/theory.md 9d): a step whose detection certifies, without the
      * master's displacements, that the point is open and stays open through the solve. */
-    int idle;             /* 1: this step's detection was such a certificate */
-    int idle_ok;          /* 1: the reference below holds (against the master's iref_id idle_ref) */
+    int idle;    /* 1: this step's detection was such a certificate */
+    int idle_ok; /* 1: the reference below holds (against the master's iref_id idle_ref) */
     long idle_ref;
-    int idle_seg;         /* the reference segment and its nodes' positions T1, T2 (x, y) */
+    int idle_seg; /* the reference segment and its nodes' positions T1, T2 (x, y) */
     double idle_T[2][2];
-    double idle_glb;      /* lower bound of the predicted gap this step (its certificate) */
-    double idle_us[2];    /* the slave's displacement at x* this step */
-    int idle_held;        /* idle steps since the reference was taken */
-    int idle_wait;        /* exact steps left before the next reference (back-off) */
+    double idle_glb;   /* lower bound of the predicted gap this step (its certificate) */
+    double idle_us[2]; /* the slave's displacement at x* this step */
+    int idle_held;     /* idle steps since the reference was taken */
+    int idle_wait;     /* exact steps left before the next reference (back-off) */
     int idle_backoff;
     /* The published geometry of an idle step is evaluated on demand (sim_idle_publish), from
      * the segment, the slave's displacements at x*, x_{n+1} and x_n kept here and the master's
@@ -242,17 +261,17 @@ struct tvds_data {
     /* Contacts. */
     int ncp;
     sim_cp *cp;
-    int nctc;           /* number of contacts (size of the three arrays below) */
-    long **mnodes_dofs; /* per contact: nmaster x 3 DoF indices (master surface), or NULL */
-    double **mnodes_X;  /* per contact: nmaster x 3 undeformed coordinates */
-    double **mnodes_s;  /* per contact: nmaster cumulative undeformed arc length */
+    int nctc;            /* number of contacts (size of the three arrays below) */
+    long **mnodes_dofs;  /* per contact: nmaster x 3 DoF indices (master surface), or NULL */
+    double **mnodes_X;   /* per contact: nmaster x 3 undeformed coordinates */
+    double **mnodes_s;   /* per contact: nmaster cumulative undeformed arc length */
     double **mnodes_nrm; /* per contact: per master node, the spectral norm of the 2 x n map
                             [Y(:,jx) Y(:,jy)]^T diag(iwt)^-1/2 from weighted coordinates to the
                             node's displacement (a 2D segment master of a modal substructure,
                             else NULL): the bound of idle points (docs/theory.md 9d) */
-    int **fnb_off;      /* per face-set contact: nface + 1 offsets into fnb */
-    int **fnb;          /* per face-set contact: the faces sharing a node with each face */
-    int **fedge;        /* per face-set contact: nface x 4, the face across each edge or -1 */
+    int **fnb_off;       /* per face-set contact: nface + 1 offsets into fnb */
+    int **fnb;           /* per face-set contact: the faces sharing a node with each face */
+    int **fedge;         /* per face-set contact: nface x 4, the face across each edge or -1 */
     /* System. */
     int rmax, nrow;
     int nrowpts;  /* contact points with rows in the last assembly */
@@ -315,9 +334,9 @@ struct tvds_data {
      * their order; cp_nq columns (cr_sub, cr_dof keep theirs). */
     int cp_np, cp_nrow, cp_nq, cp_ng;
     int *cp_q, *cp_pc, *cp_pr, *cp_gsel, *cp_gns, *cp_glast;
-    double *du_c;         /* candidate displacement correction (lazy cache): total cand */
-    long *du_cv;          /* total cand: du_c[k] is valid while du_cv[k] == du_ver */
-    long du_ver;          /* version of the multipliers du_c is computed from (starts at 1) */
+    double *du_c; /* candidate displacement correction (lazy cache): total cand */
+    long *du_cv;  /* total cand: du_c[k] is valid while du_cv[k] == du_ver */
+    long du_ver;  /* version of the multipliers du_c is computed from (starts at 1) */
     int ncand_tot;
     int *cand_base; /* nsub: offset of each sub's candidates in du_c */
     /* Elements. */
@@ -339,8 +358,8 @@ struct tvds_data {
     int el_ch0;       /* first element channel in the history group */
     double w_eldiss;  /* element dissipation [J]: sum of Pl h (elements) and p_fric h (penalty) */
     long ver_counter; /* source of the state-buffer versions of the displacement caches */
-    int search_global; /* test hook (tests/check_engine.c): 1 = find the segment by a full scan
-                          of the master surface every step instead of walking from the last one */
+    int search_global;  /* test hook (tests/check_engine.c): 1 = find the segment by a full scan
+                           of the master surface every step instead of walking from the last one */
     int reuse_off;      /* test hook (tests/check_engine.c): 1 = W and its LU built at every
                            assembly (from the buckets, not W's kept pairs; the general band LU
                            also for one or two rows), the candidate
@@ -352,6 +371,7 @@ struct tvds_data {
                            point detected at every step) */
     long n_idle;        /* steps x points taken idle */
     long n_redetect;    /* solves started over for an idle point (SIM_REDETECT) */
+    long n_idle_bound;  /* idle certificates from the free-motion bound (no distance summed) */
     int contacts_stale; /* 1: idle points' geometry channels lag (tvds_channels_update) */
     int geometry_table; /* test hook (tests/check_engine.c): 1 = a 2D segment master's geometry
                            through the kind's table (closest, frame, point, weights) instead of
@@ -370,14 +390,14 @@ struct tvds_data {
     int nsum;
     char **sumname;
     double *sumval;
-    double t_pub;     /* time of the published channels */
-    int rec_every;    /* tvds_set_record: probes published every rec_every steps (0: never) */
-    int rec_phase;    /* steps done modulo rec_every (rec_every > 1): kept by tvds_step's commit,
-                         so that no step divides */
+    double t_pub;      /* time of the published channels */
+    int rec_every;     /* tvds_set_record: probes published every rec_every steps (0: never) */
+    int rec_phase;     /* steps done modulo rec_every (rec_every > 1): kept by tvds_step's commit,
+                          so that no step divides */
     int summary_stale; /* 1: sumval lags the last step (tvds_summary publishes it on demand) */
     long sum_step;     /* the step index the summary reports (that of the last sim_record) */
-    int probes_stale; /* 1: the probe channels lag the last step (tvds_channels_update) */
-    int energy_stale; /* 1: the energies and balance lag the last step (tvds_channels_update) */
+    int probes_stale;  /* 1: the probe channels lag the last step (tvds_channels_update) */
+    int energy_stale;  /* 1: the energies and balance lag the last step (tvds_channels_update) */
     int nprobe;
     double **prow; /* nprobe: coordinate row of each probe (u_probe = prow . x), n of its sub */
     double *pdot;  /* nprobe x 3: cached prow . x of recent state buffers, keyed by version */
@@ -412,6 +432,10 @@ void sim_touch(tvds_data *d, int which);
 long sim_flush_tiny(tvds_data *d);
 /* Rotate the state buffers after a step (x_prev <- x <- x_new) with their caches. */
 void sim_rotate(tvds_data *d);
+/* The free-motion bound of an idle points' master s (docs/theory.md 9d): from x_new = x_{n+1}
+ * and x = x_n at step d->step, the bound iv_V of ||x_{j+1} - x_j||_w for the later steps in
+ * which s moves freely (iv_ok = 1), when its modes admit one (else iv_ok = 0). O(n). */
+void sim_iv_refresh(tvds_data *d, sim_sub *s);
 /* Undeformed coordinates of (sub, node) and its DoF indices per direction (x, y, z). */
 int sim_node_dofs(const tvds_substructure *s, long node, int dofs[3], double X[3]);
 
@@ -557,7 +581,8 @@ static inline void sim_cp_vkin(const tvds_data *d, sim_cp *c)
 {
     if (c->vkin_ok) return;
     for (int k = 0; k < c->ntan; k++) {
-        double v = sim_cp_rel(d, c, c->t[k], 1) - sim_cp_rel(d, c, c->t[k], 0) - sim_dot3(c->t[k], c->dP);
+        double v =
+            sim_cp_rel(d, c, c->t[k], 1) - sim_cp_rel(d, c, c->t[k], 0) - sim_dot3(c->t[k], c->dP);
         c->vkin[k] = v / d->h;
     }
     c->vkin_ok = 1;
@@ -612,9 +637,8 @@ static inline int sim_idle_eligible(const tvds_model *m, const tvds_data *d, con
     const tvds_contact *C = &m->contacts[c->contact];
     return !d->idle_off && !d->reuse_off && !d->geometry_table && !d->search_global &&
            !d->init_mode && d->rec_every != 1 && d->geometry == 1 &&
-           d->method != TVDS_METHOD_FILM && !c->pen && d->mnodes_nrm &&
-           d->mnodes_nrm[c->contact] && C->master_kind == TVDS_MASTER_SURFACE &&
-           c->sdof[0] >= 0 && c->sdof[1] >= 0;
+           d->method != TVDS_METHOD_FILM && !c->pen && d->mnodes_nrm && d->mnodes_nrm[c->contact] &&
+           C->master_kind == TVDS_MASTER_SURFACE && c->sdof[0] >= 0 && c->sdof[1] >= 0;
 }
 
 /* The direct solve's answer when an idle point's certificate does not cover the solve: the

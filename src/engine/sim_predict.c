@@ -44,11 +44,11 @@ static void add_force(sim_sub *s, int dof, double F, double *v)
 typedef struct cd_arrays {
     const double *x, *xp, *fg, *fb, *w2, *cdh;
     double *vw, *fe, *fl, *fd, *xn;
-    double we, wd;     /* work sums (cd_pass with work) */
+    double we, wd;          /* work sums (cd_pass with work) */
     const double *ref, *wt; /* the idle points' reference and weights (cd_pass with dist) */
-    double dist2;      /* ||x_new - ref||^2 */
+    double dist2;           /* ||x_new - ref||^2 */
     const double *ly, *lyx; /* the one load's columns Y(:,j), Yx(:,j) (cd_pass with load) */
-    double lf, lc;     /* its force F and h^2 F */
+    double lf, lc;          /* its force F and h^2 F */
 } cd_arrays;
 
 /* The fused modal predictor of central differences, one pass (docs/theory.md 9, "Arithmetic
@@ -60,9 +60,8 @@ typedef struct cd_arrays {
  * ba fb (2), fext = 0 written (1: loads follow) or left alone (0: fext is 0 and stays 0).
  * Constant flags at every call: each call compiles to its own loop. */
 static inline __attribute__((always_inline)) double cd_pass(cd_arrays *A, int n, int vel, int fx,
-                                                             int work, int dist, int load,
-                                                             double rh, double h2, double gs,
-                                                             double ba)
+                                                            int work, int dist, int load, double rh,
+                                                            double h2, double gs, double ba)
 {
     const double *restrict x = A->x, *restrict xp = A->xp, *restrict fg = A->fg,
                            *restrict fb = A->fb, *restrict w2 = A->w2, *restrict cdh = A->cdh;
@@ -159,9 +158,8 @@ typedef struct corr_arrays {
 /* x_new -= sum of c_j y_j over ns = 1, 2 or 4 columns (ns = 3: c3 = 0, y3 = y0), with the work
  * sums of the energy balance in the same pass (ext = 0: fext is 0, no external work). Constant
  * flags at every call: each call compiles to its own loop. */
-static inline __attribute__((always_inline)) void corr_pass(corr_arrays *A, int n, int ns,
-                                                               int ext, double c0, double c1,
-                                                               double c2, double c3)
+static inline __attribute__((always_inline)) void
+corr_pass(corr_arrays *A, int n, int ns, int ext, double c0, double c1, double c2, double c3)
 {
     double *restrict xn = A->xn;
     const double *restrict xp = A->xp, *restrict fe = A->fe, *restrict fd = A->fd,
@@ -219,6 +217,7 @@ int sim_forces(const tvds_model *m, tvds_data *d, double t, int vel_from_x, tvds
                  * are not address-taken, so that the loop vectorises. */
                 const double *restrict bh = s->bh, *restrict ch = s->chat;
                 const double da = a - s->a_ref, db = b - s->b_ref;
+                s->iv_ok = s->iv_pure = 0; /* no free-motion bound (iv_coef) */
                 if (d->fel_used) {
 #pragma omp simd reduction(+ : chk)
                     for (int k = 0; k < n; k++) {
@@ -253,9 +252,10 @@ int sim_forces(const tvds_model *m, tvds_data *d, double t, int vel_from_x, tvds
                         cdh[k] = (a + b * w2[k]) * rh;
                     s->cd_a = a;
                     s->cd_b = b;
+                    s->iv_ok = 0; /* another free motion */
                 }
-                cd_arrays A = {x, xp, fg, fb, w2, cdh, vw, fe, fl, fd, xn, 0.0, 0.0, s->iref, s->iwt, 0.0,
-                               NULL, NULL, 0.0, 0.0};
+                cd_arrays A = {x,  xp,  fg,  fb,      w2,     cdh, vw,   fe,   fl,  fd,
+                               xn, 0.0, 0.0, s->iref, s->iwt, 0.0, NULL, NULL, 0.0, 0.0};
                 s->load_done = 0;
                 int fk = s->fext_kind;
                 /* A substructure the last step did not correct (the master of an open contact)
@@ -266,6 +266,13 @@ int sim_forces(const tvds_model *m, tvds_data *d, double t, int vel_from_x, tvds
                 /* The distance from the idle points' reference, when one of them will look
                  * (s->idle_want) and x* is final after this pass (no loads on s). */
                 int dist = work && fk == 0 && s->idle_want;
+                /* The free-motion bound holds while x* is this pass alone (no loads, element
+                 * or penalty forces: fel_used is 0 here); the distance is then bounded, not
+                 * summed, unless a bound did not hold in the last steps (idle_try). */
+                s->iv_pure = fk == 0 && vel_from_x == 1 && !d->fel_used;
+                if (!s->iv_pure) s->iv_ok = 0;
+                if (s->iv_ok && s->iv_fuse == 0) dist = 0;
+                if (s->iv_fuse > 0) s->iv_fuse--;
                 if (d->fel_used)
                     chk = fk == 2   ? cd_pass(&A, n, 1, 2, 0, 0, 0, rh, h2, gs, ba)
                           : fk == 1 ? cd_pass(&A, n, 1, 1, 0, 0, 0, rh, h2, gs, ba)
@@ -519,7 +526,7 @@ int sim_predict(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
     sim_touch(d, 1);
     for (int i = 0; i < d->nsub; i++) {
         sim_sub *s = &d->sub[i];
-        if (s->work_ver == -3) s->work_ver = -4; /* x*'s sums, until corrected */
+        if (s->work_ver == -3) s->work_ver = -4;       /* x*'s sums, until corrected */
         if (s->idist_fused) s->idist_step = s->ver[1]; /* idist is x*'s */
         s->idist_fused = 0;
     }
@@ -555,8 +562,7 @@ static void apply_group(tvds_data *d, sim_sub *s, const int sel[4], int ns, int 
         y[j] = s->Yx + (size_t)d->cr_dof[sel[j]] * s->n;
     }
     double *restrict xn = s->x_new;
-    const double *restrict y0 = y[0], *restrict y1 = y[1], *restrict y2 = y[2],
-                           *restrict y3 = y[3];
+    const double *restrict y0 = y[0], *restrict y1 = y[1], *restrict y2 = y[2], *restrict y3 = y[3];
     double c0 = c[0], c1 = c[1], c2 = c[2], c3 = c[3];
     int n = s->n;
     /* The last columns of this substructure (last: x_new is final after them, unless an
@@ -622,8 +628,7 @@ static void apply_group(tvds_data *d, sim_sub *s, const int sel[4], int ns, int 
  * are those of the merge, term by term. Returns 0 when the plan does not apply. */
 static int correct_planned(tvds_data *d, double h2)
 {
-    if (d->cp_np <= 0 || d->cp_np != d->pool_n || d->cp_nrow != d->nrow || d->reuse_off)
-        return 0;
+    if (d->cp_np <= 0 || d->cp_np != d->pool_n || d->cp_nrow != d->nrow || d->reuse_off) return 0;
     for (int e = 0; e < d->pool_n; e++)
         if (d->p_cand[e] != d->cp_pc[e] || d->p_row[e] != d->cp_pr[e]) return 0;
     for (int q = 0; q < d->cp_nq; q++)
@@ -762,6 +767,7 @@ void sim_correct(const tvds_model *m, tvds_data *d)
             s->work_ver = s->work_ver == -4 ? s->ver[1] : 0;
             continue;
         }
+        s->iv_ok = 0; /* x_{n+1} is not the free motion's */
         s->stuck_set = 0;
         s->ver[1] = ++d->ver_counter;
         /* -2: the corrector's pass; -4: the predictor's, x_new still x* (not corrected). */

@@ -54,7 +54,8 @@ static void idle_publish(const tvds_model *m, tvds_data *d, sim_cp *c, int w1, i
      * velocity and the gap. */
     double r1[3] = {0, 0, 0}, dr[3] = {0, 0, 0};
     for (int q = 0; q < 2; q++) {
-        double u1[3] = {c->pub_u1[q], un[0][q], un[1][q]}, u0[3] = {c->pub_u0[q], uo[0][q], uo[1][q]};
+        double u1[3] = {c->pub_u1[q], un[0][q], un[1][q]},
+               u0[3] = {c->pub_u0[q], uo[0][q], uo[1][q]};
         for (int e = 0; e < 3; e++) {
             r1[q] += w[e] * u1[e];
             dr[q] += w[e] * (u1[e] - u0[e]);
@@ -102,6 +103,11 @@ static void idle_reference(const tvds_model *m, tvds_data *d, sim_cp *c)
         ms->iref_id = ++d->ver_counter;
         ms->iref_step = d->step;
         ms->idist_step = -1;
+        /* The distance of x_{n+1} is 0 (the free-motion bound does not depend on the
+         * reference). */
+        ms->iv_D0 = 0.0;
+        ms->iv_k0 = d->step;
+        ms->iv_fuse = 0;
     }
     const double *MX = d->mnodes_X[c->contact];
     for (int j = 0; j < 2; j++)
@@ -154,10 +160,7 @@ static double probe_dot(tvds_data *d, int p, int sub, int which)
         if (pv[q] == v) return pd[q];
         if (pv[q] < pv[old]) old = q;
     }
-    const double *x = which == 0   ? s->x
-                      : which == 1 ? s->x_new
-                      : which == 2 ? s->x_prev
-                                   : s->x_old;
+    const double *x = which == 0 ? s->x : which == 1 ? s->x_new : which == 2 ? s->x_prev : s->x_old;
     int k = d->pone[p];
     pd[old] = k >= 0 ? d->prow[p][k] * x[k] : dotn(d->prow[p], x, s->n);
     pv[old] = v;
@@ -640,8 +643,7 @@ int sim_record(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
             r1[a] += w * u1[e];
             dr[a] += w * (u1[e] - u0[e]);
             if (fw)
-                dr2[a] += w * (u1[e] - (kept ? c->e_up[e]
-                                             : sim_u(d, c->e_sub[e], c->e_dof[e], 2)));
+                dr2[a] += w * (u1[e] - (kept ? c->e_up[e] : sim_u(d, c->e_sub[e], c->e_dof[e], 2)));
         }
         if (fw) {
             /* x_n, the next record's x_prev. */
