@@ -253,7 +253,6 @@ static int idle_try(const tvds_model *m, tvds_data *d, sim_cp *c)
     if (!summed && ms->iv_ok && ms->iv_k0 >= ms->iv_step && d->step - ms->iv_step <= ms->iv_nmax) {
         double D = ms->iv_D0 + (double)(d->step - ms->iv_k0) * (ms->iv_V * (1.0 + 2e-6));
         ok = idle_cert(d, c, ms, D, us, &glb);
-        if (!ok) ms->iv_fuse = 8; /* the predictor's pass sums it in the next steps */
         d->n_idle_bound += ok;
     }
     if (!ok) {

@@ -125,7 +125,6 @@ typedef struct sim_sub {
     long iv_step; /* the step whose (x_{n+1}, x_n) gave iv_V */
     double iv_D0; /* ||x_{k0+1} - iref||_w, computed (not bounded) */
     long iv_k0;
-    int iv_fuse; /* predictor passes that sum the distance after a bound that did not hold */
 } sim_sub;
 
 /* Steps between two energy evaluations at the most (the runaway-energy guard) when the

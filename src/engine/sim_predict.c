@@ -268,11 +268,10 @@ int sim_forces(const tvds_model *m, tvds_data *d, double t, int vel_from_x, tvds
                 int dist = work && fk == 0 && s->idle_want;
                 /* The free-motion bound holds while x* is this pass alone (no loads, element
                  * or penalty forces: fel_used is 0 here); the distance is then bounded, not
-                 * summed, unless a bound did not hold in the last steps (idle_try). */
+                 * summed (idle_try sums it where the bound does not certify a point). */
                 s->iv_pure = fk == 0 && vel_from_x == 1 && !d->fel_used;
                 if (!s->iv_pure) s->iv_ok = 0;
-                if (s->iv_ok && s->iv_fuse == 0) dist = 0;
-                if (s->iv_fuse > 0) s->iv_fuse--;
+                if (s->iv_ok) dist = 0;
                 if (d->fel_used)
                     chk = fk == 2   ? cd_pass(&A, n, 1, 2, 0, 0, 0, rh, h2, gs, ba)
                           : fk == 1 ? cd_pass(&A, n, 1, 1, 0, 0, 0, rh, h2, gs, ba)

@@ -107,7 +107,6 @@ static void idle_reference(const tvds_model *m, tvds_data *d, sim_cp *c)
          * reference). */
         ms->iv_D0 = 0.0;
         ms->iv_k0 = d->step;
-        ms->iv_fuse = 0;
     }
     const double *MX = d->mnodes_X[c->contact];
     for (int j = 0; j < 2; j++)
