@@ -433,15 +433,19 @@ int sim_forces(const tvds_model *m, tvds_data *d, double t, int vel_from_x, tvds
                 add_force(&d->sub[E->sub[1]], E->dof[1], -d->el_f[e], d->sub[E->sub[1]].fel);
         }
     }
-    /* Penalty contacts: explicit forces at t_n on the slave and the master nodes. */
-    int rc = sim_penalty_forces(m, d, t, ctx);
-    if (rc) return rc;
-    for (int i = 0; i < d->ncp; i++) {
-        const sim_cp *c = &d->cp[i];
-        if (!c->pen) continue;
-        for (int e = 0; e < c->ne; e++) {
-            double F = c->e_w[e] * c->pen_F[c->e_dir[e]];
-            if (F != 0.0) add_force(&d->sub[c->e_sub[e]], c->e_dof[e], F, d->sub[c->e_sub[e]].fel);
+    /* Penalty contacts: explicit forces at t_n on the slave and the master nodes (a run with
+     * penalty points has fel_used). */
+    if (d->fel_used) {
+        int rc = sim_penalty_forces(m, d, t, ctx);
+        if (rc) return rc;
+        for (int i = 0; i < d->ncp; i++) {
+            const sim_cp *c = &d->cp[i];
+            if (!c->pen) continue;
+            for (int e = 0; e < c->ne; e++) {
+                double F = c->e_w[e] * c->pen_F[c->e_dir[e]];
+                if (F != 0.0)
+                    add_force(&d->sub[c->e_sub[e]], c->e_dof[e], F, d->sub[c->e_sub[e]].fel);
+            }
         }
     }
     d->law_init = 0;

@@ -153,6 +153,15 @@ void sim_phys2(const sim_sub *s, const double *x, int dof0, int dof1, double u[2
 
 void sim_touch(tvds_data *d, int which)
 {
+    if (which >= 0) {
+        /* One buffer (the predictor's x_new at every step): the loop below, that buffer's
+         * iteration only. */
+        for (int i = 0; i < d->nsub; i++) {
+            d->sub[i].ver[which] = ++d->ver_counter;
+            if (which == 1) d->sub[i].ucn1 = 0;
+        }
+        return;
+    }
     for (int i = 0; i < d->nsub; i++)
         for (int w = 0; w < 3; w++)
             if (which < 0 || which == w) {
