@@ -82,7 +82,7 @@ SUITES_H := $(BUILD)/tests/suites.h
 # Deterministic numerics: CHOLMOD and OpenBLAS otherwise start threads of their own.
 TEST_ENV := OMP_THREAD_LIMIT=1 OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 
-.PHONY: all deps test run bench bench-accuracy asan ubsan valgrind format clean help validate layers
+.PHONY: all deps test test-tour run bench bench-accuracy asan ubsan valgrind format clean help validate layers
 
 all: $(LIB) $(BIN)
 
@@ -176,6 +176,12 @@ test: deps
 	@$(MAKE) --no-print-directory layers
 	$(TEST_ENV) $(TEST_BIN)
 	$(TEST_ENV) $(BIN) validate
+	@$(MAKE) --no-print-directory test-tour
+
+# README's tour, each long command shortened (tests/tour.sh): a fresh directory, outputs only
+# under out/, the repository left as it was.
+test-tour: all
+	$(TEST_ENV) sh tests/tour.sh $(BIN)
 
 validate: all
 	$(TEST_ENV) $(BIN) validate

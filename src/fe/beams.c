@@ -5,10 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "tvds/tvds_beams.h"
 #include "tvds/tvds_io.h"
+#include "tvds/tvds_output.h"
 #include "fe/beams_impl.h"
 
 #define BEAMS_PI 3.14159265358979323846
@@ -543,9 +543,7 @@ int tvds_bob_pair_write_(tvds_fe_model *b1, tvds_fe_model *b2, const char *b2_bo
     tvds_substructure *r1 = NULL, *r2 = NULL;
     int *bnd = NULL, *rec = NULL, nbnd = 0, nrec = 0;
     char path[4096];
-    int rc = TVDS_OK;
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
-        rc = TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot create directory: %s", dir, strerror(errno));
+    int rc = tvds_mkdir_p(dir, ctx); /* with its parents, as every other command's -o */
     if (!rc) rc = join(path, sizeof path, dir, "beam1_full", ctx);
     if (!rc) rc = tvds_fe_model_write(b1, path, ctx);
     if (!rc) rc = join(path, sizeof path, dir, "beam2_full", ctx);
