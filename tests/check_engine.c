@@ -1924,109 +1924,6 @@ START_TEST(test_flush_tiny)
 }
 END_TEST
 
-/* Idle open points (docs/theory.md 9d): the run that takes open points idle (their detection
- * certified from the slave's displacement and a bound of the master's motion, their geometry
- * channels published on demand) publishes every channel bit for bit as the run that detects
- * every point at every step (test hook d->idle_off), over the beam-on-beam's first 12 ms (tip
- * open, chattering, sliding). _i: 0 the channels read at every step through
- * tvds_channels_update (as tvds run reads its rows, tvds_set_record 0); 1 read where
- * tvds_set_record(81) publishes them (the record evaluates its idle points itself), and through
- * tvds_channels_update every 97 steps; 2 as 0, with a load on beam 2 (the master), so that its
- * distance from the reference is not the predictor's (docs/theory.md 9d) and its x* includes the
- * load; 3 as 0 with exact propagation. Most open steps must be taken idle, and in 0 and 1 some
- * solve must start over for a point its certificate did not cover (SIM_REDETECT). */
-START_TEST(test_idle_points)
-{
-    tvds_model *m = bob_model(TVDS_METHOD_SUBS_B);
-    if (_i == 2) add_load(m, 1, 7, (tvds_fn){.kind = TVDS_FN_HARMONIC, .amp = 2e-3, .freq = 900.0});
-    if (_i == 3) {
-        m->opt.integrator = TVDS_INTEGRATOR_EXACT;
-        m->opt.f_band = 11e3;
-    }
-    tvds_ctx ctx;
-    tvds_data *da = data_new(m, &ctx), *db = data_new(m, &ctx);
-    db->idle_off = 1;
-    int every = _i == 1 ? 81 : 0;
-    tvds_set_record(da, every);
-    tvds_set_record(db, every);
-    long nsteps = (long)(0.012 / tvds_data_dt(da)), nopen = 0;
-    for (long k = 0; k < nsteps; k++) {
-        ck_assert_msg(tvds_step(m, da, &ctx) == TVDS_OK, "%s", ctx.msg);
-        ck_assert_msg(tvds_step(m, db, &ctx) == TVDS_OK, "%s", ctx.msg);
-        nopen += db->cp[0].state == TVDS_OPEN;
-        int published = every == 0 || da->rec_phase == 0;
-        if (every == 0 || k % 97 == 0) {
-            tvds_channels_update(m, da);
-            tvds_channels_update(m, db);
-        }
-        if (published || k % 97 == 0) channels_identical(da, db, k);
-    }
-    int na, nb;
-    const double *va, *vb;
-    tvds_summary(da, &na, NULL, &va);
-    tvds_summary(db, &nb, NULL, &vb);
-    ck_assert_int_eq(na, nb);
-    for (int j = 0; j < na; j++)
-        ck_assert_msg(memcmp(&va[j], &vb[j], sizeof(double)) == 0, "summary %d: %.17g vs %.17g", j,
-                      va[j], vb[j]);
-    ck_assert_int_eq(db->n_idle, 0);
-    ck_assert_msg(da->n_idle > nopen / 2, "%ld idle of %ld open steps", da->n_idle, nopen);
-    /* Variants 0 and 1 (the plain beam-on-beam) start a solve over 3 times in their first
-     * 4 000 steps: the certificate covers the detection, not the drive's correction of the
-     * slave there. */
-    if (_i < 2) ck_assert_int_ge(da->n_redetect, 1);
-    /* Beam 2 moves freely in most idle steps of the plain beam-on-beam: their certificates
-     * bound the distance instead of summing it. With a load on beam 2, or with exact
-     * propagation, no step does. */
-    if (_i < 2)
-        ck_assert_msg(da->n_idle_bound > da->n_idle / 2, "%ld bounded of %ld idle steps",
-                      da->n_idle_bound, da->n_idle);
-    else
-        ck_assert_int_eq(da->n_idle_bound, 0);
-    tvds_data_free(&da);
-    tvds_data_free(&db);
-    tvds_model_free(&m);
-}
-END_TEST
-
-/* The free-motion bound of an idle points' master (docs/theory.md 9d): while it holds
- * (iv_ok), every step's increment of beam 2's coordinates, ||x_{k+1} - x_k||_w, is at most
- * iv_V (1 + 2e-6), over the beam-on-beam's first 12 ms (tip open, chattering, sliding). The
- * bound must have held in most steps of the tip-open phase and come within a factor 2 of the
- * true increment somewhere (it bounds the velocity by the mode's energy; 0.88 here). */
-START_TEST(test_free_motion_bound)
-{
-    tvds_model *m = bob_model(TVDS_METHOD_SUBS_B);
-    tvds_ctx ctx;
-    tvds_data *d = data_new(m, &ctx);
-    tvds_set_record(d, 0);
-    const sim_sub *s = &d->sub[m->contacts[0].master_sub];
-    ck_assert_ptr_nonnull(s->iv_wk);
-    long nsteps = (long)(0.012 / tvds_data_dt(d)), nheld = 0;
-    double tight = 0.0;
-    for (long k = 0; k < nsteps; k++) {
-        ck_assert_msg(tvds_step(m, d, &ctx) == TVDS_OK, "%s", ctx.msg);
-        /* Step k made x = x_{k+1} from x_prev = x_k; the bound of step iv_step covers the
-         * increments of the steps after it. */
-        if (!s->iv_ok || s->iv_step >= k) continue;
-        double q = 0.0;
-        for (int j = 0; j < s->n; j++) {
-            double e = s->x[j] - s->x_prev[j];
-            q += s->iwt[j] * e * e;
-        }
-        double inc = sqrt(q), V = s->iv_V * (1.0 + 2e-6);
-        ck_assert_msg(inc <= V, "step %ld (bound of step %ld): increment %.17g > bound %.17g", k,
-                      s->iv_step, inc, V);
-        if (V > 0.0 && inc / V > tight) tight = inc / V;
-        nheld++;
-    }
-    ck_assert_msg(nheld > nsteps / 4, "the bound held in %ld of %ld steps", nheld, nsteps);
-    ck_assert_msg(tight > 0.5, "largest increment / bound %g", tight);
-    tvds_data_free(&d);
-    tvds_model_free(&m);
-}
-END_TEST
-
 /* ---- Contact rows of many points ------------------------------------------------------------ */
 
 /* A pad of 12 slave nodes on the lumped-mass track of tvds_bench_synthetic_pad_write: G is
@@ -2456,8 +2353,6 @@ Suite *engine_suite(void)
     tcase_add_loop_test(tl, test_seg2d_geometry_path, 0, 4);
     tcase_add_loop_test(tl, test_reuse_paths, 0, 4);
     tcase_add_loop_test(tl, test_flush_tiny, 0, 3);
-    tcase_add_loop_test(tl, test_idle_points, 0, 4);
-    tcase_add_test(tl, test_free_motion_bound);
     tcase_add_test(tl, test_penalty_surface);
     tcase_add_loop_test(tl, test_pad_rows, 0, 3);
     tcase_add_loop_test(tl, test_lumped_path, 0, 2);

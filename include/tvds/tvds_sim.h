@@ -77,10 +77,7 @@ TVDS_API int tvds_channels(const tvds_data *d, int group, int *n, const char *co
  * after tvds_data_create): every tvds_step computes them. every = k > 1: only the steps whose
  * count (tvds_data_steps after the step) is a multiple of k. every = 0: none. The energies are
  * also evaluated every 1024 steps (the runaway-energy check), and the balance error of the
- * summary is the largest over the evaluated steps. With every != 1 the direct solve (subs-b)
- * may also take an open contact point on a 2D master surface idle for a step (docs/theory.md
- * 9d): its detection is certified without the master's displacements, and its geometry
- * channels (gap, alpha, s, v_slide) are then published with the probes. The time column, the
+ * summary is the largest over the evaluated steps. The time column, the
  * element channels, the work integrals of the energy group and the other channels are
  * published at every step in all cases (the work integrals are accumulated at every step).
  * Channels left stale are computed for the last step by tvds_channels_update (also after a
@@ -88,8 +85,8 @@ TVDS_API int tvds_channels(const tvds_data *d, int group, int *n, const char *co
  * TVDS_ERR_INVALID (d NULL, every < 0). */
 TVDS_API int tvds_set_record(tvds_data *d, int every);
 
-/* Bring the probes of the history group, the geometry channels of idle contact points, the
- * energies and the summary's balance error up to date with the last successful step (no-op when they are; call it before
+/* Bring the probes of the history group, the energies and the summary's balance error up to
+ * date with the last successful step (no-op when they are; call it before
  * reading them when tvds_set_record deferred them). m is the model d was created from. No
  * allocation. Returns TVDS_OK or TVDS_ERR_INVALID (NULL argument). */
 TVDS_API int tvds_channels_update(const tvds_model *m, tvds_data *d);

@@ -129,14 +129,9 @@ int tvds_step(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
     if (rc) return rc;
     sim_rigid_begin(m, d); /* rigid stick-slip elements: stick row or sliding force */
     do {
-        /* An idle open point whose certificate does not cover the solve is detected again,
-         * exactly, and the solve starts over (docs/theory.md 9d). */
-        do {
-            rc = sim_detect(m, d, ctx);
-            if (rc) return rc;
-            rc = sim_methods[d->method].solve(m, d, ctx);
-            if (rc == SIM_REDETECT) d->n_redetect++;
-        } while (rc == SIM_REDETECT);
+        rc = sim_detect(m, d, ctx);
+        if (rc) return rc;
+        rc = sim_methods[d->method].solve(m, d, ctx);
         if (rc) return rc;
     } while (sim_rigid_check(m, d)); /* a released stick row: solve again without it */
     sim_correct(m, d);

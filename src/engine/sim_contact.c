@@ -175,109 +175,6 @@ static int cp_geometry(const tvds_model *m, tvds_data *d, sim_cp *c, int mode, d
     return TVDS_OK;
 }
 
-/* ||x_new - iref||_w of an idle points' master, summed. */
-static double idle_dist(sim_sub *ms)
-{
-    const double *restrict x = ms->x_new, *restrict r = ms->iref, *restrict w = ms->iwt;
-    double q = 0.0;
-#pragma omp simd reduction(+ : q)
-    for (int k = 0; k < ms->n; k++) {
-        double e = x[k] - r[k];
-        q += w[k] * e * e;
-    }
-    ms->idist = sqrt(q);
-    ms->idist_step = ms->ver[1];
-    return ms->idist;
-}
-
-/* The certificate of an idle point whose master lies within the distance D of its reference
- * (docs/theory.md 9d), the slave's predicted displacement us: 1 with the lower bound of the
- * predicted gap in *glb, else 0. */
-static inline __attribute__((always_inline)) int idle_cert(const tvds_data *d, const sim_cp *c,
-                                                           const sim_sub *ms, double D,
-                                                           const double us[2], double *glb)
-{
-    const double *T1 = c->idle_T[0], *T2 = c->idle_T[1];
-    double Tm = 0.0;
-    for (int a = 0; a < 2; a++) {
-        double t1 = fabs(T1[a]), t2 = fabs(T2[a]);
-        Tm = t1 > Tm ? t1 : Tm;
-        Tm = t2 > Tm ? t2 : Tm;
-    }
-    /* B bounds |T_k(x*) - T_k(ref)| for every node k: the distance through the norm of the
-     * node's rows, and the round-off of both positions (a sum of n products and X + u). */
-    const double *nrm = d->mnodes_nrm[c->contact];
-    const double eps = DBL_EPSILON, n1 = nrm[c->idle_seg], n2 = nrm[c->idle_seg + 1];
-    const double cm = n1 > n2 ? n1 : n2;
-    double B =
-        cm * D * (1.0 + 1e-12) + 2.0 * (ms->n + 4) * eps * (cm * (2.0 * ms->iref_nrm + D) + Tm);
-    double Q0 = c->X[0] + us[0], Q1 = c->X[1] + us[1];
-    double ex = T2[0] - T1[0], ey = T2[1] - T1[1], px = Q0 - T1[0], py = Q1 - T1[1];
-    double L = sqrt(ex * ex + ey * ey), pn = sqrt(px * px + py * py), Lm = L - 2.0 * B;
-    /* With e' = e + De, p' = p - d1 (|De| <= 2B, |d1| <= B): e' x p' and e'.p' are within eta
-     * of e x p and e.p; |e'| lies in [L - 2B, L + 2B]. */
-    double eta = 2.0 * B * pn + B * L + 2.0 * B * B;
-    double cr = ex * py - ey * px, dt = ex * px + ey * py;
-    double tol_a = 64.0 * eps * (pn + L + 4.0 * B) * (L + 2.0 * B);
-    double gm = fabs(c->X[0]) + fabs(c->X[1]) + fabs(us[0]) + fabs(us[1]) + 4.0 * (Tm + B);
-    *glb = (cr - eta - 4.0 * eps * L * pn) / (L + 2.0 * B) - 64.0 * eps * gm;
-    /* The walk keeps the segment (0 <= alpha <= 1) and the gap is positive beyond round-off
-     * (written so that a NaN fails). */
-    return Lm > 0.0 && dt - eta > tol_a && dt + eta<Lm * Lm - tol_a && * glb> 0.0;
-}
-
-/* An idle open point (docs/theory.md 9d): certify, from the slave's predicted displacement and
- * the distance of the master's predicted coordinates from its reference, that the detection
- * would find the point open on its reference segment (the segment's walk staying on it), by
- * more than the round-off of the gap it would compute. Returns 1 with c->idle set, the lower
- * bound of the predicted gap in idle_glb (the solve checks the correction against it) and the
- * slave's displacement in idle_us; else 0, and the point is detected as usual. The slave's
- * displacements are read as cp_geometry reads them (the same values and cache). */
-static int idle_try(const tvds_model *m, tvds_data *d, sim_cp *c)
-{
-    c->idle = 0;
-    if (!c->idle_ok) return 0;
-    const tvds_contact *C = &m->contacts[c->contact];
-    sim_sub *ms = &d->sub[C->master_sub];
-    if (!sim_idle_eligible(m, d, c) || c->state_prev != TVDS_OPEN || ms->iref_id != c->idle_ref ||
-        c->seg != c->idle_seg) {
-        c->idle_ok = 0;
-        return 0;
-    }
-    double us[2], glb;
-    sim_u2(d, C->slave_sub, c->sdof[0], c->sdof[1], 1, us);
-    /* ||x* - x_ref||_w of the master: while it moves freely, bounded by the last sum and the
-     * free-motion bound of each step since (docs/theory.md 9d); summed (once per predicted
-     * state) where that bound does not hold or does not certify the point. */
-    int ok = 0, summed = ms->idist_step == ms->ver[1];
-    if (!summed && ms->iv_ok && ms->iv_k0 >= ms->iv_step && d->step - ms->iv_step <= ms->iv_nmax) {
-        double D = ms->iv_D0 + (double)(d->step - ms->iv_k0) * (ms->iv_V * (1.0 + 2e-6));
-        ok = idle_cert(d, c, ms, D, us, &glb);
-        d->n_idle_bound += ok;
-    }
-    if (!ok) {
-        double D = summed ? ms->idist : idle_dist(ms);
-        ms->iv_D0 = D;
-        ms->iv_k0 = d->step;
-        if (!idle_cert(d, c, ms, D, us, &glb)) {
-            c->idle_ok = 0;
-            c->idle_backoff =
-                c->idle_held < 8 ? (c->idle_backoff < 8 ? 2 * c->idle_backoff + 1 : 15) : 0;
-            c->idle_wait = c->idle_backoff;
-            return 0;
-        }
-        /* Idle with the distance summed: the next steps bound it, from a free-motion bound
-         * taken now where none holds (x* is x_{n+1} unless the solve corrects the master,
-         * which then drops it). */
-        if (!ms->iv_ok || d->step - ms->iv_step > ms->iv_nmax) sim_iv_refresh(d, ms);
-    }
-    c->idle = 1;
-    c->idle_glb = glb;
-    c->idle_us[0] = us[0];
-    c->idle_us[1] = us[1];
-    return 1;
-}
-
 /* Friction coefficients of a contact along tangent k: static and kinetic. */
 static void mu_of(const tvds_contact *C, int k, double *mus, double *muk)
 {
@@ -300,14 +197,6 @@ int sim_detect(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
         sim_cp *c = &d->cp[i];
         const tvds_contact *C = &m->contacts[c->contact];
         if (c->pen) continue; /* explicit force at t_n (sim_penalty_forces) */
-        if (idle_try(m, d, c)) {
-            c->state = TVDS_OPEN;
-            c->tstick[0] = c->tstick[1] = 0;
-            c->sdir[0] = c->sdir[1] = 0.0;
-            c->mu_t[0] = c->mu_t[1] = 0.0;
-            c->vkin_ok = 0;
-            continue;
-        }
         int rc = cp_geometry(m, d, c, mode, t1, t0, ctx);
         if (rc) return rc;
         c->tstick[0] = c->tstick[1] = 0;

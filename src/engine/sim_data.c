@@ -201,9 +201,6 @@ void tvds_data_free(tvds_data **pd)
             tvds_free(s->dgv);
             tvds_free(s->w2);
             tvds_free(s->cdamp);
-            tvds_free(s->iref);
-            tvds_free(s->iwt);
-            tvds_free(s->iv_wk);
             tvds_free(s->x_prev);
             tvds_free(s->x);
             tvds_free(s->x_new);
@@ -234,7 +231,6 @@ void tvds_data_free(tvds_data **pd)
         if (d->mnodes_dofs) tvds_free(d->mnodes_dofs[c]);
         if (d->mnodes_X) tvds_free(d->mnodes_X[c]);
         if (d->mnodes_s) tvds_free(d->mnodes_s[c]);
-        if (d->mnodes_nrm) tvds_free(d->mnodes_nrm[c]);
         if (d->fnb_off) tvds_free(d->fnb_off[c]);
         if (d->fnb) tvds_free(d->fnb[c]);
         if (d->fedge) tvds_free(d->fedge[c]);
@@ -245,7 +241,6 @@ void tvds_data_free(tvds_data **pd)
     tvds_free(d->mnodes_dofs);
     tvds_free(d->mnodes_X);
     tvds_free(d->mnodes_s);
-    tvds_free(d->mnodes_nrm);
     tvds_free(d->row);
     tvds_free(d->p_sub);
     tvds_free(d->p_dof);
@@ -937,7 +932,6 @@ int sim_data_setup(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
         ALLOC(d->mnodes_dofs, m->ncontact);
         ALLOC(d->mnodes_X, m->ncontact);
         ALLOC(d->mnodes_s, m->ncontact);
-        ALLOC(d->mnodes_nrm, m->ncontact);
         ALLOC(d->fnb_off, m->ncontact);
         ALLOC(d->fnb, m->ncontact);
         ALLOC(d->fedge, m->ncontact);
@@ -1110,46 +1104,6 @@ int sim_data_setup(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
                     goto fail;
                 }
             }
-        }
-    }
-
-    /* Idle open points (docs/theory.md 9d) on 2D segment masters of modal substructures: the
-     * weights of the distance from a reference, the norm of each node's weighted rows (its
-     * displacement per unit of that distance) and the reference buffer of the master. */
-    for (int c = 0; c < m->ncontact; c++) {
-        const tvds_contact *C = &m->contacts[c];
-        if (C->master_kind != TVDS_MASTER_SURFACE || C->dim != 2 || C->law == TVDS_LAW_PENALTY)
-            continue;
-        sim_sub *s = &d->sub[C->master_sub];
-        if (!s->modal || s->lumped) continue;
-        if (!s->iref) {
-            ALLOC(s->iref, s->n);
-            ALLOC(s->iwt, s->n);
-            ALLOC(s->iv_wk, s->n);
-            s->iv_cok = -1;
-            for (int r = 0; r < s->n; r++)
-                s->iwt[r] = sqrt(fmax(s->w2[r], 0.0)) + 6.283185307179586;
-        }
-        const long *dd = d->mnodes_dofs[c];
-        double *nrm;
-        ALLOC(nrm, C->nmaster);
-        d->mnodes_nrm[c] = nrm;
-        for (int k = 0; k < C->nmaster; k++) {
-            /* The spectral norm of the node's 2 x n weighted block: the square root of the
-             * largest eigenvalue of its Gram matrix [gxx gxy; gxy gyy]. */
-            static const double none = 0.0;
-            const double *y[2];
-            for (int a = 0; a < 2; a++)
-                y[a] = dd[3 * k + a] >= 0 ? s->Y + (size_t)dd[3 * k + a] * s->n : NULL;
-            double gxx = 0.0, gyy = 0.0, gxy = 0.0;
-            for (int r = 0; r < s->n; r++) {
-                double yx = y[0] ? y[0][r] : none, yy = y[1] ? y[1][r] : none;
-                gxx += yx * yx / s->iwt[r];
-                gyy += yy * yy / s->iwt[r];
-                gxy += yx * yy / s->iwt[r];
-            }
-            double hm = 0.5 * (gxx - gyy);
-            nrm[k] = sqrt(0.5 * (gxx + gyy) + sqrt(hm * hm + gxy * gxy));
         }
     }
 

@@ -31,7 +31,6 @@ static void push_force(tvds_data *d, int sub, int dof, double F, int move)
 {
     sim_sub *s = &d->sub[sub];
     double c = d->h * d->h * F;
-    if (move) s->iv_ok = 0; /* not the free motion (docs/theory.md 9d) */
     const double *y = s->Y + (size_t)dof * s->n, *yx = s->Yx + (size_t)dof * s->n;
     if (s->modal) {
         for (int k = 0; k < s->n; k++)

@@ -95,36 +95,6 @@ typedef struct sim_sub {
     double fused_h2;     /* h^2 while the force pass has computed x_new (modal predictor fused into
                             it, sim_predict.c), else 0 */
     double pchk;         /* its non-finite check: finite when x_new is (sim_predict) */
-    /* Idle open points (docs/theory.md 9d): the reference state of this substructure as the
-     * master of 2D segment contacts, against which their points' certificates hold. */
-    double *iref;    /* n: x_new at the reference (allocated at set-up for such masters), or NULL */
-    double *iwt;     /* n: the weights of the distance, omega_k + 2 pi (1 Hz) [rad/s] */
-    double iref_nrm; /* ||iref||_w = sqrt(sum iwt iref^2) */
-    long iref_id;    /* id of the reference held (0: none) */
-    long iref_step;  /* the step that took it */
-    double idist;    /* ||x_new - iref||_w of the x_new whose version is idist_step (the predictor's
-                        pass computes it when idle_want, idle_try else) */
-    long idist_step;
-    int idist_fused; /* the predictor's pass has just computed idist */
-    int idle_want;   /* some idle-capable point on this master holds a reference (sim_record) */
-    /* Steps without the distance (docs/theory.md 9d, "The master's free motion"): while the
-     * master moves freely (the predictor's pass alone, with one damping pair), the increment
-     * ||x_{j+1} - x_j||_w of every later step is at most iv_V, from the decaying quadratic
-     * invariant of each mode; the distance is then bounded by iv_D0 + (step - iv_k0) iv_V
-     * instead of summed. */
-    double *iv_wk;     /* n: iwt_k kappa_k (kappa_k = max d^2 / Q_k of the mode's invariant) */
-    double iv_a, iv_b; /* the Rayleigh pair iv_wk was computed for */
-    int iv_cok;        /* 1: iv_wk holds (every mode underdamped with omega > 0), 0: no bound,
-                          -1: not computed for the present pair */
-    double iv_S;       /* sqrt(sum iv_wk): the bound's growth per flushed coordinate set */
-    long iv_nmax;      /* steps a bound holds within its round-off margin */
-    int iv_pure;       /* this step's x* is the predictor's pass alone (sim_forces) */
-    int iv_ok;         /* iv_V holds: every step since iv_step the predictor's pass alone (no
-                          loads, element forces or corrections) with the same damping pair */
-    double iv_V;
-    long iv_step; /* the step whose (x_{n+1}, x_n) gave iv_V */
-    double iv_D0; /* ||x_{k0+1} - iref||_w, computed (not bounded) */
-    long iv_k0;
 } sim_sub;
 
 /* Steps between two energy evaluations at the most (the runaway-energy guard) when the
@@ -212,24 +182,6 @@ typedef struct sim_cp {
     double p_fric, p_wear;     /* [W] */
     double sum_pf, sum_pw;
     long nwin;
-    /* Idle open point (docs/theory.md 9d): a step whose detection certifies, without the
-     * master's displacements, that the point is open and stays open through the solve. */
-    int idle;    /* 1: this step's detection was such a certificate */
-    int idle_ok; /* 1: the reference below holds (against the master's iref_id idle_ref) */
-    long idle_ref;
-    int idle_seg; /* the reference segment and its nodes' positions T1, T2 (x, y) */
-    double idle_T[2][2];
-    double idle_glb;   /* lower bound of the predicted gap this step (its certificate) */
-    double idle_us[2]; /* the slave's displacement at x* this step */
-    int idle_held;     /* idle steps since the reference was taken */
-    int idle_wait;     /* exact steps left before the next reference (back-off) */
-    int idle_backoff;
-    /* The published geometry of an idle step is evaluated on demand (sim_idle_publish), from
-     * the segment, the slave's displacements at x*, x_{n+1} and x_n kept here and the master's
-     * read from the state buffers. */
-    int pub_stale;
-    int pub_seg;
-    double pub_us[2], pub_u1[2], pub_u0[2];
     /* Penalty law (TVDS_LAW_PENALTY): an explicit force at t_n, no constraint row. */
     int pen;         /* 1: penalty contact point (skipped by detect, assemble and solve) */
     double pen_F[3]; /* force on the slave at t_n [N] (global axes); the master nodes get
@@ -264,10 +216,6 @@ struct tvds_data {
     long **mnodes_dofs;  /* per contact: nmaster x 3 DoF indices (master surface), or NULL */
     double **mnodes_X;   /* per contact: nmaster x 3 undeformed coordinates */
     double **mnodes_s;   /* per contact: nmaster cumulative undeformed arc length */
-    double **mnodes_nrm; /* per contact: per master node, the spectral norm of the 2 x n map
-                            [Y(:,jx) Y(:,jy)]^T diag(iwt)^-1/2 from weighted coordinates to the
-                            node's displacement (a 2D segment master of a modal substructure,
-                            else NULL): the bound of idle points (docs/theory.md 9d) */
     int **fnb_off;       /* per face-set contact: nface + 1 offsets into fnb */
     int **fnb;           /* per face-set contact: the faces sharing a node with each face */
     int **fedge;         /* per face-set contact: nface x 4, the face across each edge or -1 */
@@ -366,12 +314,6 @@ struct tvds_data {
                            at every detection and their displacements e_u and keys e_cand,
                            e_comp read again at every use */
     int flush_off;      /* test hook (tests/check_engine.c): 1 = no sim_flush_tiny */
-    int idle_off;       /* test hook (tests/check_engine.c): 1 = no idle open points (every
-                           point detected at every step) */
-    long n_idle;        /* steps x points taken idle */
-    long n_redetect;    /* solves started over for an idle point (SIM_REDETECT) */
-    long n_idle_bound;  /* idle certificates from the free-motion bound (no distance summed) */
-    int contacts_stale; /* 1: idle points' geometry channels lag (tvds_channels_update) */
     int geometry_table; /* test hook (tests/check_engine.c): 1 = a 2D segment master's geometry
                            through the kind's table (closest, frame, point, weights) instead of
                            its one-call path (sim_seg2d_geometry) */
@@ -431,10 +373,6 @@ void sim_touch(tvds_data *d, int which);
 long sim_flush_tiny(tvds_data *d);
 /* Rotate the state buffers after a step (x_prev <- x <- x_new) with their caches. */
 void sim_rotate(tvds_data *d);
-/* The free-motion bound of an idle points' master s (docs/theory.md 9d): from x_new = x_{n+1}
- * and x = x_n at step d->step, the bound iv_V of ||x_{j+1} - x_j||_w for the later steps in
- * which s moves freely (iv_ok = 1), when its modes admit one (else iv_ok = 0). O(n). */
-void sim_iv_refresh(tvds_data *d, sim_sub *s);
 /* Undeformed coordinates of (sub, node) and its DoF indices per direction (x, y, z). */
 int sim_node_dofs(const tvds_substructure *s, long node, int dofs[3], double X[3]);
 
@@ -626,23 +564,6 @@ static inline void sim_cp_add_entry(sim_cp *c, int sub, int dof, int dir, double
     c->e_w[e] = w;
     c->ne++;
 }
-
-/* Idle open points (docs/theory.md 9d): may point c be taken idle in this run and step? A 2D
- * segment master of a modal substructure (set-up: mnodes_nrm), the deformed geometry of
- * the direct solve (subs-b), the channels published on demand (tvds_set_record != 1), none of
- * the test hooks that replace a path. */
-static inline int sim_idle_eligible(const tvds_model *m, const tvds_data *d, const sim_cp *c)
-{
-    const tvds_contact *C = &m->contacts[c->contact];
-    return !d->idle_off && !d->reuse_off && !d->geometry_table && !d->search_global &&
-           !d->init_mode && d->rec_every != 1 && d->geometry == 1 &&
-           d->method != TVDS_METHOD_FILM && !c->pen && d->mnodes_nrm && d->mnodes_nrm[c->contact] &&
-           C->master_kind == TVDS_MASTER_SURFACE && c->sdof[0] >= 0 && c->sdof[1] >= 0;
-}
-
-/* The direct solve's answer when an idle point's certificate does not cover the solve: the
- * step detects again, that point exactly (sim.c). */
-#define SIM_REDETECT 1001
 
 /* ---- contact/: the master surfaces behind one interface (contact/master.h) ---- */
 

@@ -45,8 +45,6 @@ typedef struct cd_arrays {
     const double *x, *xp, *fg, *fb, *w2, *cdh;
     double *vw, *fe, *fl, *fd, *xn;
     double we, wd;          /* work sums (cd_pass with work) */
-    const double *ref, *wt; /* the idle points' reference and weights (cd_pass with dist) */
-    double dist2;           /* ||x_new - ref||^2 */
     const double *ly, *lyx; /* the one load's columns Y(:,j), Yx(:,j) (cd_pass with load) */
     double lf, lc;          /* its force F and h^2 F */
 } cd_arrays;
@@ -60,7 +58,7 @@ typedef struct cd_arrays {
  * ba fb (2), fext = 0 written (1: loads follow) or left alone (0: fext is 0 and stays 0).
  * Constant flags at every call: each call compiles to its own loop. */
 static inline __attribute__((always_inline)) double cd_pass(cd_arrays *A, int n, int vel, int fx,
-                                                            int work, int dist, int load, double rh,
+                                                            int work, int load, double rh,
                                                             double h2, double gs, double ba)
 {
     const double *restrict x = A->x, *restrict xp = A->xp, *restrict fg = A->fg,
@@ -68,29 +66,6 @@ static inline __attribute__((always_inline)) double cd_pass(cd_arrays *A, int n,
     double *restrict vw = A->vw, *restrict fe = A->fe, *restrict fl = A->fl, *restrict fd = A->fd,
                      *restrict xn = A->xn;
     double chk = 0.0;
-    if (work && dist) {
-        /* The work sums as below, and the distance of x_new = x* from the reference of the
-         * idle open points on this master (docs/theory.md 9d): fext is 0 here (fx = 0). */
-        const double *restrict ref = A->ref, *restrict wt = A->wt;
-        double wd = 0.0, q = 0.0;
-#pragma omp simd reduction(+ : chk, wd, q)
-        for (int k = 0; k < n; k++) {
-            double dk = x[k] - xp[k];
-            double fdk = cdh[k] * dk;
-            fd[k] = fdk;
-            double xk = (x[k] + dk) - h2 * (fdk + w2[k] * x[k]);
-            xn[k] = xk;
-            chk += xk;
-            double dx = xk - xp[k];
-            wd += fdk * dx;
-            double e = xk - ref[k];
-            q += wt[k] * e * e;
-        }
-        A->we = 0.0;
-        A->wd = 0.5 * wd;
-        A->dist2 = q;
-        return chk;
-    }
     if (work) {
         /* With the work sums of fext and fdamp over (x* - x_prev) / 2, in the order of the
          * record's work pass (sim_record.c, sub_energy); the halving is applied to the sums
@@ -217,7 +192,6 @@ int sim_forces(const tvds_model *m, tvds_data *d, double t, int vel_from_x, tvds
                  * are not address-taken, so that the loop vectorises. */
                 const double *restrict bh = s->bh, *restrict ch = s->chat;
                 const double da = a - s->a_ref, db = b - s->b_ref;
-                s->iv_ok = s->iv_pure = 0; /* no free-motion bound (iv_coef) */
                 if (d->fel_used) {
 #pragma omp simd reduction(+ : chk)
                     for (int k = 0; k < n; k++) {
@@ -252,10 +226,8 @@ int sim_forces(const tvds_model *m, tvds_data *d, double t, int vel_from_x, tvds
                         cdh[k] = (a + b * w2[k]) * rh;
                     s->cd_a = a;
                     s->cd_b = b;
-                    s->iv_ok = 0; /* another free motion */
                 }
-                cd_arrays A = {x,  xp,  fg,  fb,      w2,     cdh, vw,   fe,   fl,  fd,
-                               xn, 0.0, 0.0, s->iref, s->iwt, 0.0, NULL, NULL, 0.0, 0.0};
+                cd_arrays A = {x, xp, fg, fb, w2, cdh, vw, fe, fl, fd, xn, 0.0, 0.0, NULL, NULL, 0.0, 0.0};
                 s->load_done = 0;
                 int fk = s->fext_kind;
                 /* A substructure the last step did not correct (the master of an open contact)
@@ -263,24 +235,13 @@ int sim_forces(const tvds_model *m, tvds_data *d, double t, int vel_from_x, tvds
                  * after it without loads, element or penalty forces; a correction replaces
                  * them). */
                 int work = !s->corrected && fk != 1 && !d->fel_used && vel_from_x == 1;
-                /* The distance from the idle points' reference, when one of them will look
-                 * (s->idle_want) and x* is final after this pass (no loads on s). */
-                int dist = work && fk == 0 && s->idle_want;
-                /* The free-motion bound holds while x* is this pass alone (no loads, element
-                 * or penalty forces: fel_used is 0 here); the distance is then bounded, not
-                 * summed (idle_try sums it where the bound does not certify a point). */
-                s->iv_pure = fk == 0 && vel_from_x == 1 && !d->fel_used;
-                if (!s->iv_pure) s->iv_ok = 0;
-                if (s->iv_ok) dist = 0;
                 if (d->fel_used)
-                    chk = fk == 2   ? cd_pass(&A, n, 1, 2, 0, 0, 0, rh, h2, gs, ba)
-                          : fk == 1 ? cd_pass(&A, n, 1, 1, 0, 0, 0, rh, h2, gs, ba)
-                                    : cd_pass(&A, n, 1, 0, 0, 0, 0, rh, h2, gs, ba);
-                else if (dist)
-                    chk = cd_pass(&A, n, 0, 0, 1, 1, 0, rh, h2, gs, ba);
+                    chk = fk == 2   ? cd_pass(&A, n, 1, 2, 0, 0, rh, h2, gs, ba)
+                          : fk == 1 ? cd_pass(&A, n, 1, 1, 0, 0, rh, h2, gs, ba)
+                                    : cd_pass(&A, n, 1, 0, 0, 0, rh, h2, gs, ba);
                 else if (work)
-                    chk = fk == 2 ? cd_pass(&A, n, 0, 2, 1, 0, 0, rh, h2, gs, ba)
-                                  : cd_pass(&A, n, 0, 0, 1, 0, 0, rh, h2, gs, ba);
+                    chk = fk == 2 ? cd_pass(&A, n, 0, 2, 1, 0, rh, h2, gs, ba)
+                                  : cd_pass(&A, n, 0, 0, 1, 0, rh, h2, gs, ba);
                 else if (fk == 1 && s->load1 >= 0) {
                     /* The one load of s in this pass (add_force's updates, the same values). */
                     const tvds_load *L = &m->loads[s->load1];
@@ -288,14 +249,12 @@ int sim_forces(const tvds_model *m, tvds_data *d, double t, int vel_from_x, tvds
                     A.lyx = s->Yx + (size_t)L->dof * n;
                     A.lf = d->load_val[s->load1];
                     A.lc = h2 * A.lf;
-                    chk = cd_pass(&A, n, 0, 1, 0, 0, 1, rh, h2, gs, ba);
+                    chk = cd_pass(&A, n, 0, 1, 0, 1, rh, h2, gs, ba);
                     s->load_done = 1;
                 } else
-                    chk = fk == 2   ? cd_pass(&A, n, 0, 2, 0, 0, 0, rh, h2, gs, ba)
-                          : fk == 1 ? cd_pass(&A, n, 0, 1, 0, 0, 0, rh, h2, gs, ba)
-                                    : cd_pass(&A, n, 0, 0, 0, 0, 0, rh, h2, gs, ba);
-                s->idist_fused = dist;
-                if (dist) s->idist = sqrt(A.dist2);
+                    chk = fk == 2   ? cd_pass(&A, n, 0, 2, 0, 0, rh, h2, gs, ba)
+                          : fk == 1 ? cd_pass(&A, n, 0, 1, 0, 0, rh, h2, gs, ba)
+                                    : cd_pass(&A, n, 0, 0, 0, 0, rh, h2, gs, ba);
                 s->work[0] = A.we;
                 s->work[1] = A.wd;
                 s->work_ver = work ? -3 : 0; /* -3: x*'s, stamped by sim_predict */
@@ -529,9 +488,7 @@ int sim_predict(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
     sim_touch(d, 1);
     for (int i = 0; i < d->nsub; i++) {
         sim_sub *s = &d->sub[i];
-        if (s->work_ver == -3) s->work_ver = -4;       /* x*'s sums, until corrected */
-        if (s->idist_fused) s->idist_step = s->ver[1]; /* idist is x*'s */
-        s->idist_fused = 0;
+        if (s->work_ver == -3) s->work_ver = -4; /* x*'s sums, until corrected */
     }
     return TVDS_OK;
 }
@@ -770,7 +727,6 @@ void sim_correct(const tvds_model *m, tvds_data *d)
             s->work_ver = s->work_ver == -4 ? s->ver[1] : 0;
             continue;
         }
-        s->iv_ok = 0; /* x_{n+1} is not the free motion's */
         s->stuck_set = 0;
         s->ver[1] = ++d->ver_counter;
         /* -2: the corrector's pass; -4: the predictor's, x_new still x* (not corrected). */

@@ -6,125 +6,6 @@
 #include "engine/elements_impl.h"
 #include "engine/sim_impl.h"
 
-/* The published geometry of an idle step of c (docs/theory.md 9d): what the detection and the
- * record compute for an open point on a 2D segment, in their order of operations (the same
- * values bit for bit), from the segment, the slave's displacements at x*, x_{n+1} and x_n kept
- * by that step's record, and the master's read from the state buffers w1 (x_{n+1}: x_new
- * before the rotation, x after it) and w0 (x_n: x, then x_prev). The master was not corrected
- * in that step, so its x_{n+1} is the predicted state the detection would have read. */
-static void idle_publish(const tvds_model *m, tvds_data *d, sim_cp *c, int w1, int w0)
-{
-    const tvds_contact *C = &m->contacts[c->contact];
-    const long *dd = d->mnodes_dofs[c->contact];
-    const double *MX = d->mnodes_X[c->contact], *S = d->mnodes_s[c->contact];
-    int ms = C->master_sub, k1 = c->pub_seg, k2 = k1 + 1;
-    double un[2][2], uo[2][2], P[2][2];
-    for (int j = 0; j < 2; j++) {
-        int k = k1 + j;
-        sim_u2(d, ms, (int)dd[3 * k], (int)dd[3 * k + 1], w1, un[j]);
-        for (int a = 0; a < 2; a++)
-            P[j][a] = MX[3 * k + a] + un[j][a];
-    }
-    for (int j = 0; j < 2; j++)
-        sim_u2(d, ms, (int)dd[3 * (k1 + j)], (int)dd[3 * (k1 + j) + 1], w0, uo[j]);
-    /* The search (seg_alpha), the arc length, the frame and the master point. */
-    double Q0 = c->X[0] + c->pub_us[0], Q1 = c->X[1] + c->pub_us[1];
-    double ex = P[1][0] - P[0][0], ey = P[1][1] - P[0][1];
-    double a = ((Q0 - P[0][0]) * ex + (Q1 - P[0][1]) * ey) / (ex * ex + ey * ey);
-    a = a < 0.0 ? 0.0 : a > 1.0 ? 1.0 : a;
-    c->alpha = a;
-    c->s = S[k1] + a * (S[k2] - S[k1]);
-    double tx = P[1][0] - P[0][0], ty = P[1][1] - P[0][1], L = sqrt(tx * tx + ty * ty);
-    double t[3] = {tx / L, ty / L, 0.0}, n[3] = {-t[1], t[0], 0.0};
-    double Pc[2];
-    for (int q = 0; q < 2; q++)
-        Pc[q] = (1.0 - a) * P[0][q] + a * P[1][q];
-    /* The predicted gap and its part n . rel(u*) (the entries slave, T1, T2 per axis). */
-    double g = 0.0;
-    for (int q = 0; q < 2; q++)
-        g += n[q] * (c->X[q] + c->pub_us[q] - Pc[q]);
-    double w[3] = {1.0, -(1.0 - a), -a}, rel = 0.0;
-    for (int q = 0; q < 2; q++) {
-        double u[3] = {c->pub_us[q], un[0][q], un[1][q]};
-        for (int e = 0; e < 3; e++)
-            rel += w[e] * n[q] * u[e];
-    }
-    double g0 = g - rel;
-    /* The record: the relative displacement at x_{n+1}, its increment from x_n, the sliding
-     * velocity and the gap. */
-    double r1[3] = {0, 0, 0}, dr[3] = {0, 0, 0};
-    for (int q = 0; q < 2; q++) {
-        double u1[3] = {c->pub_u1[q], un[0][q], un[1][q]},
-               u0[3] = {c->pub_u0[q], uo[0][q], uo[1][q]};
-        for (int e = 0; e < 3; e++) {
-            r1[q] += w[e] * u1[e];
-            dr[q] += w[e] * (u1[e] - u0[e]);
-        }
-    }
-    double dv = 0.0;
-    for (int q = 0; q < 3; q++)
-        dv += t[q] * (dr[q] - c->dP[q]);
-    c->vt[0] = dv / d->h;
-    c->gap = g0 + (n[0] * r1[0] + n[1] * r1[1] + n[2] * r1[2]);
-}
-
-/* An idle-capable point at the end of a step (docs/theory.md 9d): an idle step counts; an
- * exact step that leaves it open, its master not corrected, takes the reference its next
- * steps' certificates hold against (the master's x_{n+1} and the segment's node positions the
- * detection computed), unless it waits after certificates that did not hold. */
-static void idle_reference(const tvds_model *m, tvds_data *d, sim_cp *c)
-{
-    if (c->idle) {
-        c->idle_held++;
-        return;
-    }
-    if (c->state != TVDS_OPEN) {
-        c->idle_ok = 0;
-        c->idle_wait = c->idle_backoff = 0;
-        return;
-    }
-    if (c->idle_ok || !sim_idle_eligible(m, d, c) || c->e_seg2d != c->seg || c->ne != 6) return;
-    if (c->idle_wait > 0) {
-        c->idle_wait--;
-        return;
-    }
-    const tvds_contact *C = &m->contacts[c->contact];
-    sim_sub *ms = &d->sub[C->master_sub];
-    if (ms->corrected) return;
-    if (ms->iref_step != d->step || ms->iref_id == 0) {
-        double *restrict r = ms->iref, q = 0.0;
-        const double *restrict xn = ms->x_new, *restrict w = ms->iwt;
-#pragma omp simd reduction(+ : q)
-        for (int k = 0; k < ms->n; k++) {
-            r[k] = xn[k];
-            q += w[k] * xn[k] * xn[k];
-        }
-        ms->iref_nrm = sqrt(q);
-        ms->iref_id = ++d->ver_counter;
-        ms->iref_step = d->step;
-        ms->idist_step = -1;
-        /* The distance of x_{n+1} is 0 (the free-motion bound does not depend on the
-         * reference). */
-        ms->iv_D0 = 0.0;
-        ms->iv_k0 = d->step;
-    }
-    const double *MX = d->mnodes_X[c->contact];
-    for (int j = 0; j < 2; j++)
-        for (int a = 0; a < 2; a++)
-            c->idle_T[j][a] = MX[3 * (c->seg + j) + a] + c->e_u[1][3 * a + 1 + j];
-    c->idle_ref = ms->iref_id;
-    c->idle_seg = c->seg;
-    c->idle_ok = 1;
-    c->idle_held = 0;
-}
-
-/* Idle-capable points holding a reference: their master computes its distance from it in the
- * next predictor pass. */
-static void idle_want(const tvds_model *m, tvds_data *d, const sim_cp *c)
-{
-    if (c->idle_ok && !c->pen) d->sub[m->contacts[c->contact].master_sub].idle_want = 1;
-}
-
 /* Element channels from d->el_res (history group, after the probes). */
 static void publish_elements(const tvds_model *m, tvds_data *d)
 {
@@ -436,23 +317,6 @@ int tvds_channels_update(const tvds_model *m, tvds_data *d)
         d->sumval[SM_EMAX] = d->e_max;
         d->energy_stale = 0;
     }
-    if (d->contacts_stale) {
-        /* Idle points' geometry (the rotation left x_{n+1}, x_n in x, x_prev; a failed step
-         * does not rotate and keeps the values its record did not reach). */
-        double *cv = d->chval[TVDS_GROUP_CONTACTS];
-        for (int i = 0; i < d->ncp; i++) {
-            sim_cp *c = &d->cp[i];
-            if (!c->pub_stale) continue;
-            idle_publish(m, d, c, 0, 2);
-            double *o = cv + 1 + CC_N * i;
-            o[CC_GAP] = c->gap;
-            o[CC_ALPHA] = c->alpha;
-            o[CC_S] = c->s;
-            o[CC_VSLIDE] = c->vt[0];
-            c->pub_stale = 0;
-        }
-        d->contacts_stale = 0;
-    }
     if (!d->probes_stale) return TVDS_OK;
     /* x_{n-1}, x_n and x_{n+1} of the last successful step are in x_old, x_prev and x (a
      * failed step writes x_new only). */
@@ -608,7 +472,6 @@ int sim_record(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
         dEl += d->el_res[(size_t)e * TVDS_EL_NRES + TVDS_EL_PL] * h;
     for (int i = 0; i < d->ncp; i++) {
         sim_cp *c = &d->cp[i];
-        if (c->idle) continue; /* open, no force: no work (its outputs below) */
         if (c->pen) {
             /* Penalty: the force at t_n is an explicit force whose work is in the element
              * work (fel); the law gives the friction and wear powers. */
@@ -698,31 +561,8 @@ int sim_record(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
     if (energy_now) energy_balance(d, ek, es);
     double *cv = d->chval[TVDS_GROUP_CONTACTS];
     cv[0] = tn;
-    for (int i = 0; i < d->nsub; i++)
-        d->sub[i].idle_want = 0;
     for (int i = 0; i < d->ncp; i++) {
         sim_cp *c = &d->cp[i];
-        if (!c->pen) idle_reference(m, d, c);
-        idle_want(m, d, c);
-        c->pub_stale = 0;
-        if (c->idle) {
-            /* Its geometry channels on demand (idle_publish): what they need of this step. */
-            const tvds_contact *C = &m->contacts[c->contact];
-            c->pub_seg = c->seg;
-            for (int q = 0; q < 2; q++) {
-                c->pub_us[q] = c->idle_us[q];
-                c->pub_u1[q] = sim_u(d, C->slave_sub, c->sdof[q], 1);
-                c->pub_u0[q] = sim_u(d, C->slave_sub, c->sdof[q], 0);
-            }
-            c->p_fric = c->p_wear = 0.0;
-            d->n_idle++;
-            if (all) {
-                idle_publish(m, d, c, 1, 0);
-            } else {
-                c->pub_stale = 1;
-                d->contacts_stale = 1;
-            }
-        }
         double vt2 = 0.0;
         for (int k = 0; k < c->ntan; k++)
             vt2 += c->vt[k] * c->vt[k];

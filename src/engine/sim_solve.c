@@ -496,26 +496,6 @@ static double cp_rel_corr(tvds_data *d, sim_cp *c, const double v[3])
     return r;
 }
 
-/* Does an idle point's certificate cover this solve? Without rows on its master (whose
- * displacements it did not read, and whose entries then lie in empty buckets), the correction
- * moves its relative displacement by its slave's, entries 0 (x) and 3 (y) of the 2D segment's
- * six, of norm at most |du_x| + |du_y|; the corrected gap is then at least the predicted gap's
- * lower bound less that. */
-static int idle_holds(const tvds_model *m, tvds_data *d, sim_cp *c)
-{
-    int ms = m->contacts[c->contact].master_sub;
-    for (int e = 0; e < d->pool_n; e++)
-        if (d->p_sub[e] == ms) return 0;
-    sim_cp_keys(d, c);
-    double du = 0.0;
-    for (int e = 0; e < 6; e += 3) {
-        int sb = c->e_sub[e], k = c->e_cand[e];
-        int key = d->rows_dense ? d->cand_base[sb] : c->e_comp[e];
-        if (d->comp_head[key] >= 0) du += fabs(du_cand(d, sb, k - d->cand_base[sb], k, key, -1));
-    }
-    return c->idle_glb - du * (1.0 + 1e-12) >= 0.0;
-}
-
 static void mu_of(const tvds_contact *C, int k, double *mus, double *muk)
 {
     if (C->anisotropic) {
@@ -574,15 +554,6 @@ int sim_solve_direct(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
             const tvds_contact *C = &m->contacts[c->contact];
             if (c->pen) continue;
             if (c->state == TVDS_OPEN) {
-                if (c->idle) {
-                    /* An idle point (docs/theory.md 9d) stays open when no row acts on its
-                     * master (whose displacements it did not read) and the correction of its
-                     * slave cannot close the gap its certificate bounds; else the step detects
-                     * it again, exactly. */
-                    if (idle_holds(m, d, c)) continue;
-                    c->idle = c->idle_ok = 0;
-                    return SIM_REDETECT;
-                }
                 /* Corrected gap of an open point: penetration brought by the others. */
                 double g = c->gap_pred + cp_rel_corr(d, c, c->n);
                 double lref = fabs(c->gap_pred) + 1e-300;

@@ -213,74 +213,9 @@ long sim_flush_tiny(tvds_data *d)
         if (nz > z0) {
             s->ver[0] = ++d->ver_counter;
             s->ver[2] = ++d->ver_counter;
-            /* Each coordinate of x and x_prev moved by less than SIM_TINY: the square root
-             * of each mode's invariant by at most 2 SIM_TINY (its form has P_11 = 1 and
-             * trace < 2), the free-motion bound by 2 SIM_TINY sqrt(sum iwt kappa). */
-            if (s->iv_ok) s->iv_V += 2.0 * SIM_TINY * s->iv_S * (1.0 + 1e-9);
         }
     }
     return nz;
-}
-
-/* The coefficients of the free-motion bound for the present damping pair (cdamp): per mode,
- * with Omega^2 = h^2 w2 and eta = h^2 cdamp (= h c), the predictor's pass is, in exact
- * arithmetic, x_{n+1} = b x_n - a x_{n-1} with a = 1 - eta, b = 2 - eta - Omega^2, and
- * Q(u, v) = u^2 - b u v + a v^2 satisfies Q(x_{n+1}, x_n) = a Q(x_n, x_{n-1}). Q is positive
- * definite when Delta = a - b^2/4 = Omega^2 - (eta + Omega^2)^2/4 > 0, and then
- * (u - v)^2 <= kappa Q(u, v) with kappa = Omega^2 / Delta. Modes without such a bound (rigid,
- * overdamped, within a factor 100 of critical damping, negative damping) leave the master
- * without it (iv_cok = 0). */
-static void iv_coef(tvds_data *d, sim_sub *s)
-{
-    const double h2 = d->h * d->h, eps = DBL_EPSILON;
-    double g = 0.0, S = 0.0;
-    int ok = !s->bh;
-    for (int k = 0; k < s->n && ok; k++) {
-        double om = h2 * s->w2[k], et = h2 * s->cdamp[k], r = et + om;
-        double del = om - 0.25 * r * r;
-        if (!(om > 0.0 && et >= 0.0 && del >= 0.01 * om)) {
-            ok = 0;
-            break;
-        }
-        s->iv_wk[k] = s->iwt[k] * (om / del) * (1.0 + 1e-10);
-        S += s->iv_wk[k];
-        /* The round-off of one pass, |delta| <= 30 eps (|x_n| + |x_{n-1}|), grows sqrt(Q)
-         * by at most the factor 1 + 60 eps / sqrt(lambda_min(P)), lambda_min >= Delta / (2 -
-         * eta). */
-        double gk = 60.0 * eps * sqrt((2.0 - et) / del);
-        g = gk > g ? gk : g;
-    }
-    s->iv_cok = ok;
-    s->iv_S = sqrt(S) * (1.0 + 1e-12);
-    /* Within iv_nmax steps that growth stays below 1e-6 of the bound (iv_V is used with the
-     * factor 1 + 2e-6). */
-    s->iv_nmax = ok ? (long)fmin(1e6, 1e-6 / (g > 0.0 ? g : 1e-12)) : 0;
-    s->iv_a = s->cd_a;
-    s->iv_b = s->cd_b;
-}
-
-void sim_iv_refresh(tvds_data *d, sim_sub *s)
-{
-    s->iv_ok = 0;
-    if (!s->iv_wk || !s->iv_pure) return;
-    if (s->iv_cok < 0 || s->iv_a != s->cd_a || s->iv_b != s->cd_b) iv_coef(d, s);
-    if (!s->iv_cok) return;
-    const double h2 = d->h * d->h, eps = DBL_EPSILON;
-    const double *restrict u = s->x_new, *restrict v = s->x, *restrict w2 = s->w2,
-                           *restrict cd = s->cdamp, *restrict wk = s->iv_wk;
-    double q = 0.0;
-#pragma omp simd reduction(+ : q)
-    for (int k = 0; k < s->n; k++) {
-        /* Q = d^2 + Omega^2 u v + eta v d (d = u - v), with the round-off of its three terms
-         * and of the coefficients: an upper bound. */
-        double dd = u[k] - v[k], t1 = dd * dd, t2 = (h2 * w2[k]) * (u[k] * v[k]),
-               t3 = (h2 * cd[k]) * (v[k] * dd);
-        double qk = (t1 + t2 + t3) + 8.0 * eps * (t1 + fabs(t2) + fabs(t3));
-        q += wk[k] * (qk > 0.0 ? qk : 0.0);
-    }
-    s->iv_V = sqrt(q * (1.0 + 4.0 * (s->n + 4) * eps)) * (1.0 + 1e-12);
-    s->iv_step = d->step;
-    s->iv_ok = isfinite(s->iv_V);
 }
 
 void sim_rotate(tvds_data *d)
