@@ -98,8 +98,7 @@ static int read_matrix(tvds_imp_matrix *a, tvds_ctx *ctx)
         }
         long bad = rn < 1 ? rn : cn;
         if (rn < 1 || cn < 1) {
-            rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE,
-                            "%s:%ld: node %ld: %s", a->path, lineno, bad,
+            rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s:%ld: node %ld: %s", a->path, lineno, bad,
                             bad < 0 ? "a negative label is a node Abaqus adds internally "
                                       "(Lagrange multiplier, element internal node), which "
                                       "tvds cannot name"
@@ -112,11 +111,11 @@ static int read_matrix(tvds_imp_matrix *a, tvds_ctx *ctx)
             break;
         }
         if (rd < 1 || rd > 6 || cd < 1 || cd > 6) {
-            rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE,
-                            "%s:%ld: node %ld DoF %ld: tvds maps DoFs 1-3 (translations) and "
-                            "4-6 (rotations) only",
-                            a->path, lineno, rd < 1 || rd > 6 ? rn : cn,
-                            rd < 1 || rd > 6 ? rd : cd);
+            rc =
+                TVDS_ERROR(ctx, TVDS_ERR_PARSE,
+                           "%s:%ld: node %ld DoF %ld: tvds maps DoFs 1-3 (translations) and "
+                           "4-6 (rotations) only",
+                           a->path, lineno, rd < 1 || rd > 6 ? rn : cn, rd < 1 || rd > 6 ? rd : cd);
             break;
         }
         if (!isfinite(v)) {
@@ -133,8 +132,7 @@ static int read_matrix(tvds_imp_matrix *a, tvds_ctx *ctx)
 }
 
 int tvds_import_abaqus(const char *stiffness, const char *mass, const char *inp_path,
-                       tvds_fe_model **out, tvds_ccx_info *info, cholmod_common *cc,
-                       tvds_ctx *ctx)
+                       tvds_fe_model **out, tvds_ccx_info *info, cholmod_common *cc, tvds_ctx *ctx)
 {
     if (!stiffness || !mass || !out || !cc)
         return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "import abaqus: missing argument");

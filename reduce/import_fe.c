@@ -102,7 +102,7 @@ static int build_matrix(const tvds_imp_matrix *a, const tvds_lmap *index, const 
     qsort(pos, a->n, sizeof *pos, pos_cmp);
     int rc = TVDS_OK;
     size_t nkeep = 0;
-#define DOF_FMT "%ld %s"
+#define DOF_FMT    "%ld %s"
 #define DOF_ARG(g) keys[g] / 8, dir_names[keys[g] % 8 - 1]
     for (size_t s = 0, e; s < a->n && !rc; s = e) {
         e = s + 1;
@@ -130,8 +130,7 @@ static int build_matrix(const tvds_imp_matrix *a, const tvds_lmap *index, const 
                                 "%s:%ld: %s: the term of (node " DOF_FMT ", node " DOF_FMT
                                 ") is given again, mirrored, after line %ld: a symmetric "
                                 "matrix (IFO 6) gives each term once, in either triangle",
-                                a->path, q->line, a->name, DOF_ARG(p->lo), DOF_ARG(p->hi),
-                                p->line);
+                                a->path, q->line, a->name, DOF_ARG(p->lo), DOF_ARG(p->hi), p->line);
             } else if (a->mode == TVDS_IMP_SYM_EQUAL && v != w) {
                 rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE,
                                 "%s:%ld: %s: the term of (node " DOF_FMT ", node " DOF_FMT
@@ -203,16 +202,15 @@ static int build_matrix(const tvds_imp_matrix *a, const tvds_lmap *index, const 
 static int coords_of(const tvds_imp_coords *co, long node, double xyz[3])
 {
     if (co->deck) return tvds_deck_xyz(co->deck, node, xyz);
-    const long *p = co->ids ? bsearch(&node, co->ids, (size_t)co->n, sizeof *co->ids, long_cmp)
-                            : NULL;
+    const long *p =
+        co->ids ? bsearch(&node, co->ids, (size_t)co->n, sizeof *co->ids, long_cmp) : NULL;
     if (!p) return 0;
     memcpy(xyz, co->xyz[p - co->ids], 3 * sizeof *xyz);
     return 1;
 }
 
-int tvds_imp_assemble(const tvds_imp_matrix *K, const tvds_imp_matrix *M,
-                      const tvds_imp_coords *co, tvds_fe_model **out, cholmod_common *cc,
-                      tvds_ctx *ctx)
+int tvds_imp_assemble(const tvds_imp_matrix *K, const tvds_imp_matrix *M, const tvds_imp_coords *co,
+                      tvds_fe_model **out, cholmod_common *cc, tvds_ctx *ctx)
 {
     *out = NULL;
     const tvds_imp_matrix *mats[2] = {K, M};
@@ -232,8 +230,8 @@ int tvds_imp_assemble(const tvds_imp_matrix *K, const tvds_imp_matrix *M,
         const tvds_imp_matrix *a = mats[q];
         for (size_t k = 0; k < 2 * a->n && !rc; k++) {
             size_t e = k / 2;
-            long key = k % 2 ? dof_key(a->cnode[e], a->rc[e] / 8)
-                             : dof_key(a->rnode[e], a->rc[e] % 8);
+            long key =
+                k % 2 ? dof_key(a->cnode[e], a->rc[e] / 8) : dof_key(a->rnode[e], a->rc[e] % 8);
             int old;
             if (nk >= INT_MAX / 2) {
                 rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s: more DoFs than tvds indexes", a->path);
@@ -267,14 +265,13 @@ int tvds_imp_assemble(const tvds_imp_matrix *K, const tvds_imp_matrix *M,
     if (!rc && nk == 0) rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s: no matrix term", K->path);
     /* Coordinates, checked in the order the DoFs were first named (the first message names
      * the first line). */
-    double (*xyz)[3] = rc ? NULL : tvds_calloc(nk, sizeof *xyz);
+    double(*xyz)[3] = rc ? NULL : tvds_calloc(nk, sizeof *xyz);
     if (!rc && !xyz) rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
     int have = co && (co->deck || co->ids);
     for (size_t g = 0; g < nk && !rc && have; g++)
         if (!coords_of(co, keys[g] / 8, xyz[g]))
-            rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE,
-                            "%s:%ld: %s: node %ld has no coordinates in %s", kmat[g]->path,
-                            kline[g], kmat[g]->name, keys[g] / 8, co->where);
+            rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s:%ld: %s: node %ld has no coordinates in %s",
+                            kmat[g]->path, kline[g], kmat[g]->name, keys[g] / 8, co->where);
     if (!rc) {
         /* Matrix order: ascending node, then component. */
         long *sorted = tvds_malloc(nk * sizeof *sorted);

@@ -35,7 +35,7 @@ typedef struct tvds_imp_matrix {
     const char *name; /* "K", "M", or the DMIG name */
     int mode;         /* TVDS_IMP_* */
     long *rnode, *cnode, *line;
-    int *rc;     /* rdof + 8 * cdof */
+    int *rc; /* rdof + 8 * cdof */
     double *val;
     size_t n, cap;
 } tvds_imp_matrix;
@@ -61,8 +61,7 @@ typedef struct tvds_imp_coords {
  * term in both; K and M are stored as upper triangles (stype 1), exact zeros dropped.
  * Coordinates from co (every node must have them when a source is given). *out is owned by
  * the caller. */
-int tvds_imp_assemble(const tvds_imp_matrix *K, const tvds_imp_matrix *M,
-                      const tvds_imp_coords *co, tvds_fe_model **out, cholmod_common *cc,
-                      tvds_ctx *ctx);
+int tvds_imp_assemble(const tvds_imp_matrix *K, const tvds_imp_matrix *M, const tvds_imp_coords *co,
+                      tvds_fe_model **out, cholmod_common *cc, tvds_ctx *ctx);
 
 #endif

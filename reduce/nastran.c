@@ -17,7 +17,7 @@
 #include "tvds/tvds_io.h"
 #include "tvds/tvds_reduce.h"
 
-#define NAS_FIELD  33            /* field text, NUL included */
+#define NAS_FIELD  33              /* field text, NUL included */
 #define NAS_MAX_ID (LONG_MAX / 16) /* 8 * id + component must fit a long */
 
 /* One bulk data entry: its name and data fields (fields 2-9 of each line of a small field
@@ -38,7 +38,7 @@ typedef struct nas_mat {
 } nas_mat;
 
 typedef struct nas_data {
-    const char *pch;  /* the punch file (DMIG entries are read from it) */
+    const char *pch; /* the punch file (DMIG entries are read from it) */
     nas_mat *mats;
     int nmats, mcap;
     /* GRID points: id -> slot */
@@ -175,8 +175,7 @@ static nas_mat *get_mat(nas_data *d, const char *name, tvds_ctx *ctx)
     return m;
 }
 
-static const char *const dmig_column =
-    "'DMIG NAME GJ CJ (blank) G1 C1 A1 (blank) G2 C2 A2 ...'";
+static const char *const dmig_column = "'DMIG NAME GJ CJ (blank) G1 C1 A1 (blank) G2 C2 A2 ...'";
 
 /* DMIG header "NAME 0 IFO TIN TOUT POLAR (blank) NCOL" or column entry "NAME GJ CJ (blank)
  * G1 C1 A1 B1 G2 ...". */
@@ -184,8 +183,7 @@ static int dmig_card(nas_data *d, const nas_card *c, const char *path, tvds_ctx 
 {
     const char *name = c->nf > 0 ? c->f[0] : "";
     if (!*name)
-        return TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s:%ld: DMIG without a matrix name", path,
-                          c->line);
+        return TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s:%ld: DMIG without a matrix name", path, c->line);
     nas_mat *m = get_mat(d, name, ctx);
     if (!m) return TVDS_ERR_NOMEM;
     long gj, cj;
@@ -235,9 +233,8 @@ static int dmig_card(nas_data *d, const nas_card *c, const char *path, tvds_ctx 
         return TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s:%ld: DMIG %s: id %ld too large", path, c->line,
                           name, gj);
     if (c->nf > 3 && c->f[3][0])
-        return TVDS_ERROR(ctx, TVDS_ERR_PARSE,
-                          "%s:%ld: DMIG %s: field 5 '%s' must be blank (%s)", path, c->fl[3],
-                          name, c->f[3], dmig_column);
+        return TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s:%ld: DMIG %s: field 5 '%s' must be blank (%s)",
+                          path, c->fl[3], name, c->f[3], dmig_column);
     int terms = 0;
     for (int k = 4; k < c->nf; k += 4) {
         const char *g = c->f[k], *cc = k + 1 < c->nf ? c->f[k + 1] : "",
@@ -287,8 +284,8 @@ static int grid_card(nas_data *d, const nas_card *c, const char *path, tvds_ctx 
     double x[3] = {0, 0, 0};
     const char *e = "";
     if (c->nf < 1 || !nas_int(c->f[0], &id) || id < 1 || id > NAS_MAX_ID)
-        return TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s:%ld: GRID: id '%s' is not an integer >= 1",
-                          path, c->line, c->nf > 0 ? c->f[0] : e);
+        return TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s:%ld: GRID: id '%s' is not an integer >= 1", path,
+                          c->line, c->nf > 0 ? c->f[0] : e);
     if (!nas_int_or_blank(c->nf > 1 ? c->f[1] : e, &cp) || cp != 0)
         return TVDS_ERROR(ctx, TVDS_ERR_PARSE,
                           "%s:%ld: GRID %ld: coordinate system CP '%s': tvds reads coordinates "
@@ -514,8 +511,7 @@ static int pick(nas_data *d, const char *name, char letter, const char *what, na
         size_t l = strlen(list);
         snprintf(list + l, sizeof list - l, "%s%s", i ? ", " : "", d->mats[i].name);
     }
-    if (d->nmats == 0)
-        return TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s: no DMIG entry", d->pch);
+    if (d->nmats == 0) return TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s: no DMIG entry", d->pch);
     if (name) {
         *out = find_mat(d, name);
         if (!*out)

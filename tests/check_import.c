@@ -387,7 +387,8 @@ static void write_abaqus(const char *file, const cholmod_sparse *A, const tvds_d
         for (int p = Ap[j]; p < Ap[j + 1]; p++) {
             const tvds_dof *r = &d[Ai[p]], *c = &d[j];
             if (lower)
-                fprintf(f, "%ld %d %ld %d %.17g\n", c->node, c->dir + 1, r->node, r->dir + 1, Ax[p]);
+                fprintf(f, "%ld %d %ld %d %.17g\n", c->node, c->dir + 1, r->node, r->dir + 1,
+                        Ax[p]);
             else
                 fprintf(f, "%ld,%d, %ld,%d, %.17g\n", r->node, r->dir + 1, c->node, c->dir + 1,
                         Ax[p]);
@@ -414,8 +415,7 @@ static void write_dmig(FILE *f, const char *name, const cholmod_sparse *A, const
         for (int p = Ap[j], k = 0; p < Ap[j + 1]; p++, k++) {
             const tvds_dof *r = &d[Ai[p]];
             if (tin == 2) /* two terms a line after the first */
-                fprintf(f, "%s,%ld,%d,%.17E,%s", k % 2 ? "\n" : "", r->node,
-                        r->dir + 1, Ax[p], "");
+                fprintf(f, "%s,%ld,%d,%.17E,%s", k % 2 ? "\n" : "", r->node, r->dir + 1, Ax[p], "");
             else
                 fprintf(f, "*       %-16ld%-16d%-16.8E\n", r->node, r->dir + 1,
                         (double)(float)Ax[p]);
@@ -467,8 +467,9 @@ static void same_model(const tvds_fe_model *a, const tvds_fe_model *b, int singl
             for (int i = 0; i < n; i++) {
                 double x = A[pa[i] + (size_t)n * pa[j]], y = B[i + (size_t)n * j];
                 if (single) x = (double)(float)x;
-                ck_assert_msg(memcmp(&x, &y, sizeof x) == 0, "%s: %c(%d,%d) = %.17g, expected %.17g",
-                              what, q ? 'M' : 'K', i + 1, j + 1, y, x);
+                ck_assert_msg(memcmp(&x, &y, sizeof x) == 0,
+                              "%s: %c(%d,%d) = %.17g, expected %.17g", what, q ? 'M' : 'K', i + 1,
+                              j + 1, y, x);
             }
         free(A);
         free(B);
@@ -577,8 +578,10 @@ START_TEST(test_fe_formats_round_trip)
         ck_assert_msg(err <= tol, "abaqus mode %d: %.15g Hz vs %.15g Hz (%.3g > %.3g)", k + 1,
                       fb[k], fa[k], err, tol);
     }
-    fprintf(stderr, "import: Abaqus round trip: M, K bitwise, 10 CB frequencies within %.2g "
-                    "(round-off bound %.2g)\n", worst, 2e-12 + fmax(ra, rb));
+    fprintf(stderr,
+            "import: Abaqus round trip: M, K bitwise, 10 CB frequencies within %.2g "
+            "(round-off bound %.2g)\n",
+            worst, 2e-12 + fmax(ra, rb));
     tvds_fe_model_free(&b, &cc);
 
     /* Nastran: IFO 6 TIN 2 (free field), IFO 1 TIN 2, IFO 6 TIN 1 (large field). */
@@ -619,12 +622,13 @@ START_TEST(test_fe_formats_round_trip)
             double err = fabs(fb[k] / fa[k] - 1.0);
             worst = fmax(worst, err);
             wtol = fmax(wtol, err / tol);
-            ck_assert_msg(err <= tol, "%s mode %d: %.15g Hz vs %.15g Hz (%.3g > %.3g)", what,
-                          k + 1, fb[k], fa[k], err, tol);
+            ck_assert_msg(err <= tol, "%s mode %d: %.15g Hz vs %.15g Hz (%.3g > %.3g)", what, k + 1,
+                          fb[k], fa[k], err, tol);
         }
-        fprintf(stderr, "import: %s round trip: M, K %s, 10 CB frequencies within %.2g (%.2f "
-                        "of the tolerance)\n", what, tin == 1 ? "= float(CalculiX)" : "bitwise",
-                worst, wtol);
+        fprintf(stderr,
+                "import: %s round trip: M, K %s, 10 CB frequencies within %.2g (%.2f "
+                "of the tolerance)\n",
+                what, tin == 1 ? "= float(CalculiX)" : "bitwise", worst, wtol);
         tvds_fe_model_free(&b, &cc);
     }
     tvds_fe_model_free(&a, &cc);

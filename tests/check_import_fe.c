@@ -192,8 +192,8 @@ static void nastran_job(void)
                    "SET 1 = 1,2,3,4,5,6,7,8,9,10,11,12\nBEGIN BULK\n";
     size_t l = strlen(b);
     /* header, a sequence number in columns 73-80 */
-    snprintf(b + l, sizeof b - l, "%-8s%-8s%-8s%-8s%-8s%-8s%-8s%-8s%-8s%8d\n", "DMIG", "KAAX",
-             "0", "6", "2", "0", "", "", "", 1);
+    snprintf(b + l, sizeof b - l, "%-8s%-8s%-8s%-8s%-8s%-8s%-8s%-8s%-8s%8d\n", "DMIG", "KAAX", "0",
+             "6", "2", "0", "", "", "", 1);
     card(b, sizeof b, 16, "DMIG*", "KAAX", "1", "1", "", NULL);
     card(b, sizeof b, 16, "*", "1", "1", "4.0D+3", "", NULL);
     card(b, sizeof b, 16, "*", "2", "1", "-1.0d3", "", NULL); /* lower triangle */
@@ -201,7 +201,7 @@ static void nastran_job(void)
     card(b, sizeof b, 8, "+K1", "3", "1", "-1.+3", NULL); /* lower */
     strcat(b, "DMIG,KAAX,3,1,,3,1,2.0E3\n");
     strcat(b, "DMIG,KAAX,3,2,,3,2,5.+2,,+K2\n,1,2,-5.-1\n"); /* upper */
-    strcat(b, "DMIG\tKAAX\t1\t2\t\t1\t2\t3.\n");                 /* tabs */
+    strcat(b, "DMIG\tKAAX\t1\t2\t\t1\t2\t3.\n");             /* tabs */
     card(b, sizeof b, 8, "DMIG", "MAAX", "0", "1", "1", NULL);
     card(b, sizeof b, 8, "DMIG", "MAAX", "1", "1", "", "1", "1", ".1", NULL);
     card(b, sizeof b, 8, "", "2", "1", "1.-2", NULL); /* blank continuation */
@@ -242,12 +242,11 @@ START_TEST(test_nastran_fields)
     double K[25], M[25];
     dense(m->K, K);
     dense(m->M, M);
-    const double Kw[25] = {4000, 0,    -1000, 0,     0,     0,    3,    0, 0,     -0.5,
-                           -1000, 0, 4000, -1000, 0,     0,    0,    -1000, 2000, 0,
-                           0,    -0.5, 0,     0,     500};
+    const double Kw[25] = {4000,  0, -1000, 0, 0,     0,    3, 0, 0,    -0.5, -1000, 0,  4000,
+                           -1000, 0, 0,     0, -1000, 2000, 0, 0, -0.5, 0,    0,     500};
     const float f1 = 0.1f, f2 = 0.01f; /* TIN 1: single precision */
-    const double Mw[25] = {f1, 0, f2, 0, 0, 0, f1, 0, 0, 0, f2, 0, 1, 0, 0,
-                           0,  0, 0,  .5, 0, 0, 0, 0, 0, .5};
+    const double Mw[25] = {f1, 0, f2, 0, 0, 0,  f1, 0, 0, 0, f2, 0, 1,
+                           0,  0, 0,  0, 0, .5, 0,  0, 0, 0, 0,  .5};
     for (int k = 0; k < 25; k++) {
         ck_assert_msg(K[k] == Kw[k], "K[%d] = %.17g, expected %.17g", k, K[k], Kw[k]);
         ck_assert_msg(M[k] == Mw[k], "M[%d] = %.17g, expected %.17g", k, M[k], Mw[k]);
@@ -293,24 +292,29 @@ START_TEST(test_nastran_errors)
          "job.pch: KAAX has no (nonzero) diagonal term for node 2 ux"},
         {"DMIG,KAAX,0,6,2\nDMIG,KAAX,1,1,,1,1,2.\nDMIG,KAAX,2,1,,2,1,2.\n,7,,1.\n",
          "job.pch:4: DMIG KAAX: row of scalar point 7"},
-        {"DMIG,KAAX,0,6,2\nDMIG,KAAX,7,0,,7,0,2.\n", "job.pch:2: DMIG KAAX: column of scalar point 7"},
+        {"DMIG,KAAX,0,6,2\nDMIG,KAAX,7,0,,7,0,2.\n",
+         "job.pch:2: DMIG KAAX: column of scalar point 7"},
         {"DMIG,KAAX,0,6,3\n", "job.pch:1: DMIG KAAX: TIN 3: tvds reads real"},
         {"DMIG,KAAX,0,9,2,,,,2\n", "job.pch:1: DMIG KAAX: IFO 9: tvds reads square"},
         {"DMIG,KAAX,0,6,2\nDMIG,KAAX,1,1,,1,1,2000\n",
          "job.pch:2: DMIG KAAX: term '2000' of row 1.1 is not a finite Nastran real"},
-        {"DMIG,KAAX,0,6,2\nDMIG,KAAX,1,1,,1,1,2.,3.\n", "job.pch:2: DMIG KAAX: imaginary part '3.'"},
+        {"DMIG,KAAX,0,6,2\nDMIG,KAAX,1,1,,1,1,2.,3.\n",
+         "job.pch:2: DMIG KAAX: imaginary part '3.'"},
         {"DMIG,KAAX,0,6,2\nDMIG,KAAX,1,1,,1,1,2.E+5+3\n", "job.pch:2: DMIG KAAX: term '2.E+5+3'"},
-        {"DMIG,KAAX,0,6,2\nDMIG,KAAX,1,1,5,1,1,2.\n", "job.pch:2: DMIG KAAX: field 5 '5' must be blank"},
+        {"DMIG,KAAX,0,6,2\nDMIG,KAAX,1,1,5,1,1,2.\n",
+         "job.pch:2: DMIG KAAX: field 5 '5' must be blank"},
         {"DMIG,KAAX,1,1,,1,1,2.\nDMIG,KAAX,2,1,,2,1,2.\n",
          "job.pch:1: DMIG KAAX: no header entry 'DMIG KAAX 0 IFO TIN ...'"},
         {"DMIG,KAAX,0,6,2\nDMIG,KAAX,0,6,2\n", "job.pch:2: DMIG KAAX: a second header entry"},
         {"+,1,2\nDMIG,KAAX,0,6,2\n", "job.pch:1: a continuation line"},
-        {"DMIG,KAAX,0,6,1\nDMIG,KAAX,1,1,,1,1,1.E39\n", "job.pch:2: DMIG KAAX: term 1e+39 overflows"},
+        {"DMIG,KAAX,0,6,1\nDMIG,KAAX,1,1,,1,1,1.E39\n",
+         "job.pch:2: DMIG KAAX: term 1e+39 overflows"},
         {"DMIG,KAAX,0,6,2\nDMIG,KAAX,1,1,,1,1,2.,,1,1\n",
          "job.pch:2: more than 8 data fields and a continuation mark"},
         {"INCLUDE 'k.bdf'\n", "job.pch:1: INCLUDE is not followed"},
-        {"DMIG,KAAX,0,6,2\nDMIG,K2,0,6,2\n", "job.pch: several DMIG matrices begin with K (the file "
-                                              "has KAAX, K2"},
+        {"DMIG,KAAX,0,6,2\nDMIG,K2,0,6,2\n",
+         "job.pch: several DMIG matrices begin with K (the file "
+         "has KAAX, K2"},
         {"GRID,1,5,0.,0.,0.\n", "job.pch:1: GRID 1: coordinate system CP '5'"},
         {"GRID,1,,0.,0.,0.,2\n", "job.pch:1: GRID 1: displacement system CD '2'"},
         {"GRID,1,,0.,0.,0.\nGRID,1,,0.,1.,0.\n", "job.pch:2: GRID 1 defined again with other"},
@@ -348,11 +352,11 @@ START_TEST(test_alloc_failures)
             tvds_cholmod_ctx(&ctx);
             tvds_fe_model *m = NULL;
             tvds_alloc_fail_after(k);
-            int rc = which == 0 ? tvds_import_abaqus(path_of("job_STIF2.mtx"),
-                                                     path_of("job_MASS2.mtx"), path_of("job.inp"),
-                                                     &m, NULL, &c2, &ctx)
-                                : tvds_import_nastran(path_of("job.pch"), NULL, NULL, NULL, &m,
-                                                      NULL, &c2, &ctx);
+            int rc = which == 0
+                         ? tvds_import_abaqus(path_of("job_STIF2.mtx"), path_of("job_MASS2.mtx"),
+                                              path_of("job.inp"), &m, NULL, &c2, &ctx)
+                         : tvds_import_nastran(path_of("job.pch"), NULL, NULL, NULL, &m, NULL, &c2,
+                                               &ctx);
             tvds_alloc_fail_after(-1);
             tvds_cholmod_ctx(NULL);
             if (rc == TVDS_OK) {

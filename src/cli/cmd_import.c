@@ -67,7 +67,8 @@ int tvds_cmd_import(int argc, char **argv)
     const tvds_cli_opt opts[] = {{"--output", "-o", &outdir, NULL, 0},
                                  {"--no-mass-check", NULL, NULL, &no_mass_check, 1},
                                  {NULL, NULL, NULL, NULL, 0}};
-    if (argc > 1 && strcmp(argv[1], "abaqus") == 0) return tvds_cmd_import_abaqus(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "abaqus") == 0)
+        return tvds_cmd_import_abaqus(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "nastran") == 0)
         return tvds_cmd_import_nastran(argc - 1, argv + 1);
     for (int i = 1; i < argc; i++) {
@@ -94,9 +95,10 @@ int tvds_cmd_import(int argc, char **argv)
         return tvds_cli_usage_error("import: usage 'tvds import calculix JOB.inp [-o DIR]' (see "
                                     "'tvds import --help')");
     if (strcmp(format, "calculix") != 0 && strcmp(format, "ccx") != 0)
-        return tvds_cli_usage_error("import: unknown format '%s' (known: calculix, abaqus, nastran); for Matrix "
-                                    "Market files from other codes see docs/formats.md",
-                                    format);
+        return tvds_cli_usage_error(
+            "import: unknown format '%s' (known: calculix, abaqus, nastran); for Matrix "
+            "Market files from other codes see docs/formats.md",
+            format);
     char dbuf[4096];
     if (!outdir) {
         size_t l = strlen(inp);

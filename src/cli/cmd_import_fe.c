@@ -111,9 +111,8 @@ static int finish(tvds_fe_model **m, const tvds_fe_paths *names, const char *out
     if (!rc) rc = tvds_mkdir_p(outdir, ctx);
     if (!rc) rc = tvds_fe_model_write(*m, outdir, ctx);
     if (!rc)
-        printf("import: wrote %s (%d DoFs, nnz K = %ld, %d node sets, %d face sets; %s)\n",
-               outdir, (*m)->n, (long)cholmod_nnz((*m)->K, cc), (*m)->nsets, (*m)->nfsets,
-               source);
+        printf("import: wrote %s (%d DoFs, nnz K = %ld, %d node sets, %d face sets; %s)\n", outdir,
+               (*m)->n, (long)cholmod_nnz((*m)->K, cc), (*m)->nsets, (*m)->nfsets, source);
     tvds_fe_model_free(m, cc);
     return rc;
 }
@@ -182,7 +181,8 @@ int tvds_cmd_import_abaqus(int argc, char **argv)
     if (!rc) {
         char source[600];
         if (deck)
-            snprintf(source, sizeof source, "%d nodes with coordinates in %.500s", info.nodes, deck);
+            snprintf(source, sizeof source, "%d nodes with coordinates in %.500s", info.nodes,
+                     deck);
         else
             snprintf(source, sizeof source, "no deck: coordinates 0");
         tvds_fe_paths names = {mpath, kpath, deck ? deck : kpath, NULL, !no_mass_check};

@@ -49,10 +49,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     for (int k = 1; k < m->n; k++) /* ascending node, then direction */
-        FUZZ_ASSERT(m->dofs[k - 1].node < m->dofs[k].node ||
-                        (m->dofs[k - 1].node == m->dofs[k].node &&
-                         m->dofs[k - 1].dir < m->dofs[k].dir),
-                    "DoFs %d and %d out of order", k, k + 1);
+        FUZZ_ASSERT(
+            m->dofs[k - 1].node < m->dofs[k].node ||
+                (m->dofs[k - 1].node == m->dofs[k].node && m->dofs[k - 1].dir < m->dofs[k].dir),
+            "DoFs %d and %d out of order", k, k + 1);
     tvds_fe_paths names_ = {mp, kp, inp, NULL, 1};
     tvds_ctx_init(&ctx);
     rc = tvds_fe_model_check(m, &names_, &cc, &ctx);

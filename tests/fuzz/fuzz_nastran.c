@@ -48,10 +48,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     for (int k = 1; k < m->n; k++)
-        FUZZ_ASSERT(m->dofs[k - 1].node < m->dofs[k].node ||
-                        (m->dofs[k - 1].node == m->dofs[k].node &&
-                         m->dofs[k - 1].dir < m->dofs[k].dir),
-                    "DoFs %d and %d out of order", k, k + 1);
+        FUZZ_ASSERT(
+            m->dofs[k - 1].node < m->dofs[k].node ||
+                (m->dofs[k - 1].node == m->dofs[k].node && m->dofs[k - 1].dir < m->dofs[k].dir),
+            "DoFs %d and %d out of order", k, k + 1);
     FUZZ_ASSERT(m->K->stype == 1 && m->M->stype == 1, "matrices not stored as upper triangles");
     tvds_fe_paths names_ = {pch, pch, pch, NULL, 1};
     tvds_ctx_init(&ctx);
