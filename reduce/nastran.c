@@ -469,6 +469,14 @@ static int read_file(nas_data *d, const char *path, int dmig, tvds_ctx *ctx)
         if (strncasecmp(t, "BEGIN", 5) == 0 && (isspace((unsigned char)t[5]) || !t[5])) continue;
         char first[NAS_FIELD];
         int large, start = line_start(s, first, &large);
+        if (start && (strncasecmp(first, "DMIG ", 5) == 0 || strncasecmp(first, "GRID ", 5) == 0)) {
+            rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE,
+                            "%s:%ld: '%.4s' followed by data within columns 1-8: a small field "
+                            "entry has its name in columns 1-8 and each field in 8 columns (or "
+                            "separate the fields by commas: free field)",
+                            path, lineno, first);
+            break;
+        }
         if (start && strcasecmp(first, "INCLUDE") == 0) {
             rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE,
                             "%s:%ld: INCLUDE is not followed: give the included bulk data file "

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define TVDS_TEST_CHOLMOD
 #include "tvds_test.h"
@@ -312,6 +314,7 @@ START_TEST(test_nastran_errors)
         {"DMIG,KAAX,0,6,2\nDMIG,KAAX,1,1,,1,1,2.,,1,1\n",
          "job.pch:2: more than 8 data fields and a continuation mark"},
         {"INCLUDE 'k.bdf'\n", "job.pch:1: INCLUDE is not followed"},
+        {"DMIG KAAX 0 6 2\n", "job.pch:1: 'DMIG' followed by data within columns 1-8"},
         {"DMIG,KAAX,0,6,2\nDMIG,K2,0,6,2\n",
          "job.pch: several DMIG matrices begin with K (the file "
          "has KAAX, K2"},
@@ -373,6 +376,64 @@ START_TEST(test_alloc_failures)
 }
 END_TEST
 
+#ifndef TVDS_BIN
+#define TVDS_BIN "build/bin/tvds"
+#endif
+
+/* Run the CLI in dir; the exit status, stderr in err (static). */
+static int cli(const char *args, char **err)
+{
+    char cmd[2048], cwd[1024];
+    ck_assert_ptr_nonnull(getcwd(cwd, sizeof cwd));
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s/%s' %s >out.txt 2>err.txt", dir, cwd, TVDS_BIN, args);
+    int st = system(cmd);
+    static char *text;
+    free(text);
+    long len;
+    text = tvds_test_slurp(path_of("err.txt"), &len);
+    *err = text;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* The commands: a directory `tvds reduce` reads, defaults found beside the job, usage and
+ * input errors as one line with exit code 2 and nothing written. */
+START_TEST(test_cli)
+{
+    abaqus_job();
+    nastran_job();
+    char *err;
+    ck_assert_msg(cli("import abaqus job", &err) == 0, "%s", err);
+    ck_assert_msg(cli("import nastran job.pch -o nas", &err) == 0, "%s", err);
+    const char *dirs[2] = {"job_full", "nas"};
+    for (int k = 0; k < 2; k++) {
+        char mp[600], kp[600], dp[600], sp[600];
+        snprintf(mp, sizeof mp, "%s/%s/M.mtx", dir, dirs[k]);
+        snprintf(kp, sizeof kp, "%s/%s/K.mtx", dir, dirs[k]);
+        snprintf(dp, sizeof dp, "%s/%s/dofs.txt", dir, dirs[k]);
+        snprintf(sp, sizeof sp, "%s/%s/sets.txt", dir, dirs[k]);
+        tvds_fe_paths p = {mp, kp, dp, sp, 1};
+        tvds_fe_model *m = NULL;
+        tvds_ctx ctx;
+        tvds_ctx_init(&ctx);
+        ck_assert_msg(tvds_fe_model_read(&p, &m, &cc, &ctx) == TVDS_OK, "%s", ctx.msg);
+        ck_assert_int_eq(m->n, k ? 5 : 3);
+        ck_assert_int_eq(m->nsets, k ? 0 : 2);
+        tvds_fe_model_free(&m, &cc);
+    }
+    ck_assert_int_eq(cli("import abaqus --help", &err), 0);
+    ck_assert_int_eq(cli("import nastran --help", &err), 0);
+    ck_assert_int_eq(cli("import abaqus nojob", &err), 2);
+    ck_assert_msg(strstr(err, "no files match nojob_STIF*.mtx: name one with --stiffness"), "%s",
+                  err);
+    ck_assert_int_eq(cli("import nastran job.pch --bogus", &err), 2);
+    tvds_test_write_file(dir, "bad.pch", "DMIG,KAAX,0,6,2\nDMIG,KAAX,1,1,,1,1,2\n");
+    ck_assert_int_eq(cli("import nastran bad.pch -o bad", &err), 2);
+    ck_assert_msg(strstr(err, "bad.pch:2: DMIG KAAX: term '2' of row 1.1") != NULL, "%s", err);
+    ck_assert_msg(strchr(err, '\n') == err + strlen(err) - 1, "not one line: %s", err);
+    ck_assert_int_ne(access(path_of("bad"), F_OK), 0);
+}
+END_TEST
+
 Suite *import_fe_suite(void)
 {
     Suite *s = suite_create("import_fe");
@@ -384,6 +445,7 @@ Suite *import_fe_suite(void)
     tcase_add_test(tc, test_nastran_fields);
     tcase_add_test(tc, test_nastran_errors);
     tcase_add_test(tc, test_alloc_failures);
+    tcase_add_test(tc, test_cli);
     suite_add_tcase(s, tc);
     return s;
 }
