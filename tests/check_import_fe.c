@@ -445,7 +445,12 @@ Suite *import_fe_suite(void)
     tcase_add_test(tc, test_nastran_fields);
     tcase_add_test(tc, test_nastran_errors);
     tcase_add_test(tc, test_alloc_failures);
-    tcase_add_test(tc, test_cli);
     suite_add_tcase(s, tc);
+    TCase *tl = tcase_create("import_fe_cli"); /* spawns processes */
+    tcase_set_tags(tl, "long");
+    tcase_add_checked_fixture(tl, setup, teardown);
+    tcase_set_timeout(tl, 30);
+    tcase_add_test(tl, test_cli);
+    suite_add_tcase(s, tl);
     return s;
 }
