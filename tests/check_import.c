@@ -650,7 +650,12 @@ Suite *import_suite(void)
     tcase_add_checked_fixture(tl, setup, teardown);
     tcase_set_timeout(tl, 60);
     tcase_add_test(tl, test_calculix_round_trip);
-    tcase_add_test(tl, test_fe_formats_round_trip);
     suite_add_tcase(s, tl);
+    TCase *tf = tcase_create("import_fe_ccx"); /* Abaqus and Nastran files of a CalculiX job */
+    tcase_set_tags(tf, "long");
+    tcase_add_checked_fixture(tf, setup, teardown);
+    tcase_set_timeout(tf, 60);
+    tcase_add_test(tf, test_fe_formats_round_trip);
+    suite_add_tcase(s, tf);
     return s;
 }
