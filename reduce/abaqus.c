@@ -71,8 +71,15 @@ static int read_matrix(tvds_imp_matrix *a, tvds_ctx *ctx)
     char *line = NULL, *fld[6];
     size_t cap = 0;
     long lineno = 0;
-    while (!rc && getline(&line, &cap, f) >= 0) {
+    ssize_t got;
+    while (!rc && (got = getline(&line, &cap, f)) >= 0) {
         lineno++;
+        if (got == 0 || line[got - 1] != '\n') {
+            rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE,
+                            "%s:%ld: the file ends in the middle of a line (truncated file?)",
+                            a->path, lineno);
+            break;
+        }
         char *s = line;
         while (isspace((unsigned char)*s))
             s++;

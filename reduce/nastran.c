@@ -436,8 +436,15 @@ static int read_file(nas_data *d, const char *path, int dmig, tvds_ctx *ctx)
     }
     rewind(f);
     lineno = 0;
-    while (!rc && getline(&raw, &cap, f) >= 0) {
+    ssize_t got;
+    while (!rc && (got = getline(&raw, &cap, f)) >= 0) {
         lineno++;
+        if (got == 0 || raw[got - 1] != '\n') {
+            rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE,
+                            "%s:%ld: the file ends in the middle of a line (truncated file?)", path,
+                            lineno);
+            break;
+        }
         if (lineno <= bulk_from) continue;
         /* Comments from '$', tabs expanded to the next multiple of 8 columns. */
         size_t need = 8 * strlen(raw) + 1;

@@ -162,6 +162,8 @@ START_TEST(test_abaqus_errors)
         {"job_STIF2.mtx", "1,1, 1,1, 4000.x\n", "job_STIF2.mtx:1: expected 'row node"},
         {"job_STIF2.mtx", "1,1, 1,1, inf\n", "job_STIF2.mtx:1: value is not finite"},
         {"job_STIF2.mtx", "** nothing\n", "job_STIF2.mtx: no matrix entry"},
+        {"job_MASS2.mtx", "1,1, 1,1, 1.0\n2,1, 2,1, 1.0\n2,2, 2,2, 1.",
+         "job_MASS2.mtx:3: the file ends in the middle of a line (truncated file?)"},
         {"job_STIF2.mtx", "1,1, 1,1, 4000.\n9,1, 9,1, 1.\n",
          "job_STIF2.mtx:2: K: node 9 has no coordinates in"},
         {"job.inp", "*Heading\n*Part, name=P\n*Node\n1, 0., 0., 0.\n",
@@ -314,6 +316,9 @@ START_TEST(test_nastran_errors)
         {"DMIG,KAAX,0,6,2\nDMIG,KAAX,1,1,,1,1,2.,,1,1\n",
          "job.pch:2: more than 8 data fields and a continuation mark"},
         {"INCLUDE 'k.bdf'\n", "job.pch:1: INCLUDE is not followed"},
+        {"DMIG,KAAX,0,6,2\nDMIG,KAAX,1,1,,1,1,2.\nDMIG,KAAX,2,1,,2,1,2.\nDMIG,MAAX,0,6,2\n"
+         "DMIG,MAAX,1,1,,1,1,1.\nDMIG,MAAX,2,1,,2,1,1",
+         "job.pch:6: the file ends in the middle of a line (truncated file?)"},
         {"DMIG KAAX 0 6 2\n", "job.pch:1: 'DMIG' followed by data within columns 1-8"},
         {"DMIG,KAAX,0,6,2\nDMIG,K2,0,6,2\n",
          "job.pch: several DMIG matrices begin with K (the file "
@@ -326,7 +331,7 @@ START_TEST(test_nastran_errors)
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         char text[2048];
-        snprintf(text, sizeof text, "%s%s", cases[k].k, mass);
+        snprintf(text, sizeof text, "%s%s", cases[k].k, strstr(cases[k].k, "MAAX") ? "" : mass);
         tvds_test_write_file(dir, "job.pch", text);
         tvds_ctx ctx;
         tvds_fe_model *m = NULL;
