@@ -245,7 +245,7 @@ FUZZ_CC            ?= clang
 FUZZ_SECONDS       ?= 60
 FUZZ_SMOKE_SECONDS ?= 15
 FUZZ_BUILD         := build/fuzz
-FUZZ_TARGETS       := mm dofs case set ccx
+FUZZ_TARGETS       := mm dofs case set ccx abaqus nastran
 FUZZ_BINS          := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
 FUZZ_LIB           := $(FUZZ_BUILD)/lib/libtvds.a
 FUZZ_FLAGS         := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \

@@ -13,6 +13,7 @@
 
 #include "core/hash_impl.h"
 #include "io/io_impl.h"
+#include "import_impl.h"
 #include "tvds/tvds_io.h"
 #include "tvds/tvds_reduce.h"
 
@@ -121,6 +122,7 @@ typedef struct ccx_deck {
     int nesets, escap;
     ccx_surf *surfs;
     int nsurfs, sfcap;
+    int flat_only; /* refuse *PART and *INSTANCE (node labels of a matrix output, abaqus.c) */
 } ccx_deck;
 
 #define ELEM_MAX_NODES 20
@@ -399,6 +401,11 @@ static int keyword(char *kw, const char *path, long line, int depth, ccx_deck *d
         st->generate = 0;
         st->set = -1;
     }
+    if (d->flat_only && (strcmp(nm, "PART") == 0 || strcmp(nm, "INSTANCE") == 0))
+        return TVDS_ERROR(ctx, TVDS_ERR_PARSE,
+                          "%s:%ld: *%s: tvds reads a flat deck, whose node labels are those of "
+                          "the matrix output (write the input file without parts and assemblies)",
+                          path, line, nm);
     if (strcmp(nm, "NODE") == 0) {
         st->block = CCX_NODE;
         if (param(kw, "NSET", val, sizeof val))
@@ -1198,4 +1205,67 @@ int tvds_import_calculix(const char *inp_path, tvds_fe_model **out, tvds_ccx_inf
     }
     *out = m;
     return TVDS_OK;
+}
+
+/* ---- The deck alone, for the importers of other codes' matrices (import_impl.h) ---------- */
+
+struct tvds_deck {
+    ccx_deck d;
+};
+
+int tvds_deck_read(const char *inp_path, tvds_deck **out, tvds_ctx *ctx)
+{
+    *out = NULL;
+    tvds_deck *dk = tvds_calloc(1, sizeof *dk);
+    if (!dk) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
+    dk->d.flat_only = 1;
+    int rc = (tvds_lmap_init(&dk->d.node_slot, 1024) != TVDS_OK ||
+              tvds_lmap_init(&dk->d.elem_slot, 256) != TVDS_OK)
+                 ? TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory")
+                 : TVDS_OK;
+    if (!rc) {
+        ccx_state st = {CCX_OTHER, 0, -1, -1, -1, 0, 0};
+        rc = read_deck(inp_path, 0, &dk->d, &st, ctx);
+        if (!rc) rc = check_pending(&dk->d, &st, inp_path, 0, ctx);
+    }
+    if (rc) {
+        tvds_deck_free(&dk);
+        return rc;
+    }
+    *out = dk;
+    return TVDS_OK;
+}
+
+int tvds_deck_nodes(const tvds_deck *dk)
+{
+    return dk->d.nnode;
+}
+
+int tvds_deck_xyz(const tvds_deck *dk, long node, double xyz[3])
+{
+    int slot = tvds_lmap_get(&dk->d.node_slot, node);
+    if (slot < 0) return 0;
+    memcpy(xyz, dk->d.xyz[slot], 3 * sizeof *xyz);
+    return 1;
+}
+
+int tvds_deck_sets(const tvds_deck *dk, tvds_fe_model *m, tvds_ccx_info *info, tvds_ctx *ctx)
+{
+    int rc = build_sets(&dk->d, m, info, ctx);
+    if (!rc) rc = build_faces(&dk->d, m, info, ctx);
+    if (!rc && info) {
+        info->nodes = dk->d.nnode;
+        info->nsets_deck = dk->d.nsets;
+        info->elements = dk->d.nelem;
+        info->nsurf_deck = dk->d.nsurfs;
+    }
+    return rc;
+}
+
+void tvds_deck_free(tvds_deck **dk)
+{
+    if (!dk || !*dk) return;
+    deck_free(&(*dk)->d);
+    tvds_free(*dk);
+    *dk = NULL;
 }

@@ -372,6 +372,269 @@ START_TEST(test_calculix_round_trip)
 }
 END_TEST
 
+/* ---- The same matrices through the Abaqus and Nastran importers ---------------------------- */
+
+/* Abaqus matrix output lines of A (upper triangle stored), %.17g: the upper triangle with
+ * commas, or (lower) the lower triangle with blanks. */
+static void write_abaqus(const char *file, const cholmod_sparse *A, const tvds_dof *d, int lower)
+{
+    FILE *f = fopen(path_of(file), "w");
+    ck_assert_ptr_nonnull(f);
+    const int *Ap = A->p, *Ai = A->i;
+    const double *Ax = A->x;
+    fprintf(f, "** %s\n", file);
+    for (int j = 0; j < (int)A->ncol; j++)
+        for (int p = Ap[j]; p < Ap[j + 1]; p++) {
+            const tvds_dof *r = &d[Ai[p]], *c = &d[j];
+            if (lower)
+                fprintf(f, "%ld %d %ld %d %.17g\n", c->node, c->dir + 1, r->node, r->dir + 1,
+                        Ax[p]);
+            else
+                fprintf(f, "%ld,%d, %ld,%d, %.17g\n", r->node, r->dir + 1, c->node, c->dir + 1,
+                        Ax[p]);
+        }
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+/* DMIG entries of A: IFO 6 (the stored upper triangle) or 1 (both triangles); TIN 2 in free
+ * field with %.17E, TIN 1 in large field with the float written %.8E (9 digits). */
+static void write_dmig(FILE *f, const char *name, const cholmod_sparse *A, const tvds_dof *d,
+                       int ifo, int tin)
+{
+    cholmod_sparse *F = ifo == 1 ? cholmod_copy((cholmod_sparse *)A, 0, 1, &cc) : NULL;
+    const cholmod_sparse *B = F ? F : A;
+    const int *Ap = B->p, *Ai = B->i;
+    const double *Ax = B->x;
+    fprintf(f, "DMIG    %-8s%-8d%-8d%-8d%-8d\n", name, 0, ifo, tin, 0);
+    for (int j = 0; j < (int)B->ncol; j++) {
+        if (Ap[j] == Ap[j + 1]) continue;
+        if (tin == 2)
+            fprintf(f, "DMIG,%s,%ld,%d,", name, d[j].node, d[j].dir + 1);
+        else
+            fprintf(f, "DMIG*   %-16s%-16ld%-16d%-16s\n", name, d[j].node, d[j].dir + 1, "");
+        for (int p = Ap[j], k = 0; p < Ap[j + 1]; p++, k++) {
+            const tvds_dof *r = &d[Ai[p]];
+            if (tin == 2) /* two terms a line after the first */
+                fprintf(f, "%s,%ld,%d,%.17E,%s", k % 2 ? "\n" : "", r->node, r->dir + 1, Ax[p], "");
+            else
+                fprintf(f, "*       %-16ld%-16d%-16.8E\n", r->node, r->dir + 1,
+                        (double)(float)Ax[p]);
+        }
+        if (tin == 2) fprintf(f, "\n");
+    }
+    cholmod_free_sparse(&F, &cc);
+}
+
+/* GRID entries (free field, %.17E) of the nodes of m. */
+static void write_grids(FILE *f, const tvds_fe_model *m)
+{
+    for (int g = 0; g < m->n; g++)
+        if (g == 0 || m->dofs[g].node != m->dofs[g - 1].node)
+            fprintf(f, "GRID,%ld,,%.17E,%.17E,%.17E\n", m->dofs[g].node, m->dofs[g].xyz[0],
+                    m->dofs[g].xyz[1], m->dofs[g].xyz[2]);
+}
+
+/* Dense symmetric copy of an upper triangle. */
+static double *dense_of(const cholmod_sparse *A)
+{
+    int n = (int)A->nrow;
+    double *D = calloc((size_t)n * n, sizeof *D);
+    const int *Ap = A->p, *Ai = A->i;
+    const double *Ax = A->x;
+    for (int j = 0; j < n; j++)
+        for (int p = Ap[j]; p < Ap[j + 1]; p++)
+            D[Ai[p] + (size_t)n * j] = D[j + (size_t)n * Ai[p]] = Ax[p];
+    return D;
+}
+
+/* b holds a's DoFs (any order) with a's coordinates, and a's M and K, bitwise or (single)
+ * rounded to float. */
+static void same_model(const tvds_fe_model *a, const tvds_fe_model *b, int single, const char *what)
+{
+    int n = a->n, *pa = malloc(sizeof(int) * n);
+    ck_assert_int_eq(b->n, n);
+    for (int i = 0; i < n; i++) {
+        pa[i] = -1;
+        for (int k = 0; k < n; k++)
+            if (a->dofs[k].node == b->dofs[i].node && a->dofs[k].dir == b->dofs[i].dir) pa[i] = k;
+        ck_assert_msg(pa[i] >= 0, "%s: DoF %d not in the CalculiX model", what, i);
+        ck_assert_msg(memcmp(a->dofs[pa[i]].xyz, b->dofs[i].xyz, sizeof b->dofs[i].xyz) == 0,
+                      "%s: coordinates of node %ld differ", what, b->dofs[i].node);
+    }
+    for (int q = 0; q < 2; q++) {
+        double *A = dense_of(q ? a->M : a->K), *B = dense_of(q ? b->M : b->K);
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < n; i++) {
+                double x = A[pa[i] + (size_t)n * pa[j]], y = B[i + (size_t)n * j];
+                if (single) x = (double)(float)x;
+                ck_assert_msg(memcmp(&x, &y, sizeof x) == 0,
+                              "%s: %c(%d,%d) = %.17g, expected %.17g", what, q ? 'M' : 'K', i + 1,
+                              j + 1, y, x);
+            }
+        free(A);
+        free(B);
+    }
+    free(pa);
+}
+
+/* Craig-Bampton reduction of m retaining every DoF of the nodes of set (150 modes): the first
+ * NF frequencies of the reduced model (dense dsygv) and the round-off scale of the reduction,
+ * n u / rcond(K_ii). */
+static void cb_freqs(const tvds_fe_model *m, const tvds_nodeset *set, int nf, double *f,
+                     double *round)
+{
+    int nb = 0, *b = malloc(sizeof(int) * m->n);
+    for (int g = 0; g < m->n; g++)
+        for (int k = 0; k < set->n; k++)
+            if (m->dofs[g].node == set->nodes[k]) b[nb++] = g;
+    tvds_reduce_opts o = tvds_reduce_opts_default();
+    o.nmodes = 150;
+    tvds_substructure *s = NULL;
+    tvds_reduce_stats st;
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    ck_assert_msg(tvds_reduce_cb(m->M, m->K, m->dofs, nb, b, 0, NULL, 0, NULL, &o, &s, &st, &cc,
+                                 &ctx) == TVDS_OK,
+                  "%s", ctx.msg);
+    int nr = s->n;
+    double *A = malloc(sizeof(double) * nr * nr), *B = malloc(sizeof(double) * nr * nr),
+           *w = malloc(sizeof(double) * nr);
+    memcpy(A, s->K, sizeof(double) * nr * nr);
+    memcpy(B, s->M, sizeof(double) * nr * nr);
+    ck_assert_int_eq(LAPACKE_dsygv(LAPACK_COL_MAJOR, 1, 'N', 'U', nr, A, nr, B, nr, w), 0);
+    for (int k = 0; k < nf; k++)
+        f[k] = sqrt(w[k]) / (2 * IMP_PI);
+    *round = m->n * 1.1102230246251565e-16 / st.rcond_Kii;
+    free(A);
+    free(B);
+    free(w);
+    free(b);
+    tvds_substructure_free(&s);
+}
+
+START_TEST(test_fe_formats_round_trip)
+{
+    if (system("command -v ccx >/dev/null 2>&1") != 0) {
+        fprintf(stderr, "import: SKIPPED the Abaqus/Nastran round trip: 'ccx' is not installed\n");
+        return;
+    }
+    enum { NF = 10 };
+    write_cantilever("job", "*FREQUENCY, SOLVER=MATRIXSTORAGE\n");
+    run_ccx("job");
+    tvds_ctx ctx;
+    tvds_fe_model *a = NULL, *b = NULL;
+    ck_assert_msg(import_msg(&a, NULL, &ctx) == TVDS_OK, "%s", ctx.msg);
+    int tip = -1;
+    for (int q = 0; q < a->nsets; q++)
+        if (strcmp(a->sets[q].name, "TIP") == 0) tip = q;
+    ck_assert_int_ge(tip, 0);
+    double fa[NF], fb[NF], ra, rb;
+    cb_freqs(a, &a->sets[tip], NF, fa, &ra);
+    /* The first-order change of the frequencies when every term is rounded to float (TIN 1):
+     * |df/f| <= u_f/2 (|phi|'|K||phi| / lambda + |phi|'|M||phi|), phi M-normalised modes of
+     * the full model. */
+    double phi[3 * 9 * 8 * NF], ffull[NF], dsingle[NF];
+    ck_assert_int_eq(a->n, 3 * 9 * 8);
+    ck_assert_msg(tvds_eigs_lowest(a->M, a->K, NF, 0.0, 1e-13, ffull, phi, &cc, &ctx) == TVDS_OK,
+                  "%s", ctx.msg);
+    {
+        double *K = dense_of(a->K), *M = dense_of(a->M);
+        int n = a->n;
+        for (int k = 0; k < NF; k++) {
+            const double *x = phi + (size_t)n * k;
+            double sk = 0, sm = 0, lam = pow(2 * IMP_PI * ffull[k], 2);
+            for (int j = 0; j < n; j++)
+                for (int i = 0; i < n; i++) {
+                    sk += fabs(x[i]) * fabs(K[i + (size_t)n * j]) * fabs(x[j]);
+                    sm += fabs(x[i]) * fabs(M[i + (size_t)n * j]) * fabs(x[j]);
+                }
+            dsingle[k] = 0.5 * 5.9604644775390625e-08 * (sk / lam + sm);
+        }
+        free(K);
+        free(M);
+    }
+
+    /* Abaqus: K upper triangle with commas, M lower triangle with blanks, the job's deck. */
+    write_abaqus("job_STIF2.mtx", a->K, a->dofs, 0);
+    write_abaqus("job_MASS2.mtx", a->M, a->dofs, 1);
+    char kp[600], mp[600], ip[600];
+    snprintf(kp, sizeof kp, "%s", path_of("job_STIF2.mtx"));
+    snprintf(mp, sizeof mp, "%s", path_of("job_MASS2.mtx"));
+    snprintf(ip, sizeof ip, "%s", path_of("job.inp"));
+    tvds_ccx_info info;
+    ck_assert_msg(tvds_import_abaqus(kp, mp, ip, &b, &info, &cc, &ctx) == TVDS_OK, "%s", ctx.msg);
+    same_model(a, b, 0, "abaqus");
+    ck_assert_int_eq(b->nsets, a->nsets);
+    for (int q = 0; q < a->nsets; q++) {
+        ck_assert_str_eq(b->sets[q].name, a->sets[q].name);
+        ck_assert_int_eq(b->sets[q].n, a->sets[q].n);
+        ck_assert(memcmp(b->sets[q].nodes, a->sets[q].nodes, sizeof(long) * a->sets[q].n) == 0);
+    }
+    cb_freqs(b, &a->sets[tip], NF, fb, &rb);
+    double worst = 0.0;
+    for (int k = 0; k < NF; k++) { /* the same matrices in another DoF order: round-off */
+        double tol = 2e-12 + fmax(ra, rb), err = fabs(fb[k] / fa[k] - 1.0);
+        worst = fmax(worst, err);
+        ck_assert_msg(err <= tol, "abaqus mode %d: %.15g Hz vs %.15g Hz (%.3g > %.3g)", k + 1,
+                      fb[k], fa[k], err, tol);
+    }
+    fprintf(stderr,
+            "import: Abaqus round trip: M, K bitwise, 10 CB frequencies within %.2g "
+            "(round-off bound %.2g)\n",
+            worst, 2e-12 + fmax(ra, rb));
+    tvds_fe_model_free(&b, &cc);
+
+    /* Nastran: IFO 6 TIN 2 (free field), IFO 1 TIN 2, IFO 6 TIN 1 (large field). */
+    static const int forms[3][2] = {{6, 2}, {1, 2}, {6, 1}};
+    for (int v = 0; v < 3; v++) {
+        int ifo = forms[v][0], tin = forms[v][1];
+        FILE *f = fopen(path_of("job.pch"), "w");
+        ck_assert_ptr_nonnull(f);
+        write_dmig(f, "KAAX", a->K, a->dofs, ifo, tin);
+        write_dmig(f, "MAAX", a->M, a->dofs, ifo, tin);
+        if (v != 1) write_grids(f, a);
+        ck_assert_int_eq(fclose(f), 0);
+        if (v == 1) { /* the GRIDs in a bulk data file */
+            f = fopen(path_of("job.bdf"), "w");
+            fprintf(f, "BEGIN BULK\n");
+            write_grids(f, a);
+            fprintf(f, "ENDDATA\n");
+            ck_assert_int_eq(fclose(f), 0);
+        }
+        char pp[600], bp[600];
+        snprintf(pp, sizeof pp, "%s", path_of("job.pch"));
+        snprintf(bp, sizeof bp, "%s", path_of("job.bdf"));
+        ck_assert_msg(tvds_import_nastran(pp, NULL, NULL, v == 1 ? bp : NULL, &b, &info, &cc,
+                                          &ctx) == TVDS_OK,
+                      "%s", ctx.msg);
+        char what[64];
+        snprintf(what, sizeof what, "nastran IFO %d TIN %d", ifo, tin);
+        same_model(a, b, tin == 1, what);
+        ck_assert_int_eq(info.nodes, 9 * 8);
+        cb_freqs(b, &a->sets[tip], NF, fb, &rb);
+        worst = 0.0;
+        double wtol = 0.0;
+        for (int k = 0; k < NF; k++) {
+            /* TIN 1: the first-order change, plus the Craig-Bampton truncation error of each
+             * (the reduced models differ by it at most) */
+            double tol = 2e-12 + fmax(ra, rb) +
+                         (tin == 1 ? 1.01 * dsingle[k] + 2 * fabs(fa[k] / ffull[k] - 1) : 0.0);
+            double err = fabs(fb[k] / fa[k] - 1.0);
+            worst = fmax(worst, err);
+            wtol = fmax(wtol, err / tol);
+            ck_assert_msg(err <= tol, "%s mode %d: %.15g Hz vs %.15g Hz (%.3g > %.3g)", what, k + 1,
+                          fb[k], fa[k], err, tol);
+        }
+        fprintf(stderr,
+                "import: %s round trip: M, K %s, 10 CB frequencies within %.2g (%.2f "
+                "of the tolerance)\n",
+                what, tin == 1 ? "= float(CalculiX)" : "bitwise", worst, wtol);
+        tvds_fe_model_free(&b, &cc);
+    }
+    tvds_fe_model_free(&a, &cc);
+}
+END_TEST
+
 Suite *import_suite(void)
 {
     Suite *s = suite_create("import");
@@ -388,5 +651,11 @@ Suite *import_suite(void)
     tcase_set_timeout(tl, 60);
     tcase_add_test(tl, test_calculix_round_trip);
     suite_add_tcase(s, tl);
+    TCase *tf = tcase_create("import_fe_ccx"); /* Abaqus and Nastran files of a CalculiX job */
+    tcase_set_tags(tf, "long");
+    tcase_add_checked_fixture(tf, setup, teardown);
+    tcase_set_timeout(tf, 60);
+    tcase_add_test(tf, test_fe_formats_round_trip);
+    suite_add_tcase(s, tf);
     return s;
 }

@@ -96,6 +96,29 @@ TVDS_API int tvds_hex8_box(double E, double nu, double rho, const double h[3], i
  * NULL. Nothing is run and nothing is written. */
 TVDS_API int tvds_import_calculix(const char *inp_path, tvds_fe_model **out, tvds_ccx_info *info,
                                   cholmod_common *cc, tvds_ctx *ctx);
+/* Import the global matrices of an Abaqus matrix generation step (*MATRIX GENERATE,
+ * STIFFNESS, MASS with *MATRIX OUTPUT, STIFFNESS, MASS; docs/formats.md): stiffness and mass
+ * are the written files (JOB_STIF<step>.mtx, JOB_MASS<step>.mtx), one line per term "row
+ * node, row DoF, column node, column DoF, value" (commas and/or blanks), one triangle of the
+ * symmetric matrix or both with equal mirrored terms; DoFs 1-6. The DoFs are every (node, DoF)
+ * the files name, in ascending node then DoF order. inp_path (JOB.inp of a flat deck, or NULL:
+ * coordinates 0, no sets) gives coordinates, node sets and surfaces as tvds_import_calculix
+ * does (info counts as for it). Errors name the file and line. *out is owned by the caller. */
+TVDS_API int tvds_import_abaqus(const char *stiffness, const char *mass, const char *inp_path,
+                                tvds_fe_model **out, tvds_ccx_info *info, cholmod_common *cc,
+                                tvds_ctx *ctx);
+/* Import two matrices of a Nastran punch (or bulk data) file of DMIG entries (docs/formats.md):
+ * small field, large field (DMIG*, '*' continuations) and free field (commas), continuation
+ * lines, IFO 6 (symmetric: each term once, in either triangle) and IFO 1 (square: both
+ * triangles, symmetric to 1e-10 of the largest term), TIN 1 (single precision: values
+ * rounded to float) and TIN 2 (double). k_name and m_name name the matrices (NULL: the one
+ * DMIG name beginning with K, not K4, and the one beginning with M). Grid components 1-6;
+ * scalar points (component 0) are refused. Coordinates from the GRID entries of the same file
+ * and of bulk_path (may be NULL; CP and CD blank or 0); without any GRID they are 0.
+ * info->nodes receives the GRID count (info may be NULL). Errors name the file and line. */
+TVDS_API int tvds_import_nastran(const char *pch_path, const char *k_name, const char *m_name,
+                                 const char *bulk_path, tvds_fe_model **out, tvds_ccx_info *info,
+                                 cholmod_common *cc, tvds_ctx *ctx);
 /* A box-shaped solid of 8-node hexahedra clamped at x = 0 (benchmarks, docs/performance.md). */
 typedef struct tvds_block_params {
     double lx, ly, lz; /* box [m] (default 0.1 x 0.02 x 0.002: beam 2 as a solid) */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/cmd_import_impl.h"
 #include "tvds/tvds_io.h"
 #include "tvds/tvds_output.h"
 #include "tvds/tvds_reduce.h"
@@ -13,6 +14,8 @@ static void import_help(FILE *out)
 {
     fprintf(out,
             "usage: tvds import calculix JOB.inp [-o DIR] [--no-mass-check]\n"
+            "       tvds import abaqus JOB[.inp] ...   (see 'tvds import abaqus --help')\n"
+            "       tvds import nastran FILE.pch ...   (see 'tvds import nastran --help')\n"
             "\n"
             "Import the matrices of a CalculiX job as a full-model directory (M.mtx, K.mtx,\n"
             "dofs.txt, sets.txt) for 'tvds reduce'. Nothing is run: first run the job with a\n"
@@ -64,6 +67,10 @@ int tvds_cmd_import(int argc, char **argv)
     const tvds_cli_opt opts[] = {{"--output", "-o", &outdir, NULL, 0},
                                  {"--no-mass-check", NULL, NULL, &no_mass_check, 1},
                                  {NULL, NULL, NULL, NULL, 0}};
+    if (argc > 1 && strcmp(argv[1], "abaqus") == 0)
+        return tvds_cmd_import_abaqus(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "nastran") == 0)
+        return tvds_cmd_import_nastran(argc - 1, argv + 1);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (tvds_cli_is_help(a)) {
@@ -88,9 +95,10 @@ int tvds_cmd_import(int argc, char **argv)
         return tvds_cli_usage_error("import: usage 'tvds import calculix JOB.inp [-o DIR]' (see "
                                     "'tvds import --help')");
     if (strcmp(format, "calculix") != 0 && strcmp(format, "ccx") != 0)
-        return tvds_cli_usage_error("import: unknown format '%s' (known: calculix); for Matrix "
-                                    "Market files from other codes see docs/formats.md",
-                                    format);
+        return tvds_cli_usage_error(
+            "import: unknown format '%s' (known: calculix, abaqus, nastran); for Matrix "
+            "Market files from other codes see docs/formats.md",
+            format);
     char dbuf[4096];
     if (!outdir) {
         size_t l = strlen(inp);
