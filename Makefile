@@ -297,3 +297,93 @@ valgrind-fast: deps
 	  $(TEST_ENV) CK_RUN_SUITE=$$s CK_EXCLUDE_TAGS=long CK_FORK=no CK_TIMEOUT_MULTIPLIER=50 \
 	    valgrind $(VALGRIND_OPTS) $(TEST_BIN); \
 	done
+
+# ---- Shared library, install, Python (docs/library.md) ------------------------------------------
+# `make all` also builds $(BUILD)/lib/libtvds.so.MAJOR.MINOR.PATCH from position-independent
+# objects of their own ($(BUILD)/pic/: the static library and the CLI keep the faster non-PIC
+# code), soname libtvds.so.MAJOR, exporting the TVDS_API functions only (-fvisibility=hidden).
+# The version comes from include/tvds/tvds.h. Sanitizer builds (SAN=...) leave it out.
+TVDS_MAJOR := $(shell sed -n 's/^\#define TVDS_VERSION_MAJOR *\([0-9]*\).*/\1/p' include/tvds/tvds.h)
+TVDS_MINOR := $(shell sed -n 's/^\#define TVDS_VERSION_MINOR *\([0-9]*\).*/\1/p' include/tvds/tvds.h)
+TVDS_PATCH := $(shell sed -n 's/^\#define TVDS_VERSION_PATCH *\([0-9]*\).*/\1/p' include/tvds/tvds.h)
+TVDS_VER   := $(TVDS_MAJOR).$(TVDS_MINOR).$(TVDS_PATCH)
+SO_NAME    := libtvds.so.$(TVDS_MAJOR)
+SO_LIB     := $(BUILD)/lib/libtvds.so.$(TVDS_VER)
+PIC_OBJ    := $(LIB_SRC:%.c=$(BUILD)/pic/%.o)
+PC_FILE    := $(BUILD)/lib/pkgconfig/tvds.pc
+ifeq ($(SAN),)
+SHARED_TARGETS := $(SO_LIB) $(PC_FILE)
+endif
+
+# Install layout: make install PREFIX=/usr/local DESTDIR=   (DESTDIR: staging root)
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+PCDIR      ?= $(LIBDIR)/pkgconfig
+# The public headers include <cholmod.h>: its directory goes into tvds.pc's Cflags.
+SUITESPARSE_INC := /usr/include/suitesparse
+# Python (the tvds package in python/); Debian's interpreter, which has python3-numpy.
+PYTHON     ?= /usr/bin/python3
+DEB_PKGS   += python3-numpy python3-pytest python3-matplotlib python3-setuptools python3-pip
+
+.PHONY: shared install uninstall test-install test-python install-python
+
+all: $(SHARED_TARGETS)
+shared: $(SHARED_TARGETS)
+
+$(BUILD)/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	@[ "$(V)" = 1 ] || echo "  CC  $< (PIC)"
+	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -c $< -o $@
+
+$(SO_LIB): $(PIC_OBJ)
+	@mkdir -p $(dir $@)
+	@[ "$(V)" = 1 ] || echo "  LD  $@"
+	$(Q)$(CC) -shared -Wl,-soname,$(SO_NAME) -Wl,--no-undefined -o $@ $^ $(ALL_LDFLAGS) $(LIBS)
+	$(Q)ln -sf libtvds.so.$(TVDS_VER) $(BUILD)/lib/$(SO_NAME)
+	$(Q)ln -sf $(SO_NAME) $(BUILD)/lib/libtvds.so
+
+# tvds.pc for the installed tree (prefix from PREFIX; a staged tree is used with
+# pkg-config --define-variable=prefix=STAGE, as tests/install.sh does).
+$(PC_FILE): tvds.pc.in include/tvds/tvds.h Makefile
+	@mkdir -p $(dir $@)
+	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(patsubst $(PREFIX)%,$${prefix}%,$(LIBDIR))|' \
+	  -e 's|@INCLUDEDIR@|$(patsubst $(PREFIX)%,$${prefix}%,$(INCLUDEDIR))|' \
+	  -e 's|@VERSION@|$(TVDS_VER)|' -e 's|@SUITESPARSE_INC@|$(SUITESPARSE_INC)|' $< > $@
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PCDIR) $(DESTDIR)$(INCLUDEDIR)/tvds
+	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/tvds
+	install -m 644 $(LIB) $(DESTDIR)$(LIBDIR)/libtvds.a
+	install -m 755 $(SO_LIB) $(DESTDIR)$(LIBDIR)/libtvds.so.$(TVDS_VER)
+	ln -sf libtvds.so.$(TVDS_VER) $(DESTDIR)$(LIBDIR)/$(SO_NAME)
+	ln -sf $(SO_NAME) $(DESTDIR)$(LIBDIR)/libtvds.so
+	install -m 644 include/tvds/*.h $(DESTDIR)$(INCLUDEDIR)/tvds/
+	install -m 644 $(PC_FILE) $(DESTDIR)$(PCDIR)/tvds.pc
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" -eq 0 ]; then ldconfig; fi
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/tvds $(DESTDIR)$(LIBDIR)/libtvds.a \
+	  $(DESTDIR)$(LIBDIR)/libtvds.so.$(TVDS_VER) $(DESTDIR)$(LIBDIR)/$(SO_NAME) \
+	  $(DESTDIR)$(LIBDIR)/libtvds.so $(DESTDIR)$(PCDIR)/tvds.pc
+	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/tvds/,$(notdir $(wildcard include/tvds/*.h)))
+	-rmdir $(DESTDIR)$(INCLUDEDIR)/tvds 2>/dev/null
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" -eq 0 ]; then ldconfig; fi
+
+# Exported symbols, then an external program built with pkg-config alone against a staged
+# install, linked with the shared and with the static library (tests/install.sh).
+test-install: all
+	$(TEST_ENV) sh tests/install.sh $(BUILD) $(SO_LIB)
+
+# The Python package's tests, over the shared library of this build tree.
+test-python: all
+	$(TEST_ENV) TVDS_LIBRARY=$(CURDIR)/$(SO_LIB) TVDS_BIN=$(CURDIR)/$(BIN) sh tests/python.sh $(PYTHON)
+
+# Install the Python package (python/) for Debian's interpreter, offline: pip with Debian's
+# setuptools, no build isolation, no index. The package finds the library through
+# TVDS_LIBRARY, this build tree, or the installed soname (make install).
+install-python:
+	$(PYTHON) -m pip install --no-build-isolation --no-index --no-deps $(PIP_FLAGS) ./python
+
+-include $(PIC_OBJ:.o=.d)
