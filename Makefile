@@ -174,6 +174,7 @@ $(TEST_BIN): $(TEST_OBJ) $(LIB)
 test: deps
 	@$(MAKE) --no-print-directory all $(TEST_BIN)
 	@$(MAKE) --no-print-directory layers
+	@$(MAKE) --no-print-directory test-install test-python
 	$(TEST_ENV) $(TEST_BIN)
 	$(TEST_ENV) $(BIN) validate
 
@@ -337,10 +338,10 @@ $(BUILD)/pic/%.o: %.c
 	@[ "$(V)" = 1 ] || echo "  CC  $< (PIC)"
 	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -c $< -o $@
 
-$(SO_LIB): $(PIC_OBJ)
+$(SO_LIB): $(PIC_OBJ) libtvds.map
 	@mkdir -p $(dir $@)
 	@[ "$(V)" = 1 ] || echo "  LD  $@"
-	$(Q)$(CC) -shared -Wl,-soname,$(SO_NAME) -Wl,--no-undefined -o $@ $^ $(ALL_LDFLAGS) $(LIBS)
+	$(Q)$(CC) -shared -Wl,-soname,$(SO_NAME) -Wl,--no-undefined -Wl,--version-script=libtvds.map -o $@ $(PIC_OBJ) $(ALL_LDFLAGS) $(LIBS)
 	$(Q)ln -sf libtvds.so.$(TVDS_VER) $(BUILD)/lib/$(SO_NAME)
 	$(Q)ln -sf $(SO_NAME) $(BUILD)/lib/libtvds.so
 
