@@ -311,9 +311,8 @@ TVDS_VER   := $(TVDS_MAJOR).$(TVDS_MINOR).$(TVDS_PATCH)
 SO_NAME    := libtvds.so.$(TVDS_MAJOR)
 SO_LIB     := $(BUILD)/lib/libtvds.so.$(TVDS_VER)
 PIC_OBJ    := $(LIB_SRC:%.c=$(BUILD)/pic/%.o)
-PC_FILE    := $(BUILD)/lib/pkgconfig/tvds.pc
 ifeq ($(SAN),)
-SHARED_TARGETS := $(SO_LIB) $(PC_FILE)
+SHARED_TARGETS := $(SO_LIB)
 endif
 
 # Install layout: make install PREFIX=/usr/local DESTDIR=   (DESTDIR: staging root)
@@ -326,9 +325,10 @@ PCDIR      ?= $(LIBDIR)/pkgconfig
 SUITESPARSE_INC := /usr/include/suitesparse
 # Python (the tvds package in python/); Debian's interpreter, which has python3-numpy.
 PYTHON     ?= /usr/bin/python3
-DEB_PKGS   += python3-numpy python3-pytest python3-matplotlib python3-setuptools python3-pip
+DEB_PKGS   += python3-numpy python3-pytest python3-matplotlib python3-setuptools python3-wheel \
+              python3-pip
 
-.PHONY: shared install uninstall test-install test-python install-python
+.PHONY: shared install uninstall test-install test-python install-python uninstall-python
 
 all: $(SHARED_TARGETS)
 shared: $(SHARED_TARGETS)
@@ -345,13 +345,11 @@ $(SO_LIB): $(PIC_OBJ) libtvds.map
 	$(Q)ln -sf libtvds.so.$(TVDS_VER) $(BUILD)/lib/$(SO_NAME)
 	$(Q)ln -sf $(SO_NAME) $(BUILD)/lib/libtvds.so
 
-# tvds.pc for the installed tree (prefix from PREFIX; a staged tree is used with
+# tvds.pc is written by make install for its PREFIX (a staged tree is read with
 # pkg-config --define-variable=prefix=STAGE, as tests/install.sh does).
-$(PC_FILE): tvds.pc.in include/tvds/tvds.h Makefile
-	@mkdir -p $(dir $@)
-	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(patsubst $(PREFIX)%,$${prefix}%,$(LIBDIR))|' \
-	  -e 's|@INCLUDEDIR@|$(patsubst $(PREFIX)%,$${prefix}%,$(INCLUDEDIR))|' \
-	  -e 's|@VERSION@|$(TVDS_VER)|' -e 's|@SUITESPARSE_INC@|$(SUITESPARSE_INC)|' $< > $@
+PC_SED = -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(patsubst $(PREFIX)%,$${prefix}%,$(LIBDIR))|' \
+  -e 's|@INCLUDEDIR@|$(patsubst $(PREFIX)%,$${prefix}%,$(INCLUDEDIR))|' \
+  -e 's|@VERSION@|$(TVDS_VER)|' -e 's|@SUITESPARSE_INC@|$(SUITESPARSE_INC)|'
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PCDIR) $(DESTDIR)$(INCLUDEDIR)/tvds
@@ -361,7 +359,7 @@ install: all
 	ln -sf libtvds.so.$(TVDS_VER) $(DESTDIR)$(LIBDIR)/$(SO_NAME)
 	ln -sf $(SO_NAME) $(DESTDIR)$(LIBDIR)/libtvds.so
 	install -m 644 include/tvds/*.h $(DESTDIR)$(INCLUDEDIR)/tvds/
-	install -m 644 $(PC_FILE) $(DESTDIR)$(PCDIR)/tvds.pc
+	sed $(PC_SED) tvds.pc.in > $(DESTDIR)$(PCDIR)/tvds.pc
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" -eq 0 ]; then ldconfig; fi
 
 uninstall:
@@ -384,7 +382,15 @@ test-python: all
 # Install the Python package (python/) for Debian's interpreter, offline: pip with Debian's
 # setuptools, no build isolation, no index. The package finds the library through
 # TVDS_LIBRARY, this build tree, or the installed soname (make install).
+# Debian's interpreter is externally managed (PEP 668): outside a virtual environment pip
+# needs --break-system-packages, and installs into /usr/local/lib/python3*/dist-packages,
+# apart from Debian's own packages (nothing else is installed: --no-deps).
+PIP_FLAGS  ?= $(if $(VIRTUAL_ENV),,--break-system-packages)
 install-python:
 	$(PYTHON) -m pip install --no-build-isolation --no-index --no-deps $(PIP_FLAGS) ./python
+	rm -rf python/build python/tvds.egg-info
+
+uninstall-python:
+	$(PYTHON) -m pip uninstall -y $(PIP_FLAGS) tvds
 
 -include $(PIC_OBJ:.o=.d)
