@@ -323,7 +323,8 @@ INCLUDEDIR ?= $(PREFIX)/include
 PCDIR      ?= $(LIBDIR)/pkgconfig
 # The public headers include <cholmod.h>: its directory goes into tvds.pc's Cflags.
 SUITESPARSE_INC := /usr/include/suitesparse
-# Python (the tvds package in python/); Debian's interpreter, which has python3-numpy.
+# Python (the tvds package in python/): Debian's interpreter, where make deps installs numpy
+# (a python3 found first on PATH, e.g. pyenv's, may lack it).
 PYTHON     ?= /usr/bin/python3
 DEB_PKGS   += python3-numpy python3-pytest python3-matplotlib python3-setuptools python3-wheel \
               python3-pip
