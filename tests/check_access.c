@@ -173,12 +173,10 @@ START_TEST(test_channel_info)
         ck_assert_int_eq(tvds_channel_info(d, g, n, NULL, 0, NULL, 0), TVDS_ERR_INVALID);
     }
     char nm[64], un[16];
-    ck_assert_int_eq(tvds_channel_info(d, TVDS_GROUP_HISTORY, 1, nm, sizeof nm, un, sizeof un),
-                     0);
+    ck_assert_int_eq(tvds_channel_info(d, TVDS_GROUP_HISTORY, 1, nm, sizeof nm, un, sizeof un), 0);
     ck_assert_str_eq(nm, "dz");
     ck_assert_str_eq(un, "m");
-    ck_assert_int_eq(tvds_channel_info(d, TVDS_GROUP_CONTACTS, 1, nm, sizeof nm, un, sizeof un),
-                     0);
+    ck_assert_int_eq(tvds_channel_info(d, TVDS_GROUP_CONTACTS, 1, nm, sizeof nm, un, sizeof un), 0);
     ck_assert_str_eq(nm, "base.lambda_n");
     ck_assert_str_eq(un, "N");
     tvds_data_free(&d);

@@ -20,12 +20,13 @@ extern "C" {
  * libtvds.so.TVDS_VERSION_MAJOR: MAJOR changes when the ABI breaks (a removed or changed
  * function, a changed public struct or enum value), MINOR when functions are added, PATCH for
  * fixes. TVDS_VERSION_NUMBER orders versions: MAJOR * 10000 + MINOR * 100 + PATCH. */
-#define TVDS_VERSION_MAJOR  0
-#define TVDS_VERSION_MINOR  2
-#define TVDS_VERSION_PATCH  0
-#define TVDS_VERSION_NUMBER (TVDS_VERSION_MAJOR * 10000 + TVDS_VERSION_MINOR * 100 + TVDS_VERSION_PATCH)
-#define TVDS_STR_(x)        #x
-#define TVDS_STR(x)         TVDS_STR_(x)
+#define TVDS_VERSION_MAJOR 0
+#define TVDS_VERSION_MINOR 2
+#define TVDS_VERSION_PATCH 0
+#define TVDS_VERSION_NUMBER                                                                        \
+    (TVDS_VERSION_MAJOR * 10000 + TVDS_VERSION_MINOR * 100 + TVDS_VERSION_PATCH)
+#define TVDS_STR_(x) #x
+#define TVDS_STR(x)  TVDS_STR_(x)
 #define TVDS_VERSION                                                                               \
     TVDS_STR(TVDS_VERSION_MAJOR) "." TVDS_STR(TVDS_VERSION_MINOR) "." TVDS_STR(TVDS_VERSION_PATCH)
 

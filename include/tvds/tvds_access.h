@@ -34,8 +34,7 @@ TVDS_API int tvds_model_method(const tvds_model *m);
  * film_maxit, nonconverged (1 error, 0 warn), max_steps, v_stick, path (enum tvds_path),
  * integrator (enum tvds_integrator), f_band. Enumerations and flags as numbers. Returns
  * TVDS_OK, or TVDS_ERR_INVALID naming an unknown key (ctx may be NULL). */
-TVDS_API int tvds_model_option(const tvds_model *m, const char *key, double *value,
-                               tvds_ctx *ctx);
+TVDS_API int tvds_model_option(const tvds_model *m, const char *key, double *value, tvds_ctx *ctx);
 /* The keys tvds_model_option knows, i = 0, 1, ...; NULL past the last. */
 TVDS_API const char *tvds_model_option_key(int i);
 
@@ -65,16 +64,16 @@ TVDS_API int tvds_channel_count(const tvds_data *d, int group);
 TVDS_API int tvds_label_split(const char *label, char *name, size_t name_size, char *unit,
                               size_t unit_size);
 /* Name and unit of channel i of a group, apart (tvds_label_split of its label). */
-TVDS_API int tvds_channel_info(const tvds_data *d, int group, int i, char *name,
-                               size_t name_size, char *unit, size_t unit_size);
+TVDS_API int tvds_channel_info(const tvds_data *d, int group, int i, char *name, size_t name_size,
+                               char *unit, size_t unit_size);
 
 /* ---- Run ---------------------------------------------------------------------------------- */
 
 /* tvds_run (tvds_run.h) with its default options and a stop flag: the run ends cleanly
  * (outputs flushed, summary.json status "interrupted", TVDS_ERR_INTERRUPTED) as soon as *stop
  * is nonzero; stop may be NULL. What the run did is in outdir/summary.json. */
-TVDS_API int tvds_run_simple(const tvds_model *m, const char *outdir,
-                             volatile sig_atomic_t *stop, tvds_ctx *ctx);
+TVDS_API int tvds_run_simple(const tvds_model *m, const char *outdir, volatile sig_atomic_t *stop,
+                             tvds_ctx *ctx);
 
 /* ---- CEA ---------------------------------------------------------------------------------- */
 
@@ -102,8 +101,7 @@ TVDS_API int tvds_cea_result_size(const tvds_cea_result *r, int *npos, int *nbra
  * "freq", "re", "zeta", "mac", "anti" (npos x nbranch, position-major). *len (may be NULL)
  * receives its length. NULL for an unknown name or an absent array ("anti" without mirror).
  * The array belongs to r. */
-TVDS_API const double *tvds_cea_result_array(const tvds_cea_result *r, const char *name,
-                                             int *len);
+TVDS_API const double *tvds_cea_result_array(const tvds_cea_result *r, const char *name, int *len);
 /* One field of every unstable window into out[nwin]: branch, s_start, s_end, f_min, f_max,
  * re_max, s_in, s_out, f_peak, s_peak, t_start, t_end, growth_pred, anti_peak (as in
  * tvds_cea_window). TVDS_ERR_INVALID for an unknown field. */

@@ -166,15 +166,15 @@ static int copy_cut(char *dst, size_t size, const char *src, size_t len)
     return k < len;
 }
 
-int tvds_label_split(const char *label, char *name, size_t name_size, char *unit,
-                     size_t unit_size)
+int tvds_label_split(const char *label, char *name, size_t name_size, char *unit, size_t unit_size)
 {
     if (!label) return TVDS_ERR_INVALID;
     size_t len = strlen(label), nlen = len, u0 = len, ulen = 0;
     /* "NAME [UNIT]": the last " [" of a label that ends with "]". */
     if (len >= 3 && label[len - 1] == ']') {
         const char *open = NULL;
-        for (const char *q = label; (q = strstr(q, " [")) != NULL; q++) open = q;
+        for (const char *q = label; (q = strstr(q, " [")) != NULL; q++)
+            open = q;
         if (open) {
             nlen = (size_t)(open - label);
             u0 = nlen + 2;
@@ -259,12 +259,11 @@ int tvds_cea_options_set(tvds_cea_options *o, const char *key, double value, tvd
         char *p = (char *)o + cea_keys[i].off;
         if (cea_keys[i].is_int) {
             if (!(value == trunc(value)) || fabs(value) > 1e9)
-                return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
-                                  "CEA option %s = %g: need an integer", key, value);
+                return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "CEA option %s = %g: need an integer", key,
+                                  value);
             *(int *)(void *)p = (int)value;
         } else {
-            if (isnan(value))
-                return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "CEA option %s: NaN", key);
+            if (isnan(value)) return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "CEA option %s: NaN", key);
             *(double *)(void *)p = value;
         }
         return TVDS_OK;
@@ -277,8 +276,8 @@ void tvds_cea_options_set_stop(tvds_cea_options *o, volatile sig_atomic_t *stop)
     if (o) o->stop = stop;
 }
 
-int tvds_cea_default_range(const tvds_model *m, int contact, const tvds_cea_options *o,
-                           double *s0, double *s1, tvds_ctx *ctx)
+int tvds_cea_default_range(const tvds_model *m, int contact, const tvds_cea_options *o, double *s0,
+                           double *s1, tvds_ctx *ctx)
 {
     if (!m || !s0 || !s1)
         return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "tvds_cea_default_range: NULL argument");
@@ -337,8 +336,7 @@ const double *tvds_cea_result_array(const tvds_cea_result *r, const char *name, 
     return a;
 }
 
-int tvds_cea_result_windows(const tvds_cea_result *r, const char *field, double *out,
-                            tvds_ctx *ctx)
+int tvds_cea_result_windows(const tvds_cea_result *r, const char *field, double *out, tvds_ctx *ctx)
 {
     static const struct {
         const char *name;
@@ -361,7 +359,8 @@ int tvds_cea_result_windows(const tvds_cea_result *r, const char *field, double 
     if (!r || !field || (!out && r->nwin > 0))
         return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "tvds_cea_result_windows: NULL argument");
     if (!strcmp(field, "branch")) {
-        for (int w = 0; w < r->nwin; w++) out[w] = r->win[w].branch;
+        for (int w = 0; w < r->nwin; w++)
+            out[w] = r->win[w].branch;
         return TVDS_OK;
     }
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {

@@ -87,8 +87,9 @@ int tvds_reduce_dir(const char *model_dir, const char *boundary, const char *rec
 int tvds_import_calculix_dir(const char *inp, const char *outdir, int check_mass, tvds_ctx *ctx)
 {
     if (!inp || !outdir)
-        return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "import: JOB.inp and the output directory are "
-                                                 "required");
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                          "import: JOB.inp and the output directory are "
+                          "required");
     size_t l = strlen(inp);
     if (l < 5 || strcmp(inp + l - 4, ".inp") != 0)
         return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "import: %s: expected a JOB.inp file", inp);
