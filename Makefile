@@ -346,16 +346,29 @@ $(SO_LIB): $(PIC_OBJ) libtvds.map
 	$(Q)ln -sf libtvds.so.$(TVDS_VER) $(BUILD)/lib/$(SO_NAME)
 	$(Q)ln -sf $(SO_NAME) $(BUILD)/lib/libtvds.so
 
+# The installed static library: the library's objects linked into one (ld -r), every hidden
+# symbol made local (the internal case_*, sim_*, ...: they cannot collide with a program's own
+# functions) and the OpenMP critical-section locks too, so that it defines tvds_ symbols only as
+# libtvds.so does. build/lib/libtvds.a keeps them global: the test suites call internal
+# functions.
+DIST_LIB := $(BUILD)/lib/dist/libtvds.a
+$(DIST_LIB): $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	@[ "$(V)" = 1 ] || echo "  AR  $@ (internal symbols local)"
+	$(Q)ld -r -d -o $(@D)/libtvds.o $(LIB_OBJ)
+	$(Q)objcopy --localize-hidden -w --localize-symbol='.gomp_critical_user_tvds_*' $(@D)/libtvds.o
+	$(Q)rm -f $@ && ar rcs $@ $(@D)/libtvds.o && rm -f $(@D)/libtvds.o
+
 # tvds.pc is written by make install for its PREFIX (a staged tree is read with
 # pkg-config --define-variable=prefix=STAGE, as tests/install.sh does).
 PC_SED = -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(patsubst $(PREFIX)%,$${prefix}%,$(LIBDIR))|' \
   -e 's|@INCLUDEDIR@|$(patsubst $(PREFIX)%,$${prefix}%,$(INCLUDEDIR))|' \
   -e 's|@VERSION@|$(TVDS_VER)|' -e 's|@SUITESPARSE_INC@|$(SUITESPARSE_INC)|'
 
-install: all
+install: all $(DIST_LIB)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PCDIR) $(DESTDIR)$(INCLUDEDIR)/tvds
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/tvds
-	install -m 644 $(LIB) $(DESTDIR)$(LIBDIR)/libtvds.a
+	install -m 644 $(DIST_LIB) $(DESTDIR)$(LIBDIR)/libtvds.a
 	install -m 755 $(SO_LIB) $(DESTDIR)$(LIBDIR)/libtvds.so.$(TVDS_VER)
 	ln -sf libtvds.so.$(TVDS_VER) $(DESTDIR)$(LIBDIR)/$(SO_NAME)
 	ln -sf $(SO_NAME) $(DESTDIR)$(LIBDIR)/libtvds.so

@@ -1,6 +1,7 @@
 #!/bin/sh
 # install.sh — the shared library exports only tvds_ symbols; `make install` into a staging
-# directory gives a tree that an external C program builds against with pkg-config alone,
+# directory gives a tree that an external C program builds against with pkg-config alone
+# (its static library, like the shared one, defining tvds_ symbols only),
 # linked with the shared library and (pkg-config --static, the shared library removed) with the
 # static one; `make uninstall` removes every installed file (docs/library.md).
 #
@@ -50,7 +51,10 @@ LD_LIBRARY_PATH="$root$prefix/lib" "$stage/prog_shared" "$case_file" > "$stage/o
     fail "prog_shared: $(cat "$stage/out_shared")"
 cat "$stage/out_shared"
 
-# 4. Static: a tree with the archive only, pkg-config --static for the private dependencies.
+# 4. Static: the installed archive defines tvds_ symbols only (internal ones made local), and a
+# tree with the archive only, pkg-config --static for the private dependencies.
+bad=$(nm -g --defined-only "$root$prefix/lib/libtvds.a" | awk 'NF >= 3 {print $3}' | grep -v '^tvds_' || true)
+[ -z "$bad" ] || fail "the installed libtvds.a defines symbols without the tvds_ prefix: $(echo $bad | head -c 400)"
 rm -f "$root$prefix"/lib/libtvds.so*
 ${CC:-cc} -o "$stage/prog_static" tests/install/prog.c $(pc --static --cflags --libs tvds) ||
     fail "external program: build against the static library"
