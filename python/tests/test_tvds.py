@@ -229,3 +229,16 @@ def test_library_lookup(tmp_path):
     p = subprocess.run([sys.executable, "-c", LOAD_SCRIPT], env=env, capture_output=True,
                        text=True)
     assert p.returncode != 0 and "TVDS_LIBRARY" in p.stderr and "nope.so" in p.stderr
+
+
+def test_example_script(repo, tmp_path):
+    """python/examples/shoe_and_cea.py on a coarse CEA: both figures written as PNG files."""
+    pytest.importorskip("matplotlib")
+    script = os.path.join(repo, "python", "examples", "shoe_and_cea.py")
+    p = subprocess.run([sys.executable, script, "-o", str(tmp_path), "--positions", "3",
+                        "--modes", "4", "--max-pos", "3"], capture_output=True, text=True)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "shoe: ok, 13001 steps" in p.stdout
+    for name in ("shoe.png", "cea.png"):
+        data = (tmp_path / name).read_bytes()
+        assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10000
