@@ -252,6 +252,40 @@ START_TEST(test_cea_options_and_result)
 }
 END_TEST
 
+/* NULL objects: a defined answer, never a crash (bindings may pass a freed handle as NULL). */
+START_TEST(test_null_objects)
+{
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    double v = 0, a = 0, b = 0;
+    ck_assert_int_eq(tvds_model_option(NULL, "t_end", &v, &ctx), TVDS_ERR_INVALID);
+    ck_assert(isnan(tvds_model_dt(NULL)) && isnan(tvds_model_out_dt(NULL)));
+    ck_assert_int_eq(tvds_model_method(NULL), -1);
+    ck_assert_int_eq(tvds_model_nsub(NULL) + tvds_model_ncontact(NULL) + tvds_model_nprobe(NULL),
+                     0);
+    ck_assert_ptr_null(tvds_model_sub_name(NULL, 0));
+    ck_assert_ptr_null(tvds_model_contact_name(NULL, 0));
+    ck_assert_ptr_null(tvds_model_probe_name(NULL, 0));
+    ck_assert_int_eq(tvds_model_find_contact(NULL, "C"), -1);
+    ck_assert_int_eq(tvds_channel_count(NULL, 0), -1);
+    ck_assert_int_eq(tvds_channel_info(NULL, 0, 0, NULL, 0, NULL, 0), TVDS_ERR_INVALID);
+    ck_assert_int_eq(tvds_run_simple(NULL, "out/none", NULL, &ctx), TVDS_ERR_INVALID);
+    ck_assert_int_eq(tvds_cea_options_set(NULL, "nmodes", 1, &ctx), TVDS_ERR_INVALID);
+    tvds_cea_options_set_stop(NULL, NULL);
+    ck_assert_int_eq(tvds_cea_default_range(NULL, 0, NULL, &a, &b, &ctx), TVDS_ERR_INVALID);
+    ck_assert_int_eq(tvds_cea_result_size(NULL, NULL, NULL, NULL), TVDS_ERR_INVALID);
+    ck_assert_ptr_null(tvds_cea_result_array(NULL, "s", NULL));
+    ck_assert_int_eq(tvds_cea_result_windows(NULL, "s_in", &v, &ctx), TVDS_ERR_INVALID);
+    ck_assert_int_eq(tvds_reduce_dir(NULL, "top", NULL, NULL, 4, 0, 1, "x", &ctx),
+                     TVDS_ERR_INVALID);
+    ck_assert_int_eq(tvds_import_calculix_dir(NULL, "x", 1, &ctx), TVDS_ERR_INVALID);
+    /* A non-.inp job is refused before any file is opened. */
+    tvds_ctx_init(&ctx);
+    ck_assert_int_eq(tvds_import_calculix_dir("job.txt", "x", 1, &ctx), TVDS_ERR_INVALID);
+    ck_assert_str_eq(ctx.msg, "import: job.txt: expected a JOB.inp file");
+}
+END_TEST
+
 Suite *access_suite(void)
 {
     Suite *s = suite_create("access");
@@ -262,6 +296,7 @@ Suite *access_suite(void)
     tcase_add_test(tc, test_model_options);
     tcase_add_test(tc, test_channel_info);
     tcase_add_test(tc, test_cea_options_and_result);
+    tcase_add_test(tc, test_null_objects);
     suite_add_tcase(s, tc);
     return s;
 }
