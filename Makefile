@@ -174,6 +174,7 @@ $(TEST_BIN): $(TEST_OBJ) $(LIB)
 test: deps
 	@$(MAKE) --no-print-directory all $(TEST_BIN)
 	@$(MAKE) --no-print-directory layers
+	@$(MAKE) --no-print-directory test-install test-python
 	$(TEST_ENV) $(TEST_BIN)
 	$(TEST_ENV) $(BIN) validate
 	@$(MAKE) --no-print-directory test-tour
@@ -303,3 +304,113 @@ valgrind-fast: deps
 	  $(TEST_ENV) CK_RUN_SUITE=$$s CK_EXCLUDE_TAGS=long CK_FORK=no CK_TIMEOUT_MULTIPLIER=50 \
 	    valgrind $(VALGRIND_OPTS) $(TEST_BIN); \
 	done
+
+# ---- Shared library, install, Python (docs/library.md) ------------------------------------------
+# `make all` also builds $(BUILD)/lib/libtvds.so.MAJOR.MINOR.PATCH from position-independent
+# objects of their own ($(BUILD)/pic/: the static library and the CLI keep the faster non-PIC
+# code), soname libtvds.so.MAJOR, exporting the TVDS_API functions only (-fvisibility=hidden).
+# The version comes from include/tvds/tvds.h. Sanitizer builds (SAN=...) leave it out.
+TVDS_MAJOR := $(shell sed -n 's/^\#define TVDS_VERSION_MAJOR *\([0-9]*\).*/\1/p' include/tvds/tvds.h)
+TVDS_MINOR := $(shell sed -n 's/^\#define TVDS_VERSION_MINOR *\([0-9]*\).*/\1/p' include/tvds/tvds.h)
+TVDS_PATCH := $(shell sed -n 's/^\#define TVDS_VERSION_PATCH *\([0-9]*\).*/\1/p' include/tvds/tvds.h)
+TVDS_VER   := $(TVDS_MAJOR).$(TVDS_MINOR).$(TVDS_PATCH)
+SO_NAME    := libtvds.so.$(TVDS_MAJOR)
+SO_LIB     := $(BUILD)/lib/libtvds.so.$(TVDS_VER)
+PIC_OBJ    := $(LIB_SRC:%.c=$(BUILD)/pic/%.o)
+ifeq ($(SAN),)
+SHARED_TARGETS := $(SO_LIB)
+endif
+
+# Install layout: make install PREFIX=/usr/local DESTDIR=   (DESTDIR: staging root)
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+PCDIR      ?= $(LIBDIR)/pkgconfig
+# The public headers include <cholmod.h>: its directory goes into tvds.pc's Cflags.
+SUITESPARSE_INC := /usr/include/suitesparse
+# Python (the tvds package in python/): Debian's interpreter, where make deps installs numpy
+# (a python3 found first on PATH, e.g. pyenv's, may lack it).
+PYTHON     ?= /usr/bin/python3
+DEB_PKGS   += python3-numpy python3-pytest python3-matplotlib python3-setuptools python3-wheel \
+              python3-pip
+
+.PHONY: shared install uninstall test-install test-python install-python uninstall-python
+
+all: $(SHARED_TARGETS)
+shared: $(SHARED_TARGETS)
+
+$(BUILD)/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	@[ "$(V)" = 1 ] || echo "  CC  $< (PIC)"
+	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -c $< -o $@
+
+$(SO_LIB): $(PIC_OBJ) libtvds.map
+	@mkdir -p $(dir $@)
+	@[ "$(V)" = 1 ] || echo "  LD  $@"
+	$(Q)$(CC) -shared -Wl,-soname,$(SO_NAME) -Wl,--no-undefined -Wl,--version-script=libtvds.map -o $@ $(PIC_OBJ) $(ALL_LDFLAGS) $(LIBS)
+	$(Q)ln -sf libtvds.so.$(TVDS_VER) $(BUILD)/lib/$(SO_NAME)
+	$(Q)ln -sf $(SO_NAME) $(BUILD)/lib/libtvds.so
+
+# The installed static library: the library's objects linked into one (ld -r), every hidden
+# symbol made local (the internal case_*, sim_*, ...: they cannot collide with a program's own
+# functions) and the OpenMP critical-section locks too, so that it defines tvds_ symbols only as
+# libtvds.so does. build/lib/libtvds.a keeps them global: the test suites call internal
+# functions.
+DIST_LIB := $(BUILD)/lib/dist/libtvds.a
+$(DIST_LIB): $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	@[ "$(V)" = 1 ] || echo "  AR  $@ (internal symbols local)"
+	$(Q)ld -r -d -o $(@D)/libtvds.o $(LIB_OBJ)
+	$(Q)objcopy --localize-hidden -w --localize-symbol='.gomp_critical_user_tvds_*' $(@D)/libtvds.o
+	$(Q)rm -f $@ && ar rcs $@ $(@D)/libtvds.o && rm -f $(@D)/libtvds.o
+
+# tvds.pc is written by make install for its PREFIX (a staged tree is read with
+# pkg-config --define-variable=prefix=STAGE, as tests/install.sh does).
+PC_SED = -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(patsubst $(PREFIX)%,$${prefix}%,$(LIBDIR))|' \
+  -e 's|@INCLUDEDIR@|$(patsubst $(PREFIX)%,$${prefix}%,$(INCLUDEDIR))|' \
+  -e 's|@VERSION@|$(TVDS_VER)|' -e 's|@SUITESPARSE_INC@|$(SUITESPARSE_INC)|'
+
+install: all $(DIST_LIB)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PCDIR) $(DESTDIR)$(INCLUDEDIR)/tvds
+	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/tvds
+	install -m 644 $(DIST_LIB) $(DESTDIR)$(LIBDIR)/libtvds.a
+	install -m 755 $(SO_LIB) $(DESTDIR)$(LIBDIR)/libtvds.so.$(TVDS_VER)
+	ln -sf libtvds.so.$(TVDS_VER) $(DESTDIR)$(LIBDIR)/$(SO_NAME)
+	ln -sf $(SO_NAME) $(DESTDIR)$(LIBDIR)/libtvds.so
+	install -m 644 include/tvds/*.h $(DESTDIR)$(INCLUDEDIR)/tvds/
+	sed $(PC_SED) tvds.pc.in > $(DESTDIR)$(PCDIR)/tvds.pc
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" -eq 0 ]; then ldconfig; fi
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/tvds $(DESTDIR)$(LIBDIR)/libtvds.a \
+	  $(DESTDIR)$(LIBDIR)/libtvds.so.$(TVDS_VER) $(DESTDIR)$(LIBDIR)/$(SO_NAME) \
+	  $(DESTDIR)$(LIBDIR)/libtvds.so $(DESTDIR)$(PCDIR)/tvds.pc
+	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/tvds/,$(notdir $(wildcard include/tvds/*.h)))
+	-rmdir $(DESTDIR)$(INCLUDEDIR)/tvds 2>/dev/null
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" -eq 0 ]; then ldconfig; fi
+
+# Exported symbols, then an external program built with pkg-config alone against a staged
+# install, linked with the shared and with the static library (tests/install.sh).
+test-install: all
+	$(TEST_ENV) sh tests/install.sh $(BUILD) $(SO_LIB)
+
+# The Python package's tests, over the shared library of this build tree.
+test-python: all
+	$(TEST_ENV) TVDS_LIBRARY=$(CURDIR)/$(SO_LIB) TVDS_BIN=$(CURDIR)/$(BIN) sh tests/python.sh $(PYTHON)
+
+# Install the Python package (python/) for Debian's interpreter, offline: pip with Debian's
+# setuptools, no build isolation, no index. The package finds the library through
+# TVDS_LIBRARY, this build tree, or the installed soname (make install).
+# Debian's interpreter is externally managed (PEP 668): outside a virtual environment pip
+# needs --break-system-packages, and installs into /usr/local/lib/python3*/dist-packages,
+# apart from Debian's own packages (nothing else is installed: --no-deps).
+PIP_FLAGS  ?= $(if $(VIRTUAL_ENV),,--break-system-packages)
+install-python:
+	$(PYTHON) -m pip install --no-build-isolation --no-index --no-deps $(PIP_FLAGS) ./python
+	rm -rf python/build python/tvds.egg-info
+
+uninstall-python:
+	$(PYTHON) -m pip uninstall -y $(PIP_FLAGS) tvds
+
+-include $(PIC_OBJ:.o=.d)

@@ -16,7 +16,19 @@ extern "C" {
 #define TVDS_PRINTF(a, b)
 #endif
 
-#define TVDS_VERSION "0.1.0"
+/* Version of this header (docs/library.md, "Versions and ABI"). The shared library's soname is
+ * libtvds.so.TVDS_VERSION_MAJOR: MAJOR changes when the ABI breaks (a removed or changed
+ * function, a changed public struct or enum value), MINOR when functions are added, PATCH for
+ * fixes. TVDS_VERSION_NUMBER orders versions: MAJOR * 10000 + MINOR * 100 + PATCH. */
+#define TVDS_VERSION_MAJOR 0
+#define TVDS_VERSION_MINOR 2
+#define TVDS_VERSION_PATCH 0
+#define TVDS_VERSION_NUMBER                                                                        \
+    (TVDS_VERSION_MAJOR * 10000 + TVDS_VERSION_MINOR * 100 + TVDS_VERSION_PATCH)
+#define TVDS_STR_(x) #x
+#define TVDS_STR(x)  TVDS_STR_(x)
+#define TVDS_VERSION                                                                               \
+    TVDS_STR(TVDS_VERSION_MAJOR) "." TVDS_STR(TVDS_VERSION_MINOR) "." TVDS_STR(TVDS_VERSION_PATCH)
 
 /* One table gives every status code, its value and its message.
  * TVDS_OK = 0, errors negative, warnings positive. */
@@ -46,6 +58,11 @@ enum tvds_status {
 #undef TVDS_STATUS_ENUM
 };
 
+/* Version of the library linked at run time, "MAJOR.MINOR.PATCH" (TVDS_VERSION of the build
+ * that made it); compare it with the TVDS_VERSION a program was compiled against. Never NULL.
+ * *major, *minor, *patch receive the numbers when not NULL. */
+TVDS_API const char *tvds_version(int *major, int *minor, int *patch);
+
 /* Message of a status code; never NULL. */
 TVDS_API const char *tvds_strerror(int status);
 /* Symbolic name of a status code ("TVDS_ERR_PARSE"); never NULL. */
@@ -64,6 +81,15 @@ typedef struct tvds_ctx {
     const char *src_file; /* library source file that recorded the error */
     int src_line;
 } tvds_ctx;
+
+/* A context on the heap, for callers that do not mirror struct tvds_ctx (language bindings):
+ * NULL on allocation failure; free with tvds_ctx_free (accepts NULL, clears *ctx). */
+TVDS_API tvds_ctx *tvds_ctx_create(void);
+TVDS_API void tvds_ctx_free(tvds_ctx **ctx);
+/* First status recorded (TVDS_OK if none) and its message ("" if none); never NULL. The
+ * message stays valid until the context is reset or freed. */
+TVDS_API int tvds_ctx_status(const tvds_ctx *ctx);
+TVDS_API const char *tvds_ctx_message(const tvds_ctx *ctx);
 
 /* Reset a context to TVDS_OK with an empty message. */
 TVDS_API void tvds_ctx_init(tvds_ctx *ctx);

@@ -69,7 +69,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!strcmp(argv[1], "--version")) {
-        printf("tvds %s\n", TVDS_VERSION);
+        printf("tvds %s\n", tvds_version(NULL, NULL, NULL));
         return 0;
     }
     for (int i = 0; i < NCOMMANDS; i++)
