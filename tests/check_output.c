@@ -162,9 +162,16 @@ START_TEST(test_csv_abrupt_stop)
     long len;
     char *text = tvds_test_slurp(path, &len);
     ck_assert_ptr_nonnull(text);
+    /* SIGKILL can stop the write of a block between two pages (Linux checks for a fatal signal
+     * before copying each page): whole rows up to the last newline, then at most a part of a
+     * block, which readers drop (docs/reliability.md). */
+    char *last = strrchr(text, '\n');
+    ck_assert_ptr_nonnull(last);
+    ck_assert_msg(text + len - (last + 1) < 65536, "%ld bytes after the last newline",
+                  (long)(text + len - (last + 1)));
+    last[1] = '\0';
     long rows = parse_csv_rows(text, 4, NULL, 0);
     ck_assert_msg(rows >= 100000 - 4096, "rows %ld: file not valid or too short", rows);
-    ck_assert(text[len - 1] == '\n');
     free(text);
     /* the summary is complete JSON of the last periodic write */
     text = tvds_test_slurp(spath, NULL);

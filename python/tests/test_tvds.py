@@ -103,6 +103,14 @@ def test_read_csv_names_and_units(tmp_path):
     assert tvds.split_label("a [x] b") == ("a [x] b", "")
 
 
+def test_read_csv_drops_a_cut_last_line(tmp_path):
+    # A run killed while writing a block can leave a part of a row (docs/reliability.md).
+    p = tmp_path / "h.csv"
+    p.write_text("t [s],u [m]\n0,1\n1e-3,2\n2e-3,3.2")
+    t = tvds.read_csv(p)
+    np.testing.assert_array_equal(t["u"], [1, 2])
+
+
 INTERRUPT_SCRIPT = r"""
 import sys, tvds
 c = tvds.Case(sys.argv[1], set={"run.t_end": 300, "run.dt": 1e-5})

@@ -70,9 +70,14 @@ def read_csv(path):
     table, as a Table: the header's "NAME [UNIT]" labels split into names and units."""
     import csv
     with open(path, newline="") as f:
-        header = next(csv.reader(f))
-        labels = [h.strip() for h in header]
-        rows = [r for r in csv.reader(f) if r]
+        text = f.read()
+    # A last line without its newline is a row cut by a kill (docs/reliability.md): dropped.
+    lines = text.split("\n")
+    lines = lines[:-1] if lines else lines
+    reader = csv.reader(lines)
+    header = next(reader)
+    labels = [h.strip() for h in header]
+    rows = [r for r in reader if r]
     names, units = zip(*[split_label(h) for h in labels]) if labels else ((), ())
     data = np.array([[float(x) for x in r] for r in rows], dtype=float) if rows else \
         np.zeros((0, len(labels)))

@@ -2,6 +2,7 @@
 #include "tvds/tvds_spectrum.h"
 
 #include <errno.h>
+#include <sys/types.h>
 #include <fftw3.h>
 #include <math.h>
 #include <stdio.h>
@@ -235,8 +236,12 @@ int tvds_history_read_channel(const char *path, const char *channel, double **t,
             goto done;
         }
     }
-    while (getline(&line, &cap, f) >= 0) {
+    ssize_t got;
+    while ((got = getline(&line, &cap, f)) >= 0) {
         lineno++;
+        /* A last line without its newline is a row cut by a kill (a write stopped by SIGKILL
+         * between two pages, docs/reliability.md): its last number may be cut too. */
+        if (line[got - 1] != '\n' && feof(f)) break;
         char *p = trim(line);
         if (!*p || *p == '#') continue;
         double tv = NAN, xv = NAN;
