@@ -243,13 +243,8 @@ static int to_double(const char *s, double *v)
 static int read_dofs(const char *path, int *n, tvds_dof **dofs, long **lines, node_index *x,
                      tvds_ctx *ctx)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    int frc = tvds_input_file_check(path, "DoF table", f, ctx);
-    if (frc) {
-        fclose(f);
-        return frc;
-    }
+    FILE *f = tvds_input_open(path, "DoF table", ctx);
+    if (!f) return tvds_input_open_error(path, ctx);
     char *line = NULL, *tb[6];
     size_t cap = 0;
     int rc = TVDS_OK, cnt = 0, alloc = 0;
@@ -443,13 +438,8 @@ static int read_sets(const char *path, node_index *x, int *nsets, tvds_nodeset *
     *sets = NULL;
     *nfsets = 0;
     *fsets = NULL;
-    FILE *f = fopen(path, "r");
-    if (!f) return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    int frc = tvds_input_file_check(path, "node-set file", f, ctx);
-    if (frc) {
-        fclose(f);
-        return frc;
-    }
+    FILE *f = tvds_input_open(path, "node-set file", ctx);
+    if (!f) return tvds_input_open_error(path, ctx);
     char *line = NULL;
     size_t cap = 0;
     long lineno = 0, *set_line = NULL;
@@ -654,7 +644,9 @@ static const char *label(const tvds_dof *dofs, int g, char *buf, size_t n)
  * found, 0 when the file is not a readable coordinate file (the full reader reports why). */
 static int peek_size(const char *path, long *nrow, long *ncol, long *nnz, int *sym, long *line)
 {
-    FILE *f = fopen(path, "r");
+    tvds_ctx lctx; /* a file refused here is refused with its message by the full reader */
+    tvds_ctx_init(&lctx);
+    FILE *f = tvds_input_open(path, "Matrix Market file", &lctx);
     if (!f) return 0;
     char buf[512];
     int found = 0;

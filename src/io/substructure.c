@@ -75,13 +75,8 @@ static int txt_open(txt *t, const char *path, tvds_ctx *ctx)
 {
     memset(t, 0, sizeof *t);
     snprintf(t->path, sizeof t->path, "%s", path);
-    FILE *f = fopen(path, "rb");
-    if (!f) return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    int lrc = tvds_input_file_check(path, "substructure file", f, ctx);
-    if (lrc) {
-        fclose(f);
-        return lrc;
-    }
+    FILE *f = tvds_input_open(path, "substructure file", ctx);
+    if (!f) return tvds_input_open_error(path, ctx);
     size_t cap = 4096, len = 0;
     char *buf = tvds_malloc(cap);
     while (buf) {
