@@ -99,7 +99,7 @@ static int face_nodes(int t, const long *conn, int f, long *out)
  * oriented node lists at once. */
 typedef struct ccx_surf {
     char *name;
-    int file;  /* where its *SURFACE keyword is: index into ccx_deck.fname, line */
+    int file; /* where its *SURFACE keyword is: index into ccx_deck.fname, line */
     long line;
     int nface, cap;
     int *nn;      /* nface */
@@ -122,7 +122,7 @@ typedef struct ccx_deck {
     /* Solid elements: id -> slot; per slot its type and ELEM_MAX_NODES node ids. */
     tvds_lmap elem_slot;
     int *etype;
-    long *conn; /* nelem x 20 */
+    long *conn;  /* nelem x 20 */
     long *eline; /* nelem: where each element is defined: line, file */
     int *efile;
     int nelem, ecap;
@@ -435,9 +435,8 @@ static int keyword(char *kw, const char *path, long line, int depth, ccx_deck *d
             /* A second definition would add its faces to the first one's without a word. */
             if (q >= 0)
                 return TVDS_ERROR(ctx, TVDS_ERR_PARSE,
-                                  "%s:%ld: *SURFACE %s defined twice (first at %s:%ld)", path,
-                                  line, d->surfs[q].name, d->fname[d->surfs[q].file],
-                                  d->surfs[q].line);
+                                  "%s:%ld: *SURFACE %s defined twice (first at %s:%ld)", path, line,
+                                  d->surfs[q].name, d->fname[d->surfs[q].file], d->surfs[q].line);
             int rc = get_or_add_surf(d, val, path, line, &st->set, ctx);
             if (!rc) {
                 d->surfs[st->set].file = d->cur;
@@ -722,8 +721,8 @@ static int data_line(char *text, const char *path, long line, ccx_deck *d, ccx_s
          * ids by mistake than a deliberate move, and the last one winning hides it. */
         if (old >= 0)
             return TVDS_ERROR(ctx, TVDS_ERR_PARSE,
-                              "%s:%ld: *NODE: node %ld defined twice (first at %s:%ld)", path,
-                              line, id, d->fname[d->nfile[old]], d->nline[old]);
+                              "%s:%ld: *NODE: node %ld defined twice (first at %s:%ld)", path, line,
+                              id, d->fname[d->nfile[old]], d->nline[old]);
         if (d->nnode == d->cap) {
             int nc = d->cap ? 2 * d->cap : 1024;
             double(*nx)[3] = tvds_realloc(d->xyz, (size_t)nc * sizeof *nx);
@@ -777,9 +776,10 @@ static int read_deck(const char *path, int depth, ccx_deck *d, ccx_state *st, tv
         f = tvds_input_open(path, "included file", &lctx);
         if (!f) {
             size_t lp = strlen(path);
-            const char *why = errno                             ? strerror(errno)
-                              : !strncmp(lctx.msg, path, lp) && lctx.msg[lp] == ':' ? lctx.msg + lp + 2
-                                                                : lctx.msg;
+            const char *why = errno ? strerror(errno)
+                              : !strncmp(lctx.msg, path, lp) && lctx.msg[lp] == ':'
+                                  ? lctx.msg + lp + 2
+                                  : lctx.msg;
             snprintf(d->open_why, sizeof d->open_why, "%s", why);
             return TVDS_ERR_IO;
         }
@@ -981,8 +981,8 @@ static int read_triangle(const char *path, int n, const tvds_dof *dofs, cholmod_
         lineno++;
         if (line[got - 1] != '\n') {
             rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE,
-                            "%s:%ld: the file ends in the middle of a line (truncated file?)",
-                            path, lineno);
+                            "%s:%ld: the file ends in the middle of a line (truncated file?)", path,
+                            lineno);
             break;
         }
         char *s = trim(line), *e1, *e2, *e3;

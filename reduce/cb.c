@@ -342,8 +342,7 @@ int tvds_eigs_lowest(const cholmod_sparse *M, const cholmod_sparse *K, int nev, 
     rc = factor_shifted(Ks, Ms, sigma, &L, cc, ctx);
     if (rc) goto done;
     rc = arpack_lowest(Ms, L, n, nev, sigma, tol > 0 ? tol : 1e-12, lambda, phi, NULL, NULL, NULL,
-                       cc,
-                       ctx);
+                       cc, ctx);
     if (rc) goto done;
     for (int k = 0; k < nev; k++)
         freq_hz[k] = sqrt(fabs(lambda[k])) / RED_TWO_PI;

@@ -435,7 +435,8 @@ START_TEST(test_reduce_sigkill)
         } else if (out_same_as("refA")) {
             as_a++;
         } else {
-            ck_assert_msg(out_same_as("rb/out"), "kill %d: a directory of two versions was read", i);
+            ck_assert_msg(out_same_as("rb/out"), "kill %d: a directory of two versions was read",
+                          i);
             as_b++;
         }
     }

@@ -734,14 +734,15 @@ START_TEST(test_sigint_interrupted)
 }
 END_TEST
 
-/* ---- Special files refused by name, never opened for a blocking read -------------------------- */
+/* ---- Special files refused by name, never opened for a blocking read --------------------------
+ */
 
 /* Each reader given a FIFO (no writer: an open for reading without O_NONBLOCK blocks for ever)
  * refuses it at once with its path. Before: every one of them hung in fopen (alarm fired). */
-static const char *const fifo_readers[] = {"case file", "Matrix Market", "substructure dofs.txt",
-                                           "full-model dofs.txt", "full-model sets.txt",
-                                           "full-model M.mtx", "CalculiX *INCLUDE",
-                                           "CalculiX .sti", "table file", "history file"};
+static const char *const fifo_readers[] = {
+    "case file",           "Matrix Market",    "substructure dofs.txt", "full-model dofs.txt",
+    "full-model sets.txt", "full-model M.mtx", "CalculiX *INCLUDE",     "CalculiX .sti",
+    "table file",          "history file"};
 
 static void fifo_at(const char *dir, const char *file)
 {
@@ -799,8 +800,7 @@ START_TEST(test_fifo_refused_at_once)
         rc = tvds_fe_model_read(&paths, &m, &cc, &ctx);
         ck_assert_ptr_null(m);
     } else if (!strncmp(what, "CalculiX", 8)) {
-        tvds_test_write_file(tmpdir, "job.inp",
-                             "*NODE\n1, 0\n2, 1\n*INCLUDE, INPUT=more.inc\n");
+        tvds_test_write_file(tmpdir, "job.inp", "*NODE\n1, 0\n2, 1\n*INCLUDE, INPUT=more.inc\n");
         tvds_test_write_file(tmpdir, "more.inc", "3, 2\n");
         tvds_test_write_file(tmpdir, "job.dof", "2.1\n3.1\n");
         tvds_test_write_file(tmpdir, "job.sti", "1 1 1\n2 2 1\n");

@@ -168,8 +168,7 @@ END_TEST
 
 /* Write sub as dir's new version through a stage and a manifest (as `tvds reduce` does);
  * fail_after >= 0 stops the commit after that many renames, as a kill would. */
-static int commit_sub(const tvds_substructure *sub, const char *dir, long fail_after,
-                      tvds_ctx *ctx)
+static int commit_sub(const tvds_substructure *sub, const char *dir, long fail_after, tvds_ctx *ctx)
 {
     char stage[4200];
     const char *const *owned;

@@ -92,16 +92,14 @@ TVDS_API void tvds_outdir_close(tvds_outdir **d);
  *     killed writer left there) and names it in stage (size bytes);
  *   the caller writes every file of the new version into stage;
  *   tvds_commit_end(dir, owned) syncs them, writes dir/manifest.txt (each file's size and
- *     FNV-1a 64 checksum) to a temporary name and renames it into place (the commit point),
- *     renames the staged files into dir, and removes the files of owned[] (names the writer
- *     may produce) that this version does not have;
- *   tvds_commit_abort(dir) drops the stage (nothing of dir changed).
- * A process killed before the commit point leaves the old files and their manifest; one killed
- * after it leaves files that tvds_manifest_check refuses. The caller owns dir (tvds_outdir).
- * Returns TVDS_OK, TVDS_ERR_IO, TVDS_ERR_WRITE, TVDS_ERR_NOMEM. */
+ *     FNV-1a 64 checksum of 8-byte words) to a temporary name and renames it into place (the
+ *     commit point), renames the staged files into dir, and removes the files of owned[] (names the
+ * writer may produce) that this version does not have; tvds_commit_abort(dir) drops the stage
+ * (nothing of dir changed). A process killed before the commit point leaves the old files and their
+ * manifest; one killed after it leaves files that tvds_manifest_check refuses. The caller owns dir
+ * (tvds_outdir). Returns TVDS_OK, TVDS_ERR_IO, TVDS_ERR_WRITE, TVDS_ERR_NOMEM. */
 TVDS_API int tvds_commit_begin(const char *dir, char *stage, size_t size, tvds_ctx *ctx);
-TVDS_API int tvds_commit_end(const char *dir, const char *const *owned, int nowned,
-                             tvds_ctx *ctx);
+TVDS_API int tvds_commit_end(const char *dir, const char *const *owned, int nowned, tvds_ctx *ctx);
 TVDS_API void tvds_commit_abort(const char *dir);
 /* When dir has a manifest.txt: every file it lists must have its size and checksum, and no file
  * of owned[] may be there unlisted; TVDS_ERR_INVALID naming the first file that differs

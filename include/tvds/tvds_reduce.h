@@ -140,12 +140,12 @@ typedef struct tvds_reduce_opts {
     double f_cut_hz; /* > 0: keep only modes below this frequency [Hz] (default 0: off) */
     double tol;      /* ARPACK relative tolerance (default 1e-12) */
     double sigma; /* shift of K_ii - sigma M_ii in the eigensolver, <= 0 (default 0) [rad^2/s^2] */
-    const char *m_name, *k_name; /* names of M and K in messages, e.g. their files (default
-                                    NULL: "M", "K") */
-    volatile sig_atomic_t *stop; /* NULL, or a flag: nonzero stops the reduction at its next
-                                    check (each ARPACK iteration, each block of 64 constraint
-                                    modes or projected columns, between stages; not inside one
-                                    CHOLMOD factorization) with TVDS_ERR_INTERRUPTED */
+    const char *m_name, *k_name;      /* names of M and K in messages, e.g. their files (default
+                                         NULL: "M", "K") */
+    volatile sig_atomic_t *stop;      /* NULL, or a flag: nonzero stops the reduction at its next
+                                         check (each ARPACK iteration, each block of 64 constraint
+                                         modes or projected columns, between stages; not inside one
+                                         CHOLMOD factorization) with TVDS_ERR_INTERRUPTED */
     tvds_reduce_progress_fn progress; /* NULL, or called at each stage's start and end and as
                                          long stages advance (the library never prints) */
     void *progress_user;

@@ -146,8 +146,8 @@ static int stopped_at(const char *where, red_progress *p)
     int sig = (int)*tvds_cli_stop_flag();
     if (!sig) return 0;
     red_clear(p);
-    fprintf(stderr, "tvds: reduce: interrupted %s (%s); the output directory is unchanged\n",
-            where, tvds_cli_signal_name(sig));
+    fprintf(stderr, "tvds: reduce: interrupted %s (%s); the output directory is unchanged\n", where,
+            tvds_cli_signal_name(sig));
     return 3;
 }
 

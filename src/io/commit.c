@@ -26,8 +26,9 @@ void tvds_commit_fail_after(long nrenames)
     commit_fail_after = nrenames;
 }
 
-/* FNV-1a, 64 bits, of a file's bytes, and its size. Not cryptographic: it tells the files of
- * one write from those of another, not a forgery. */
+/* FNV-1a, 64 bits, over the file's 8-byte little-endian words (the last one zero-padded), and
+ * its size: one multiply per 8 bytes, about 8 times the speed of the byte-wise hash. Not
+ * cryptographic: it tells the files of one write from those of another, not a forgery. */
 static int file_sum(const char *path, uint64_t *sum, long long *size)
 {
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -40,9 +41,10 @@ static int file_sum(const char *path, uint64_t *sum, long long *size)
     }
     uint64_t h = 14695981039346656037ULL;
     long long n = 0;
-    unsigned char buf[65536];
+    unsigned char buf[65536 + 8];
+    size_t have = 0; /* bytes carried over, fewer than 8 */
     for (;;) {
-        ssize_t k = read(fd, buf, sizeof buf);
+        ssize_t k = read(fd, buf + have, sizeof buf - 8 - have);
         if (k < 0 && errno == EINTR) continue;
         if (k < 0) {
             int e = errno;
@@ -50,12 +52,23 @@ static int file_sum(const char *path, uint64_t *sum, long long *size)
             errno = e;
             return -1;
         }
-        if (k == 0) break;
-        for (ssize_t i = 0; i < k; i++) {
-            h ^= buf[i];
+        n += k;
+        have += (size_t)k;
+        size_t whole = k == 0 ? have : have - have % 8;
+        if (k == 0 && whole % 8) { /* the end: pad the last word with zeros */
+            memset(buf + whole, 0, 8 - whole % 8);
+            whole += 8 - whole % 8;
+        }
+        for (size_t i = 0; i < whole; i += 8) {
+            uint64_t w = 0;
+            for (int b = 7; b >= 0; b--)
+                w = (w << 8) | buf[i + (size_t)b];
+            h ^= w;
             h *= 1099511628211ULL;
         }
-        n += k;
+        if (k == 0) break;
+        memmove(buf, buf + whole, have - whole);
+        have -= whole;
     }
     close(fd);
     *sum = h;
@@ -146,8 +159,9 @@ int tvds_commit_end(const char *dir, const char *const *owned, int nowned, tvds_
     }
     if (!rc)
         fprintf(mf, "# tvds manifest: the files of this directory, written together (size in "
-                    "bytes, FNV-1a 64);\n# tvds refuses the directory when one differs (remove "
-                    "this file to accept files edited by hand)\ntvds-manifest 1\n");
+                    "bytes, FNV-1a 64 of 8-byte words);\n# tvds refuses the directory when one "
+                    "differs (remove this file to accept files edited by hand)\n"
+                    "tvds-manifest 1\n");
     for (int i = 0; i < nn && !rc; i++) {
         uint64_t h;
         long long sz;
@@ -184,8 +198,7 @@ int tvds_commit_end(const char *dir, const char *const *owned, int nowned, tvds_
         snprintf(p, sizeof p, "%s/%s", stage, names[i]);
         snprintf(q, sizeof q, "%s/%s", dir, names[i]);
         if (rename(p, q) != 0)
-            rc = TVDS_ERROR(ctx, TVDS_ERR_WRITE, "%s: cannot rename %s: %s", q, p,
-                            strerror(errno));
+            rc = TVDS_ERROR(ctx, TVDS_ERR_WRITE, "%s: cannot rename %s: %s", q, p, strerror(errno));
     }
     /* 3. Files of an earlier write that this one does not have (C.mtx, recovery rows). */
     for (int i = 0; i < nowned && !rc; i++) {
@@ -216,8 +229,8 @@ int tvds_manifest_check(const char *dir, const char *const *owned, int nowned, t
     if (!f && errno == ENOENT) return TVDS_OK; /* written by hand, or before manifests */
     if (!f && errno) return tvds_input_open_error(p, ctx);
     if (!f) return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s", lctx.msg);
-    static const char hint[] = "an interrupted write: write the directory again (or remove "
-                               "manifest.txt to accept files edited by hand)";
+    static const char hint[] = "files of two writes (an interrupted write?): write the directory "
+                               "again, or remove manifest.txt to accept files edited by hand";
     char line[1024], listed[MANIFEST_MAX][256];
     int nlisted = 0, rc = TVDS_OK, version = 0;
     long lineno = 0;
