@@ -268,8 +268,8 @@ int tvds_cmd_reduce(int argc, char **argv)
     rc = tvds_cholmod_start(&cc);
     if (rc) {
         tvds_cli_stop_watchdog_end();
-        tvds_outdir_close(&od);
         tvds_cli_sigint(0);
+        tvds_cli_outdir_undo_fn(&undo);
         return tvds_cli_report(rc, NULL);
     }
     tvds_cholmod_ctx(&ctx);
@@ -305,7 +305,7 @@ int tvds_cmd_reduce(int argc, char **argv)
     char stage[4200];
     const char *const *owned;
     int nowned = tvds_substructure_files(&owned);
-    red_line(&pg, 6, "write", 0, 0);
+    if (!rc) red_line(&pg, 6, "write", 0, 0);
     if (!rc) rc = tvds_commit_begin(outdir, stage, sizeof stage, &ctx);
     if (!rc) rc = tvds_substructure_write(s, stage, &ctx);
     if (!rc && (exit_code = stopped_at("while writing (nothing committed)", &pg))) goto out;
