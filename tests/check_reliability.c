@@ -755,7 +755,7 @@ static void fifo_at(const char *dir, const char *file)
 START_TEST(test_fifo_refused_at_once)
 {
     tmp_setup();
-    alarm(10); /* a blocking open ends the test (and, without fork, the runner) */
+    alarm(15); /* a blocking open ends the test (and, without fork, the runner) */
     cholmod_common cc;
     ck_assert_int_eq(tvds_cholmod_start(&cc), TVDS_OK);
     tvds_ctx ctx;
