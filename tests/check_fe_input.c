@@ -332,6 +332,23 @@ static void nap(double s)
     nanosleep(&ts, NULL);
 }
 
+/* Wait (up to 20 s) until process pid owns dir/out: its pid is in out/.lock, and the signal
+ * handlers are installed right after; a slow start on a loaded machine must not turn the test's
+ * signal into one that reaches the process before them. */
+static void wait_owner(pid_t pid)
+{
+    char want[32];
+    snprintf(want, sizeof want, "pid %ld\n", (long)pid);
+    for (int k = 0; k < 2000; k++) {
+        char *l = out_file(".lock", NULL);
+        int ok = l && !strncmp(l, want, strlen(want));
+        free(l);
+        if (ok) return;
+        nap(0.01);
+    }
+    ck_abort_msg("process %ld did not take out/.lock", (long)pid);
+}
+
 /* A second reduce into a directory another process owns stops at once with exit code 2 and
  * leaves the files alone. Before: both wrote into it (exit 0). */
 START_TEST(test_outdir_busy)
@@ -385,6 +402,7 @@ START_TEST(test_reduce_signals)
     static const char *const names[] = {"SIGTERM", "SIGINT", "SIGHUP"};
     for (int i = 0; i < 3; i++) {
         pid_t pid = spawn("reduce --model blk --boundary patch --modes 30 -o out");
+        wait_owner(pid);
         nap(0.3 * T * (i + 1) / 3.0); /* reading, factorization, eigensolver */
         double t0 = mono_s();
         ck_assert_int_eq(kill(pid, sigs[i]), 0);
