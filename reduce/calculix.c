@@ -100,6 +100,8 @@ static int face_nodes(int t, const long *conn, int f, long *out)
  * oriented node lists at once. */
 typedef struct ccx_surf {
     char *name;
+    int file; /* where its *SURFACE keyword is: index into ccx_deck.fname, line */
+    long line;
     int nface, cap;
     int *nn;      /* nface */
     long *nodes;  /* nface x TVDS_FACE_MAX_NODES */
@@ -109,14 +111,21 @@ typedef struct ccx_surf {
 typedef struct ccx_deck {
     tvds_lmap node_slot; /* node id -> slot in xyz */
     double (*xyz)[3];
+    long *nline; /* nnode: where each node is defined: line, file (index into fname) */
+    int *nfile;
     int nnode, cap;
+    char **fname; /* nfiles: the deck files in the order they were opened */
+    int cur;      /* file being read (index into fname) */
     ccx_set *sets;
     int nsets, scap;
-    int nfiles; /* deck files opened so far */
+    int nfiles;          /* deck files opened so far */
+    char open_why[1024]; /* why the last *INCLUDE could not be opened */
     /* Solid elements: id -> slot; per slot its type and ELEM_MAX_NODES node ids. */
     tvds_lmap elem_slot;
     int *etype;
-    long *conn; /* nelem x 20 */
+    long *conn;  /* nelem x 20 */
+    long *eline; /* nelem: where each element is defined: line, file */
+    int *efile;
     int nelem, ecap;
     ccx_set *esets; /* element sets (ids of any element type, in order) */
     int nesets, escap;
@@ -141,6 +150,13 @@ static void deck_free(ccx_deck *d)
 {
     tvds_lmap_free(&d->node_slot);
     tvds_free(d->xyz);
+    tvds_free(d->nline);
+    tvds_free(d->nfile);
+    for (int i = 0; i < d->nfiles; i++)
+        tvds_free(d->fname[i]);
+    tvds_free(d->fname);
+    tvds_free(d->eline);
+    tvds_free(d->efile);
     sets_free(d->sets, d->nsets);
     sets_free(d->esets, d->nesets);
     tvds_lmap_free(&d->elem_slot);
@@ -191,26 +207,6 @@ static int set_push(ccx_set *s, long node)
     }
     s->nodes[s->n++] = node;
     return TVDS_OK;
-}
-
-/* fopen for reading, refusing what is not a regular file (a device or a FIFO named by mistake
- * or by *INCLUDE would be read forever); errno is set on failure (EINVAL: not regular). */
-static FILE *open_regular(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    if (!f) return NULL;
-    struct stat sb;
-    if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        fclose(f);
-        errno = EINVAL;
-        return NULL;
-    }
-    return f;
-}
-
-static const char *open_error(void)
-{
-    return errno == EINVAL ? "not a regular file" : strerror(errno);
 }
 
 /* Strip the line end and trailing blanks. */
@@ -442,7 +438,18 @@ static int keyword(char *kw, const char *path, long line, int depth, ccx_deck *d
         if (!param(kw, "TYPE", type, sizeof type)) strcpy(type, "ELEMENT");
         if (strcasecmp(type, "ELEMENT") == 0) {
             st->block = CCX_SURF_ELEM;
-            return get_or_add_surf(d, val, path, line, &st->set, ctx);
+            int q = find_surf(d, val);
+            /* A second definition would add its faces to the first one's without a word. */
+            if (q >= 0)
+                return TVDS_ERROR(ctx, TVDS_ERR_PARSE,
+                                  "%s:%ld: *SURFACE %s defined twice (first at %s:%ld)", path, line,
+                                  d->surfs[q].name, d->fname[d->surfs[q].file], d->surfs[q].line);
+            int rc = get_or_add_surf(d, val, path, line, &st->set, ctx);
+            if (!rc) {
+                d->surfs[st->set].file = d->cur;
+                d->surfs[st->set].line = line;
+            }
+            return rc;
         }
         if (strcasecmp(type, "NODE") == 0) {
             st->block = CCX_SURF_NODE;
@@ -476,7 +483,7 @@ static int keyword(char *kw, const char *path, long line, int depth, ccx_deck *d
         int rc = read_deck(inc, depth + 1, d, st, ctx);
         if (rc == TVDS_ERR_IO)
             return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s:%ld: *INCLUDE: cannot open %s: %s", path, line,
-                              inc, open_error());
+                              inc, d->open_why);
         return rc;
     }
     return TVDS_OK;
@@ -562,10 +569,17 @@ static int element_data(ccx_deck *d, ccx_state *st, char **f, int nf, const char
             long *ncn =
                 nt ? tvds_realloc(d->conn, (size_t)nc * ELEM_MAX_NODES * sizeof *ncn) : NULL;
             if (ncn) d->conn = ncn;
-            if (!nt || !ncn) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
+            long *nel = ncn ? tvds_realloc(d->eline, (size_t)nc * sizeof *nel) : NULL;
+            if (nel) d->eline = nel;
+            int *nef = nel ? tvds_realloc(d->efile, (size_t)nc * sizeof *nef) : NULL;
+            if (nef) d->efile = nef;
+            if (!nt || !ncn || !nel || !nef)
+                return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
             d->ecap = nc;
         }
         d->etype[d->nelem] = st->etype;
+        d->eline[d->nelem] = line;
+        d->efile[d->nelem] = d->cur;
         st->pending = d->nelem++;
         st->pending_id = id;
         st->filled = 0;
@@ -710,17 +724,27 @@ static int data_line(char *text, const char *path, long line, ccx_deck *d, ccx_s
         int old;
         if (tvds_lmap_put(&d->node_slot, id, d->nnode, &old) != TVDS_OK)
             return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
-        if (old < 0) {
-            if (d->nnode == d->cap) {
-                int nc = d->cap ? 2 * d->cap : 1024;
-                double(*nx)[3] = tvds_realloc(d->xyz, (size_t)nc * sizeof *nx);
-                if (!nx) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
-                d->xyz = nx;
-                d->cap = nc;
-            }
-            old = d->nnode++;
+        /* ccx takes the last definition; a node given twice is more often two meshes sharing
+         * ids by mistake than a deliberate move, and the last one winning hides it. */
+        if (old >= 0)
+            return TVDS_ERROR(ctx, TVDS_ERR_PARSE,
+                              "%s:%ld: *NODE: node %ld defined twice (first at %s:%ld)", path, line,
+                              id, d->fname[d->nfile[old]], d->nline[old]);
+        if (d->nnode == d->cap) {
+            int nc = d->cap ? 2 * d->cap : 1024;
+            double(*nx)[3] = tvds_realloc(d->xyz, (size_t)nc * sizeof *nx);
+            if (nx) d->xyz = nx;
+            long *nl = nx ? tvds_realloc(d->nline, (size_t)nc * sizeof *nl) : NULL;
+            if (nl) d->nline = nl;
+            int *nfl = nl ? tvds_realloc(d->nfile, (size_t)nc * sizeof *nfl) : NULL;
+            if (nfl) d->nfile = nfl;
+            if (!nx || !nl || !nfl) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
+            d->cap = nc;
         }
-        memcpy(d->xyz[old], x, sizeof x); /* a node given again is redefined, as in ccx */
+        old = d->nnode++;
+        d->nline[old] = line;
+        d->nfile[old] = d->cur;
+        memcpy(d->xyz[old], x, sizeof x);
         if (st->set >= 0 && set_push(&d->sets[st->set], id) != TVDS_OK)
             return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
         return TVDS_OK;
@@ -742,20 +766,33 @@ static int data_line(char *text, const char *path, long line, ccx_deck *d, ccx_s
 
 static int read_deck(const char *path, int depth, ccx_deck *d, ccx_state *st, tvds_ctx *ctx)
 {
-    if (++d->nfiles > CCX_MAX_FILES)
+    if (d->nfiles >= CCX_MAX_FILES)
         return TVDS_ERROR(ctx, TVDS_ERR_PARSE,
                           "%s: more than %d files read for one deck "
                           "(*INCLUDE loop?)",
                           path, CCX_MAX_FILES);
-    FILE *f = depth > 0 ? open_regular(path) : fopen(path, "r");
-    if (!f) {
-        if (depth > 0) return TVDS_ERR_IO; /* the *INCLUDE line words the message */
-        return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    }
-    int frc = depth > 0 ? TVDS_OK : tvds_input_file_check(path, "CalculiX input deck", f, ctx);
-    if (frc) {
-        fclose(f);
-        return frc;
+    if (!d->fname) d->fname = tvds_calloc(CCX_MAX_FILES, sizeof *d->fname);
+    if (!d->fname || !(d->fname[d->nfiles] = tvds_strdup(path)))
+        return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
+    int outer = d->cur;
+    d->cur = d->nfiles++;
+    FILE *f;
+    if (depth > 0) { /* the *INCLUDE line words the message, from open_why */
+        tvds_ctx lctx;
+        tvds_ctx_init(&lctx);
+        f = tvds_input_open(path, "included file", &lctx);
+        if (!f) {
+            size_t lp = strlen(path);
+            const char *why = errno ? strerror(errno)
+                              : !strncmp(lctx.msg, path, lp) && lctx.msg[lp] == ':'
+                                  ? lctx.msg + lp + 2
+                                  : lctx.msg;
+            snprintf(d->open_why, sizeof d->open_why, "%s", why);
+            return TVDS_ERR_IO;
+        }
+    } else {
+        f = tvds_input_open(path, "CalculiX input deck", ctx);
+        if (!f) return tvds_input_open_error(path, ctx);
     }
     char *line = NULL, *kw = NULL;
     size_t cap = 0, kwlen = 0;
@@ -802,23 +839,42 @@ static int read_deck(const char *path, int depth, ccx_deck *d, ccx_state *st, tv
     free(line); /* getline's buffer */
     if (!rc && ferror(f)) rc = TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: read error", path);
     fclose(f);
+    d->cur = outer;
     return rc;
+}
+
+/* Every node of every solid element defined by *NODE (anywhere in the deck: ccx accepts nodes
+ * after the elements). A face of an element naming an unknown node used to vanish silently
+ * from its surface. */
+static int check_element_nodes(const ccx_deck *d, tvds_ctx *ctx)
+{
+    for (int e = 0; e < d->nelem; e++) {
+        const long *conn = d->conn + (size_t)e * ELEM_MAX_NODES;
+        for (int a = 0; a < elem_types[d->etype[e]].nnode; a++)
+            if (tvds_lmap_get(&d->node_slot, conn[a]) < 0) {
+                long id = -1;
+                for (size_t k = 0; k < d->elem_slot.cap; k++) /* error path: find the id */
+                    if (d->elem_slot.key[k] >= 0 && d->elem_slot.val[k] == e)
+                        id = d->elem_slot.key[k];
+                return TVDS_ERROR(ctx, TVDS_ERR_PARSE,
+                                  "%s:%ld: *ELEMENT: element %ld names node %ld, which no *NODE "
+                                  "defines",
+                                  d->fname[d->efile[e]], d->eline[e], id, conn[a]);
+            }
+    }
+    return TVDS_OK;
 }
 
 /* JOB.dof: one "node.direction" per line, in matrix order. */
 static int read_dof_list(const char *path, const ccx_deck *d, tvds_fe_model *m, tvds_ctx *ctx)
 {
-    FILE *f = fopen(path, "r");
-    if (!f)
+    FILE *f = tvds_input_open(path, "CalculiX DoF list", ctx);
+    if (!f && errno)
         return TVDS_ERROR(ctx, TVDS_ERR_IO,
                           "%s: cannot open: %s (run the job with *FREQUENCY, "
                           "SOLVER=MATRIXSTORAGE first)",
                           path, strerror(errno));
-    int frc = tvds_input_file_check(path, "CalculiX DoF list", f, ctx);
-    if (frc) {
-        fclose(f);
-        return frc;
-    }
+    if (!f) return TVDS_ERR_IO;
     char *line = NULL;
     size_t cap = 0;
     long lineno = 0, *dof_line = NULL;
@@ -908,25 +964,34 @@ static int pos_cmp(const void *a, const void *b)
     return (p->line > q->line) - (p->line < q->line);
 }
 
-/* JOB.sti / JOB.mas: "row col value", 1-based, upper triangle (row <= col), no header. */
-static int read_triangle(const char *path, int n, cholmod_sparse **A, cholmod_common *cc,
-                         tvds_ctx *ctx)
+static const char *const ccx_dir_names[6] = {"ux", "uy", "uz", "rx", "ry", "rz"};
+
+/* JOB.sti / JOB.mas: "row col value", 1-based, upper triangle (row <= col), no header; ccx
+ * writes column by column, each column's diagonal last, so a file cut short (disk full, job
+ * killed) lacks the diagonal of its last DoFs. Refused: a last line without its newline, a DoF
+ * of dofs (n) without a diagonal entry. *count receives the entries read. */
+static int read_triangle(const char *path, int n, const tvds_dof *dofs, cholmod_sparse **A,
+                         size_t *count, cholmod_common *cc, tvds_ctx *ctx)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    int frc = tvds_input_file_check(path, "CalculiX matrix file", f, ctx);
-    if (frc) {
-        fclose(f);
-        return frc;
-    }
+    FILE *f = tvds_input_open(path, "CalculiX matrix file", ctx);
+    if (!f) return tvds_input_open_error(path, ctx);
     char *line = NULL;
     size_t cap = 0, cnt = 0, alloc = 0;
     long lineno = 0;
     int rc = TVDS_OK;
     ccx_pos *pos = NULL;
     double *val = NULL;
-    while (getline(&line, &cap, f) >= 0) {
+    ssize_t got;
+    char *has_diag = tvds_calloc((size_t)n, 1);
+    if (!has_diag) rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "%s: out of memory", path);
+    while (!rc && (got = getline(&line, &cap, f)) >= 0) {
         lineno++;
+        if (line[got - 1] != '\n') {
+            rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE,
+                            "%s:%ld: the file ends in the middle of a line (truncated file?)", path,
+                            lineno);
+            break;
+        }
         char *s = trim(line), *e1, *e2, *e3;
         if (!*s) continue;
         errno = 0;
@@ -970,9 +1035,25 @@ static int read_triangle(const char *path, int n, cholmod_sparse **A, cholmod_co
         pos[cnt].j = (int)j - 1;
         pos[cnt].line = lineno;
         val[cnt++] = x;
+        if (i == j) has_diag[i - 1] = 1;
     }
     free(line); /* getline's buffer */
     fclose(f);
+    if (!rc && cnt == 0)
+        rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE,
+                        "%s: no entries: expected the upper triangle of a %d-DoF matrix (empty "
+                        "file?)",
+                        path, n);
+    for (int g = 0; g < n && !rc; g++)
+        if (!has_diag[g])
+            rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE,
+                            "%s:%ld: no diagonal entry (%d,%d) for DoF %d (node %ld %s) in the "
+                            "%zu entries of the file (truncated file?)",
+                            path, lineno, g + 1, g + 1, g + 1, dofs[g].node,
+                            dofs[g].dir >= 0 && dofs[g].dir < 6 ? ccx_dir_names[dofs[g].dir] : "?",
+                            cnt);
+    tvds_free(has_diag);
+    *count = cnt;
     cholmod_triplet *T = NULL;
     if (!rc) {
         T = cholmod_allocate_triplet((size_t)n, (size_t)n, cnt ? cnt : 1, 1, CHOLMOD_REAL, cc);
@@ -1164,19 +1245,21 @@ int tvds_import_calculix(const char *inp_path, tvds_fe_model **out, tvds_ccx_inf
         ccx_state st = {CCX_OTHER, 0, -1, -1, -1, 0, 0};
         rc = read_deck(inp_path, 0, &d, &st, ctx);
         if (!rc) rc = check_pending(&d, &st, inp_path, 0, ctx);
+        if (!rc) rc = check_element_nodes(&d, ctx);
     }
     if (!rc) {
         memcpy(base, inp_path, l - 4);
         strcpy(base + l - 4, ".dof");
         rc = read_dof_list(base, &d, m, ctx);
     }
+    size_t nk = 0, nm = 0; /* entries of each file */
     if (!rc) {
         strcpy(base + l - 4, ".sti");
-        rc = read_triangle(base, m->n, &m->K, cc, ctx);
+        rc = read_triangle(base, m->n, m->dofs, &m->K, &nk, cc, ctx);
     }
     if (!rc) {
         strcpy(base + l - 4, ".mas");
-        rc = read_triangle(base, m->n, &m->M, cc, ctx);
+        rc = read_triangle(base, m->n, m->dofs, &m->M, &nm, cc, ctx);
     }
     if (!rc) rc = build_sets(&d, m, info, ctx);
     if (!rc) rc = build_faces(&d, m, info, ctx);

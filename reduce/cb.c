@@ -3,6 +3,7 @@
 #include <arpack.h>
 #include <cblas.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -38,7 +39,50 @@ tvds_reduce_opts tvds_reduce_opts_default(void)
     o.sigma = 0.0;
     o.m_name = NULL;
     o.k_name = NULL;
+    o.stop = NULL;
+    o.progress = NULL;
+    o.progress_user = NULL;
     return o;
+}
+
+/* Progress and stop checks of one reduction. */
+typedef struct red_watch {
+    const tvds_reduce_opts *o;
+    double t0;
+    int stage;
+    const char *name;
+    long total;
+} red_watch;
+
+enum { RED_NSTAGES = 4 };
+
+static void watch_report(red_watch *w, long done)
+{
+    if (!w || !w->o->progress) return;
+    tvds_reduce_progress p = {w->name, w->stage, RED_NSTAGES, done, w->total, now_s() - w->t0};
+    w->o->progress(w->o->progress_user, &p);
+}
+
+static void watch_stage(red_watch *w, int stage, const char *name, long total)
+{
+    if (!w) return;
+    w->stage = stage;
+    w->name = name;
+    w->total = total;
+    watch_report(w, 0);
+}
+
+/* TVDS_ERR_INTERRUPTED (recorded) when the stop flag is set, else TVDS_OK. */
+static int watch_stop(const red_watch *w, tvds_ctx *ctx)
+{
+    if (!w || !w->o->stop || !*w->o->stop) return TVDS_OK;
+    int sig = (int)*w->o->stop;
+    return TVDS_ERROR(ctx, TVDS_ERR_INTERRUPTED, "reduce: interrupted in stage '%s' after %.1f s%s",
+                      w->name ? w->name : "start", now_s() - w->t0,
+                      sig == SIGTERM  ? " (SIGTERM)"
+                      : sig == SIGHUP ? " (SIGHUP)"
+                      : sig == SIGINT ? " (SIGINT)"
+                                      : "");
 }
 
 /* Copy of A with both triangles stored (stype 0). */
@@ -115,7 +159,7 @@ static int fsolve(cholmod_factor *L, const double *x, double *y, cholmod_common 
  * lambda (nev) ascending, phi n x nev M-normalised (may be NULL). */
 static int arpack_lowest(cholmod_sparse *Msym, cholmod_factor *L, int n, int nev, double sigma,
                          double tol, double *lambda, double *phi, int *iters, int *nops,
-                         cholmod_common *cc, tvds_ctx *ctx)
+                         red_watch *w, cholmod_common *cc, tvds_ctx *ctx)
 {
     if (nev < 1 || nev >= n)
         return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
@@ -147,7 +191,8 @@ static int arpack_lowest(cholmod_sparse *Msym, cholmod_factor *L, int n, int nev
     iparam[2] = 3000; /* max Arnoldi iterations */
     iparam[6] = 3;    /* shift-invert */
     a_int ido = 0, info = 1, einfo = 0;
-    int ops = 0;
+    int ops = 0, stopped = 0;
+    double last = now_s();
     /* ARPACK keeps its reverse-communication state in Fortran SAVE variables: one run at a time
      * in the whole process, under the lock the CEA's Arnoldi runs take (src/analysis/cea_eig.c). */
 #ifdef _OPENMP
@@ -155,6 +200,14 @@ static int arpack_lowest(cholmod_sparse *Msym, cholmod_factor *L, int n, int nev
 #endif
     {
         for (;;) {
+            if (w && w->o->stop && *w->o->stop) { /* ARPACK's state is reset by its next ido 0 */
+                stopped = 1;
+                break;
+            }
+            if (w && w->o->progress && now_s() - last > 0.25) {
+                watch_report(w, ops);
+                last = now_s();
+            }
             dsaupd_c(&ido, "G", n, "LM", nev, tol, resid, ncv, v, n, iparam, ipntr, workd, workl,
                      lworkl, &info);
             if (ido == -1) {
@@ -177,6 +230,10 @@ static int arpack_lowest(cholmod_sparse *Msym, cholmod_factor *L, int n, int nev
             dseupd_c(1, "A", select, d, z, n, sigma, "G", n, "LM", nev, tol, resid, ncv, v, n,
                      iparam, ipntr, workd, workl, lworkl, &einfo);
         }
+    }
+    if (stopped) {
+        rc = watch_stop(w, ctx);
+        goto done;
     }
     if (ido == -1 || ido == 1 || ido == 2) {
         rc = cc->status == CHOLMOD_OUT_OF_MEMORY
@@ -284,8 +341,8 @@ int tvds_eigs_lowest(const cholmod_sparse *M, const cholmod_sparse *K, int nev, 
     }
     rc = factor_shifted(Ks, Ms, sigma, &L, cc, ctx);
     if (rc) goto done;
-    rc = arpack_lowest(Ms, L, n, nev, sigma, tol > 0 ? tol : 1e-12, lambda, phi, NULL, NULL, cc,
-                       ctx);
+    rc = arpack_lowest(Ms, L, n, nev, sigma, tol > 0 ? tol : 1e-12, lambda, phi, NULL, NULL, NULL,
+                       cc, ctx);
     if (rc) goto done;
     for (int k = 0; k < nev; k++)
         freq_hz[k] = sqrt(fabs(lambda[k])) / RED_TWO_PI;
@@ -299,9 +356,11 @@ done:
     return rc;
 }
 
-/* R = T' (A T), nr x nr, symmetrised; T is n x nr (ld n). */
+/* R = T' (A T), nr x nr, symmetrised; T is n x nr (ld n). The product by T' goes by blocks
+ * of 64 columns, with a stop check and a progress report after each (w may be NULL); returns
+ * 1, 0 on a CHOLMOD failure, -1 when stopped. */
 static int project(cholmod_sparse *A, const double *T, int n, int nr, double *R, double *AT,
-                   cholmod_common *cc)
+                   red_watch *w, cholmod_common *cc)
 {
     cholmod_dense X, Y;
     memset(&X, 0, sizeof X);
@@ -315,7 +374,13 @@ static int project(cholmod_sparse *A, const double *T, int n, int nr, double *R,
     Y.x = AT;
     double one[2] = {1, 0}, zero[2] = {0, 0};
     if (!cholmod_sdmult(A, 0, one, zero, &X, &Y, cc)) return 0;
-    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, nr, nr, n, 1.0, T, n, AT, n, 0.0, R, nr);
+    for (int j0 = 0; j0 < nr; j0 += 64) {
+        if (w && w->o->stop && *w->o->stop) return -1;
+        int nc = nr - j0 < 64 ? nr - j0 : 64;
+        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, nr, nc, n, 1.0, T, n,
+                    AT + (size_t)j0 * n, n, 0.0, R + (size_t)j0 * nr, nr);
+        watch_report(w, j0 + nc);
+    }
     for (int j = 0; j < nr; j++)
         for (int i = j + 1; i < nr; i++) {
             double s = 0.5 * (R[i + (size_t)j * nr] + R[j + (size_t)i * nr]);
@@ -475,6 +540,7 @@ int tvds_reduce_cb(const cholmod_sparse *M, const cholmod_sparse *K, const tvds_
 {
     double t0 = now_s(), t1;
     tvds_reduce_opts o = opt ? *opt : tvds_reduce_opts_default();
+    red_watch w = {&o, t0, 0, NULL, 0};
     tvds_reduce_stats st;
     memset(&st, 0, sizeof st);
     if (out) *out = NULL;
@@ -556,6 +622,8 @@ int tvds_reduce_cb(const cholmod_sparse *M, const cholmod_sparse *K, const tvds_
 
     /* Factor K_ii: it must be positive definite (the boundary restrains rigid-body motion). */
     if ((rc = check_interior_diagonal(Kii, Mii, iidx, dofs, kname, mname, ctx))) goto done;
+    if ((rc = watch_stop(&w, ctx))) goto done;
+    watch_stage(&w, 1, "factor", 1);
     {
         long minor;
         L = factor_ll(Kii, &minor, cc);
@@ -584,6 +652,9 @@ int tvds_reduce_cb(const cholmod_sparse *M, const cholmod_sparse *K, const tvds_
     }
     t1 = now_s();
     st.t_factor = t1 - t0;
+    watch_report(&w, 1);
+    if ((rc = watch_stop(&w, ctx))) goto done;
+    watch_stage(&w, 2, "modes", 0);
 
     /* Fixed-interface modes first (their number fixes the width of T). */
     {
@@ -600,7 +671,7 @@ int tvds_reduce_cb(const cholmod_sparse *M, const cholmod_sparse *K, const tvds_
                 goto done;
             }
             rc = arpack_lowest(Mii, Ls ? Ls : L, ni, nev, o.sigma, o.tol, lambda, phi,
-                               &st.arpack_iter, &st.arpack_nops, cc, ctx);
+                               &st.arpack_iter, &st.arpack_nops, &w, cc, ctx);
             if (rc) goto done;
             double fmax = sqrt(fabs(lambda[nev - 1])) / RED_TWO_PI;
             if (o.nmodes > 0 || fmax >= o.f_cut_hz || nev >= ni - 1) break;
@@ -621,6 +692,9 @@ int tvds_reduce_cb(const cholmod_sparse *M, const cholmod_sparse *K, const tvds_
             freq[k] = sqrt(fabs(lambda[k])) / RED_TWO_PI;
         st.t_modes = now_s() - tm;
     }
+    watch_report(&w, st.arpack_nops);
+    if ((rc = watch_stop(&w, ctx))) goto done;
+    watch_stage(&w, 3, "constraint modes", nb);
 
     /* T = [[I, 0], [Psi, Phi]] in the full model's DoF order (n x nr dense). */
     nr = nb + nm;
@@ -638,6 +712,8 @@ int tvds_reduce_cb(const cholmod_sparse *M, const cholmod_sparse *K, const tvds_
         const int *Kp = Kib->p, *Ki = Kib->i;
         const double *Kx = Kib->x;
         for (int j0 = 0; j0 < nb && rc == TVDS_OK; j0 += bs) {
+            if ((rc = watch_stop(&w, ctx))) break;
+            if (j0 > 0) watch_report(&w, j0);
             int nc = nb - j0 < bs ? nb - j0 : bs;
             double *bx = B->x;
             B->ncol = (size_t)nc;
@@ -672,6 +748,7 @@ int tvds_reduce_cb(const cholmod_sparse *M, const cholmod_sparse *K, const tvds_
         }
         st.t_static = now_s() - ts;
     }
+    watch_report(&w, nb);
     tvds_free(phi);
     phi = NULL;
     cholmod_free_factor(&L, cc);
@@ -689,10 +766,17 @@ int tvds_reduce_cb(const cholmod_sparse *M, const cholmod_sparse *K, const tvds_
     s->dofs = tvds_calloc((size_t)nr, sizeof(tvds_dof));
     AT = tvds_malloc((size_t)n * nr * sizeof(double));
     if (!s->name || !s->M || !s->K || !s->dofs || !AT) goto nomem;
+    if ((rc = watch_stop(&w, ctx))) goto done;
+    watch_stage(&w, 4, "projection", nr);
     {
         double tp = now_s();
         reduced_stiffness(Kbb, Kib, T, n, nb, nm, iidx, lambda, s->K);
-        if (!project((cholmod_sparse *)M, T, n, nr, s->M, AT, cc)) goto cholfail;
+        int pr = project((cholmod_sparse *)M, T, n, nr, s->M, AT, &w, cc);
+        if (pr < 0) {
+            rc = watch_stop(&w, ctx);
+            goto done;
+        }
+        if (!pr) goto cholfail;
         st.t_project = now_s() - tp;
     }
     tvds_free(AT);

@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <math.h>
 #include <errno.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include "tvds/tvds_reduce.h"
 #include "core/hash_impl.h"
 #include "io/io_impl.h"
+#include "tvds/tvds_output.h"
 
 /* Direction names of the substructure DoF table (docs/formats.md); specs also accept x y z. */
 static const char *const dir_names[] = {"ux", "uy", "uz", "rx", "ry", "rz"};
@@ -71,6 +73,14 @@ static int make_dir(const char *dir, tvds_ctx *ctx)
     return TVDS_OK;
 }
 
+static const char *const fe_files[] = {"M.mtx", "K.mtx", "dofs.txt", "sets.txt"};
+
+int tvds_fe_model_files(const char *const **names)
+{
+    if (names) *names = fe_files;
+    return (int)(sizeof fe_files / sizeof fe_files[0]);
+}
+
 int tvds_fe_model_write(const tvds_fe_model *m, const char *dir, tvds_ctx *ctx)
 {
     if (!m || !dir) return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "fe_model_write: missing argument");
@@ -79,6 +89,14 @@ int tvds_fe_model_write(const tvds_fe_model *m, const char *dir, tvds_ctx *ctx)
     size_t len = strlen(dir) + 32;
     char *path = tvds_malloc(len);
     if (!path) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
+    /* Written in place, the files are no longer those of a manifest an earlier `tvds import`
+     * left (that one writes through a stage and tvds_commit_end). */
+    snprintf(path, len, "%s/manifest.txt", dir);
+    if (unlink(path) != 0 && errno != ENOENT) {
+        rc = TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot remove: %s", path, strerror(errno));
+        tvds_free(path);
+        return rc;
+    }
     snprintf(path, len, "%s/M.mtx", dir);
     rc = tvds_mm_write(path, m->M, "tvds full-model mass matrix [kg]", ctx);
     if (!rc) {
@@ -243,13 +261,8 @@ static int to_double(const char *s, double *v)
 static int read_dofs(const char *path, int *n, tvds_dof **dofs, long **lines, node_index *x,
                      tvds_ctx *ctx)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    int frc = tvds_input_file_check(path, "DoF table", f, ctx);
-    if (frc) {
-        fclose(f);
-        return frc;
-    }
+    FILE *f = tvds_input_open(path, "DoF table", ctx);
+    if (!f) return tvds_input_open_error(path, ctx);
     char *line = NULL, *tb[6];
     size_t cap = 0;
     int rc = TVDS_OK, cnt = 0, alloc = 0;
@@ -443,13 +456,8 @@ static int read_sets(const char *path, node_index *x, int *nsets, tvds_nodeset *
     *sets = NULL;
     *nfsets = 0;
     *fsets = NULL;
-    FILE *f = fopen(path, "r");
-    if (!f) return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    int frc = tvds_input_file_check(path, "node-set file", f, ctx);
-    if (frc) {
-        fclose(f);
-        return frc;
-    }
+    FILE *f = tvds_input_open(path, "node-set file", ctx);
+    if (!f) return tvds_input_open_error(path, ctx);
     char *line = NULL;
     size_t cap = 0;
     long lineno = 0, *set_line = NULL;
@@ -654,7 +662,9 @@ static const char *label(const tvds_dof *dofs, int g, char *buf, size_t n)
  * found, 0 when the file is not a readable coordinate file (the full reader reports why). */
 static int peek_size(const char *path, long *nrow, long *ncol, long *nnz, int *sym, long *line)
 {
-    FILE *f = fopen(path, "r");
+    tvds_ctx lctx; /* a file refused here is refused with its message by the full reader */
+    tvds_ctx_init(&lctx);
+    FILE *f = tvds_input_open(path, "Matrix Market file", &lctx);
     if (!f) return 0;
     char buf[512];
     int found = 0;
@@ -838,12 +848,32 @@ out:
     return rc;
 }
 
+/* The directory part of path ("." when none) in buf. */
+static void dir_part(const char *path, char *buf, size_t n)
+{
+    const char *sl = strrchr(path, '/');
+    if (!sl)
+        snprintf(buf, n, ".");
+    else
+        snprintf(buf, n, "%.*s", (int)(sl == path ? 1 : sl - path), path);
+}
+
 int tvds_fe_model_read(const tvds_fe_paths *paths, tvds_fe_model **out, cholmod_common *cc,
                        tvds_ctx *ctx)
 {
     if (!paths || !paths->mass || !paths->stiffness || !paths->dofs || !out || !cc)
         return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "fe_model_read: missing argument");
     *out = NULL;
+    /* A directory written by `tvds import` has a manifest: M, K and the DoF table of two
+     * imports are refused. */
+    char dm[4096], dk[4096], dd[4096];
+    dir_part(paths->mass, dm, sizeof dm);
+    dir_part(paths->stiffness, dk, sizeof dk);
+    dir_part(paths->dofs, dd, sizeof dd);
+    if (!strcmp(dm, dk) && !strcmp(dm, dd)) {
+        int mrc = tvds_manifest_check(dm, fe_files, (int)(sizeof fe_files / sizeof *fe_files), ctx);
+        if (mrc) return mrc;
+    }
     tvds_fe_model *m = tvds_calloc(1, sizeof *m);
     if (!m) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
     node_index x;

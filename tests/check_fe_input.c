@@ -7,10 +7,14 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <signal.h>
+#include <time.h>
+#include <unistd.h>
 
 #define TVDS_TEST_CHOLMOD
 #include "tvds_test.h"
 #include "tvds/tvds_io.h"
+#include "tvds/tvds_output.h"
 #include "tvds/tvds_reduce.h"
 
 #ifndef TVDS_BIN
@@ -270,6 +274,199 @@ START_TEST(test_readers_linear)
 }
 END_TEST
 
+/* ---- The output directory: one owner, all old or all new, stopped by a signal ---------------- */
+
+/* The bytes of dir/out/file (NULL when missing), caller frees. */
+static char *out_file(const char *file, long *len)
+{
+    char p[400];
+    snprintf(p, sizeof p, "%s/out/%s", dir, file);
+    return tvds_test_slurp(p, len);
+}
+
+/* Whether dir/out holds the same M.mtx, K.mtx and dofs.txt as dir/ref. */
+static int out_same_as(const char *ref)
+{
+    static const char *const files[] = {"M.mtx", "K.mtx", "dofs.txt"};
+    int same = 1;
+    for (int i = 0; i < 3; i++) {
+        char p[400];
+        long la = 0, lb = 0;
+        snprintf(p, sizeof p, "%s/%s/%s", dir, ref, files[i]);
+        char *a = tvds_test_slurp(p, &la), *b = out_file(files[i], &lb);
+        same &= a && b && la == lb && !memcmp(a, b, (size_t)la);
+        free(a);
+        free(b);
+    }
+    return same;
+}
+
+/* Start `tvds ARGS` in dir (stderr to dir/stderr) and return its pid: the process is tvds
+ * itself (exec), so that a signal reaches it. */
+static pid_t spawn(const char *args)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && OMP_THREAD_LIMIT=1 OPENBLAS_NUM_THREADS=1 exec %s/%s %s >stdout "
+             "2>stderr",
+             dir, getenv("PWD") ? getenv("PWD") : ".", TVDS_BIN, args);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    return pid;
+}
+
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void nap(double s)
+{
+    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+    nanosleep(&ts, NULL);
+}
+
+/* Wait (up to 20 s) until process pid owns dir/out: its pid is in out/.lock, and the signal
+ * handlers are installed right after; a slow start on a loaded machine must not turn the test's
+ * signal into one that reaches the process before them. */
+static void wait_owner(pid_t pid)
+{
+    char want[32];
+    snprintf(want, sizeof want, "pid %ld\n", (long)pid);
+    for (int k = 0; k < 2000; k++) {
+        char *l = out_file(".lock", NULL);
+        int ok = l && !strncmp(l, want, strlen(want));
+        free(l);
+        if (ok) return;
+        nap(0.01);
+    }
+    ck_abort_msg("process %ld did not take out/.lock", (long)pid);
+}
+
+/* A second reduce into a directory another process owns stops at once with exit code 2 and
+ * leaves the files alone. Before: both wrote into it (exit 0). */
+START_TEST(test_outdir_busy)
+{
+    ck_assert_int_eq(reduce("--modes 10"), 0);
+    long l0 = 0, l1 = 0;
+    char *k0 = out_file("K.mtx", &l0);
+    char p[400];
+    snprintf(p, sizeof p, "%s/out", dir);
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_outdir *od = NULL;
+    ck_assert_int_eq(tvds_outdir_open(p, &od, &ctx), TVDS_OK);
+    ck_assert_int_eq(reduce("--modes 12"), 2);
+    ck_assert_msg(strstr(err_text, "output directory in use by another tvds process"), "%s",
+                  err_text);
+    tvds_outdir_close(&od);
+    char *k1 = out_file("K.mtx", &l1);
+    ck_assert(k0 && k1 && l0 == l1 && !memcmp(k0, k1, (size_t)l0));
+    free(k0);
+    free(k1);
+    ck_assert_int_eq(reduce("--modes 12"), 0); /* free again */
+}
+END_TEST
+
+/* A 12 000-DoF solid (a few seconds of reduction) in dir/blk and the outputs of its full
+ * reduction in dir/rb/out; dir/out holds the 600-DoF beam's reduction (version A, in dir/refA). */
+static double long_setup(void)
+{
+    char bin[600];
+    snprintf(bin, sizeof bin, "%s/%s", getenv("PWD") ? getenv("PWD") : ".", TVDS_BIN);
+    sh("%s model block --dofs 12000 -o blk >/dev/null", bin);
+    ck_assert_int_eq(reduce("--modes 10"), 0);
+    sh("cp -r out refA%s", "");
+    double t0 = mono_s();
+    int st;
+    sh("mkdir rb%s", ""); /* named out as well: the name is in the files' comments */
+    pid_t pid = spawn("reduce --model blk --boundary patch --modes 30 -o rb/out");
+    ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+    ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    return mono_s() - t0;
+}
+
+/* SIGTERM, SIGINT, SIGHUP stop a reduce within a second (the watchdog's 0.5 s grace; 2 s
+ * allowed for a loaded machine), exit code 3, one line naming the signal, and the directory as
+ * it was. Before: the default action killed the process (no exit code, no message). */
+START_TEST(test_reduce_signals)
+{
+    double T = long_setup();
+    static const int sigs[] = {SIGTERM, SIGINT, SIGHUP};
+    static const char *const names[] = {"SIGTERM", "SIGINT", "SIGHUP"};
+    for (int i = 0; i < 3; i++) {
+        pid_t pid = spawn("reduce --model blk --boundary patch --modes 30 -o out");
+        wait_owner(pid);
+        nap(0.3 * T * (i + 1) / 3.0); /* reading, factorization, eigensolver */
+        double t0 = mono_s();
+        ck_assert_int_eq(kill(pid, sigs[i]), 0);
+        int st;
+        ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+        double dt = mono_s() - t0;
+        ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 3, "%s: status %d", names[i], st);
+        ck_assert_msg(dt < 2.0, "%s: stopped after %.2f s", names[i], dt);
+        char p[400];
+        snprintf(p, sizeof p, "%s/stderr", dir);
+        char *e = tvds_test_slurp(p, NULL);
+        ck_assert_msg(e && strstr(e, "interrupted") && strstr(e, names[i]) &&
+                          strchr(e, '\n') == e + strlen(e) - 1,
+                      "%s: %s", names[i], e);
+        free(e);
+        ck_assert_msg(out_same_as("refA"), "%s: the output directory changed", names[i]);
+        snprintf(p, sizeof p, "%s/out/.new", dir);
+        struct stat sb;
+        ck_assert_msg(stat(p, &sb) != 0, "%s: a stage was left", names[i]);
+        fprintf(stderr, "fe_input: %s stopped reduce in %.2f s\n", names[i], dt);
+    }
+}
+END_TEST
+
+/* kill -9 at points spread over a reduction: the directory then reads as version A or B,
+ * whole, or is refused by its manifest, never a mix; the next reduce completes. */
+START_TEST(test_reduce_sigkill)
+{
+    double T = long_setup();
+    int as_a = 0, as_b = 0, refused_n = 0;
+    for (int i = 1; i <= 4; i++) {
+        sh("rm -rf out && cp -r refA out%s", "");
+        pid_t pid = spawn("reduce --model blk --boundary patch --modes 30 -o out");
+        nap(T * (0.4 + 0.15 * i)); /* the later ones may find the reduction written */
+        kill(pid, SIGKILL);
+        int st;
+        ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+        char p[400];
+        snprintf(p, sizeof p, "%s/out", dir);
+        tvds_ctx ctx;
+        tvds_ctx_init(&ctx);
+        tvds_substructure *sub = NULL;
+        int rc = tvds_substructure_read(p, NULL, &sub, &ctx);
+        tvds_substructure_free(&sub);
+        if (rc) {
+            ck_assert_msg(strstr(ctx.msg, "manifest.txt"), "kill %d: %s", i, ctx.msg);
+            refused_n++;
+        } else if (out_same_as("refA")) {
+            as_a++;
+        } else {
+            ck_assert_msg(out_same_as("rb/out"), "kill %d: a directory of two versions was read",
+                          i);
+            as_b++;
+        }
+    }
+    fprintf(stderr, "fe_input: 4 kills: %d old, %d new, %d refused\n", as_a, as_b, refused_n);
+    int st;
+    pid_t pid = spawn("reduce --model blk --boundary patch --modes 30 -o out");
+    ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+    ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    ck_assert(out_same_as("rb/out"));
+}
+END_TEST
+
 Suite *fe_input_suite(void)
 {
     Suite *s = suite_create("fe_input");
@@ -284,6 +481,7 @@ Suite *fe_input_suite(void)
     tcase_add_test(tc, test_too_many_modes);
     tcase_add_test(tc, test_huge_declared_size);
     tcase_add_test(tc, test_singular_vs_indefinite_interior);
+    tcase_add_test(tc, test_outdir_busy);
     suite_add_tcase(s, tc);
     /* 300 000 lines: long under valgrind, so left out of valgrind-fast (still in make test). */
     TCase *tl = tcase_create("fe_input_large");
@@ -291,5 +489,13 @@ Suite *fe_input_suite(void)
     tcase_add_checked_fixture(tl, setup, teardown);
     tcase_add_test(tl, test_readers_linear);
     suite_add_tcase(s, tl);
+    /* Processes signalled and killed: seconds each, left out of valgrind-fast. */
+    TCase *to = tcase_create("outdir");
+    tcase_set_tags(to, "long");
+    tcase_set_timeout(to, 120);
+    tcase_add_checked_fixture(to, setup, teardown);
+    tcase_add_test(to, test_reduce_signals);
+    tcase_add_test(to, test_reduce_sigkill);
+    suite_add_tcase(s, to);
     return s;
 }

@@ -7,10 +7,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 
 #define TVDS_TEST_CHOLMOD
 #include "tvds_test.h"
 #include "tvds/tvds_io.h"
+#include "tvds/tvds_output.h"
 #include "tvds/tvds_reduce.h"
 
 #define IMP_PI 3.14159265358979323846
@@ -145,6 +148,22 @@ START_TEST(test_errors_file_line)
          "job.inp:3: *INCLUDE: cannot open /dev/zero: not a regular file"},
         {"job.inp", "** includes itself\n*INCLUDE, INPUT=job.inp\n",
          "job.inp:2: *INCLUDE nested more than 16 deep"},
+        /* Before: accepted (last definition won, the face vanished, the faces were merged, K
+         * had 0 or a few of its entries). */
+        {"job.inp", "*NODE\n1, 0\n2, 1\n3, 2, 0.5\n2, 1, 0.1\n",
+         "job.inp:5: *NODE: node 2 defined twice (first at "},
+        {"job.inp",
+         "*NODE\n1, 0\n2, 1\n3, 2, 0.5\n*ELEMENT, TYPE=C3D4\n7, 1, 2, 3, 9\n",
+         "job.inp:6: *ELEMENT: element 7 names node 9, which no *NODE defines"},
+        {"job.inp",
+         "*NODE\n1, 0\n2, 1\n3, 2, 0.5\n4, 0, 0, 1\n*ELEMENT, TYPE=C3D4\n7, 1, 2, 3, 4\n"
+         "*SURFACE, NAME=S\n7, S1\n*SURFACE, NAME=S\n7, S2\n",
+         "job.inp:10: *SURFACE S defined twice (first at "},
+        {"job.sti", "", "job.sti: no entries: expected the upper triangle of a 4-DoF matrix"},
+        {"job.sti", "1 1  2.0e+03\n1 2  0.0\n2 2  1.0e+03\n",
+         "job.sti:3: no diagonal entry (3,3) for DoF 3 (node 3 ux) in the 3 entries"},
+        {"job.mas", "1 1  1.0\n2 2  1.0\n3 3  0.5\n4 4  0.", 
+         "job.mas:4: the file ends in the middle of a line (truncated file?)"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         small_job();
@@ -158,6 +177,52 @@ START_TEST(test_errors_file_line)
         ck_assert_msg(strstr(ctx.msg, want) != NULL, "case %zu: expected '%s', got '%s'", k, want,
                       ctx.msg);
     }
+}
+END_TEST
+
+/* `tvds import` through the CLI: a directory another process owns is refused (exit 2, before:
+ * written over, exit 0); the written directory carries a manifest, so that M, K and the DoF
+ * table of two imports are refused by the reader; a refused deck leaves no directory. */
+START_TEST(test_cli_outdir)
+{
+    small_job();
+    char cmd[1200], out[400];
+    const char *pwd = getenv("PWD") ? getenv("PWD") : ".";
+    snprintf(out, sizeof out, "%s/full", dir);
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_outdir *od = NULL;
+    ck_assert_int_eq(tvds_outdir_open(out, &od, &ctx), TVDS_OK);
+    snprintf(cmd, sizeof cmd, "%s/build/bin/tvds import calculix %s/job.inp -o %s >/dev/null 2>&1",
+             pwd, dir, out);
+    int st = system(cmd);
+    ck_assert_int_eq(WEXITSTATUS(st), 2);
+    tvds_outdir_close(&od);
+    st = system(cmd);
+    ck_assert_int_eq(WEXITSTATUS(st), 0);
+    char mp[500], kp[500], dp[500];
+    snprintf(mp, sizeof mp, "%s/M.mtx", out);
+    snprintf(kp, sizeof kp, "%s/K.mtx", out);
+    snprintf(dp, sizeof dp, "%s/dofs.txt", out);
+    tvds_fe_paths p = {mp, kp, dp, NULL, 1};
+    tvds_fe_model *m = NULL;
+    ck_assert_msg(tvds_fe_model_read(&p, &m, &cc, &ctx) == TVDS_OK, "%s", ctx.msg);
+    tvds_fe_model_free(&m, &cc);
+    FILE *f = fopen(kp, "a");
+    ck_assert_ptr_nonnull(f);
+    fputs("% another import\n", f);
+    fclose(f);
+    ck_assert_int_eq(tvds_fe_model_read(&p, &m, &cc, &ctx), TVDS_ERR_INVALID);
+    ck_assert_msg(strstr(ctx.msg, "K.mtx: not the file manifest.txt lists"), "%s", ctx.msg);
+    /* A deck refused: no directory left behind. */
+    tvds_test_write_file(dir, "job.sti", "");
+    snprintf(cmd, sizeof cmd, "%s/build/bin/tvds import calculix %s/job.inp -o %s/none 2>/dev/null",
+             pwd, dir, dir);
+    st = system(cmd);
+    ck_assert_int_eq(WEXITSTATUS(st), 2);
+    snprintf(out, sizeof out, "%s/none", dir);
+    struct stat sb;
+    ck_assert_msg(stat(out, &sb) != 0, "an output directory was left behind");
 }
 END_TEST
 
@@ -650,6 +715,7 @@ Suite *import_suite(void)
     tcase_add_checked_fixture(tl, setup, teardown);
     tcase_set_timeout(tl, 60);
     tcase_add_test(tl, test_calculix_round_trip);
+    tcase_add_test(tl, test_cli_outdir);
     suite_add_tcase(s, tl);
     TCase *tf = tcase_create("import_fe_ccx"); /* Abaqus and Nastran files of a CalculiX job */
     tcase_set_tags(tf, "long");

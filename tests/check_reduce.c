@@ -5,6 +5,7 @@
 #include <float.h>
 #include <lapacke.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -439,6 +440,74 @@ START_TEST(test_spec_and_cutoff)
 }
 END_TEST
 
+/* Progress and stop of a reduction (tvds_reduce_opts.progress, .stop): the four stages in
+ * order, done <= total, the same substructure as without a callback; a stop flag set during
+ * the eigensolver ends the call with TVDS_ERR_INTERRUPTED naming the stage, nothing returned. */
+typedef struct progress_log {
+    int n, last_index, bad;
+    int seen[5];
+    volatile sig_atomic_t *stop_in_modes;
+} progress_log;
+
+static void log_progress(void *user, const tvds_reduce_progress *p)
+{
+    progress_log *l = user;
+    l->n++;
+    if (p->index < l->last_index || p->index < 1 || p->index > p->count || p->count != 4 ||
+        (p->total > 0 && p->done > p->total) || p->done < 0 || !(p->wall_s >= 0))
+        l->bad++;
+    l->last_index = p->index;
+    l->seen[p->index] = 1;
+    if (l->stop_in_modes && !strcmp(p->stage, "modes")) *l->stop_in_modes = SIGTERM;
+}
+
+START_TEST(test_progress_and_stop)
+{
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_fe_model *m = bob_beam(2, 0);
+    int nb, *b = NULL;
+    ck_assert_int_eq(tvds_reduce_parse_spec("top", m->n, m->dofs, m->nsets, m->sets, &nb, &b, &ctx),
+                     TVDS_OK);
+    progress_log log;
+    memset(&log, 0, sizeof log);
+    tvds_reduce_opts o = tvds_reduce_opts_default();
+    o.progress = log_progress;
+    o.progress_user = &log;
+    tvds_substructure *s = NULL, *ref = reduce_model(m, "top", NULL, 20);
+    int rc = tvds_reduce_cb(m->M, m->K, m->dofs, nb, b, 0, NULL, 0, NULL, &o, &s, NULL, &cc, &ctx);
+    ck_assert_msg(rc == TVDS_OK, "%s", ctx.msg);
+    ck_assert_int_eq(log.bad, 0);
+    for (int k = 1; k <= 4; k++)
+        ck_assert_msg(log.seen[k], "stage %d not reported", k);
+    ck_assert_int_eq(s->n, ref->n);
+    ck_assert(!memcmp(s->K, ref->K, (size_t)s->n * s->n * sizeof *s->K));
+    tvds_substructure_free(&s);
+    volatile sig_atomic_t stop = 0;
+    memset(&log, 0, sizeof log);
+    log.stop_in_modes = &stop;
+    o.stop = &stop;
+    tvds_ctx_init(&ctx);
+    rc = tvds_reduce_cb(m->M, m->K, m->dofs, nb, b, 0, NULL, 0, NULL, &o, &s, NULL, &cc, &ctx);
+    ck_assert_int_eq(rc, TVDS_ERR_INTERRUPTED);
+    ck_assert_ptr_null(s);
+    ck_assert_msg(strstr(ctx.msg, "interrupted in stage 'modes'") && strstr(ctx.msg, "SIGTERM"),
+                  "%s", ctx.msg);
+    ck_assert(!log.seen[3] && !log.seen[4]);
+    /* ARPACK's state was left mid-run: the next reduction starts afresh and agrees. */
+    o.stop = NULL;
+    log.stop_in_modes = NULL;
+    tvds_ctx_init(&ctx);
+    rc = tvds_reduce_cb(m->M, m->K, m->dofs, nb, b, 0, NULL, 0, NULL, &o, &s, NULL, &cc, &ctx);
+    ck_assert_msg(rc == TVDS_OK, "%s", ctx.msg);
+    ck_assert(!memcmp(s->K, ref->K, (size_t)s->n * s->n * sizeof *s->K));
+    tvds_substructure_free(&s);
+    tvds_substructure_free(&ref);
+    tvds_free(b);
+    tvds_fe_model_free(&m, &cc);
+}
+END_TEST
+
 Suite *reduce_suite(void)
 {
     Suite *s = suite_create("reduce");
@@ -453,6 +522,7 @@ Suite *reduce_suite(void)
     tcase_add_test(tc, test_roundtrip);
     tcase_add_test(tc, test_free_floating_refused);
     tcase_add_test(tc, test_spec_and_cutoff);
+    tcase_add_test(tc, test_progress_and_stop);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -20,6 +20,8 @@
 #include "tvds/tvds_run.h"
 #include "tvds_test.h"
 #include "tvds/tvds_sim.h"
+#include "tvds/tvds_spectrum.h"
+#include "tvds/tvds_reduce.h"
 
 #ifndef TVDS_BIN
 #define TVDS_BIN "build/bin/tvds"
@@ -732,6 +734,111 @@ START_TEST(test_sigint_interrupted)
 }
 END_TEST
 
+/* ---- Special files refused by name, never opened for a blocking read --------------------------
+ */
+
+/* Each reader given a FIFO (no writer: an open for reading without O_NONBLOCK blocks for ever)
+ * refuses it at once with its path. Before: every one of them hung in fopen (alarm fired). */
+static const char *const fifo_readers[] = {
+    "case file",           "Matrix Market",    "substructure dofs.txt", "full-model dofs.txt",
+    "full-model sets.txt", "full-model M.mtx", "CalculiX *INCLUDE",     "CalculiX .sti",
+    "table file",          "history file"};
+
+static void fifo_at(const char *dir, const char *file)
+{
+    char p[400];
+    snprintf(p, sizeof p, "%s/%s", dir, file);
+    unlink(p);
+    ck_assert_msg(mkfifo(p, 0600) == 0, "mkfifo %s: %s", p, strerror(errno));
+}
+
+START_TEST(test_fifo_refused_at_once)
+{
+    tmp_setup();
+    alarm(15); /* a blocking open ends the test (and, without fork, the runner) */
+    cholmod_common cc;
+    ck_assert_int_eq(tvds_cholmod_start(&cc), TVDS_OK);
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_cholmod_ctx(&ctx);
+    char p[400], q[400], text[800], cwd[512];
+    ck_assert_ptr_nonnull(getcwd(cwd, sizeof cwd));
+    const char *what = fifo_readers[_i], *fifo = NULL;
+    int rc = TVDS_OK;
+    if (!strcmp(what, "case file")) {
+        fifo_at(tmpdir, fifo = "case.ini");
+        tvds_model *m = NULL;
+        snprintf(p, sizeof p, "%s/case.ini", tmpdir);
+        rc = tvds_case_read(p, NULL, 0, &m, &ctx);
+        ck_assert_ptr_null(m);
+    } else if (!strcmp(what, "Matrix Market")) {
+        fifo_at(tmpdir, fifo = "A.mtx");
+        cholmod_sparse *A = NULL;
+        snprintf(p, sizeof p, "%s/A.mtx", tmpdir);
+        rc = tvds_mm_read(p, &A, &cc, &ctx);
+    } else if (!strcmp(what, "substructure dofs.txt")) {
+        snprintf(p, sizeof p, "cp -r tests/data/substructure/full %s/sub", tmpdir);
+        ck_assert_int_eq(system(p), 0);
+        snprintf(p, sizeof p, "%s/sub", tmpdir);
+        fifo_at(p, fifo = "dofs.txt");
+        tvds_substructure *sub = NULL;
+        rc = tvds_substructure_read(p, NULL, &sub, &ctx);
+        ck_assert_ptr_null(sub);
+    } else if (!strncmp(what, "full-model", 10)) {
+        snprintf(p, sizeof p, "cp -r models/beam_on_beam/beam2_full %s/fm", tmpdir);
+        ck_assert_int_eq(system(p), 0);
+        snprintf(p, sizeof p, "%s/fm", tmpdir);
+        fifo = strchr(what, ' ') + 1;
+        fifo_at(p, fifo);
+        char mp[450], kp[450], dp[450], sp[450];
+        snprintf(mp, sizeof mp, "%s/M.mtx", p);
+        snprintf(kp, sizeof kp, "%s/K.mtx", p);
+        snprintf(dp, sizeof dp, "%s/dofs.txt", p);
+        snprintf(sp, sizeof sp, "%s/sets.txt", p);
+        tvds_fe_paths paths = {mp, kp, dp, sp, 0};
+        tvds_fe_model *m = NULL;
+        rc = tvds_fe_model_read(&paths, &m, &cc, &ctx);
+        ck_assert_ptr_null(m);
+    } else if (!strncmp(what, "CalculiX", 8)) {
+        tvds_test_write_file(tmpdir, "job.inp", "*NODE\n1, 0\n2, 1\n*INCLUDE, INPUT=more.inc\n");
+        tvds_test_write_file(tmpdir, "more.inc", "3, 2\n");
+        tvds_test_write_file(tmpdir, "job.dof", "2.1\n3.1\n");
+        tvds_test_write_file(tmpdir, "job.sti", "1 1 1\n2 2 1\n");
+        tvds_test_write_file(tmpdir, "job.mas", "1 1 1\n2 2 1\n");
+        fifo_at(tmpdir, fifo = strstr(what, "INCLUDE") ? "more.inc" : "job.sti");
+        snprintf(p, sizeof p, "%s/job.inp", tmpdir);
+        tvds_fe_model *m = NULL;
+        rc = tvds_import_calculix(p, &m, NULL, &cc, &ctx);
+        ck_assert_ptr_null(m);
+    } else if (!strcmp(what, "table file")) {
+        fifo_at(tmpdir, fifo = "force.txt");
+        snprintf(text, sizeof text,
+                 "[run]\nt_end = 0.01\ndt = 1e-4\n[substructure shoe]\ndir = "
+                 "%s/tests/data/case/shoe\n[load f]\ndof = shoe:1:ux\nf = table force.txt\n",
+                 cwd);
+        tvds_test_write_file(tmpdir, "t.ini", text);
+        snprintf(p, sizeof p, "%s/t.ini", tmpdir);
+        tvds_model *m = NULL;
+        rc = tvds_case_read(p, NULL, 0, &m, &ctx);
+        ck_assert_ptr_null(m);
+    } else {
+        fifo_at(tmpdir, fifo = "history.csv");
+        snprintf(p, sizeof p, "%s/history.csv", tmpdir);
+        double *t = NULL, *x = NULL;
+        long n = 0;
+        rc = tvds_history_read_channel(p, "x", &t, &x, &n, NULL, &ctx);
+        ck_assert_ptr_null(t);
+    }
+    alarm(0);
+    tvds_cholmod_ctx(NULL);
+    cholmod_finish(&cc);
+    ck_assert_msg(rc == TVDS_ERR_IO, "%s: status %d (%s)", what, rc, ctx.msg);
+    snprintf(q, sizeof q, "%s: not a regular file", fifo);
+    ck_assert_msg(strstr(ctx.msg, q) != NULL, "%s: '%s' not in '%s'", what, q, ctx.msg);
+    tmp_teardown();
+}
+END_TEST
+
 Suite *reliability_suite(void)
 {
     Suite *s = suite_create("reliability");
@@ -757,6 +864,12 @@ Suite *reliability_suite(void)
     tcase_add_test(tf, test_mm_huge_declared_size);
     tcase_add_test(tf, test_mm_duplicate_searches_agree);
     suite_add_tcase(s, tf);
+
+    TCase *tq = tcase_create("special_files");
+    tcase_add_loop_test(tq, test_fifo_refused_at_once, 0,
+                        (int)(sizeof fifo_readers / sizeof fifo_readers[0]));
+    tcase_set_timeout(tq, 20);
+    suite_add_tcase(s, tq);
 
     /* Long and process-spawning tests: tagged "long", left out of the valgrind run. */
     TCase *tl = tcase_create("long");

@@ -37,12 +37,17 @@ TVDS_API int tvds_mm_write_dense(const char *path, int nrows, int ncols, const d
                                  int symmetric, const char *comment, tvds_ctx *ctx);
 
 /* Read a substructure directory (M.mtx, K.mtx, optional C.mtx, dofs table, node sets,
- * recovery rows) and validate it (tvds_substructure_validate). name may be NULL (then the
- * directory's base name). *s owned by the caller (tvds_substructure_free). */
+ * recovery rows) and validate it (tvds_substructure_validate). A directory with a
+ * manifest.txt (written by `tvds reduce`) is first checked against it (tvds_manifest_check):
+ * files of two writes are refused. name may be NULL (then the directory's base name). *s owned
+ * by the caller (tvds_substructure_free). */
 TVDS_API int tvds_substructure_read(const char *dir, const char *name, tvds_substructure **s,
                                     tvds_ctx *ctx);
 /* Write s as a substructure directory (created if missing) that reads back bit for bit. */
 TVDS_API int tvds_substructure_write(const tvds_substructure *s, const char *dir, tvds_ctx *ctx);
+/* The names of the files a substructure directory may hold (M.mtx, K.mtx, C.mtx, dofs.txt,
+ * sets.txt, recovery.txt, recovery.mtx): *names points at a static table; returns its length. */
+TVDS_API int tvds_substructure_files(const char *const **names);
 /* Check a substructure as a whole: sizes, DoF table, duplicate DoF labels, node sets naming
  * known nodes, M and K symmetric, M positive definite (CHOLMOD LL'), K positive semidefinite. */
 TVDS_API int tvds_substructure_validate(const tvds_substructure *s, tvds_ctx *ctx);

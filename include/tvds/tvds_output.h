@@ -87,6 +87,29 @@ TVDS_API int tvds_outdir_remove(const char *dir, const char *const *files, int n
 /* Release the lock and the reserve; accepts NULL and clears *d. DIR/.lock stays (empty). */
 TVDS_API void tvds_outdir_close(tvds_outdir **d);
 
+/* The files of a directory replaced as one (a substructure, a full model; docs/reliability.md):
+ *   tvds_commit_begin(dir, stage) creates the empty staging directory dir/.new (removing what a
+ *     killed writer left there) and names it in stage (size bytes);
+ *   the caller writes every file of the new version into stage;
+ *   tvds_commit_end(dir, owned) syncs them, writes dir/manifest.txt (each file's size and
+ *     FNV-1a 64 checksum of 8-byte words) to a temporary name and renames it into place (the
+ *     commit point), renames the staged files into dir, and removes the files of owned[] (names the
+ * writer may produce) that this version does not have; tvds_commit_abort(dir) drops the stage
+ * (nothing of dir changed). A process killed before the commit point leaves the old files and their
+ * manifest; one killed after it leaves files that tvds_manifest_check refuses. The caller owns dir
+ * (tvds_outdir). Returns TVDS_OK, TVDS_ERR_IO, TVDS_ERR_WRITE, TVDS_ERR_NOMEM. */
+TVDS_API int tvds_commit_begin(const char *dir, char *stage, size_t size, tvds_ctx *ctx);
+TVDS_API int tvds_commit_end(const char *dir, const char *const *owned, int nowned, tvds_ctx *ctx);
+TVDS_API void tvds_commit_abort(const char *dir);
+/* When dir has a manifest.txt: every file it lists must have its size and checksum, and no file
+ * of owned[] may be there unlisted; TVDS_ERR_INVALID naming the first file that differs
+ * otherwise. No manifest (a directory written by hand or by an older tvds): TVDS_OK. */
+TVDS_API int tvds_manifest_check(const char *dir, const char *const *owned, int nowned,
+                                 tvds_ctx *ctx);
+/* Test hook: the next tvds_commit_end stops, as a killed process would, after n renames into
+ * place (n < 0: never). */
+TVDS_API void tvds_commit_fail_after(long nrenames);
+
 /* Test hook: output data writes (CSV rows) may write nbytes more bytes, then fail with ENOSPC
  * as on a full disk (a write crossing the limit is cut there); nbytes < 0 removes the limit. */
 TVDS_API void tvds_output_fail_after(long nbytes);

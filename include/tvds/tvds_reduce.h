@@ -3,6 +3,7 @@
 #define TVDS_REDUCE_H
 
 #include <cholmod.h>
+#include <signal.h>
 
 #include "tvds/tvds_model.h"
 
@@ -33,6 +34,9 @@ TVDS_API void tvds_fe_model_free(tvds_fe_model **m, cholmod_common *cc);
  * "face <name> <node>..." line per face of each face set).
  * The directory is created if missing. */
 TVDS_API int tvds_fe_model_write(const tvds_fe_model *m, const char *dir, tvds_ctx *ctx);
+/* The names of the files of a full-model directory (M.mtx, K.mtx, dofs.txt, sets.txt): *names
+ * points at a static table; returns its length. */
+TVDS_API int tvds_fe_model_files(const char *const **names);
 /* Read the DoF label table dofs.txt of a full model (format of tvds_fe_model_write; "#"
  * comments; directions ux/uy/uz or x/y/z) and its
  * node sets (sets_path may be NULL). *dofs and *sets are tvds_malloc'ed, owned by the caller
@@ -141,6 +145,17 @@ TVDS_API void tvds_fe_sets_free(int nsets, tvds_nodeset **sets);
 /* Free an array of face sets; accepts NULL and clears *fsets. */
 TVDS_API void tvds_fe_facesets_free(int nfsets, tvds_faceset **fsets);
 
+/* Where a reduction is (tvds_reduce_opts.progress). Stages, in order: "factor" (K_ii, and
+ * K_ii - sigma M_ii), "modes" (ARPACK), "constraint modes", "projection". */
+typedef struct tvds_reduce_progress {
+    const char *stage;
+    int index, count; /* stage index 1..count */
+    long done, total; /* work units of the stage done so far and in all; total 0: unknown (the
+                         eigensolver: done counts operator applications) */
+    double wall_s;    /* wall-clock time since the reduction started [s] */
+} tvds_reduce_progress;
+typedef void (*tvds_reduce_progress_fn)(void *user, const tvds_reduce_progress *p);
+
 /* Options of the reduction; tvds_reduce_opts_default() gives the documented defaults. */
 typedef struct tvds_reduce_opts {
     int nmodes;      /* fixed-interface modes to keep (default 20; at most n_i - 1: a larger
@@ -148,8 +163,15 @@ typedef struct tvds_reduce_opts {
     double f_cut_hz; /* > 0: keep only modes below this frequency [Hz] (default 0: off) */
     double tol;      /* ARPACK relative tolerance (default 1e-12) */
     double sigma; /* shift of K_ii - sigma M_ii in the eigensolver, <= 0 (default 0) [rad^2/s^2] */
-    const char *m_name, *k_name; /* names of M and K in messages, e.g. their files (default
-                                    NULL: "M", "K") */
+    const char *m_name, *k_name;      /* names of M and K in messages, e.g. their files (default
+                                         NULL: "M", "K") */
+    volatile sig_atomic_t *stop;      /* NULL, or a flag: nonzero stops the reduction at its next
+                                         check (each ARPACK iteration, each block of 64 constraint
+                                         modes or projected columns, between stages; not inside one
+                                         CHOLMOD factorization) with TVDS_ERR_INTERRUPTED */
+    tvds_reduce_progress_fn progress; /* NULL, or called at each stage's start and end and as
+                                         long stages advance (the library never prints) */
+    void *progress_user;
 } tvds_reduce_opts;
 
 TVDS_API tvds_reduce_opts tvds_reduce_opts_default(void);

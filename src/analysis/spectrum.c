@@ -1,5 +1,6 @@
 /* spectrum.c — STFT with FFTW (window, overlap, amplitude/PSD scaling) and history CSV input. */
 #include "tvds/tvds_spectrum.h"
+#include "io/io_impl.h"
 
 #include <errno.h>
 #include <sys/types.h>
@@ -186,8 +187,8 @@ int tvds_history_read_channel(const char *path, const char *channel, double **t,
     *t = *x = NULL;
     *n = 0;
     if (unit) *unit = NULL;
-    FILE *f = fopen(path, "r");
-    if (!f) return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    FILE *f = tvds_input_open(path, "history file", ctx);
+    if (!f) return tvds_input_open_error(path, ctx);
     char *line = NULL;
     size_t cap = 0;
     int rc = TVDS_OK;

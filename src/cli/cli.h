@@ -107,5 +107,25 @@ void tvds_cli_sigint(int install);
 volatile sig_atomic_t *tvds_cli_stop_flag(void);
 /* "SIGINT", "SIGTERM", "SIGHUP" or "signal". */
 const char *tvds_cli_signal_name(int sig);
+/* cli_stop.c: for commands that change nothing on disk outside a critical section (reduce,
+ * import). Once the stop flag is set, a thread waits grace_s for the command's own checks; if
+ * the command is then still running and not inside tvds_cli_stop_critical(1) ... (0), it
+ * prints one line naming cmd and the signal, calls cleanup(arg) (may be NULL: what the command
+ * would undo on a failure, e.g. remove the output directory it created) and ends the process
+ * with exit code 3. Returns 0, or -1 when the thread cannot start (stops are then only the
+ * command's own). _end joins it. */
+int tvds_cli_stop_watchdog(const char *cmd, double grace_s, void (*cleanup)(void *), void *arg);
+void tvds_cli_stop_critical(int enter);
+/* What a failed or stopped reduce/import undoes in its output directory: the stage of an
+ * uncommitted write (tvds_commit_abort) and, when the command created the directory, the
+ * directory itself if nothing else is in it. */
+typedef struct tvds_outdir tvds_outdir;
+typedef struct tvds_cli_outdir_undo {
+    const char *dir;
+    int existed;      /* the directory was there before the command */
+    tvds_outdir **od; /* the command's lock on it, released first (NULL: none) */
+} tvds_cli_outdir_undo;
+void tvds_cli_outdir_undo_fn(void *undo);
+void tvds_cli_stop_watchdog_end(void);
 
 #endif

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/cli.h"
 #include "cli/cmd_import_impl.h"
@@ -52,7 +53,13 @@ static void import_help(FILE *out)
             "  --no-mass-check    skip the sparse Cholesky that proves M positive definite\n"
             "  -h, --help         this help\n"
             "\n"
-            "exit codes: 0 success, 1 internal error, 2 bad input.\n"
+            "DIR is locked while the command runs (a second import or reduce into it stops\n"
+            "with exit code 2) and its files are replaced as a whole (DIR/.new, then\n"
+            "DIR/manifest.txt, then renamed into place; see 'tvds reduce --help'). Ctrl-C,\n"
+            "SIGTERM or SIGHUP stop the import within a second and leave DIR as it was.\n"
+            "\n"
+            "exit codes: 0 success, 1 internal error, 2 bad input or DIR in use,\n"
+            "3 interrupted.\n"
             "\n"
             "example:\n"
             "  ccx -i pad            # pad.inp with *FREQUENCY, SOLVER=MATRIXSTORAGE\n"
@@ -105,11 +112,27 @@ int tvds_cmd_import(int argc, char **argv)
         snprintf(dbuf, sizeof dbuf, "%.*s_full", (int)(l > 4 ? l - 4 : l), inp);
         outdir = dbuf;
     }
+    /* DIR is this command's from the start (a second import or reduce into it is refused at
+     * once); nothing in it changes before the commit, so a stop before that ends the process
+     * (tvds_cli_stop_watchdog) and one it created is removed again. */
+    struct stat sb;
+    int existed = stat(outdir, &sb) == 0;
     tvds_ctx ctx;
     tvds_ctx_init(&ctx);
+    tvds_outdir *od = NULL;
+    int rc = tvds_outdir_open(outdir, &od, &ctx);
+    if (rc) return tvds_cli_report(rc, &ctx);
+    tvds_cli_sigint(1);
+    tvds_cli_outdir_undo undo = {outdir, existed, &od};
+    tvds_cli_stop_watchdog("import", 0.5, tvds_cli_outdir_undo_fn, &undo);
     cholmod_common cc;
-    int rc = tvds_cholmod_start(&cc);
-    if (rc) return tvds_cli_report(rc, NULL);
+    rc = tvds_cholmod_start(&cc);
+    if (rc) {
+        tvds_cli_stop_watchdog_end();
+        tvds_cli_sigint(0);
+        tvds_cli_outdir_undo_fn(&undo);
+        return tvds_cli_report(rc, NULL);
+    }
     tvds_cholmod_ctx(&ctx);
     tvds_fe_model *m = NULL;
     tvds_ccx_info info;
@@ -124,9 +147,18 @@ int tvds_cmd_import(int argc, char **argv)
         tvds_fe_paths names = {mas, sti, dof, NULL, !no_mass_check};
         rc = tvds_fe_model_check(m, &names, &cc, &ctx);
     }
-    if (!rc) rc = tvds_mkdir_p(outdir, &ctx);
-    if (!rc) rc = tvds_fe_model_write(m, outdir, &ctx);
-    if (!rc) {
+    char stage[4200];
+    const char *const *owned;
+    int nowned = tvds_fe_model_files(&owned);
+    if (!rc) rc = tvds_commit_begin(outdir, stage, sizeof stage, &ctx);
+    if (!rc) rc = tvds_fe_model_write(m, stage, &ctx);
+    tvds_cli_stop_critical(1); /* the renames into place are never cut half way */
+    int sig = (int)*tvds_cli_stop_flag();
+    if (!rc && !sig) rc = tvds_commit_end(outdir, owned, nowned, &ctx);
+    tvds_cli_stop_watchdog_end();
+    tvds_cli_stop_critical(0);
+    tvds_cli_sigint(0);
+    if (!rc && !sig) {
         printf("import: wrote %s (%d DoFs of %d nodes, nnz K = %ld, %d node sets, %d face sets "
                "from %d solid elements)\n",
                outdir, m->n, info.nodes, (long)cholmod_nnz(m->K, &cc), m->nsets, m->nfsets,
@@ -142,6 +174,13 @@ int tvds_cmd_import(int argc, char **argv)
     tvds_fe_model_free(&m, &cc);
     tvds_cholmod_ctx(NULL);
     cholmod_finish(&cc);
+    tvds_outdir_close(&od);
+    if (rc || sig) tvds_cli_outdir_undo_fn(&undo);
+    if (!rc && sig) {
+        fprintf(stderr, "tvds: import: interrupted (%s); nothing committed, %s is as it was\n",
+                tvds_cli_signal_name(sig), outdir);
+        return 3;
+    }
     if (rc) return tvds_cli_report(rc, &ctx);
     return 0;
 }

@@ -3,9 +3,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include <sys/stat.h>
+#include <time.h>
 
 #include "cli/cli.h"
 #include "tvds/tvds_io.h"
+#include "tvds/tvds_output.h"
 #include "tvds/tvds_reduce.h"
 
 static void reduce_help(FILE *out)
@@ -15,7 +20,7 @@ static void reduce_help(FILE *out)
         "usage: tvds reduce (--model DIR | --mass M.mtx --stiffness K.mtx --dofs dofs.txt\n"
         "                    [--sets sets.txt]) --boundary SPEC (--modes N | --fcut HZ)\n"
         "                   [--recover SPEC] [--faces LIST] [--sigma S] [--tol T]\n"
-        "                   [--no-mass-check] -o OUTDIR [--verbose]\n"
+        "                   [--no-mass-check] -o OUTDIR [--verbose] [-q]\n"
         "\n"
         "Craig-Bampton reduction of a full FE model (sparse symmetric M and K in Matrix\n"
         "Market files, one DoF label per line in dofs.txt: '<node> <ux|uy|uz|rx|ry|rz> <x>\n"
@@ -48,6 +53,7 @@ static void reduce_help(FILE *out)
         "                   (the diagonal and the reduced mass are still checked)\n"
         "  -o, --output DIR output substructure directory (created)\n"
         "  --verbose        print sizes, times and peak memory\n"
+        "  -q, --quiet      no progress line\n"
         "  -h, --help       this help\n"
         "\n"
         "The input is checked before anything is computed or written: M and K symmetric (a\n"
@@ -57,7 +63,17 @@ static void reduce_help(FILE *out)
         "The boundary must restrain every rigid-body motion (the interior stiffness K_ii must\n"
         "be positive definite); otherwise the command stops with exit code 2, names a DoF and\n"
         "tells an unrestrained boundary from a negative stiffness in K.\n"
-        "exit codes: 0 success, 1 internal error, 2 bad input, 3 solver failure.\n"
+        "\n"
+        "OUTDIR is locked while the command runs (a second reduce or import into it stops\n"
+        "with exit code 2) and its files are replaced as a whole: written into OUTDIR/.new,\n"
+        "listed with their checksums in OUTDIR/manifest.txt, then renamed into place; a\n"
+        "directory whose files differ from its manifest is refused by every reader. On a\n"
+        "terminal a progress line shows the stage (read, factor, modes, constraint modes,\n"
+        "projection, write), its progress and the time left. Ctrl-C, SIGTERM or SIGHUP stop\n"
+        "the reduction within a second (not inside one sparse factorization) and leave\n"
+        "OUTDIR as it was (exit code 3); a second signal kills at once.\n"
+        "exit codes: 0 success, 1 internal error, 2 bad input or OUTDIR in use, 3 solver\n"
+        "failure or interrupted.\n"
         "\n"
         "example:\n"
         "  tvds model beam-on-beam -o out/bob\n"
@@ -67,12 +83,72 @@ static void reduce_help(FILE *out)
         "  tvds reduce --model pad_full --boundary face:CONTACT --modes 30 -o pad_cb\n");
 }
 
+/* Whether p names something (never opened here: a FIFO would block; the reader refuses what
+ * is not a regular file). */
 static int file_exists(const char *p)
 {
-    FILE *f = fopen(p, "r");
-    if (!f) return 0;
-    fclose(f);
-    return 1;
+    return access(p, F_OK) == 0;
+}
+
+/* Progress line on stderr (a terminal, not -q): stage k of 6, its progress, the time left.
+ * Stages 2-5 are the library's (tvds_reduce_progress), 1 and 6 reading and writing. */
+typedef struct red_progress {
+    int tty, shown;
+    double t0, last, stage_t0;
+    int stage;
+} red_progress;
+
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void red_line(red_progress *p, int stage, const char *name, long done, long total)
+{
+    if (!p->tty) return;
+    double t = mono_s();
+    if (stage != p->stage) {
+        p->stage = stage;
+        p->stage_t0 = t;
+    } else if (t - p->last < 0.25) { /* at most 4 updates a second */
+        return;
+    }
+    p->last = t;
+    double in = t - p->stage_t0;
+    char what[80] = "";
+    if (total > 0 && done > 0 && done < total)
+        snprintf(what, sizeof what, "%ld/%ld, %.0f s left", done, total,
+                 in * (double)(total - done) / (double)done);
+    else if (total == 0 && done > 0)
+        snprintf(what, sizeof what, "%ld solves", done);
+    fprintf(stderr, "\rreduce [%d/6] %-16s %-28s %7.1f s ", stage, name, what, t - p->t0);
+    fflush(stderr);
+    p->shown = 1;
+}
+
+static void red_progress_lib(void *user, const tvds_reduce_progress *pr)
+{
+    red_line(user, pr->index + 1, pr->stage, pr->done, pr->total);
+}
+
+static void red_clear(red_progress *p)
+{
+    if (p->shown) fprintf(stderr, "\r%78s\r", "");
+    p->shown = 0;
+}
+
+/* Exit code 3 and one line when a stop signal came during a step that cannot be cut (reading,
+ * writing); 0 otherwise. */
+static int stopped_at(const char *where, red_progress *p)
+{
+    int sig = (int)*tvds_cli_stop_flag();
+    if (!sig) return 0;
+    red_clear(p);
+    fprintf(stderr, "tvds: reduce: interrupted %s (%s); the output directory is unchanged\n", where,
+            tvds_cli_signal_name(sig));
+    return 3;
 }
 
 static void print_stats(const tvds_reduce_stats *st, FILE *out)
@@ -94,8 +170,9 @@ int tvds_cmd_reduce(int argc, char **argv)
     const char *model = NULL, *mpath = NULL, *kpath = NULL, *dpath = NULL, *spath = NULL;
     const char *bspec = NULL, *rspec = NULL, *fspec = NULL, *outdir = NULL, *val;
     tvds_reduce_opts opt = tvds_reduce_opts_default();
-    int verbose = 0, modes_given = 0, no_mass_check = 0, r;
+    int verbose = 0, modes_given = 0, no_mass_check = 0, quiet = 0, r;
     const tvds_cli_opt opts[] = {{"--verbose", "-v", NULL, &verbose, 1},
+                                 {"--quiet", "-q", NULL, &quiet, 1},
                                  {"--model", NULL, &model, NULL, 0},
                                  {"--no-mass-check", NULL, NULL, &no_mass_check, 1},
                                  {"--mass", NULL, &mpath, NULL, 0},
@@ -166,20 +243,46 @@ int tvds_cmd_reduce(int argc, char **argv)
     if (!bspec) return tvds_cli_usage_error("reduce: missing --boundary SPEC");
     if (!outdir) return tvds_cli_usage_error("reduce: missing -o OUTDIR");
 
+    /* The output directory is this command's from the start: a second reduce (or import) into
+     * it is refused at once instead of mixing its files with ours. One that did not exist is
+     * removed again when the reduction fails. */
+    struct stat sb;
+    int existed = stat(outdir, &sb) == 0;
     tvds_ctx ctx;
     tvds_ctx_init(&ctx);
+    tvds_outdir *od = NULL;
+    int rc = tvds_outdir_open(outdir, &od, &ctx);
+    if (rc) return tvds_cli_report(rc, &ctx);
+    red_progress pg = {!quiet && isatty(STDERR_FILENO), 0, mono_s(), 0, 0, 0};
+    tvds_cli_sigint(1);
+    /* The reduction checks the flag between its steps; a factorization or the reading of a
+     * large file cannot be cut, and nothing is written before the commit, so after 0.5 s the
+     * watchdog ends the process itself. */
+    tvds_cli_outdir_undo undo = {outdir, existed, &od};
+    tvds_cli_stop_watchdog("reduce", 0.5, tvds_cli_outdir_undo_fn, &undo);
+    opt.stop = tvds_cli_stop_flag();
+    opt.progress = red_progress_lib;
+    opt.progress_user = &pg;
     cholmod_common cc;
-    int rc = tvds_cholmod_start(&cc);
-    if (rc) return tvds_cli_report(rc, NULL);
+    int exit_code = 0;
+    rc = tvds_cholmod_start(&cc);
+    if (rc) {
+        tvds_cli_stop_watchdog_end();
+        tvds_cli_sigint(0);
+        tvds_cli_outdir_undo_fn(&undo);
+        return tvds_cli_report(rc, NULL);
+    }
     tvds_cholmod_ctx(&ctx);
     tvds_fe_model *fe = NULL;
     tvds_substructure *s = NULL;
     tvds_reduce_stats st;
     memset(&st, 0, sizeof st);
     /* Every check of the input runs before anything is written: a defect is reported against
-     * its file and leaves no output directory behind. */
+     * its file and leaves the output directory as it was. */
     tvds_fe_paths paths = {mpath, kpath, dpath, spath, !no_mass_check};
+    red_line(&pg, 1, "read", 0, 0);
     rc = tvds_fe_model_read(&paths, &fe, &cc, &ctx);
+    if (!rc && (exit_code = stopped_at("while reading the model", &pg))) goto out;
     opt.m_name = mpath;
     opt.k_name = kpath;
     tvds_reduce_spec spec = {bspec, rspec, fspec, spath ? spath : "sets.txt"};
@@ -198,7 +301,21 @@ int tvds_cmd_reduce(int argc, char **argv)
         }
     }
     if (!rc) rc = tvds_substructure_validate(s, &ctx);
-    if (!rc) rc = tvds_substructure_write(s, outdir, &ctx);
+    /* Written into OUTDIR/.new, committed by its manifest, renamed into place. */
+    char stage[4200];
+    const char *const *owned;
+    int nowned = tvds_substructure_files(&owned);
+    if (!rc) red_line(&pg, 6, "write", 0, 0);
+    if (!rc) rc = tvds_commit_begin(outdir, stage, sizeof stage, &ctx);
+    if (!rc) rc = tvds_substructure_write(s, stage, &ctx);
+    if (!rc && (exit_code = stopped_at("while writing (nothing committed)", &pg))) goto out;
+    /* The renames into place are never cut half way; a signal during them comes too late to
+     * stop anything. */
+    tvds_cli_stop_critical(1);
+    if (!rc) rc = tvds_commit_end(outdir, owned, nowned, &ctx);
+    tvds_cli_stop_watchdog_end();
+    tvds_cli_stop_critical(0);
+    red_clear(&pg);
     if (!rc) {
         printf("reduce: wrote %s (%d DoFs: %d boundary + %d modes, %d recovery rows, %d node "
                "sets, %d face sets)\n",
@@ -208,10 +325,17 @@ int tvds_cmd_reduce(int argc, char **argv)
                    st.nfsets_left);
         if (verbose) print_stats(&st, stdout);
     }
+out:
+    red_clear(&pg);
+    tvds_cli_stop_watchdog_end();
+    tvds_cli_sigint(0);
     tvds_substructure_free(&s);
     tvds_fe_model_free(&fe, &cc);
     tvds_cholmod_ctx(NULL);
     cholmod_finish(&cc);
+    tvds_outdir_close(&od);
+    if (rc || exit_code) tvds_cli_outdir_undo_fn(&undo);
+    if (exit_code) return exit_code;
     if (rc) return tvds_cli_report(rc, &ctx);
     return 0;
 }

@@ -149,13 +149,8 @@ int tvds_case_read(const char *path, const char *const *overrides, int noverride
     if (!m) return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "tvds_case_read: NULL model pointer");
     *m = NULL;
     if (!path) return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "tvds_case_read: NULL path");
-    FILE *fp = fopen(path, "r");
-    if (!fp) return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    int lrc = tvds_input_file_check(path, "case file", fp, ctx);
-    if (lrc) {
-        fclose(fp);
-        return lrc;
-    }
+    FILE *fp = tvds_input_open(path, "case file", ctx);
+    if (!fp) return tvds_input_open_error(path, ctx);
     case_parser p;
     memset(&p, 0, sizeof p);
     p.file = path;

@@ -44,16 +44,13 @@ static int fn_fail(tvds_fn *f, char *msg, size_t msgsize, int code, const char *
 static int fn_read_table_file(const char *path, const char *shown, tvds_fn *f, int *cap, char *msg,
                               size_t msgsize)
 {
-    FILE *fp = fopen(path, "r");
-    if (!fp)
-        return fn_fail(f, msg, msgsize, TVDS_ERR_IO, "cannot open table file '%s': %s", shown,
-                       strerror(errno));
     tvds_ctx lctx;
     tvds_ctx_init(&lctx);
-    if (tvds_input_file_check(shown, "table file", fp, &lctx)) {
-        fclose(fp);
-        return fn_fail(f, msg, msgsize, TVDS_ERR_IO, "%s", lctx.msg);
-    }
+    FILE *fp = tvds_input_open(path, "table file", &lctx);
+    if (!fp && errno)
+        return fn_fail(f, msg, msgsize, TVDS_ERR_IO, "cannot open table file '%s': %s", shown,
+                       strerror(errno));
+    if (!fp) return fn_fail(f, msg, msgsize, TVDS_ERR_IO, "%s", lctx.msg);
     char *line = NULL;
     size_t cap_line = 0;
     int lineno = 0, rc = TVDS_OK;

@@ -17,4 +17,16 @@ tvds_ctx *tvds_io_cholmod_ctx_swap(tvds_ctx *ctx);
  * may be NULL. */
 int tvds_input_file_check(const char *path, const char *what, FILE *f, tvds_ctx *ctx);
 
+/* Open an input file for reading without ever blocking on it: open(2) with O_NONBLOCK (a FIFO
+ * without a writer, a terminal or a device returns at once), the checks of
+ * tvds_input_file_check on the descriptor, then blocking mode again and fdopen. Every reader of
+ * tvds opens its files through this. Returns the stream, or NULL: when open(2) fails errno
+ * holds the reason and nothing is recorded (the caller says "cannot open" in its own words);
+ * when the file is refused (not regular, too large) the message is recorded in ctx and errno
+ * is 0. */
+FILE *tvds_input_open(const char *path, const char *what, tvds_ctx *ctx);
+/* The error of a failed tvds_input_open: records "PATH: cannot open: <reason>" when open(2)
+ * failed, and returns TVDS_ERR_IO either way. */
+int tvds_input_open_error(const char *path, tvds_ctx *ctx);
+
 #endif

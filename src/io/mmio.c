@@ -3,6 +3,7 @@
 #include "io/io_impl.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
@@ -119,15 +120,39 @@ int tvds_input_file_check(const char *path, const char *what, FILE *f, tvds_ctx 
     return TVDS_OK;
 }
 
+FILE *tvds_input_open(const char *path, const char *what, tvds_ctx *ctx)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return NULL;
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return NULL;
+    }
+    if (tvds_input_file_check(path, what, f, ctx) != TVDS_OK) {
+        fclose(f);
+        errno = 0;
+        return NULL;
+    }
+    /* A regular file never blocks; clear the flag all the same so that reads behave as on a
+     * stream opened by fopen. */
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0) (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    return f;
+}
+
+int tvds_input_open_error(const char *path, tvds_ctx *ctx)
+{
+    if (errno) return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    return TVDS_ERR_IO;
+}
+
 static int slurp(mm_src *s, tvds_ctx *ctx)
 {
-    FILE *f = fopen(s->path, "rb");
-    if (!f) return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot open: %s", s->path, strerror(errno));
-    int lrc = tvds_input_file_check(s->path, "Matrix Market file", f, ctx);
-    if (lrc) {
-        fclose(f);
-        return lrc;
-    }
+    FILE *f = tvds_input_open(s->path, "Matrix Market file", ctx);
+    if (!f) return tvds_input_open_error(s->path, ctx);
     size_t cap = 1 << 16, len = 0;
     char *buf = tvds_malloc(cap);
     if (!buf) {

@@ -1,6 +1,7 @@
 /* substructure.c — substructure directories: read, write and validate (docs/formats.md). */
 #include "tvds/tvds_io.h"
 #include "io/io_impl.h"
+#include "tvds/tvds_output.h"
 #include "core/hash_impl.h"
 
 #include <errno.h>
@@ -75,13 +76,8 @@ static int txt_open(txt *t, const char *path, tvds_ctx *ctx)
 {
     memset(t, 0, sizeof *t);
     snprintf(t->path, sizeof t->path, "%s", path);
-    FILE *f = fopen(path, "rb");
-    if (!f) return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    int lrc = tvds_input_file_check(path, "substructure file", f, ctx);
-    if (lrc) {
-        fclose(f);
-        return lrc;
-    }
+    FILE *f = tvds_input_open(path, "substructure file", ctx);
+    if (!f) return tvds_input_open_error(path, ctx);
     size_t cap = 4096, len = 0;
     char *buf = tvds_malloc(cap);
     while (buf) {
@@ -1067,6 +1063,15 @@ static char *base_name(const char *dir)
     return dup_range(dir + b, dir + n);
 }
 
+static const char *const sub_files[] = {"M.mtx",    "K.mtx",        "C.mtx",       "dofs.txt",
+                                        "sets.txt", "recovery.txt", "recovery.mtx"};
+
+int tvds_substructure_files(const char *const **names)
+{
+    if (names) *names = sub_files;
+    return (int)(sizeof sub_files / sizeof sub_files[0]);
+}
+
 int tvds_substructure_read(const char *dir, const char *name, tvds_substructure **ps, tvds_ctx *ctx)
 {
     if (!ps) return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "tvds_substructure_read: NULL argument");
@@ -1076,9 +1081,10 @@ int tvds_substructure_read(const char *dir, const char *name, tvds_substructure 
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
         return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: not a substructure directory: %s", dir,
                           stat(dir, &st) != 0 ? strerror(errno) : "not a directory");
+    int rc = tvds_manifest_check(dir, sub_files, tvds_substructure_files(NULL), ctx);
+    if (rc) return rc;
     tvds_substructure *s = tvds_calloc(1, sizeof *s);
     long *dof_lines = NULL, *set_lines = NULL;
-    int rc = TVDS_OK;
     if (!s) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "%s: out of memory", dir);
     s->name = name ? tvds_strdup(name) : base_name(dir);
     s->path = tvds_strdup(dir);
@@ -1170,6 +1176,9 @@ int tvds_substructure_write(const tvds_substructure *s, const char *dir, tvds_ct
         return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot create directory: %s", dir,
                           strerror(errno));
     int rc;
+    /* Written in place, the files are no longer those of a manifest an earlier `tvds reduce`
+     * left (that one writes through a stage and tvds_commit_end). */
+    if ((rc = remove_if_present(dir, "manifest.txt", ctx)) != TVDS_OK) return rc;
     if ((rc = write_matrix(dir, "M.mtx", s, s->M, ctx)) != TVDS_OK ||
         (rc = write_matrix(dir, "K.mtx", s, s->K, ctx)) != TVDS_OK)
         return rc;
