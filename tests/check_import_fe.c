@@ -13,6 +13,7 @@
 #define TVDS_TEST_CHOLMOD
 #include "tvds_test.h"
 #include "tvds/tvds_io.h"
+#include "tvds/tvds_output.h"
 #include "tvds/tvds_reduce.h"
 
 static char dir[256];
@@ -423,6 +424,29 @@ START_TEST(test_cli)
         ck_assert_msg(tvds_fe_model_read(&p, &m, &cc, &ctx) == TVDS_OK, "%s", ctx.msg);
         ck_assert_int_eq(m->n, k ? 5 : 3);
         ck_assert_int_eq(m->nsets, k ? 0 : 2);
+        tvds_fe_model_free(&m, &cc);
+    }
+    /* The directory is the command's (lock) and is written through the commit: a second
+     * import into it while another process holds it exits 2 and leaves it as it was; the
+     * manifest then vouches for the files of the one import that committed. */
+    {
+        tvds_ctx ctx;
+        tvds_ctx_init(&ctx);
+        tvds_outdir *od = NULL;
+        ck_assert_int_eq(tvds_outdir_open(path_of("nas"), &od, &ctx), TVDS_OK);
+        ck_assert_int_eq(cli("import abaqus job -o nas", &err), 2);
+        ck_assert_msg(strstr(err, "nas") != NULL, "%s", err);
+        tvds_outdir_close(&od);
+        ck_assert_msg(cli("import abaqus job -o nas", &err) == 0, "%s", err);
+        ck_assert_int_eq(access(path_of("nas/manifest.txt"), F_OK), 0);
+        char mp[600], kp[600], dp[600];
+        snprintf(mp, sizeof mp, "%s/nas/M.mtx", dir);
+        snprintf(kp, sizeof kp, "%s/nas/K.mtx", dir);
+        snprintf(dp, sizeof dp, "%s/nas/dofs.txt", dir);
+        tvds_fe_paths p = {mp, kp, dp, NULL, 1};
+        tvds_fe_model *m = NULL;
+        ck_assert_msg(tvds_fe_model_read(&p, &m, &cc, &ctx) == TVDS_OK, "%s", ctx.msg);
+        ck_assert_int_eq(m->n, 3); /* the Abaqus job's, over the Nastran one's 5 */
         tvds_fe_model_free(&m, &cc);
     }
     ck_assert_int_eq(cli("import abaqus --help", &err), 0);

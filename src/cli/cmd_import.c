@@ -112,27 +112,14 @@ int tvds_cmd_import(int argc, char **argv)
         snprintf(dbuf, sizeof dbuf, "%.*s_full", (int)(l > 4 ? l - 4 : l), inp);
         outdir = dbuf;
     }
-    /* DIR is this command's from the start (a second import or reduce into it is refused at
-     * once); nothing in it changes before the commit, so a stop before that ends the process
-     * (tvds_cli_stop_watchdog) and one it created is removed again. */
-    struct stat sb;
-    int existed = stat(outdir, &sb) == 0;
     tvds_ctx ctx;
     tvds_ctx_init(&ctx);
-    tvds_outdir *od = NULL;
-    int rc = tvds_outdir_open(outdir, &od, &ctx);
-    if (rc) return tvds_cli_report(rc, &ctx);
-    tvds_cli_sigint(1);
-    tvds_cli_outdir_undo undo = {outdir, existed, &od};
-    tvds_cli_stop_watchdog("import", 0.5, tvds_cli_outdir_undo_fn, &undo);
+    tvds_cli_import_dir dir;
+    int rc = tvds_cli_import_begin(&dir, "import", outdir);
+    if (rc) return rc;
     cholmod_common cc;
     rc = tvds_cholmod_start(&cc);
-    if (rc) {
-        tvds_cli_stop_watchdog_end();
-        tvds_cli_sigint(0);
-        tvds_cli_outdir_undo_fn(&undo);
-        return tvds_cli_report(rc, NULL);
-    }
+    if (rc) return tvds_cli_import_end(&dir, rc, NULL);
     tvds_cholmod_ctx(&ctx);
     tvds_fe_model *m = NULL;
     tvds_ccx_info info;
@@ -147,18 +134,8 @@ int tvds_cmd_import(int argc, char **argv)
         tvds_fe_paths names = {mas, sti, dof, NULL, !no_mass_check};
         rc = tvds_fe_model_check(m, &names, &cc, &ctx);
     }
-    char stage[4200];
-    const char *const *owned;
-    int nowned = tvds_fe_model_files(&owned);
-    if (!rc) rc = tvds_commit_begin(outdir, stage, sizeof stage, &ctx);
-    if (!rc) rc = tvds_fe_model_write(m, stage, &ctx);
-    tvds_cli_stop_critical(1); /* the renames into place are never cut half way */
-    int sig = (int)*tvds_cli_stop_flag();
-    if (!rc && !sig) rc = tvds_commit_end(outdir, owned, nowned, &ctx);
-    tvds_cli_stop_watchdog_end();
-    tvds_cli_stop_critical(0);
-    tvds_cli_sigint(0);
-    if (!rc && !sig) {
+    rc = tvds_cli_import_write(&dir, m, rc, &ctx);
+    if (!rc && !dir.sig) {
         printf("import: wrote %s (%d DoFs of %d nodes, nnz K = %ld, %d node sets, %d face sets "
                "from %d solid elements)\n",
                outdir, m->n, info.nodes, (long)cholmod_nnz(m->K, &cc), m->nsets, m->nfsets,
@@ -174,13 +151,52 @@ int tvds_cmd_import(int argc, char **argv)
     tvds_fe_model_free(&m, &cc);
     tvds_cholmod_ctx(NULL);
     cholmod_finish(&cc);
-    tvds_outdir_close(&od);
-    if (rc || sig) tvds_cli_outdir_undo_fn(&undo);
-    if (!rc && sig) {
-        fprintf(stderr, "tvds: import: interrupted (%s); nothing committed, %s is as it was\n",
-                tvds_cli_signal_name(sig), outdir);
+    return tvds_cli_import_end(&dir, rc, &ctx);
+}
+
+int tvds_cli_import_begin(tvds_cli_import_dir *s, const char *cmd, const char *outdir)
+{
+    struct stat sb;
+    memset(s, 0, sizeof *s);
+    s->cmd = cmd;
+    s->undo.dir = outdir;
+    s->undo.existed = stat(outdir, &sb) == 0;
+    s->undo.od = &s->od;
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    int rc = tvds_outdir_open(outdir, &s->od, &ctx);
+    if (rc) return tvds_cli_report(rc, &ctx);
+    tvds_cli_sigint(1);
+    tvds_cli_stop_watchdog(cmd, 0.5, tvds_cli_outdir_undo_fn, &s->undo);
+    return 0;
+}
+
+int tvds_cli_import_write(tvds_cli_import_dir *s, const tvds_fe_model *m, int rc, tvds_ctx *ctx)
+{
+    char stage[4200];
+    const char *const *owned;
+    int nowned = tvds_fe_model_files(&owned);
+    if (!rc) rc = tvds_commit_begin(s->undo.dir, stage, sizeof stage, ctx);
+    if (!rc) rc = tvds_fe_model_write(m, stage, ctx);
+    tvds_cli_stop_critical(1); /* the renames into place are never cut half way */
+    s->sig = (int)*tvds_cli_stop_flag();
+    if (!rc && !s->sig) rc = tvds_commit_end(s->undo.dir, owned, nowned, ctx);
+    tvds_cli_stop_watchdog_end();
+    tvds_cli_stop_critical(0);
+    return rc;
+}
+
+int tvds_cli_import_end(tvds_cli_import_dir *s, int rc, tvds_ctx *ctx)
+{
+    tvds_cli_stop_watchdog_end();
+    tvds_cli_sigint(0);
+    tvds_outdir_close(&s->od);
+    if (rc || s->sig) tvds_cli_outdir_undo_fn(&s->undo);
+    if (!rc && s->sig) {
+        fprintf(stderr, "tvds: %s: interrupted (%s); nothing committed, %s is as it was\n", s->cmd,
+                tvds_cli_signal_name(s->sig), s->undo.dir);
         return 3;
     }
-    if (rc) return tvds_cli_report(rc, &ctx);
+    if (rc) return tvds_cli_report(rc, ctx);
     return 0;
 }

@@ -104,15 +104,15 @@ static int find_one(const char *pattern, const char *option, char *out, size_t n
 }
 
 /* Check, write and report; frees m. */
-static int finish(tvds_fe_model **m, const tvds_fe_paths *names, const char *outdir,
+static int finish(tvds_fe_model **m, const tvds_fe_paths *names, tvds_cli_import_dir *dir,
                   const char *source, cholmod_common *cc, tvds_ctx *ctx)
 {
     int rc = tvds_fe_model_check(*m, names, cc, ctx);
-    if (!rc) rc = tvds_mkdir_p(outdir, ctx);
-    if (!rc) rc = tvds_fe_model_write(*m, outdir, ctx);
-    if (!rc)
-        printf("import: wrote %s (%d DoFs, nnz K = %ld, %d node sets, %d face sets; %s)\n", outdir,
-               (*m)->n, (long)cholmod_nnz((*m)->K, cc), (*m)->nsets, (*m)->nfsets, source);
+    rc = tvds_cli_import_write(dir, *m, rc, ctx);
+    if (!rc && !dir->sig)
+        printf("import: wrote %s (%d DoFs, nnz K = %ld, %d node sets, %d face sets; %s)\n",
+               dir->undo.dir, (*m)->n, (long)cholmod_nnz((*m)->K, cc), (*m)->nsets, (*m)->nfsets,
+               source);
     tvds_fe_model_free(m, cc);
     return rc;
 }
@@ -171,9 +171,12 @@ int tvds_cmd_import_abaqus(int argc, char **argv)
     }
     tvds_ctx ctx;
     tvds_ctx_init(&ctx);
+    tvds_cli_import_dir dir;
+    int rc = tvds_cli_import_begin(&dir, "import", outdir);
+    if (rc) return rc;
     cholmod_common cc;
-    int rc = tvds_cholmod_start(&cc);
-    if (rc) return tvds_cli_report(rc, NULL);
+    rc = tvds_cholmod_start(&cc);
+    if (rc) return tvds_cli_import_end(&dir, rc, NULL);
     tvds_cholmod_ctx(&ctx);
     tvds_fe_model *m = NULL;
     tvds_ccx_info info;
@@ -186,11 +189,11 @@ int tvds_cmd_import_abaqus(int argc, char **argv)
         else
             snprintf(source, sizeof source, "no deck: coordinates 0");
         tvds_fe_paths names = {mpath, kpath, deck ? deck : kpath, NULL, !no_mass_check};
-        rc = finish(&m, &names, outdir, source, &cc, &ctx);
-        if (!rc && info.sets_dropped)
+        rc = finish(&m, &names, &dir, source, &cc, &ctx);
+        if (!rc && !dir.sig && info.sets_dropped)
             printf("import: %d node set(s) left out, no node with a DoF (first: %s)\n",
                    info.sets_dropped, info.first_dropped);
-        if (!rc && info.faces_dropped)
+        if (!rc && !dir.sig && info.faces_dropped)
             printf("import: %d face(s) left out, a node without ux, uy, uz (first in surface "
                    "%s); %d surface(s) left out entirely\n",
                    info.faces_dropped, info.first_face_dropped, info.fsets_dropped);
@@ -198,8 +201,7 @@ int tvds_cmd_import_abaqus(int argc, char **argv)
     tvds_fe_model_free(&m, &cc);
     tvds_cholmod_ctx(NULL);
     cholmod_finish(&cc);
-    if (rc) return tvds_cli_report(rc, &ctx);
-    return 0;
+    return tvds_cli_import_end(&dir, rc, &ctx);
 }
 
 int tvds_cmd_import_nastran(int argc, char **argv)
@@ -241,9 +243,12 @@ int tvds_cmd_import_nastran(int argc, char **argv)
     }
     tvds_ctx ctx;
     tvds_ctx_init(&ctx);
+    tvds_cli_import_dir dir;
+    int rc = tvds_cli_import_begin(&dir, "import", outdir);
+    if (rc) return rc;
     cholmod_common cc;
-    int rc = tvds_cholmod_start(&cc);
-    if (rc) return tvds_cli_report(rc, NULL);
+    rc = tvds_cholmod_start(&cc);
+    if (rc) return tvds_cli_import_end(&dir, rc, NULL);
     tvds_cholmod_ctx(&ctx);
     tvds_fe_model *m = NULL;
     tvds_ccx_info info;
@@ -255,11 +260,10 @@ int tvds_cmd_import_nastran(int argc, char **argv)
         else
             snprintf(source, sizeof source, "no GRID entry: coordinates 0");
         tvds_fe_paths names = {pch, pch, bulk ? bulk : pch, NULL, !no_mass_check};
-        rc = finish(&m, &names, outdir, source, &cc, &ctx);
+        rc = finish(&m, &names, &dir, source, &cc, &ctx);
     }
     tvds_fe_model_free(&m, &cc);
     tvds_cholmod_ctx(NULL);
     cholmod_finish(&cc);
-    if (rc) return tvds_cli_report(rc, &ctx);
-    return 0;
+    return tvds_cli_import_end(&dir, rc, &ctx);
 }

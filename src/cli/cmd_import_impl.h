@@ -3,7 +3,30 @@
 #ifndef TVDS_CMD_IMPORT_IMPL_H
 #define TVDS_CMD_IMPORT_IMPL_H
 
+#include "cli/cli.h"
+#include "tvds/tvds_output.h"
+#include "tvds/tvds_reduce.h"
+
 int tvds_cmd_import_abaqus(int argc, char **argv);
 int tvds_cmd_import_nastran(int argc, char **argv);
+
+/* One import's output directory (cmd_import.c), for every format: DIR is the command's from
+ * tvds_cli_import_begin (locked: a second import or reduce into it is refused at once, exit
+ * 2), nothing in it changes before the commit of tvds_cli_import_write (stage, manifest,
+ * renames: docs/reliability.md), a stop before the commit ends the process within a second
+ * (tvds_cli_stop_watchdog) and a directory the command created is removed again. */
+typedef struct tvds_cli_import_dir {
+    const char *cmd;
+    tvds_outdir *od;
+    tvds_cli_outdir_undo undo;
+    int sig; /* the signal that stopped the import, or 0 */
+} tvds_cli_import_dir;
+/* Lock DIR, install the stop handlers and the watchdog. Returns 0 or the exit code. */
+int tvds_cli_import_begin(tvds_cli_import_dir *s, const char *cmd, const char *outdir);
+/* Write m into DIR through the commit, unless rc (the import's status) is an error. */
+int tvds_cli_import_write(tvds_cli_import_dir *s, const tvds_fe_model *m, int rc, tvds_ctx *ctx);
+/* Release DIR (undone on failure or stop) and the handlers; the exit code: 0, 3 when stopped
+ * (nothing committed), else the report of rc. */
+int tvds_cli_import_end(tvds_cli_import_dir *s, int rc, tvds_ctx *ctx);
 
 #endif
