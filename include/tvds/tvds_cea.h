@@ -91,8 +91,16 @@ typedef struct tvds_cea_options {
                          z = 0. Each kept mode gets its antisymmetric share about it
                          (tvds_cea_result.anti, docs/cea.md "Symmetric and antisymmetric
                          modes"); TVDS_ERR_INVALID when a node has no mirror image */
-    volatile sig_atomic_t *stop; /* nonzero: positions not started are skipped and
-                                    tvds_cea_run returns TVDS_ERR_INTERRUPTED; may be NULL */
+    volatile sig_atomic_t *stop; /* nonzero: positions not started are skipped, a running
+                                    Arnoldi iteration stops at its next operator application,
+                                    and tvds_cea_run returns TVDS_ERR_INTERRUPTED with the
+                                    positions finished so far (tvds_cea_result.partial); may be
+                                    NULL */
+    void (*progress)(void *user, int done, int total); /* called after each position solved,
+                                    one call at a time (from any thread): done positions of
+                                    total so far (total grows as the refinement adds positions);
+                                    may be NULL */
+    void *user;                                        /* passed to progress */
 } tvds_cea_options;
 
 TVDS_API tvds_cea_options tvds_cea_options_default(void);
@@ -146,6 +154,8 @@ typedef struct tvds_cea_result {
                      share |u_A|^2 / |u|^2 of each branch's mode over the translational physical
                      DoFs, u_A = (u - R u_mirror) / 2; 0 symmetric, 1 antisymmetric; NaN where
                      a branch has no mode */
+    int partial;              /* 1: tvds_cea_run was interrupted (TVDS_ERR_INTERRUPTED) and this
+                                 locus holds only the positions it finished */
     char arpack_failure[256]; /* TVDS_CEA_AUTO only: non-empty when the ARPACK path failed (its
                                  message) and the dense eigenproblem computed the locus instead */
 } tvds_cea_result;
@@ -165,7 +175,8 @@ TVDS_API int tvds_cea_surface_length(const tvds_model *m, int contact, double *l
  * Returns TVDS_ERR_INVALID (bad contact, position off the surface, missing DoF, undetermined
  * sliding direction: the message says which), TVDS_ERR_SINGULAR (constraints of different
  * rank for compatibility and equilibrium, or no DoF left), TVDS_ERR_SOLVER (LAPACK failure),
- * TVDS_ERR_NOMEM. */
+ * TVDS_ERR_NOMEM, TVDS_ERR_INTERRUPTED (opt->stop raised: *out holds the positions finished,
+ * tracked and with their windows, (*out)->partial = 1; NULL when none was). */
 TVDS_API int tvds_cea_run(const tvds_model *m, int contact, const double *s, int npos,
                           const tvds_cea_options *opt, tvds_cea_result **out, tvds_ctx *ctx);
 

@@ -109,6 +109,7 @@ typedef struct cea_problem {
     int gen_static; /* the static state and preload stiffness of every node (faces, several
                        nodes or contacts on a deformable master) rather than the one-node
                        path */
+    volatile sig_atomic_t *stop; /* the options' stop flag (also read inside the Arnoldi loop) */
 } cea_problem;
 
 /* The contact's geometry at one position: the segment seg (T1 = node seg, T2 = seg + 1), the
@@ -1760,7 +1761,8 @@ static void solve_position(const cea_problem *p, double s, cea_work *w, cea_pos 
                           .wmin = 2.0 * TVDS_PI * p->fmin_hz,
                           .ncand = p->ncand,
                           .solver = p->solver,
-                          .wshift = p->wshift};
+                          .wshift = p->wshift,
+                          .stop = p->stop};
     int nc = 0;
     /* T (N x N) is free after the projections: the ARPACK path's LU goes there. */
     out->err = cea_eig_solve(&w->eig, &pb, w->T, out->lre, out->lim, w->Q, &nc, &out->resid,
@@ -2274,6 +2276,7 @@ static int cea_run(const tvds_model *m, int contact, const double *s, int npos,
         problem_free(&p);
         return rc;
     }
+    p.stop = o.stop;
     for (int i = 0; i < npos; i++) {
         /* Every active node's abscissa s + act_ds on the surface. */
         double lo = 0.0, hi = 0.0;
@@ -2396,7 +2399,7 @@ static int cea_run(const tvds_model *m, int contact, const double *s, int npos,
         P[i] = &pool[i];
     }
     nord = npos;
-    int nnew = npos, nb = 0;
+    int nnew = npos, nb = 0, stopped = 0, nsolved = 0;
     for (int round = 0;; round++) {
         /* Solve the positions added last (pool[ncomp .. ncomp + nnew - 1]). */
         for (int i = ncomp; i < ncomp + nnew; i++) {
@@ -2423,18 +2426,35 @@ static int cea_run(const tvds_model *m, int contact, const double *s, int npos,
                 continue;
             }
             solve_position(&p, pool_s[i], &work[tid], &pool[base + i]);
+            if (o.progress) {
+#ifdef _OPENMP
+#pragma omp critical(tvds_cea_progress)
+#endif
+                o.progress(o.user, ++nsolved, base + nnew);
+            }
         }
         if (o.stop && *o.stop) {
-            int done = 0;
+            /* Keep the positions finished (in path order); the others, and a position whose
+             * Arnoldi run was stopped half way, are dropped. */
+            int done = 0, k = 0;
             for (int i = 0; i < base + nnew; i++)
-                done += pool[i].err != TVDS_ERR_INTERRUPTED;
-            rc = TVDS_ERROR(ctx, TVDS_ERR_INTERRUPTED,
-                            "cea: interrupted after %d of %d positions (nothing written)", done,
-                            base + nnew);
+                done += pool[i].err == TVDS_OK;
+            for (int i = 0; i < nord; i++)
+                if (P[i]->err == TVDS_OK) {
+                    P[k] = P[i];
+                    S[k] = S[i];
+                    k++;
+                }
             ncomp += nnew;
-            goto fail;
+            rc = TVDS_ERROR(ctx, TVDS_ERR_INTERRUPTED,
+                            "cea: interrupted after %d of %d positions%s", done, base + nnew,
+                            k > 0 ? " (the finished ones are kept)" : " (none finished)");
+            if (k == 0 || (round == 0 && P[0]->ncand < 1)) goto fail;
+            if (round > 0) res->nrefined -= nord - k;
+            nord = k;
+            stopped = 1;
         }
-        for (int i = base; i < base + nnew; i++) {
+        for (int i = base; i < base + nnew && !stopped; i++) {
             if (pool[i].err == TVDS_OK) continue;
             double si = pool_s[i - base];
             if (pool[i].err == TVDS_ERR_INVALID && !(arpack && pool[i].info == -4))
@@ -2469,7 +2489,7 @@ static int cea_run(const tvds_model *m, int contact, const double *s, int npos,
             ncomp += nnew;
             goto fail;
         }
-        ncomp += nnew;
+        if (!stopped) ncomp += nnew;
         if (round == 0) {
             nb = o.nmodes < P[0]->ncand ? o.nmodes : P[0]->ncand;
             if (nb < 1) {
@@ -2487,7 +2507,7 @@ static int cea_run(const tvds_model *m, int contact, const double *s, int npos,
             if (!fq || !rr || !zz || !mc || (mr.n && !an)) goto nomem;
         }
         if (track(P, nord, nb, ncand, N, fq, rr, zz, mc, &mr, an)) goto nomem;
-        if (!refine) break;
+        if (!refine || stopped) break;
         /* Intervals to split, in path order; new positions go to the pool's end. */
         int add = 0, n2 = 0;
         double *news = tvds_malloc((size_t)nord * sizeof *news);
@@ -2543,6 +2563,7 @@ static int cea_run(const tvds_model *m, int contact, const double *s, int npos,
     }
 
     res->npos = nord;
+    res->partial = stopped;
     res->nbranch = nb;
     res->ndof = N;
     res->nred = P[0]->nred;
@@ -2583,7 +2604,7 @@ static int cea_run(const tvds_model *m, int contact, const double *s, int npos,
     problem_free(&p);
     mirror_free(&mr);
     *out = res;
-    return TVDS_OK;
+    return stopped ? TVDS_ERR_INTERRUPTED : TVDS_OK;
 nomem:
     rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "cea: out of memory (%d DoFs, %d positions)", N, npos);
 fail:

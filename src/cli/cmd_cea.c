@@ -1,9 +1,11 @@
 /* cmd_cea.c — `tvds cea`: complex eigenvalue locus along the sliding path of a case. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "tvds/tvds_case.h"
@@ -78,11 +80,16 @@ static void cea_help(FILE *out)
           "  --threads T     OpenMP threads over positions (default: OpenMP's)\n"
           "  --set S.K=V     override a case key (as 'tvds run')\n"
           "  -o, --output D  output directory (created; default out/<case name>/cea)\n"
+          "  -q, --quiet     no progress on stderr\n"
           "  -h, --help      this help\n"
           "\n"
-          "The output directory belongs to one command at a time (D/.lock); the outputs of an\n"
-          "earlier CEA there are removed first. Ctrl-C, SIGTERM or SIGHUP stop the positions\n"
-          "not started and exit 3 without writing anything; files are written whole (to a\n"
+          "Progress (positions done/total, rate, time left) goes to stderr after 2 s: in place\n"
+          "on a terminal, else a line every 10 s. The output directory belongs to one command\n"
+          "at a time (D/.lock); the outputs of an earlier CEA there are removed first, and\n"
+          "D/status.json says \"running\", then \"ok\" or \"interrupted\". Ctrl-C, SIGTERM or\n"
+          "SIGHUP stop within about a second (exit 3): the positions finished are tracked and\n"
+          "written (locus.csv, unstable.csv; status.json: \"partial\": true and their count;\n"
+          "refinement and the undamped locus may be missing); files are written whole (to a\n"
           "temporary name, then renamed).\n"
           "\n"
           "exit codes: 0 success (a missing gnuplot is a warning), 2 bad input or D in use,\n"
@@ -94,6 +101,41 @@ static void cea_help(FILE *out)
           out);
 }
 
+/* DIR/status.json, replaced whole (temporary file, fsync, rename): what the CEA in DIR is
+ * ("running", "ok", "interrupted"), and whether locus.csv holds every position. */
+static int cea_status(const char *dir, const char *status, const char *msg, int requested,
+                      const tvds_cea_result *r, tvds_ctx *ctx)
+{
+    char path[4200], tmp[4220];
+    snprintf(path, sizeof path, "%s/status.json", dir);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f) return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
+    fprintf(f, "{\n  \"command\": \"cea\",\n  \"status\": \"%s\",\n", status);
+    fprintf(f, "  \"partial\": %s,\n", r && !r->partial ? "false" : "true");
+    fprintf(f, "  \"positions_requested\": %d,\n  \"positions_written\": %d,\n", requested,
+            r ? r->npos : 0);
+    fputs("  \"message\": ", f);
+    if (msg) {
+        fputc('"', f);
+        for (const char *c = msg; *c; c++) {
+            if (*c == '"' || *c == '\\') fputc('\\', f);
+            if ((unsigned char)*c >= 0x20) fputc(*c, f);
+        }
+        fputs("\"\n}\n", f);
+    } else {
+        fputs("null\n}\n", f);
+    }
+    int bad = fflush(f) != 0 || fsync(fileno(f)) != 0;
+    bad |= fclose(f) != 0;
+    if (bad || rename(tmp, path) != 0) {
+        int e = errno;
+        remove(tmp);
+        return TVDS_ERROR(ctx, TVDS_ERR_WRITE, "%s: write failed: %s", path, strerror(e));
+    }
+    return TVDS_OK;
+}
+
 int tvds_cmd_cea(int argc, char **argv)
 {
     const char *case_path = NULL, *outdir = NULL, *cname = NULL, *val;
@@ -102,7 +144,9 @@ int tvds_cmd_cea(int argc, char **argv)
     int npos = 101, have_s0 = 0, have_s1 = 0, rc = 2, r, norefine = 0, noundamped = 0,
         nolateral = 0;
     double s0 = 0.0, s1 = 0.0, v;
+    int quiet = 0;
     const tvds_cli_opt opts[] = {{"--output", "-o", &outdir, NULL, 0},
+                                 {"--quiet", "-q", NULL, &quiet, 1},
                                  {"--contact", NULL, &cname, NULL, 0},
                                  {"--no-refine", NULL, NULL, &norefine, 1},
                                  {"--no-undamped", NULL, NULL, &noundamped, 1},
@@ -316,9 +360,12 @@ int tvds_cmd_cea(int argc, char **argv)
                                         "locus_undamped.csv",
                                         "unstable_undamped.csv",
                                         "locus_undamped.csv.tmp",
-                                        "unstable_undamped.csv.tmp"};
+                                        "unstable_undamped.csv.tmp",
+                                        "status.json",
+                                        "status.json.tmp"};
     rc = tvds_outdir_open(outdir, &od, &ctx);
     if (!rc) rc = tvds_outdir_clear(od, owned, (int)(sizeof owned / sizeof *owned), &ctx);
+    if (!rc) rc = cea_status(outdir, "running", NULL, npos, NULL, &ctx);
     if (rc) {
         rc = tvds_cli_report(rc, &ctx);
         goto out;
@@ -328,14 +375,41 @@ int tvds_cmd_cea(int argc, char **argv)
     if (norefine) o.refine = 0;
     if (nolateral) o.no_lateral = 1;
     o.stop = tvds_cli_stop_flag();
+    tvds_cli_progress pg;
+    tvds_cli_progress_init(&pg, quiet, "cea");
+    o.progress = tvds_cli_progress_positions;
+    o.user = &pg;
     int run_contact = all_contacts ? TVDS_CEA_ALL_CONTACTS : contact;
     rc = tvds_cea_run(m, run_contact, s, npos, &o, &res, &ctx);
     if (!rc && !noundamped) {
         tvds_cea_options ou = o;
         ou.undamped = 1;
+        pg.prefix = "cea (undamped)";
         rc = tvds_cea_run(m, run_contact, s, npos, &ou, &und, &ctx);
     }
+    tvds_cli_progress_clear(&pg);
     clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (rc == TVDS_ERR_INTERRUPTED) {
+        /* Keep what was finished: the damped locus (partial when it was the one stopped),
+         * and the undamped one when it had begun. */
+        int sig = (int)*tvds_cli_stop_flag();
+        char why[sizeof ctx.msg + 32];
+        snprintf(why, sizeof why, "%s (%s)", ctx.msg, tvds_cli_signal_name(sig));
+        tvds_ctx wctx;
+        tvds_ctx_init(&wctx);
+        int wrc = TVDS_OK;
+        if (res) wrc = tvds_cea_write_csv(res, outdir, &wctx);
+        if (!wrc && und) wrc = tvds_cea_write_csv_tag(und, outdir, "_undamped", &wctx);
+        if (!wrc) wrc = cea_status(outdir, "interrupted", why, npos, res, &wctx);
+        if (wrc) tvds_cli_report(wrc, &wctx);
+        rc = tvds_cli_report(rc, &ctx);
+        if (res)
+            fprintf(stderr,
+                    "tvds: cea: %d positions of the damped locus%s written to %s/locus.csv "
+                    "(partial: see %s/status.json)\n",
+                    res->npos, und ? " and the undamped one begun" : "", outdir, outdir);
+        goto out;
+    }
     if (rc) {
         rc = tvds_cli_report(rc, &ctx);
         goto out;
@@ -355,6 +429,7 @@ int tvds_cmd_cea(int argc, char **argv)
     }
     rc = tvds_cea_write_csv(res, outdir, &ctx);
     if (!rc && und) rc = tvds_cea_write_csv_tag(und, outdir, "_undamped", &ctx);
+    if (!rc) rc = cea_status(outdir, "ok", NULL, npos, res, &ctx);
     if (rc) {
         rc = tvds_cli_report(rc, &ctx);
         goto out;
