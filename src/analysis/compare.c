@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <fftw3.h>
 
@@ -1957,6 +1958,19 @@ static int clear_previous(tvds_outdir *od, const char *outdir, tvds_ctx *ctx)
 
 static int compare_run(const tvds_model *m, const char *outdir, const tvds_compare_opts *o,
                        tvds_compare_result *res, tvds_ctx *ctx);
+
+int tvds_compare_clear(const char *outdir, tvds_ctx *ctx)
+{
+    if (!outdir) return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "compare: NULL argument");
+    struct stat st;
+    if (stat(outdir, &st) != 0 || !S_ISDIR(st.st_mode)) return TVDS_OK;
+    tvds_outdir *od = NULL;
+    int rc = tvds_outdir_open(outdir, &od, ctx);
+    if (!rc) rc = clear_previous(od, outdir, ctx);
+    tvds_outdir_close(&od);
+    if (!rc) rc = tvds_outdir_remove(outdir, NULL, 0, ctx);
+    return rc;
+}
 
 int tvds_compare_run(const tvds_model *m, const char *outdir, const tvds_compare_opts *o,
                      tvds_compare_result *res, tvds_ctx *ctx)
