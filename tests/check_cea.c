@@ -3,6 +3,7 @@
 #include <check.h>
 #include <complex.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1697,6 +1698,75 @@ START_TEST(test_arpack_complex_shift)
 }
 END_TEST
 
+
+/* A stop raised part way (here by the progress callback after the third position, one thread):
+ * tvds_cea_run returns TVDS_ERR_INTERRUPTED with the finished positions tracked, bit for bit the
+ * first three of the uninterrupted locus, marked partial; a stop before any position returns no
+ * locus. Before, an interrupted CEA returned nothing ("nothing written"). */
+typedef struct stop_at {
+    volatile sig_atomic_t stop;
+    int at, calls, last_total;
+} stop_at;
+
+static void stop_progress(void *user, int done, int total)
+{
+    stop_at *a = user;
+    a->calls++;
+    a->last_total = total;
+    if (done == a->at) a->stop = SIGINT;
+}
+
+START_TEST(test_stop_keeps_finished)
+{
+    tvds_model *m = oscillator(0.7);
+    add_spring(m, 0, 0, 1, 1, 2e3);
+    double s[6];
+    for (int i = 0; i < 6; i++)
+        s[i] = 0.2 * i;
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_cea_options o = tvds_cea_options_default();
+    o.refine = 0;
+    o.nmodes = 2;
+    o.t_eval = 1.0;
+    o.nthreads = 1;
+    tvds_cea_result *full = NULL, *r = NULL;
+    ck_assert_msg(tvds_cea_run(m, 0, s, 6, &o, &full, &ctx) == TVDS_OK, "%s", ctx.msg);
+    ck_assert_int_eq(full->partial, 0);
+    stop_at a = {0, 3, 0, 0};
+    o.stop = &a.stop;
+    o.progress = stop_progress;
+    o.user = &a;
+    int rc = tvds_cea_run(m, 0, s, 6, &o, &r, &ctx);
+    ck_assert_msg(rc == TVDS_ERR_INTERRUPTED, "rc %d: %s", rc, ctx.msg);
+    ck_assert_msg(strstr(ctx.msg, "interrupted after 3 of 6 positions"), "%s", ctx.msg);
+    ck_assert_int_eq(a.calls, 3);
+    ck_assert_int_eq(a.last_total, 6);
+    ck_assert_ptr_nonnull(r);
+    ck_assert_int_eq(r->partial, 1);
+    ck_assert_int_eq(r->npos, 3);
+    ck_assert_int_eq(r->nbranch, full->nbranch);
+    for (int i = 0; i < 3; i++) {
+        ck_assert(r->s[i] == s[i]);
+        for (int b = 0; b < r->nbranch; b++) {
+            int k = i * r->nbranch + b;
+            ck_assert(r->freq[k] == full->freq[k] && r->re[k] == full->re[k]);
+        }
+    }
+    tvds_cea_result_free(&r);
+    /* Stopped before the first position. */
+    tvds_ctx_init(&ctx);
+    a.stop = SIGTERM;
+    a.calls = 0;
+    ck_assert_int_eq(tvds_cea_run(m, 0, s, 6, &o, &r, &ctx), TVDS_ERR_INTERRUPTED);
+    ck_assert_ptr_null(r);
+    ck_assert_int_eq(a.calls, 0);
+    ck_assert_msg(strstr(ctx.msg, "none finished"), "%s", ctx.msg);
+    tvds_cea_result_free(&full);
+    tvds_model_free(&m);
+}
+END_TEST
+
 Suite *cea_suite(void)
 {
     Suite *s = suite_create("cea");
@@ -1717,6 +1787,7 @@ Suite *cea_suite(void)
     tcase_add_test(tc, test_multi_two_systems);
     tcase_add_test(tc, test_multi_rigid_penalty);
     tcase_add_test(tc, test_multi_plane3d);
+    tcase_add_test(tc, test_stop_keeps_finished);
     suite_add_tcase(s, tc);
     TCase *ta = tcase_create("arpack");
     tcase_set_timeout(ta, 20);

@@ -751,8 +751,8 @@ static int hash_dir(uint64_t *h, const char *dir, tvds_ctx *ctx)
     return rc;
 }
 
-/* Table files named in the text ("key = table FILE", one word that is not a number), relative
- * to base (the case file's directory). */
+/* Table files named in the text ("key = table FILE ...", FILE a word that is not a number),
+ * relative to base (the case file's directory). */
 static int hash_tables(uint64_t *h, const char *text, const char *base, tvds_ctx *ctx)
 {
     int rc = TVDS_OK;
@@ -774,7 +774,7 @@ static int hash_tables(uint64_t *h, const char *text, const char *base, tvds_ctx
              t = strtok_r(NULL, " \t\r,", &save))
             tok[nt++] = t;
         char *end;
-        if (nt != 2 || strcmp(tok[0], "table") != 0) continue;
+        if (nt < 2 || strcmp(tok[0], "table") != 0) continue; /* "table FILE [+|- OFFSET]" */
         strtod(tok[1], &end);
         if (end != tok[1] && *end == '\0') continue;
         char path[4200];
