@@ -1698,7 +1698,6 @@ START_TEST(test_arpack_complex_shift)
 }
 END_TEST
 
-
 /* A stop raised part way (here by the progress callback after the third position, one thread):
  * tvds_cea_run returns TVDS_ERR_INTERRUPTED with the finished positions tracked, bit for bit the
  * first three of the uninterrupted locus, marked partial; a stop before any position returns no

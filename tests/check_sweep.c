@@ -258,7 +258,6 @@ START_TEST(test_cli_two_threads)
 }
 END_TEST
 
-
 /* The journal cut back to its last whole line (what a full disk or a kill leaves), so that the
  * next line appended starts on a line of its own. Before, --resume appended to the fragment and
  * every later read of the journal failed on the merged line. */

@@ -154,8 +154,8 @@ typedef struct tvds_cea_result {
                      share |u_A|^2 / |u|^2 of each branch's mode over the translational physical
                      DoFs, u_A = (u - R u_mirror) / 2; 0 symmetric, 1 antisymmetric; NaN where
                      a branch has no mode */
-    int partial;              /* 1: tvds_cea_run was interrupted (TVDS_ERR_INTERRUPTED) and this
-                                 locus holds only the positions it finished */
+    int partial;  /* 1: tvds_cea_run was interrupted (TVDS_ERR_INTERRUPTED) and this
+                     locus holds only the positions it finished */
     char arpack_failure[256]; /* TVDS_CEA_AUTO only: non-empty when the ARPACK path failed (its
                                  message) and the dense eigenproblem computed the locus instead */
 } tvds_cea_result;

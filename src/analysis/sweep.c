@@ -493,7 +493,8 @@ int tvds_sweep_journal_read(const char *path, const char *signature, int nax, lo
             const char *a = whole ? strstr(line, " inputs=") : NULL,
                        *b = strstr(signature, " inputs=");
             if (whole && strcmp(line, signature) == 0) continue;
-            if (a && b && a - line == b - signature && !strncmp(line, signature, (size_t)(a - line)))
+            if (a && b && a - line == b - signature &&
+                !strncmp(line, signature, (size_t)(a - line)))
                 rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
                                 "%s: the case file or a file it reads changed since this sweep "
                                 "began (inputs hash %s, now %s): run without --resume to start "
@@ -787,8 +788,8 @@ static int hash_tables(uint64_t *h, const char *text, const char *base, tvds_ctx
     return rc;
 }
 
-int tvds_sweep_inputs_hash(const char *case_path, const char *const *sets, int nsets,
-                           char hex[17], tvds_ctx *ctx)
+int tvds_sweep_inputs_hash(const char *case_path, const char *const *sets, int nsets, char hex[17],
+                           tvds_ctx *ctx)
 {
     if (!case_path || !hex || nsets < 0 || (nsets > 0 && !sets))
         return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "tvds_sweep_inputs_hash: bad argument");

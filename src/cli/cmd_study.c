@@ -738,8 +738,9 @@ static void study_report(FILE *fp, const tvds_study_geom *g, const char *case_pa
             case_path);
     tvds_bob_params mp = g->mesh ? *g->mesh : tvds_study_params(g->dim3);
     if (g->mesh)
-        fprintf(fp, "\nMesh given by `--mesh`: beam 1 %s, beam 2 %s elements (the study's own "
-                    "mesh is the reference of `tvds study --convergence%s`, docs/models.md).\n",
+        fprintf(fp,
+                "\nMesh given by `--mesh`: beam 1 %s, beam 2 %s elements (the study's own "
+                "mesh is the reference of `tvds study --convergence%s`, docs/models.md).\n",
                 beam_mesh_name(&mp.beam1, g->dim3, (char[32]){0}, 32),
                 beam_mesh_name(&mp.beam2, g->dim3, (char[32]){0}, 32), g->dim3 ? " --3d" : "");
     if (g->dim3)
@@ -874,16 +875,25 @@ static void status_report(const char *outdir, const char *title, const char *sta
 static int clear_stale(tvds_outdir *od, const char *outdir, tvds_ctx *ctx)
 {
     static const char *const top[] = {"report.md", "report.md.tmp"};
-    static const char *const cea[] = {
-        "locus.csv",          "unstable.csv",          "locus_undamped.csv",
-        "unstable_undamped.csv", "locus_undeformed.csv", "unstable_undeformed.csv",
-        "locus.png",          "stability.png",         "locus.gp",
-        "stability.gp",       "locus.csv.tmp",         "unstable.csv.tmp",
-        "locus_undamped.csv.tmp", "unstable_undamped.csv.tmp", "locus_undeformed.csv.tmp",
-        "unstable_undeformed.csv.tmp"};
+    static const char *const cea[] = {"locus.csv",
+                                      "unstable.csv",
+                                      "locus_undamped.csv",
+                                      "unstable_undamped.csv",
+                                      "locus_undeformed.csv",
+                                      "unstable_undeformed.csv",
+                                      "locus.png",
+                                      "stability.png",
+                                      "locus.gp",
+                                      "stability.gp",
+                                      "locus.csv.tmp",
+                                      "unstable.csv.tmp",
+                                      "locus_undamped.csv.tmp",
+                                      "unstable_undamped.csv.tmp",
+                                      "locus_undeformed.csv.tmp",
+                                      "unstable_undeformed.csv.tmp"};
     static const char *const subs[] = {"beam1", "beam2", "beam1_full", "beam2_full"};
-    static const char *const mfiles[] = {"M.mtx",    "K.mtx",        "C.mtx",
-                                         "dofs.txt", "sets.txt",     "recovery.txt",
+    static const char *const mfiles[] = {"M.mtx",        "K.mtx",     "C.mtx",
+                                         "dofs.txt",     "sets.txt",  "recovery.txt",
                                          "recovery.mtx", "nodes.txt", "case.ini"};
     char d[2300], e[2400];
     int rc = tvds_outdir_clear(od, top, 2, ctx);
@@ -993,10 +1003,11 @@ int tvds_cmd_study(int argc, char **argv)
         const char *mp = mesh_txt;
         int mm = 0;
         if (tvds_study_parse_mesh(&mp, geom.dim3, &mesh_p, &mm) || *mp) {
-            tvds_cli_usage_error(geom.dim3 ? "study: bad --mesh '%s' (want N1XxN1YxN1Z/N2XxN2YxN2Z, "
-                                             "e.g. 80x2x4/50x8x4)"
-                                           : "study: bad --mesh '%s' (want N1XxN1Y/N2XxN2Y, e.g. "
-                                             "100x2/50x4)",
+            tvds_cli_usage_error(geom.dim3
+                                     ? "study: bad --mesh '%s' (want N1XxN1YxN1Z/N2XxN2YxN2Z, "
+                                       "e.g. 80x2x4/50x8x4)"
+                                     : "study: bad --mesh '%s' (want N1XxN1Y/N2XxN2Y, e.g. "
+                                       "100x2/50x4)",
                                  mesh_txt);
             goto usage_fail;
         }
@@ -1232,8 +1243,8 @@ int tvds_cmd_study(int argc, char **argv)
                mu_case, cd->nwin, 1e3 * STUDY_S_LO, 1e3 * STUDY_S_HI, max_re(cd),
                strongest(cd) >= 0 ? cd->win[strongest(cd)].growth_pred : NAN);
     else
-        printf("study: mu = %g (paper): no window on s = %g ... %g mm\n", mu_case,
-               1e3 * STUDY_S_LO, 1e3 * STUDY_S_HI);
+        printf("study: mu = %g (paper): no window on s = %g ... %g mm\n", mu_case, 1e3 * STUDY_S_LO,
+               1e3 * STUDY_S_HI);
     if (mu_user > 0)
         printf("study: mu of part (b): %g (--mu)\n", mu_pick);
     else if (found)
