@@ -740,6 +740,56 @@ START_TEST(test_sweep_changed_case_refused)
 }
 END_TEST
 
+
+/* compare stopped by SIGTERM in its first method: exit 3 within the bound, report.md says it was
+ * interrupted and what each method folder holds; meanwhile `--analyse-only` into the same
+ * directory is refused (exit 2, "in use"). Before: no report.md at all after the stop, and the
+ * analysis rewrote the report of a compare still running. */
+START_TEST(test_compare_interrupted)
+{
+    tmp_setup();
+    char cwd[512], text[2000], args[900], out[300];
+    ck_assert_ptr_nonnull(getcwd(cwd, sizeof cwd));
+    char *base = tvds_test_slurp("models/shoe/sdnd100a_lagrange.ini", NULL);
+    ck_assert_ptr_nonnull(base);
+    char *d = strstr(base, "dir = shoe");
+    ck_assert_ptr_nonnull(d);
+    *d = '\0';
+    snprintf(text, sizeof text,
+             "%sdir = %s/models/shoe/shoe%s[probe ay]\nquantity = a\ndof = "
+             "shoe:1:uy\n",
+             base, cwd, d + strlen("dir = shoe"));
+    free(base);
+    tvds_test_write_file(tmpdir, "c.ini", text);
+    snprintf(out, sizeof out, "%s/o", tmpdir);
+    snprintf(args, sizeof args,
+             "compare %s/c.ini -o %s --methods subs-a,subs-b,film --set run.t_end=1000 -q", tmpdir,
+             out);
+    pid_t pid = start_bg(args);
+    for (int k = 0; k < 400 && !file_exists(out, "subs-a/history.csv"); k++)
+        sleep_s(0.025);
+    ck_assert(file_exists(out, "subs-a/history.csv"));
+    snprintf(args, sizeof args, "compare %s/c.ini -o %s --methods subs-a --analyse-only -q",
+             tmpdir, out);
+    ck_assert_int_eq(tvds_sh(args), 2);
+    char *err = slurp_in(tmpdir, "err.txt");
+    ck_assert_msg(strstr(err, "in use by another tvds process"), "%s", err);
+    free(err);
+    int code = term_pid(pid);
+    err = slurp_in(tmpdir, "bg.err");
+    ck_assert_msg(code == 3, "compare exit %d: %s", code, err);
+    free(err);
+    ck_assert_msg(stop_latency < STOP_BOUND_S, "compare took %.2f s to stop", stop_latency);
+    char *rep = slurp_in(out, "report.md");
+    ck_assert_ptr_nonnull(rep);
+    ck_assert_msg(strstr(rep, "**interrupted**") && strstr(rep, "| subs-a | interrupted") &&
+                      strstr(rep, "| film | not started |"),
+                  "%s", rep);
+    free(rep);
+    tmp_teardown();
+}
+END_TEST
+
 /* ---- No "ok" with a wrong answer ------------------------------------------------------------ */
 
 /* FiLm whose Gauss-Seidel cannot converge (film_maxit = 1): by default the run stops as a solver
@@ -1141,6 +1191,7 @@ Suite *integrity_suite(void)
     tcase_set_tags(tl, "long");
     tcase_add_test(tl, test_study_second_refused);
     tcase_add_test(tl, test_sweep_cea_stops);
+    tcase_add_test(tl, test_compare_interrupted);
     tcase_set_timeout(tl, 60);
     suite_add_tcase(s, tl);
     TCase *tw = tcase_create("answers");
