@@ -283,8 +283,20 @@ int tvds_cmd_sweep(int argc, char **argv)
     }
     char jpath[4200], sig[4096], inputs[17];
     snprintf(jpath, sizeof jpath, "%s/sweep.points.csv", a.outdir);
-    /* The inputs' hash: --resume refuses a journal begun on another case text or input file. */
-    rc = tvds_sweep_inputs_hash(a.case_path, a.sets.v, a.sets.n, inputs, &ctx);
+    /* The inputs' hash: --resume refuses a journal begun on another case text or input file. The
+     * case is read as for the grid's first point (a grid key may be one the case needs). */
+    char first[TVDS_SWEEP_MAX_AXES][192];
+    const char **hov = calloc((size_t)a.sets.n + TVDS_SWEEP_MAX_AXES, sizeof *hov);
+    int nhov = 0;
+    for (int i = 0; hov && i < a.sets.n; i++)
+        hov[nhov++] = a.sets.v[i];
+    for (int i = 0; hov && i < a.nax; i++) {
+        snprintf(first[i], sizeof first[i], "%s=%.17g", a.ax[i].key, a.ax[i].a);
+        hov[nhov++] = first[i];
+    }
+    rc = hov ? tvds_sweep_inputs_hash(a.case_path, hov, nhov, inputs, &ctx)
+             : TVDS_ERROR(&ctx, TVDS_ERR_NOMEM, "sweep: out of memory");
+    free(hov);
     if (rc) {
         int ec = tvds_cli_report(rc, &ctx);
         tvds_outdir_close(&od);
