@@ -740,6 +740,70 @@ START_TEST(test_sweep_changed_case_refused)
 }
 END_TEST
 
+/* A sweep on a full file system (a 512 KB tmpfs, most of it taken by a filler): the journal's
+ * last write is cut back to its last whole line, the sweep exits 1 naming the file and does
+ * not say "wrote"; with the space back, --resume completes the grid. Before, the journal ended
+ * mid-line and --resume appended to the fragment (exit 2, finished points lost). Skipped with
+ * a message when a tmpfs cannot be mounted. */
+START_TEST(test_sweep_disk_full)
+{
+    tmp_setup();
+    char mnt[256], out[300], args[900], filler[300];
+    snprintf(mnt, sizeof mnt, "%s/small", tmpdir);
+    ck_assert_int_eq(mkdir(mnt, 0755), 0);
+    if (mount("tmpfs", mnt, "tmpfs", 0, "size=512k") != 0) {
+        fprintf(stderr, "integrity: SKIPPED test_sweep_disk_full: cannot mount a tmpfs (%s)\n",
+                strerror(errno));
+        tmp_teardown();
+        return;
+    }
+    snprintf(filler, sizeof filler, "%s/filler", mnt);
+    FILE *f = fopen(filler, "w");
+    ck_assert_ptr_nonnull(f);
+    static char zeros[4096];
+    for (int i = 0; i < 100; i++) /* 400 KB of the 512 */
+        fwrite(zeros, 1, sizeof zeros, f);
+    int closed = fclose(f);
+    snprintf(out, sizeof out, "%s/sw", mnt);
+#define FULL_SWEEP                                                                                 \
+    "sweep " OSC " --grid initial.release.u0=1e-3:2e-3:1200 --set run.t_end=0.01 --threads 1 -o " \
+                 "%s"
+    snprintf(args, sizeof args, FULL_SWEEP, out);
+    int code = tvds_sh(args);
+    char *err = slurp_in(tmpdir, "err.txt"), *o = slurp_in(tmpdir, "out.txt");
+    char jp[400], p[400];
+    snprintf(jp, sizeof jp, "%s/sweep.points.csv", out);
+    snprintf(p, sizeof p, "%s/sweep.csv", out);
+    long len = 0;
+    char *j = tvds_test_slurp(jp, &len);
+    long kept = count_lines(jp) - 1;
+    unlink(filler);
+    snprintf(args, sizeof args, FULL_SWEEP " --resume", out);
+    int code2 = tvds_sh(args);
+    char *err2 = slurp_in(tmpdir, "err.txt");
+    long jl = count_lines(jp), cl = count_lines(p);
+    umount(mnt);
+#undef FULL_SWEEP
+    ck_assert_int_eq(closed, 0);
+    ck_assert_msg(code == 1, "exit %d: %s", code, err);
+    ck_assert_msg(strstr(err, "sweep.points.csv: write failed: No space left on device"), "%s",
+                  err);
+    ck_assert_msg(!strstr(o, "wrote"), "%s", o);
+    ck_assert_ptr_nonnull(j);
+    ck_assert_msg(len > 0 && j[len - 1] == '\n', "journal ends mid-line");
+    ck_assert_int_gt(kept, 10);
+    ck_assert_int_lt(kept, 1200);
+    ck_assert_msg(code2 == 0, "resume exit %d: %s", code2, err2);
+    ck_assert_int_eq(jl, 1201);
+    ck_assert_int_eq(cl, 1201);
+    free(err);
+    free(err2);
+    free(o);
+    free(j);
+    tmp_teardown();
+}
+END_TEST
+
 /* compare stopped by SIGTERM in its first method: exit 3 within the bound, report.md says it was
  * interrupted and what each method folder holds; meanwhile `--analyse-only` into the same
  * directory is refused (exit 2, "in use"). Before: no report.md at all after the stop, and the
@@ -1183,6 +1247,7 @@ Suite *integrity_suite(void)
     tcase_add_test(tc, test_cea_study_signals);
     tcase_add_test(tc, test_sweep_truncated_journal);
     tcase_add_test(tc, test_sweep_changed_case_refused);
+    tcase_add_test(tc, test_sweep_disk_full);
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
     /* Spawned long commands stopped by signals: tagged "long" (left out of valgrind-fast). */
