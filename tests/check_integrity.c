@@ -766,8 +766,8 @@ START_TEST(test_sweep_disk_full)
     int closed = fclose(f);
     snprintf(out, sizeof out, "%s/sw", mnt);
 #define FULL_SWEEP                                                                                 \
-    "sweep " OSC " --grid initial.release.u0=1e-3:2e-3:1200 --set run.t_end=0.01 --threads 1 -o " \
-                 "%s"
+    "sweep " OSC " --grid initial.release.u0=1e-3:2e-3:1200 --set run.t_end=0.01 --threads 1 -o "  \
+    "%s"
     snprintf(args, sizeof args, FULL_SWEEP, out);
     int code = tvds_sh(args);
     char *err = slurp_in(tmpdir, "err.txt"), *o = slurp_in(tmpdir, "out.txt");
@@ -800,6 +800,86 @@ START_TEST(test_sweep_disk_full)
     free(err2);
     free(o);
     free(j);
+    tmp_teardown();
+}
+END_TEST
+
+/* cea --resume: a CEA stopped by SIGTERM, its journal's last record then cut (as a kill during
+ * its write leaves it), resumes with the positions it kept and ends with the locus of an
+ * uninterrupted CEA, byte for byte; the journal goes once the locus is complete. A resume after
+ * the case file was edited is refused (exit 2). Before, there was no --resume (exit 2, unknown
+ * option) and an interrupted CEA kept nothing. */
+START_TEST(test_cea_resume)
+{
+    tmp_setup();
+    char cwd[512], args[1200], out[300], ref[300], cp[300], jp[400];
+    ck_assert_ptr_nonnull(getcwd(cwd, sizeof cwd));
+    char *text = tvds_test_slurp("models/beam_on_beam/beam_on_beam.ini", NULL);
+    ck_assert_ptr_nonnull(text);
+    static char abs_text[65536];
+    size_t k = 0;
+    for (const char *p = text; *p && k + 600 < sizeof abs_text;) {
+        if (!strncmp(p, "dir = ", 6) && (p == text || p[-1] == '\n')) {
+            k += (size_t)snprintf(abs_text + k, sizeof abs_text - k,
+                                  "dir = %s/models/beam_on_beam/", cwd);
+            p += 6;
+        } else {
+            abs_text[k++] = *p++;
+        }
+    }
+    abs_text[k] = '\0';
+    free(text);
+    tvds_test_write_file(tmpdir, "bob.ini", abs_text);
+    snprintf(cp, sizeof cp, "%s/bob.ini", tmpdir);
+    snprintf(out, sizeof out, "%s/c", tmpdir);
+    snprintf(ref, sizeof ref, "%s/ref", tmpdir);
+    snprintf(jp, sizeof jp, "%s/cea.points", out);
+#define RES_CEA "cea %s --positions 40 --no-refine --no-undamped --threads 1 -o %s"
+    snprintf(args, sizeof args, RES_CEA, cp, out);
+    pid_t pid = start_bg(args);
+    struct stat st;
+    for (int i = 0; i < 800 && (stat(jp, &st) != 0 || st.st_size < 400000); i++)
+        sleep_s(0.025);
+    int code = term_pid(pid);
+    ck_assert_msg(code == 3, "cea exit %d", code);
+    ck_assert_int_eq(stat(jp, &st), 0);
+    ck_assert_int_eq(truncate(jp, st.st_size - 1000), 0);
+    snprintf(args, sizeof args, RES_CEA " --resume", cp, out);
+    code = tvds_sh(args);
+    char *err = slurp_in(tmpdir, "err.txt");
+    ck_assert_msg(code == 0, "resume exit %d: %s", code, err);
+    ck_assert_msg(strstr(err, "resuming:") && strstr(err, "cut short, removed"), "%s", err);
+    free(err);
+    ck_assert(!file_exists(out, "cea.points"));
+    snprintf(args, sizeof args, RES_CEA, cp, ref);
+    ck_assert_int_eq(tvds_sh(args), 0);
+    char *a = slurp_in(out, "locus.csv"), *b = slurp_in(ref, "locus.csv");
+    ck_assert_ptr_nonnull(a);
+    ck_assert_ptr_nonnull(b);
+    ck_assert_msg(strcmp(a, b) == 0, "resumed locus differs from the uninterrupted one");
+    free(a);
+    free(b);
+    a = slurp_in(out, "unstable.csv");
+    b = slurp_in(ref, "unstable.csv");
+    ck_assert_str_eq(a, b);
+    free(a);
+    free(b);
+
+    /* Stopped again, then the case edited: --resume refuses. */
+    snprintf(args, sizeof args, RES_CEA, cp, out);
+    pid = start_bg(args);
+    for (int i = 0; i < 800 && (stat(jp, &st) != 0 || st.st_size < 200000); i++)
+        sleep_s(0.025);
+    ck_assert_int_eq(term_pid(pid), 3);
+    size_t l = strlen(abs_text);
+    snprintf(abs_text + l, sizeof abs_text - l, "; edited\n");
+    tvds_test_write_file(tmpdir, "bob.ini", abs_text);
+    snprintf(args, sizeof args, RES_CEA " --resume", cp, out);
+    ck_assert_int_eq(tvds_sh(args), 2);
+    err = slurp_in(tmpdir, "err.txt");
+    ck_assert_msg(strstr(err, "changed since this CEA began"), "%s", err);
+    free(err);
+#undef RES_CEA
     tmp_teardown();
 }
 END_TEST
@@ -1256,6 +1336,7 @@ Suite *integrity_suite(void)
     tcase_add_test(tl, test_study_second_refused);
     tcase_add_test(tl, test_sweep_cea_stops);
     tcase_add_test(tl, test_compare_interrupted);
+    tcase_add_test(tl, test_cea_resume);
     tcase_set_timeout(tl, 60);
     suite_add_tcase(s, tl);
     TCase *tw = tcase_create("answers");

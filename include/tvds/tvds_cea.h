@@ -42,6 +42,20 @@ enum tvds_cea_solver {
  * measured crossover of the two paths (docs/cea.md, "Cost"). */
 #define TVDS_CEA_ARPACK_MIN_DOFS 200
 
+/* One position as solved, before the tracking: what a resumed CEA needs of it
+ * (tvds_cea_options.solved, .known). The arrays belong to the caller (known) or to tvds_cea_run
+ * for the duration of the callback (solved). */
+typedef struct tvds_cea_solved {
+    double s;  /* position [m] */
+    int ndof;  /* DoFs of the uncoupled substructures together (u's N) */
+    int nred;  /* DoFs after primal assembly */
+    int ncand; /* candidate eigenvalues kept */
+    double chi, resid, lambda_n, slope;
+    int attempts, nops;      /* ARPACK statistics (0 on the dense path) */
+    const double *lre, *lim; /* ncand: eigenvalues (real, imaginary part) */
+    const double *u;         /* ncand x ndof x 2 (re, im interleaved): mode shapes */
+} tvds_cea_solved;
+
 /* Options; tvds_cea_options_default() gives the documented defaults. */
 typedef struct tvds_cea_options {
     int nmodes;       /* branches: the lowest nmodes oscillating eigenvalues (Im > 0); default 20 */
@@ -96,11 +110,19 @@ typedef struct tvds_cea_options {
                                     and tvds_cea_run returns TVDS_ERR_INTERRUPTED with the
                                     positions finished so far (tvds_cea_result.partial); may be
                                     NULL */
-    void (*progress)(void *user, int done, int total); /* called after each position solved,
-                                    one call at a time (from any thread): done positions of
-                                    total so far (total grows as the refinement adds positions);
-                                    may be NULL */
-    void *user;                                        /* passed to progress */
+    void (*progress)(void *user, int done, int total);    /* called after each position solved,
+                                       one call at a time (from any thread): done positions of
+                                       total so far (total grows as the refinement adds positions);
+                                       may be NULL */
+    void *user;                                           /* passed to progress */
+    void (*solved)(void *user, const tvds_cea_solved *p); /* called after each position
+                                    solved here (not for a known one), one call at a time (from
+                                    any thread), with user; may be NULL */
+    const tvds_cea_solved *known; /* nknown positions solved earlier with the same model and
+                                     options (a resumed CEA): a position equal to one of them
+                                     (bitwise) takes its data instead of being solved, so the
+                                     locus is the one an uninterrupted CEA gives; may be NULL */
+    int nknown;
 } tvds_cea_options;
 
 TVDS_API tvds_cea_options tvds_cea_options_default(void);

@@ -2241,6 +2241,52 @@ int tvds_cea_run(const tvds_model *m, int contact, const double *s, int npos,
     return rc;
 }
 
+/* The known position at s (bitwise), or NULL. */
+static const tvds_cea_solved *find_known(const tvds_cea_options *o, int N, double s)
+{
+    for (int k = 0; o->known && k < o->nknown; k++)
+        if (o->known[k].s == s && o->known[k].ndof == N) return &o->known[k];
+    return NULL;
+}
+
+/* A known position into a pool entry (its u, lre, lim buffers allocated for ncand >= kn->ncand
+ * candidates, as the solve would fill them). */
+static void take_known(const tvds_cea_solved *kn, int N, cea_pos *out)
+{
+    out->err = TVDS_OK;
+    out->info = 0;
+    out->nred = kn->nred;
+    out->chi = kn->chi;
+    out->ncand = kn->ncand;
+    out->resid = kn->resid;
+    out->lambda_n = kn->lambda_n;
+    out->slope = kn->slope;
+    memset(&out->eig, 0, sizeof out->eig);
+    out->eig.attempts = kn->attempts;
+    out->eig.nops = kn->nops;
+    memcpy(out->lre, kn->lre, (size_t)kn->ncand * sizeof *out->lre);
+    memcpy(out->lim, kn->lim, (size_t)kn->ncand * sizeof *out->lim);
+    memcpy(out->u, kn->u, (size_t)kn->ncand * N * 2 * sizeof *out->u);
+}
+
+static void give_solved(const tvds_cea_options *o, double s, int N, const cea_pos *ps)
+{
+    tvds_cea_solved v = {.s = s,
+                         .ndof = N,
+                         .nred = ps->nred,
+                         .ncand = ps->ncand,
+                         .chi = ps->chi,
+                         .resid = ps->resid,
+                         .lambda_n = ps->lambda_n,
+                         .slope = ps->slope,
+                         .attempts = ps->eig.attempts,
+                         .nops = ps->eig.nops,
+                         .lre = ps->lre,
+                         .lim = ps->lim,
+                         .u = ps->u};
+    o->solved(o->user, &v);
+}
+
 /* dense: 1 keeps TVDS_CEA_AUTO off the ARPACK path; *arpack_failed is set when an ARPACK run
  * failed. */
 static int cea_run(const tvds_model *m, int contact, const double *s, int npos,
@@ -2425,7 +2471,18 @@ static int cea_run(const tvds_model *m, int contact, const double *s, int npos,
                 pool[base + i].err = TVDS_ERR_INTERRUPTED;
                 continue;
             }
-            solve_position(&p, pool_s[i], &work[tid], &pool[base + i]);
+            const tvds_cea_solved *kn = find_known(&o, N, pool_s[i]);
+            if (kn) {
+                take_known(kn, N, &pool[base + i]);
+            } else {
+                solve_position(&p, pool_s[i], &work[tid], &pool[base + i]);
+                if (o.solved && pool[base + i].err == TVDS_OK) {
+#ifdef _OPENMP
+#pragma omp critical(tvds_cea_solved)
+#endif
+                    give_solved(&o, pool_s[i], N, &pool[base + i]);
+                }
+            }
             if (o.progress) {
 #ifdef _OPENMP
 #pragma omp critical(tvds_cea_progress)
