@@ -3,6 +3,7 @@
 #include <check.h>
 #include <complex.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1697,6 +1698,145 @@ START_TEST(test_arpack_complex_shift)
 }
 END_TEST
 
+/* A stop raised part way (here by the progress callback after the third position, one thread):
+ * tvds_cea_run returns TVDS_ERR_INTERRUPTED with the finished positions tracked, bit for bit the
+ * first three of the uninterrupted locus, marked partial; a stop before any position returns no
+ * locus. Before, an interrupted CEA returned nothing ("nothing written"). */
+typedef struct stop_at {
+    volatile sig_atomic_t stop;
+    int at, calls, last_total;
+} stop_at;
+
+static void stop_progress(void *user, int done, int total)
+{
+    stop_at *a = user;
+    a->calls++;
+    a->last_total = total;
+    if (done == a->at) a->stop = SIGINT;
+}
+
+START_TEST(test_stop_keeps_finished)
+{
+    tvds_model *m = oscillator(0.7);
+    add_spring(m, 0, 0, 1, 1, 2e3);
+    double s[6];
+    for (int i = 0; i < 6; i++)
+        s[i] = 0.2 * i;
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_cea_options o = tvds_cea_options_default();
+    o.refine = 0;
+    o.nmodes = 2;
+    o.t_eval = 1.0;
+    o.nthreads = 1;
+    tvds_cea_result *full = NULL, *r = NULL;
+    ck_assert_msg(tvds_cea_run(m, 0, s, 6, &o, &full, &ctx) == TVDS_OK, "%s", ctx.msg);
+    ck_assert_int_eq(full->partial, 0);
+    stop_at a = {0, 3, 0, 0};
+    o.stop = &a.stop;
+    o.progress = stop_progress;
+    o.user = &a;
+    int rc = tvds_cea_run(m, 0, s, 6, &o, &r, &ctx);
+    ck_assert_msg(rc == TVDS_ERR_INTERRUPTED, "rc %d: %s", rc, ctx.msg);
+    ck_assert_msg(strstr(ctx.msg, "interrupted after 3 of 6 positions"), "%s", ctx.msg);
+    ck_assert_int_eq(a.calls, 3);
+    ck_assert_int_eq(a.last_total, 6);
+    ck_assert_ptr_nonnull(r);
+    ck_assert_int_eq(r->partial, 1);
+    ck_assert_int_eq(r->npos, 3);
+    ck_assert_int_eq(r->nbranch, full->nbranch);
+    for (int i = 0; i < 3; i++) {
+        ck_assert(r->s[i] == s[i]);
+        for (int b = 0; b < r->nbranch; b++) {
+            int k = i * r->nbranch + b;
+            ck_assert(r->freq[k] == full->freq[k] && r->re[k] == full->re[k]);
+        }
+    }
+    tvds_cea_result_free(&r);
+    /* Stopped before the first position. */
+    tvds_ctx_init(&ctx);
+    a.stop = SIGTERM;
+    a.calls = 0;
+    ck_assert_int_eq(tvds_cea_run(m, 0, s, 6, &o, &r, &ctx), TVDS_ERR_INTERRUPTED);
+    ck_assert_ptr_null(r);
+    ck_assert_int_eq(a.calls, 0);
+    ck_assert_msg(strstr(ctx.msg, "none finished"), "%s", ctx.msg);
+    tvds_cea_result_free(&full);
+    tvds_model_free(&m);
+}
+END_TEST
+
+/* Positions handed back (tvds_cea_options.known, as cea --resume does) are taken, not solved
+ * again, and give the same locus bit for bit; the others are solved and reported (solved). */
+typedef struct keep_solved {
+    tvds_cea_solved v[16];
+    double *buf[16];
+    int n;
+} keep_solved;
+
+static void keep_one(void *user, const tvds_cea_solved *p)
+{
+    keep_solved *k = user;
+    ck_assert_int_lt(k->n, 16);
+    size_t nd = (size_t)p->ncand * (2 + 2 * (size_t)p->ndof);
+    double *b = malloc((nd ? nd : 1) * sizeof *b);
+    ck_assert_ptr_nonnull(b);
+    memcpy(b, p->lre, (size_t)p->ncand * sizeof *b);
+    memcpy(b + p->ncand, p->lim, (size_t)p->ncand * sizeof *b);
+    memcpy(b + 2 * p->ncand, p->u, (size_t)p->ncand * p->ndof * 2 * sizeof *b);
+    k->v[k->n] = *p;
+    k->v[k->n].lre = b;
+    k->v[k->n].lim = b + p->ncand;
+    k->v[k->n].u = b + 2 * p->ncand;
+    k->buf[k->n++] = b;
+}
+
+START_TEST(test_known_positions_taken)
+{
+    tvds_model *m = oscillator(0.7);
+    add_spring(m, 0, 0, 1, 1, 2e3);
+    double s[6];
+    for (int i = 0; i < 6; i++)
+        s[i] = 0.2 * i;
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_cea_options o = tvds_cea_options_default();
+    o.refine = 0;
+    o.nmodes = 2;
+    o.t_eval = 1.0;
+    o.nthreads = 1;
+    keep_solved all = {.n = 0}, again = {.n = 0};
+    o.solved = keep_one;
+    o.user = &all;
+    tvds_cea_result *r0 = NULL, *r1 = NULL;
+    ck_assert_msg(tvds_cea_run(m, 0, s, 6, &o, &r0, &ctx) == TVDS_OK, "%s", ctx.msg);
+    ck_assert_int_eq(all.n, 6);
+    /* Four of the six known (0, 1, 3, 5): only 2 and 4 are solved. */
+    tvds_cea_solved kn[4] = {all.v[0], all.v[1], all.v[3], all.v[5]};
+    static const int at[4] = {0, 1, 3, 5};
+    for (int i = 0; i < 4; i++)
+        ck_assert(kn[i].s == s[at[i]]);
+    o.known = kn;
+    o.nknown = 4;
+    o.user = &again;
+    o.nthreads = 2;
+    ck_assert_msg(tvds_cea_run(m, 0, s, 6, &o, &r1, &ctx) == TVDS_OK, "%s", ctx.msg);
+    ck_assert_int_eq(again.n, 2);
+    ck_assert(again.v[0].s == s[2] || again.v[0].s == s[4]);
+    ck_assert_int_eq(r1->npos, r0->npos);
+    for (int k = 0; k < r0->npos * r0->nbranch; k++)
+        ck_assert(r1->freq[k] == r0->freq[k] && r1->re[k] == r0->re[k] && r1->mac[k] == r0->mac[k]);
+    ck_assert(r1->resid_max == r0->resid_max);
+    for (int i = 0; i < all.n; i++)
+        free(all.buf[i]);
+    for (int i = 0; i < again.n; i++)
+        free(again.buf[i]);
+    tvds_cea_result_free(&r0);
+    tvds_cea_result_free(&r1);
+    tvds_model_free(&m);
+}
+END_TEST
+
 Suite *cea_suite(void)
 {
     Suite *s = suite_create("cea");
@@ -1717,6 +1857,8 @@ Suite *cea_suite(void)
     tcase_add_test(tc, test_multi_two_systems);
     tcase_add_test(tc, test_multi_rigid_penalty);
     tcase_add_test(tc, test_multi_plane3d);
+    tcase_add_test(tc, test_stop_keeps_finished);
+    tcase_add_test(tc, test_known_positions_taken);
     suite_add_tcase(s, tc);
     TCase *ta = tcase_create("arpack");
     tcase_set_timeout(ta, 20);

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tvds/tvds_sweep.h"
@@ -256,6 +258,107 @@ START_TEST(test_cli_two_threads)
 }
 END_TEST
 
+/* The journal cut back to its last whole line (what a full disk or a kill leaves), so that the
+ * next line appended starts on a line of its own. Before, --resume appended to the fragment and
+ * every later read of the journal failed on the merged line. */
+START_TEST(test_journal_trim)
+{
+    char d[] = "/tmp/tvds_trim_XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(d));
+    char p[256];
+    snprintf(p, sizeof p, "%s/j.csv", d);
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    long cut = -1;
+    ck_assert_int_eq(tvds_sweep_journal_trim(p, &cut, &ctx), TVDS_OK); /* missing: fine */
+    ck_assert_int_eq(cut, 0);
+    tvds_test_write_file(NULL, p, "# sig\n0,1,2\n1,0.5,0.2");
+    ck_assert_int_eq(tvds_sweep_journal_trim(p, &cut, &ctx), TVDS_OK);
+    ck_assert_int_eq(cut, 9);
+    char *t = tvds_test_slurp(p, NULL);
+    ck_assert_str_eq(t, "# sig\n0,1,2\n");
+    free(t);
+    ck_assert_int_eq(tvds_sweep_journal_trim(p, &cut, &ctx), TVDS_OK); /* whole: untouched */
+    ck_assert_int_eq(cut, 0);
+    /* A fragment longer than the 4 KiB read block, after a whole line. */
+    char big[9000];
+    memset(big, '7', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    memcpy(big, "# sig\n", 6);
+    tvds_test_write_file(NULL, p, big);
+    ck_assert_int_eq(tvds_sweep_journal_trim(p, &cut, &ctx), TVDS_OK);
+    ck_assert_int_eq(cut, (long)sizeof big - 1 - 6);
+    t = tvds_test_slurp(p, NULL);
+    ck_assert_str_eq(t, "# sig\n");
+    free(t);
+    tvds_test_rmtree(d);
+}
+END_TEST
+
+/* The inputs' hash changes with the case text, an override, a file of a substructure directory
+ * and a table file, and only with them; a FIFO given as the case is refused at once. */
+START_TEST(test_inputs_hash)
+{
+    char d[] = "/tmp/tvds_hash_XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(d));
+    char sub[300], cp[300], cmd[900];
+    snprintf(sub, sizeof sub, "%s/shoe", d);
+    snprintf(cmd, sizeof cmd, "cp -r tests/data/case/shoe %s", sub);
+    ck_assert_int_eq(system(cmd), 0);
+    const char *text = "[run]\nname = h\ndt = 1e-4\nt_end = 0.01\n\n[substructure shoe]\ndir = "
+                       "shoe\n\n[load f]\ndof = shoe:1:ux\nf = table force.txt\n";
+    tvds_test_write_file(d, "c.ini", text);
+    tvds_test_write_file(d, "force.txt", "0 0\n1 1\n");
+    snprintf(cp, sizeof cp, "%s/c.ini", d);
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    char h0[17], h1[17];
+    const char *set1[] = {"run.dt=5e-5"};
+    ck_assert_msg(tvds_sweep_inputs_hash(cp, NULL, 0, h0, &ctx) == TVDS_OK, "%s", ctx.msg);
+    ck_assert_int_eq(strlen(h0), 16);
+    ck_assert_int_eq(tvds_sweep_inputs_hash(cp, NULL, 0, h1, &ctx), TVDS_OK);
+    ck_assert_str_eq(h0, h1);
+    ck_assert_int_eq(tvds_sweep_inputs_hash(cp, set1, 1, h1, &ctx), TVDS_OK);
+    ck_assert_str_ne(h0, h1);
+    /* The case text (one digit). */
+    char *t2 = strdup(text);
+    *strstr(t2, "1e-4") = '2';
+    tvds_test_write_file(d, "c.ini", t2);
+    free(t2);
+    ck_assert_int_eq(tvds_sweep_inputs_hash(cp, NULL, 0, h1, &ctx), TVDS_OK);
+    ck_assert_str_ne(h0, h1);
+    tvds_test_write_file(d, "c.ini", text);
+    ck_assert_int_eq(tvds_sweep_inputs_hash(cp, NULL, 0, h1, &ctx), TVDS_OK);
+    ck_assert_str_eq(h0, h1);
+    /* The table file. */
+    tvds_test_write_file(d, "force.txt", "0 0\n1 2\n");
+    ck_assert_int_eq(tvds_sweep_inputs_hash(cp, NULL, 0, h1, &ctx), TVDS_OK);
+    ck_assert_str_ne(h0, h1);
+    tvds_test_write_file(d, "force.txt", "0 0\n1 1\n");
+    /* A matrix of the substructure (the spring 1e4 -> 2e4 N/m in x). */
+    char *k = tvds_test_slurp("tests/data/case/shoe/K.mtx", NULL);
+    ck_assert_ptr_nonnull(k);
+    char *e = strstr(k, "1 1 10000");
+    ck_assert_ptr_nonnull(e);
+    e[4] = '2';
+    tvds_test_write_file(sub, "K.mtx", k);
+    free(k);
+    ck_assert_int_eq(tvds_sweep_inputs_hash(cp, NULL, 0, h1, &ctx), TVDS_OK);
+    ck_assert_str_ne(h0, h1);
+    /* A FIFO as the case file: refused by name, without waiting for a writer. */
+    char fifo[300];
+    snprintf(fifo, sizeof fifo, "%s/fifo.ini", d);
+    ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+    tvds_ctx_init(&ctx);
+    time_t t0 = time(NULL);
+    ck_assert_int_eq(tvds_sweep_inputs_hash(fifo, NULL, 0, h1, &ctx), TVDS_ERR_IO);
+    ck_assert_msg(strstr(ctx.msg, "fifo.ini") && strstr(ctx.msg, "not a regular file"), "%s",
+                  ctx.msg);
+    ck_assert_int_le(time(NULL) - t0, 2);
+    tvds_test_rmtree(d);
+}
+END_TEST
+
 Suite *sweep_suite(void)
 {
     Suite *s = suite_create("sweep");
@@ -266,6 +369,8 @@ Suite *sweep_suite(void)
     tcase_add_test(tc, test_shoe_is_stable);
     tcase_add_test(tc, test_cli_two_threads);
     tcase_add_test(tc, test_oscillator_measures);
+    tcase_add_test(tc, test_journal_trim);
+    tcase_add_test(tc, test_inputs_hash);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -42,6 +42,20 @@ enum tvds_cea_solver {
  * measured crossover of the two paths (docs/cea.md, "Cost"). */
 #define TVDS_CEA_ARPACK_MIN_DOFS 200
 
+/* One position as solved, before the tracking: what a resumed CEA needs of it
+ * (tvds_cea_options.solved, .known). The arrays belong to the caller (known) or to tvds_cea_run
+ * for the duration of the callback (solved). */
+typedef struct tvds_cea_solved {
+    double s;  /* position [m] */
+    int ndof;  /* DoFs of the uncoupled substructures together (u's N) */
+    int nred;  /* DoFs after primal assembly */
+    int ncand; /* candidate eigenvalues kept */
+    double chi, resid, lambda_n, slope;
+    int attempts, nops;      /* ARPACK statistics (0 on the dense path) */
+    const double *lre, *lim; /* ncand: eigenvalues (real, imaginary part) */
+    const double *u;         /* ncand x ndof x 2 (re, im interleaved): mode shapes */
+} tvds_cea_solved;
+
 /* Options; tvds_cea_options_default() gives the documented defaults. */
 typedef struct tvds_cea_options {
     int nmodes;       /* branches: the lowest nmodes oscillating eigenvalues (Im > 0); default 20 */
@@ -91,8 +105,24 @@ typedef struct tvds_cea_options {
                          z = 0. Each kept mode gets its antisymmetric share about it
                          (tvds_cea_result.anti, docs/cea.md "Symmetric and antisymmetric
                          modes"); TVDS_ERR_INVALID when a node has no mirror image */
-    volatile sig_atomic_t *stop; /* nonzero: positions not started are skipped and
-                                    tvds_cea_run returns TVDS_ERR_INTERRUPTED; may be NULL */
+    volatile sig_atomic_t *stop; /* nonzero: positions not started are skipped, a running
+                                    Arnoldi iteration stops at its next operator application,
+                                    and tvds_cea_run returns TVDS_ERR_INTERRUPTED with the
+                                    positions finished so far (tvds_cea_result.partial); may be
+                                    NULL */
+    void (*progress)(void *user, int done, int total);    /* called after each position solved,
+                                       one call at a time (from any thread): done positions of
+                                       total so far (total grows as the refinement adds positions);
+                                       may be NULL */
+    void *user;                                           /* passed to progress */
+    void (*solved)(void *user, const tvds_cea_solved *p); /* called after each position
+                                    solved here (not for a known one), one call at a time (from
+                                    any thread), with user; may be NULL */
+    const tvds_cea_solved *known; /* nknown positions solved earlier with the same model and
+                                     options (a resumed CEA): a position equal to one of them
+                                     (bitwise) takes its data instead of being solved, so the
+                                     locus is the one an uninterrupted CEA gives; may be NULL */
+    int nknown;
 } tvds_cea_options;
 
 TVDS_API tvds_cea_options tvds_cea_options_default(void);
@@ -146,6 +176,8 @@ typedef struct tvds_cea_result {
                      share |u_A|^2 / |u|^2 of each branch's mode over the translational physical
                      DoFs, u_A = (u - R u_mirror) / 2; 0 symmetric, 1 antisymmetric; NaN where
                      a branch has no mode */
+    int partial;  /* 1: tvds_cea_run was interrupted (TVDS_ERR_INTERRUPTED) and this
+                     locus holds only the positions it finished */
     char arpack_failure[256]; /* TVDS_CEA_AUTO only: non-empty when the ARPACK path failed (its
                                  message) and the dense eigenproblem computed the locus instead */
 } tvds_cea_result;
@@ -165,7 +197,8 @@ TVDS_API int tvds_cea_surface_length(const tvds_model *m, int contact, double *l
  * Returns TVDS_ERR_INVALID (bad contact, position off the surface, missing DoF, undetermined
  * sliding direction: the message says which), TVDS_ERR_SINGULAR (constraints of different
  * rank for compatibility and equilibrium, or no DoF left), TVDS_ERR_SOLVER (LAPACK failure),
- * TVDS_ERR_NOMEM. */
+ * TVDS_ERR_NOMEM, TVDS_ERR_INTERRUPTED (opt->stop raised: *out holds the positions finished,
+ * tracked and with their windows, (*out)->partial = 1; NULL when none was). */
 TVDS_API int tvds_cea_run(const tvds_model *m, int contact, const double *s, int npos,
                           const tvds_cea_options *opt, tvds_cea_result **out, tvds_ctx *ctx);
 

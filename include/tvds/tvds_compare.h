@@ -223,6 +223,12 @@ typedef struct tvds_compare_result {
 TVDS_API int tvds_compare_run(const tvds_model *m, const char *outdir, const tvds_compare_opts *o,
                               tvds_compare_result *res, tvds_ctx *ctx);
 
+/* Remove what an earlier tvds_compare_run wrote into outdir (report, metrics, figures, each
+ * method's run files), holding outdir's lock meanwhile (TVDS_ERR_BUSY when another process owns
+ * it); folders left empty go, outdir included; a user's own files stay. A missing outdir is
+ * fine. */
+TVDS_API int tvds_compare_clear(const char *outdir, tvds_ctx *ctx);
+
 /* Metrics of method outputs already written in outdir/<method>/ (history.csv, contacts.csv),
  * and the spectrogram files outdir/<method>/spectrogram.csv. res->n and, for each entry,
  * method, status and run (CPU figures, as returned by tvds_run or read back from summary.json)

@@ -103,10 +103,26 @@ TVDS_API int tvds_sweep_write_csv(const char *dir, const tvds_sweep_axis *ax, in
  * its length; tvds_sweep_journal_read reads the file at path into *rows (tvds_malloc'd, caller
  * frees; the last run of an index wins) and *nrows, ignoring a last line cut short; signature
  * (a one-line description of the case, grid and options) must equal the file's first line,
- * else TVDS_ERR_INVALID: the journal belongs to another sweep. A missing file is 0 rows. */
+ * else TVDS_ERR_INVALID: the journal belongs to another sweep or, when the two differ only
+ * after " inputs=" (tvds_sweep_inputs_hash), its inputs changed since. A missing file is 0
+ * rows. */
 TVDS_API int tvds_sweep_journal_line(const tvds_sweep_row *row, int nax, char *buf, size_t n);
 TVDS_API int tvds_sweep_journal_read(const char *path, const char *signature, int nax, long total,
                                      tvds_sweep_row **rows, long *nrows, tvds_ctx *ctx);
+
+/* Hash (64-bit FNV-1a, 16 hex digits into hex) of the text of the case file, of the overrides
+ * sets[0..nsets-1] and of every file the case reads: each regular file of its substructure
+ * directories (as the case with the overrides names them) and the table files of its time
+ * functions. Put into the journal's signature, it makes --resume refuse a case or an input
+ * edited since the journal was begun. Special files (FIFO, device) are refused by name
+ * (TVDS_ERR_IO) before any blocking read; a case that does not read returns its error. */
+TVDS_API int tvds_sweep_inputs_hash(const char *case_path, const char *const *sets, int nsets,
+                                    char hex[17], tvds_ctx *ctx);
+
+/* Cut the journal at path back to the end of its last whole line (a line cut by a full disk
+ * or a kill), so that the lines appended next start on a line of their own; *cut (may be NULL)
+ * receives the bytes removed. A missing file is fine. */
+TVDS_API int tvds_sweep_journal_trim(const char *path, long *cut, tvds_ctx *ctx);
 
 /* Draw dir/squeal_map.png: the growth rate (transient) or largest real part (CEA) over the
  * first two parameters, unstable runs marked; a line over the first parameter when there is

@@ -109,6 +109,7 @@ typedef struct cea_problem {
     int gen_static; /* the static state and preload stiffness of every node (faces, several
                        nodes or contacts on a deformable master) rather than the one-node
                        path */
+    volatile sig_atomic_t *stop; /* the options' stop flag (also read inside the Arnoldi loop) */
 } cea_problem;
 
 /* The contact's geometry at one position: the segment seg (T1 = node seg, T2 = seg + 1), the
@@ -1760,7 +1761,8 @@ static void solve_position(const cea_problem *p, double s, cea_work *w, cea_pos 
                           .wmin = 2.0 * TVDS_PI * p->fmin_hz,
                           .ncand = p->ncand,
                           .solver = p->solver,
-                          .wshift = p->wshift};
+                          .wshift = p->wshift,
+                          .stop = p->stop};
     int nc = 0;
     /* T (N x N) is free after the projections: the ARPACK path's LU goes there. */
     out->err = cea_eig_solve(&w->eig, &pb, w->T, out->lre, out->lim, w->Q, &nc, &out->resid,
@@ -2239,6 +2241,52 @@ int tvds_cea_run(const tvds_model *m, int contact, const double *s, int npos,
     return rc;
 }
 
+/* The known position at s (bitwise), or NULL. */
+static const tvds_cea_solved *find_known(const tvds_cea_options *o, int N, double s)
+{
+    for (int k = 0; o->known && k < o->nknown; k++)
+        if (o->known[k].s == s && o->known[k].ndof == N) return &o->known[k];
+    return NULL;
+}
+
+/* A known position into a pool entry (its u, lre, lim buffers allocated for ncand >= kn->ncand
+ * candidates, as the solve would fill them). */
+static void take_known(const tvds_cea_solved *kn, int N, cea_pos *out)
+{
+    out->err = TVDS_OK;
+    out->info = 0;
+    out->nred = kn->nred;
+    out->chi = kn->chi;
+    out->ncand = kn->ncand;
+    out->resid = kn->resid;
+    out->lambda_n = kn->lambda_n;
+    out->slope = kn->slope;
+    memset(&out->eig, 0, sizeof out->eig);
+    out->eig.attempts = kn->attempts;
+    out->eig.nops = kn->nops;
+    memcpy(out->lre, kn->lre, (size_t)kn->ncand * sizeof *out->lre);
+    memcpy(out->lim, kn->lim, (size_t)kn->ncand * sizeof *out->lim);
+    memcpy(out->u, kn->u, (size_t)kn->ncand * N * 2 * sizeof *out->u);
+}
+
+static void give_solved(const tvds_cea_options *o, double s, int N, const cea_pos *ps)
+{
+    tvds_cea_solved v = {.s = s,
+                         .ndof = N,
+                         .nred = ps->nred,
+                         .ncand = ps->ncand,
+                         .chi = ps->chi,
+                         .resid = ps->resid,
+                         .lambda_n = ps->lambda_n,
+                         .slope = ps->slope,
+                         .attempts = ps->eig.attempts,
+                         .nops = ps->eig.nops,
+                         .lre = ps->lre,
+                         .lim = ps->lim,
+                         .u = ps->u};
+    o->solved(o->user, &v);
+}
+
 /* dense: 1 keeps TVDS_CEA_AUTO off the ARPACK path; *arpack_failed is set when an ARPACK run
  * failed. */
 static int cea_run(const tvds_model *m, int contact, const double *s, int npos,
@@ -2274,6 +2322,7 @@ static int cea_run(const tvds_model *m, int contact, const double *s, int npos,
         problem_free(&p);
         return rc;
     }
+    p.stop = o.stop;
     for (int i = 0; i < npos; i++) {
         /* Every active node's abscissa s + act_ds on the surface. */
         double lo = 0.0, hi = 0.0;
@@ -2396,7 +2445,7 @@ static int cea_run(const tvds_model *m, int contact, const double *s, int npos,
         P[i] = &pool[i];
     }
     nord = npos;
-    int nnew = npos, nb = 0;
+    int nnew = npos, nb = 0, stopped = 0, nsolved = 0;
     for (int round = 0;; round++) {
         /* Solve the positions added last (pool[ncomp .. ncomp + nnew - 1]). */
         for (int i = ncomp; i < ncomp + nnew; i++) {
@@ -2422,19 +2471,47 @@ static int cea_run(const tvds_model *m, int contact, const double *s, int npos,
                 pool[base + i].err = TVDS_ERR_INTERRUPTED;
                 continue;
             }
-            solve_position(&p, pool_s[i], &work[tid], &pool[base + i]);
+            const tvds_cea_solved *kn = find_known(&o, N, pool_s[i]);
+            if (kn) {
+                take_known(kn, N, &pool[base + i]);
+            } else {
+                solve_position(&p, pool_s[i], &work[tid], &pool[base + i]);
+                if (o.solved && pool[base + i].err == TVDS_OK) {
+#ifdef _OPENMP
+#pragma omp critical(tvds_cea_solved)
+#endif
+                    give_solved(&o, pool_s[i], N, &pool[base + i]);
+                }
+            }
+            if (o.progress) {
+#ifdef _OPENMP
+#pragma omp critical(tvds_cea_progress)
+#endif
+                o.progress(o.user, ++nsolved, base + nnew);
+            }
         }
         if (o.stop && *o.stop) {
-            int done = 0;
+            /* Keep the positions finished (in path order); the others, and a position whose
+             * Arnoldi run was stopped half way, are dropped. */
+            int done = 0, k = 0;
             for (int i = 0; i < base + nnew; i++)
-                done += pool[i].err != TVDS_ERR_INTERRUPTED;
-            rc = TVDS_ERROR(ctx, TVDS_ERR_INTERRUPTED,
-                            "cea: interrupted after %d of %d positions (nothing written)", done,
-                            base + nnew);
+                done += pool[i].err == TVDS_OK;
+            for (int i = 0; i < nord; i++)
+                if (P[i]->err == TVDS_OK) {
+                    P[k] = P[i];
+                    S[k] = S[i];
+                    k++;
+                }
             ncomp += nnew;
-            goto fail;
+            rc = TVDS_ERROR(ctx, TVDS_ERR_INTERRUPTED,
+                            "cea: interrupted after %d of %d positions%s", done, base + nnew,
+                            k > 0 ? " (the finished ones are kept)" : " (none finished)");
+            if (k == 0 || (round == 0 && P[0]->ncand < 1)) goto fail;
+            if (round > 0) res->nrefined -= nord - k;
+            nord = k;
+            stopped = 1;
         }
-        for (int i = base; i < base + nnew; i++) {
+        for (int i = base; i < base + nnew && !stopped; i++) {
             if (pool[i].err == TVDS_OK) continue;
             double si = pool_s[i - base];
             if (pool[i].err == TVDS_ERR_INVALID && !(arpack && pool[i].info == -4))
@@ -2469,7 +2546,7 @@ static int cea_run(const tvds_model *m, int contact, const double *s, int npos,
             ncomp += nnew;
             goto fail;
         }
-        ncomp += nnew;
+        if (!stopped) ncomp += nnew;
         if (round == 0) {
             nb = o.nmodes < P[0]->ncand ? o.nmodes : P[0]->ncand;
             if (nb < 1) {
@@ -2487,7 +2564,7 @@ static int cea_run(const tvds_model *m, int contact, const double *s, int npos,
             if (!fq || !rr || !zz || !mc || (mr.n && !an)) goto nomem;
         }
         if (track(P, nord, nb, ncand, N, fq, rr, zz, mc, &mr, an)) goto nomem;
-        if (!refine) break;
+        if (!refine || stopped) break;
         /* Intervals to split, in path order; new positions go to the pool's end. */
         int add = 0, n2 = 0;
         double *news = tvds_malloc((size_t)nord * sizeof *news);
@@ -2543,6 +2620,7 @@ static int cea_run(const tvds_model *m, int contact, const double *s, int npos,
     }
 
     res->npos = nord;
+    res->partial = stopped;
     res->nbranch = nb;
     res->ndof = N;
     res->nred = P[0]->nred;
@@ -2583,7 +2661,7 @@ static int cea_run(const tvds_model *m, int contact, const double *s, int npos,
     problem_free(&p);
     mirror_free(&mr);
     *out = res;
-    return TVDS_OK;
+    return stopped ? TVDS_ERR_INTERRUPTED : TVDS_OK;
 nomem:
     rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "cea: out of memory (%d DoFs, %d positions)", N, npos);
 fail:

@@ -311,6 +311,11 @@ static double pick_shift(const cea_eig_problem *pb, double w0)
     return -0.01 * w;
 }
 
+/* What arnoldi() and arnoldi_z() return when pb->stop is raised (below every ARPACK info code,
+ * the lowest of which is -9999). A run left half way is not resumed: the next call starts from
+ * ido = 0, so ARPACK's saved state does not carry over. */
+#define ARNOLDI_STOPPED (-100000)
+
 /* One Arnoldi run with nev, ncv; the Ritz pairs in w->dr, w->di (s) and w->V (x). Returns the
  * ARPACK info (0 ok) and the converged count in *nconv. */
 static int arnoldi(cea_eig_work *w, const cea_eig_problem *pb, const double *lu, double w0,
@@ -331,6 +336,7 @@ static int arnoldi(cea_eig_work *w, const cea_eig_problem *pb, const double *lu,
         dnaupd_c(&ido, "I", n2, "LM", nev, 0.0, w->resid, ncv, w->V, n2, iparam, ipntr, w->workd,
                  w->workl, lworkl, &info);
         if (ido != -1 && ido != 1) break;
+        if (pb->stop && *pb->stop) return ARNOLDI_STOPPED;
         apply_op(pb, w, lu, w0, sigma, w->workd + ipntr[0] - 1, w->workd + ipntr[1] - 1);
         (*nops)++;
     }
@@ -374,6 +380,7 @@ static int eig_arpack(cea_eig_work *w, const cea_eig_problem *pb, double *lu, in
         st->ncv = ncv;
         int info = arnoldi(w, pb, lu, w0, sigma, nev, ncv, &nconv, &st->nops);
         st->nconv = nconv;
+        if (info == ARNOLDI_STOPPED) return TVDS_ERR_INTERRUPTED;
         if (info < 0) {
             *info_out = info;
             return TVDS_ERR_SOLVER;
@@ -497,6 +504,7 @@ static int arnoldi_z(cea_eig_work *w, const cea_eig_problem *pb, double w0, doub
         znaupd_c(&ido, "I", n2, "LM", nev, 0.0, w->zresid, ncv, w->zV, n2, iparam, ipntr, w->zworkd,
                  w->zworkl, lworkl, w->rwork, &info);
         if (ido != -1 && ido != 1) break;
+        if (pb->stop && *pb->stop) return ARNOLDI_STOPPED;
         apply_op_z(pb, w, w0, sg, w->zworkd + ipntr[0] - 1, w->zworkd + ipntr[1] - 1);
         (*nops)++;
     }
@@ -545,6 +553,7 @@ static int eig_arpack_z(cea_eig_work *w, const cea_eig_problem *pb, int *nc_out,
         st->ncv = ncv;
         int info = arnoldi_z(w, pb, w0, sg, nev, ncv, &nconv, &st->nops);
         st->nconv = nconv;
+        if (info == ARNOLDI_STOPPED) return TVDS_ERR_INTERRUPTED;
         if (info < 0) {
             *info_out = info;
             return TVDS_ERR_SOLVER;

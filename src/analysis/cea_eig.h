@@ -4,6 +4,8 @@
 #ifndef TVDS_CEA_EIG_H
 #define TVDS_CEA_EIG_H
 
+#include <signal.h>
+
 /* (s^2 M + s C + K) q = 0 of order n, the lowest-frequency oscillating eigenvalues wanted. */
 typedef struct cea_eig_problem {
     int n;
@@ -14,6 +16,8 @@ typedef struct cea_eig_problem {
     int solver;    /* enum tvds_cea_solver; TVDS_CEA_AUTO means the dense auto choice here */
     double wshift; /* ARPACK: > 0, the complex shift sigma = i wshift [rad/s] (complex LU,
                       znaupd); 0, the real shift */
+    volatile sig_atomic_t *stop; /* nonzero: the Arnoldi iteration stops at its next operator
+                                    application (TVDS_ERR_INTERRUPTED); may be NULL */
 } cea_eig_problem;
 
 /* What the ARPACK path did at one position (zero for the dense path). */

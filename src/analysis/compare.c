@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <fftw3.h>
 
@@ -1545,6 +1546,18 @@ static void report_nodes(FILE *fp, const char *cname, const tvds_compare_result 
     }
 }
 
+/* Close fp, written to tmp, and rename it over path: readers and a killed process see the old
+ * file or the new one, never a part. */
+static int close_rename(FILE *fp, const char *tmp, const char *path, tvds_ctx *ctx)
+{
+    int bad = fflush(fp) != 0 || ferror(fp);
+    if ((fclose(fp) != 0) | bad || rename(tmp, path) != 0) {
+        remove(tmp);
+        return TVDS_ERROR(ctx, TVDS_ERR_WRITE, "%s: write failed", path);
+    }
+    return TVDS_OK;
+}
+
 int tvds_compare_report(const tvds_model *m, const char *outdir, const tvds_compare_opts *o,
                         const tvds_compare_result *res, tvds_ctx *ctx)
 {
@@ -1553,11 +1566,12 @@ int tvds_compare_report(const tvds_model *m, const char *outdir, const tvds_comp
     /* What a crossing is: a master node (2D surface) or a face edge (face set). */
     int fx = m && o->contact >= 0 && o->contact < m->ncontact &&
              m->contacts[o->contact].master_kind == TVDS_MASTER_FACES;
-    char path[1024];
+    char path[1024], tmp[1040];
     /* metrics.csv: one row per method, machine-readable. */
     snprintf(path, sizeof path, "%s/metrics.csv", outdir);
-    FILE *fp = fopen(path, "w");
-    if (!fp) return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot write", path);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *fp = fopen(tmp, "w");
+    if (!fp) return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot write", tmp);
     fprintf(fp, "method,status,steps,dt [s],cpu [s],us/step,cpu ratio to film [-],rms [m/s^2],"
                 "peak [m/s^2],growth [-],rms diff [m/s^2],rms diff rel [-],peak ratio [-],"
                 "dominant f [Hz],lambda_n first [N],lambda_n last [N],lambda_n min [N],"
@@ -1574,7 +1588,8 @@ int tvds_compare_report(const tvds_model *m, const char *outdir, const tvds_comp
                 e->ln_last, e->ln_min, e->ln_max, e->defl_first, e->defl_last, e->vs_mean,
                 e->kick_ratio, e->hf_level, e->ln_mean);
     }
-    if (fclose(fp) != 0) return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: write failed", path);
+    int wrc = close_rename(fp, tmp, path, ctx);
+    if (wrc) return wrc;
     if (res->nwindows > 0) {
         int rc = write_growth_csv(outdir, res, ctx);
         if (rc) return rc;
@@ -1592,8 +1607,9 @@ int tvds_compare_report(const tvds_model *m, const char *outdir, const tvds_comp
     }
 
     snprintf(path, sizeof path, "%s/report.md", outdir);
-    fp = fopen(path, "w");
-    if (!fp) return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot write", path);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    fp = fopen(tmp, "w");
+    if (!fp) return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot write", tmp);
     const tvds_compare_entry *ref = res->ref >= 0 ? &res->e[res->ref] : NULL;
     fprintf(fp, "# Contact methods compared: %s\n\n", m->name);
     fprintf(fp,
@@ -1923,8 +1939,32 @@ int tvds_compare_report(const tvds_model *m, const char *outdir, const tvds_comp
     }
     fprintf(fp, "\nPer-method outputs: `<method>/summary.json`, `history.csv`, `contacts.csv`, "
                 "`energy.csv`. Machine-readable metrics: `metrics.csv`.\n");
-    if (fclose(fp) != 0) return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: write failed", path);
-    return TVDS_OK;
+    return close_rename(fp, tmp, path, ctx);
+}
+
+/* report.md of a compare stopped by a signal: methods before upto ran to their end, method upto
+ * was stopped when running (its folder's summary.json says "interrupted"), the others did not
+ * start. */
+static void interrupted_report(const tvds_model *m, const char *outdir, const int *meth, int n,
+                               const tvds_compare_result *res, int upto, int running)
+{
+    char path[1024], tmp[1040];
+    snprintf(path, sizeof path, "%s/report.md", outdir);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *fp = fopen(tmp, "w");
+    if (!fp) return;
+    fprintf(fp,
+            "# Contact methods compared: %s (interrupted)\n\nStatus: **interrupted** by a stop "
+            "signal; no comparison was made. The method folders:\n\n| method | run |\n|---|---|\n",
+            m->name ? m->name : "case");
+    for (int i = 0; i < n; i++)
+        fprintf(fp, "| %s | %s |\n", tvds_method_name(meth[i]),
+                i < upto               ? tvds_run_status_word(res->e[i].status)
+                : i == upto && running ? "interrupted (outputs whole up to the stop)"
+                                       : "not started");
+    tvds_ctx c;
+    tvds_ctx_init(&c);
+    (void)close_rename(fp, tmp, path, &c);
 }
 
 /* ---- Driver --------------------------------------------------------------------------------- */
@@ -1935,9 +1975,9 @@ int tvds_compare_report(const tvds_model *m, const char *outdir, const tvds_comp
  * names tvds writes are touched: a user's own files, and folders holding them, stay. */
 static int clear_previous(tvds_outdir *od, const char *outdir, tvds_ctx *ctx)
 {
-    static const char *const top[] = {"report.md",        "report.md.tmp",   "metrics.csv",
-                                      "spectrograms.png", "spectrograms.gp", "contact.png",
-                                      "contact.gp"};
+    static const char *const top[] = {"report.md",       "report.md.tmp",    "metrics.csv",
+                                      "metrics.csv.tmp", "spectrograms.png", "spectrograms.gp",
+                                      "contact.png",     "contact.gp"};
     static const char *const per[] = {"history.csv",  "contacts.csv",     "energy.csv",
                                       "summary.json", "summary.json.tmp", "spectrogram.csv"};
     int rc = tvds_outdir_clear(od, top, (int)(sizeof top / sizeof *top), ctx);
@@ -1957,6 +1997,19 @@ static int clear_previous(tvds_outdir *od, const char *outdir, tvds_ctx *ctx)
 
 static int compare_run(const tvds_model *m, const char *outdir, const tvds_compare_opts *o,
                        tvds_compare_result *res, tvds_ctx *ctx);
+
+int tvds_compare_clear(const char *outdir, tvds_ctx *ctx)
+{
+    if (!outdir) return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "compare: NULL argument");
+    struct stat st;
+    if (stat(outdir, &st) != 0 || !S_ISDIR(st.st_mode)) return TVDS_OK;
+    tvds_outdir *od = NULL;
+    int rc = tvds_outdir_open(outdir, &od, ctx);
+    if (!rc) rc = clear_previous(od, outdir, ctx);
+    tvds_outdir_close(&od);
+    if (!rc) rc = tvds_outdir_remove(outdir, NULL, 0, ctx);
+    return rc;
+}
 
 int tvds_compare_run(const tvds_model *m, const char *outdir, const tvds_compare_opts *o,
                      tvds_compare_result *res, tvds_ctx *ctx)
@@ -1992,8 +2045,10 @@ static int compare_run(const tvds_model *m, const char *outdir, const tvds_compa
     if ((rc = tvds_mkdir_p(outdir, ctx))) return rc;
     res->n = n;
     for (int i = 0; i < n; i++) {
-        if (o->stop && *o->stop)
+        if (o->stop && *o->stop) {
+            interrupted_report(m, outdir, meth, n, res, i, 0);
             return TVDS_ERROR(ctx, TVDS_ERR_INTERRUPTED, "compare: interrupted");
+        }
         if (o->stage) o->stage(o->user, meth[i], i, n);
         /* A shallow copy differing only in the method: the model itself stays untouched. */
         tvds_model mm = *m;
@@ -2009,9 +2064,11 @@ static int compare_run(const tvds_model *m, const char *outdir, const tvds_compa
         tvds_ctx_init(&rctx);
         res->e[i].method = meth[i];
         res->e[i].status = tvds_run(&mm, dir, &ro, &rctx);
-        if (res->e[i].status == TVDS_ERR_INTERRUPTED)
+        if (res->e[i].status == TVDS_ERR_INTERRUPTED) {
+            interrupted_report(m, outdir, meth, n, res, i, 1);
             return TVDS_ERROR(ctx, TVDS_ERR_INTERRUPTED, "compare: interrupted during %s",
                               tvds_method_name(meth[i]));
+        }
         if (res->e[i].status == TVDS_ERR_NOMEM || res->e[i].status == TVDS_ERR_IO ||
             res->e[i].status == TVDS_ERR_WRITE || res->e[i].status == TVDS_ERR_BUSY ||
             res->e[i].status == TVDS_ERR_INVALID || res->e[i].status == TVDS_ERR_UNSTABLE_DT)

@@ -2,13 +2,17 @@
  * one result row per run, CSV and squeal-propensity map. */
 #include "tvds/tvds_sweep.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/blas_threads.h"
@@ -253,6 +257,7 @@ static int run_cea(const tvds_model *m, const tvds_sweep_opts *o, tvds_sweep_row
             s[i] = L * (0.05 + 0.9 * i / (npos - 1));
         tvds_cea_options co = tvds_cea_options_default();
         co.nthreads = 1;
+        co.stop = o->stop;
         co.t_eval = o->cea_t_eval >= 0.0 ? o->cea_t_eval : 0.5 * m->opt.t_end;
         rc = tvds_cea_run(m, 0, s, npos, &co, &r, ctx);
     }
@@ -485,7 +490,17 @@ int tvds_sweep_journal_read(const char *path, const char *signature, int nax, lo
         int whole = len > 0 && line[len - 1] == '\n';
         if (whole) line[--len] = '\0';
         if (lineno == 1) {
-            if (!whole || strcmp(line, signature) != 0)
+            const char *a = whole ? strstr(line, " inputs=") : NULL,
+                       *b = strstr(signature, " inputs=");
+            if (whole && strcmp(line, signature) == 0) continue;
+            if (a && b && a - line == b - signature &&
+                !strncmp(line, signature, (size_t)(a - line)))
+                rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                                "%s: the case file or a file it reads changed since this sweep "
+                                "began (inputs hash %s, now %s): run without --resume to start "
+                                "afresh",
+                                path, a + 8, b + 8);
+            else
                 rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
                                 "%s: written by another sweep (other case, grid or options): "
                                 "run without --resume to start afresh",
@@ -652,4 +667,222 @@ int tvds_sweep_plot(const char *dir, const tvds_sweep_axis *ax, int nax, const t
     fig.npanels = 1;
     fig.panels = &p;
     return tvds_plot_render(&fig, ctx);
+}
+
+/* ---- Inputs hash and journal repair (--resume) ----------------------------------------- */
+
+/* 64-bit FNV-1a: a change of any byte of the inputs changes it (not a cryptographic hash: it
+ * tells an edited input from the same one, it does not resist a forgery). */
+static void fnv1a(uint64_t *h, const void *data, size_t n)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < n; i++) {
+        *h ^= p[i];
+        *h *= 0x100000001b3ULL;
+    }
+}
+
+/* Hash the name and the bytes of the regular file path; anything else (FIFO, device,
+ * directory) is refused by name before a blocking read. */
+static int hash_file(uint64_t *h, const char *path, tvds_ctx *ctx)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        int e = errno;
+        if (fd >= 0) close(fd);
+        return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot open: %s", path, strerror(e));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: not a regular file", path);
+    }
+    fnv1a(h, path, strlen(path) + 1);
+    char buf[65536];
+    ssize_t k;
+    while ((k = read(fd, buf, sizeof buf)) > 0)
+        fnv1a(h, buf, (size_t)k);
+    int e = errno;
+    close(fd);
+    if (k < 0) return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: read failed: %s", path, strerror(e));
+    return TVDS_OK;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every regular file of directory dir, in name order. */
+static int hash_dir(uint64_t *h, const char *dir, tvds_ctx *ctx)
+{
+    DIR *d = opendir(dir);
+    if (!d) return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot open: %s", dir, strerror(errno));
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    int rc = TVDS_OK;
+    struct dirent *e;
+    while (!rc && (e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.') continue;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 16;
+            char **g = tvds_realloc(names, cap * sizeof *g);
+            if (!g) {
+                rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "sweep: out of memory");
+                break;
+            }
+            names = g;
+        }
+        size_t len = strlen(dir) + strlen(e->d_name) + 2;
+        if (!(names[n] = tvds_malloc(len))) {
+            rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "sweep: out of memory");
+            break;
+        }
+        snprintf(names[n++], len, "%s/%s", dir, e->d_name);
+    }
+    closedir(d);
+    if (!rc && n) qsort(names, n, sizeof *names, name_cmp);
+    for (size_t i = 0; !rc && i < n; i++) {
+        struct stat st;
+        if (stat(names[i], &st) == 0 && S_ISREG(st.st_mode)) rc = hash_file(h, names[i], ctx);
+    }
+    for (size_t i = 0; i < n; i++)
+        tvds_free(names[i]);
+    tvds_free(names);
+    return rc;
+}
+
+/* Table files named in the text ("key = table FILE ...", FILE a word that is not a number),
+ * relative to base (the case file's directory). */
+static int hash_tables(uint64_t *h, const char *text, const char *base, tvds_ctx *ctx)
+{
+    int rc = TVDS_OK;
+    for (const char *line = text; !rc && line && *line;) {
+        const char *nl = strchr(line, '\n');
+        size_t len = nl ? (size_t)(nl - line) : strlen(line);
+        char buf[1024];
+        if (len >= sizeof buf) len = sizeof buf - 1;
+        memcpy(buf, line, len);
+        buf[len] = '\0';
+        line = nl ? nl + 1 : NULL;
+        char *c = strpbrk(buf, "#;");
+        if (c) *c = '\0';
+        char *eq = strchr(buf, '=');
+        if (!eq) continue;
+        char *tok[3], *save = NULL;
+        int nt = 0;
+        for (char *t = strtok_r(eq + 1, " \t\r,", &save); t && nt < 3;
+             t = strtok_r(NULL, " \t\r,", &save))
+            tok[nt++] = t;
+        char *end;
+        if (nt < 2 || strcmp(tok[0], "table") != 0) continue; /* "table FILE [+|- OFFSET]" */
+        strtod(tok[1], &end);
+        if (end != tok[1] && *end == '\0') continue;
+        char path[4200];
+        if (tok[1][0] == '/')
+            snprintf(path, sizeof path, "%s", tok[1]);
+        else
+            snprintf(path, sizeof path, "%s/%s", base, tok[1]);
+        rc = hash_file(h, path, ctx);
+    }
+    return rc;
+}
+
+int tvds_sweep_inputs_hash(const char *case_path, const char *const *sets, int nsets, char hex[17],
+                           tvds_ctx *ctx)
+{
+    if (!case_path || !hex || nsets < 0 || (nsets > 0 && !sets))
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "tvds_sweep_inputs_hash: bad argument");
+    hex[0] = '\0';
+    uint64_t h = 0xcbf29ce484222325ULL;
+    int rc = hash_file(&h, case_path, ctx);
+    if (rc) return rc;
+    for (int i = 0; i < nsets; i++)
+        fnv1a(&h, sets[i], strlen(sets[i]) + 1);
+    /* The files the case reads: its substructure directories (as the case and the overrides
+     * name them) and its table files. */
+    tvds_model *m = NULL;
+    rc = tvds_case_read(case_path, sets, nsets, &m, ctx);
+    for (int i = 0; !rc && i < m->nsub; i++)
+        if (m->subs[i] && m->subs[i]->path) rc = hash_dir(&h, m->subs[i]->path, ctx);
+    tvds_model_free(&m);
+    if (rc) return rc;
+    char base[4096];
+    snprintf(base, sizeof base, "%s", case_path);
+    char *slash = strrchr(base, '/');
+    if (slash)
+        *slash = '\0';
+    else
+        snprintf(base, sizeof base, ".");
+    FILE *f = fopen(case_path, "r");
+    if (!f) return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot open: %s", case_path, strerror(errno));
+    char *text = NULL;
+    size_t cap = 0, len = 0;
+    for (;;) {
+        if (len + 4097 > cap) {
+            cap = 2 * cap + 8192;
+            char *g = tvds_realloc(text, cap);
+            if (!g) {
+                fclose(f);
+                tvds_free(text);
+                return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "sweep: out of memory");
+            }
+            text = g;
+        }
+        size_t k = fread(text + len, 1, 4096, f);
+        len += k;
+        if (k < 4096) break;
+    }
+    fclose(f);
+    text[len] = '\0';
+    rc = hash_tables(&h, text, base, ctx);
+    tvds_free(text);
+    for (int i = 0; !rc && i < nsets; i++)
+        rc = hash_tables(&h, sets[i], base, ctx);
+    if (!rc) snprintf(hex, 17, "%016llx", (unsigned long long)h);
+    return rc;
+}
+
+int tvds_sweep_journal_trim(const char *path, long *cut, tvds_ctx *ctx)
+{
+    if (cut) *cut = 0;
+    int fd = open(path, O_RDWR | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ENOENT) return TVDS_OK;
+        return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: not a regular file", path);
+    }
+    /* Back from the end to the last newline, a block at a time. */
+    off_t end = st.st_size, keep = 0;
+    char buf[4096];
+    while (end > 0) {
+        off_t from = end > (off_t)sizeof buf ? end - (off_t)sizeof buf : 0;
+        ssize_t k = pread(fd, buf, (size_t)(end - from), from);
+        if (k != (ssize_t)(end - from)) {
+            close(fd);
+            return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: read failed", path);
+        }
+        ssize_t i = k - 1;
+        while (i >= 0 && buf[i] != '\n')
+            i--;
+        if (i >= 0) {
+            keep = from + i + 1;
+            break;
+        }
+        end = from;
+    }
+    int rc = TVDS_OK;
+    if (keep < st.st_size) {
+        if (ftruncate(fd, keep) != 0 || fsync(fd) != 0)
+            rc = TVDS_ERROR(ctx, TVDS_ERR_WRITE, "%s: cannot cut back the last line: %s", path,
+                            strerror(errno));
+        else if (cut)
+            *cut = (long)(st.st_size - keep);
+    }
+    close(fd);
+    return rc;
 }

@@ -134,6 +134,7 @@ void tvds_cli_progress_init(tvds_cli_progress *p, int quiet, const char *prefix)
     p->quiet = quiet;
     p->tty = !quiet && isatty(STDERR_FILENO);
     p->last = -1e300;
+    p->start = now_s();
     p->prefix = prefix;
 }
 
@@ -150,6 +151,32 @@ void tvds_cli_progress_show(void *user, const tvds_progress *pr)
             pr->t, pr->steps_per_s, left);
     fflush(stderr);
     p->shown = 1;
+}
+
+void tvds_cli_progress_count(tvds_cli_progress *p, const char *what, long done, long total)
+{
+    if (p->quiet) return;
+    double t = now_s(), el = t - p->start;
+    if (el < 2.0 || t - p->last < (p->tty ? 0.25 : 10.0)) return;
+    p->last = t;
+    long mine = done - p->base;
+    double rate = el > 0 && mine > 0 ? (double)mine / el : 0.0;
+    char left[32] = "?";
+    if (rate > 0) snprintf(left, sizeof left, "%.0f s", (double)(total - done) / rate);
+    if (p->tty) {
+        fprintf(stderr, "\r  %s: %ld/%ld %s  %8.3g /s  %s left   ", p->prefix, done, total, what,
+                rate, left);
+        p->shown = 1;
+    } else {
+        fprintf(stderr, "%s: %ld/%ld %s, %.3g /s, %s left\n", p->prefix, done, total, what, rate,
+                left);
+    }
+    fflush(stderr);
+}
+
+void tvds_cli_progress_positions(void *user, int done, int total)
+{
+    tvds_cli_progress_count(user, "positions", done, total);
 }
 
 void tvds_cli_progress_clear(tvds_cli_progress *p)

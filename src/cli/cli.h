@@ -91,12 +91,21 @@ int tvds_cli_read_case(const char *path, tvds_cli_sets *sets, tvds_model **m, tv
  * and not --quiet. quiet also silences a command's own stage lines (prefix: "compare", ...). */
 typedef struct tvds_cli_progress {
     int quiet, tty, shown;
-    double last; /* monotonic time of the last update [s] */
+    double last;  /* monotonic time of the last update [s] */
+    double start; /* monotonic time of tvds_cli_progress_init [s] */
+    long base;    /* tvds_cli_progress_count: items done before this process (--resume) */
     const char *prefix;
 } tvds_cli_progress;
 void tvds_cli_progress_init(tvds_cli_progress *p, int quiet, const char *prefix);
 /* A tvds_progress_fn; user is a tvds_cli_progress. */
 void tvds_cli_progress_show(void *user, const tvds_progress *pr);
+/* Progress of a count of items (CEA positions, sweep runs): "prefix: done/total what, rate/s,
+ * time left", from 2 s after tvds_cli_progress_init on: in place at most 4 times a second on a
+ * terminal, else one line every 10 s (logs of batch jobs); nothing with quiet. The rate counts
+ * the items of this process (done - p->base). */
+void tvds_cli_progress_count(tvds_cli_progress *p, const char *what, long done, long total);
+/* tvds_cea_options.progress; user is a tvds_cli_progress (what: "positions"). */
+void tvds_cli_progress_positions(void *user, int done, int total);
 /* Erase the progress line if one is shown. */
 void tvds_cli_progress_clear(tvds_cli_progress *p);
 

@@ -1,14 +1,20 @@
 /* cmd_cea.c — `tvds cea`: complex eigenvalue locus along the sliding path of a case. */
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "tvds/tvds_case.h"
 #include "tvds/tvds_cea.h"
 #include "tvds/tvds_output.h"
+#include "tvds/tvds_sweep.h"
 
 static void cea_help(FILE *out)
 {
@@ -78,12 +84,24 @@ static void cea_help(FILE *out)
           "  --threads T     OpenMP threads over positions (default: OpenMP's)\n"
           "  --set S.K=V     override a case key (as 'tvds run')\n"
           "  -o, --output D  output directory (created; default out/<case name>/cea)\n"
+          "  --resume        keep the positions already solved in D/cea.points (same case,\n"
+          "                  options and input files) and solve only the others\n"
+          "  -q, --quiet     no progress on stderr\n"
           "  -h, --help      this help\n"
           "\n"
-          "The output directory belongs to one command at a time (D/.lock); the outputs of an\n"
-          "earlier CEA there are removed first. Ctrl-C, SIGTERM or SIGHUP stop the positions\n"
-          "not started and exit 3 without writing anything; files are written whole (to a\n"
-          "temporary name, then renamed).\n"
+          "Progress (positions done/total, rate, time left) goes to stderr after 2 s: in place\n"
+          "on a terminal, else a line every 10 s. The output directory belongs to one command\n"
+          "at a time (D/.lock); the outputs of an earlier CEA there are removed first, and\n"
+          "D/status.json says \"running\", then \"ok\" or \"interrupted\". Ctrl-C, SIGTERM or\n"
+          "SIGHUP stop within about a second (exit 3): the positions finished are tracked and\n"
+          "written (locus.csv, unstable.csv; status.json: \"partial\": true and their count;\n"
+          "refinement and the undamped locus may be missing); files are written whole (to a\n"
+          "temporary name, then renamed). Each position solved is appended to D/cea.points\n"
+          "(its eigenvalues and mode shapes, about 0.1 MB on the beam-on-beam); the same\n"
+          "command with --resume solves only the missing ones and gives the locus of an\n"
+          "uninterrupted CEA, byte for byte. It refuses a journal of other options or of an\n"
+          "edited case or input file (a hash of them is in its first line), and cuts off a\n"
+          "last record left incomplete. The journal is removed when the CEA completes.\n"
           "\n"
           "exit codes: 0 success (a missing gnuplot is a warning), 2 bad input or D in use,\n"
           "3 solver failure or interrupted, 1 internal error or an output that cannot be\n"
@@ -94,6 +112,247 @@ static void cea_help(FILE *out)
           out);
 }
 
+/* DIR/status.json, replaced whole (temporary file, fsync, rename): what the CEA in DIR is
+ * ("running", "ok", "interrupted"), and whether locus.csv holds every position. */
+static int cea_status(const char *dir, const char *status, const char *msg, int requested,
+                      const tvds_cea_result *r, tvds_ctx *ctx)
+{
+    char path[4200], tmp[4220];
+    snprintf(path, sizeof path, "%s/status.json", dir);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f) return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
+    fprintf(f, "{\n  \"command\": \"cea\",\n  \"status\": \"%s\",\n", status);
+    fprintf(f, "  \"partial\": %s,\n", r && !r->partial ? "false" : "true");
+    fprintf(f, "  \"positions_requested\": %d,\n  \"positions_written\": %d,\n", requested,
+            r ? r->npos : 0);
+    fputs("  \"message\": ", f);
+    if (msg) {
+        fputc('"', f);
+        for (const char *c = msg; *c; c++) {
+            if (*c == '"' || *c == '\\') fputc('\\', f);
+            if ((unsigned char)*c >= 0x20) fputc(*c, f);
+        }
+        fputs("\"\n}\n", f);
+    } else {
+        fputs("null\n}\n", f);
+    }
+    int bad = fflush(f) != 0 || fsync(fileno(f)) != 0;
+    bad |= fclose(f) != 0;
+    if (bad || rename(tmp, path) != 0) {
+        int e = errno;
+        remove(tmp);
+        return TVDS_ERROR(ctx, TVDS_ERR_WRITE, "%s: write failed: %s", path, strerror(e));
+    }
+    return TVDS_OK;
+}
+
+/* ---- The journal of solved positions, DIR/cea.points (--resume) -------------------------
+ *
+ * A text first line (the command's options and the inputs' hash), then one binary record per
+ * position solved, written with one write() as it is solved: a header (magic, locus: 0 damped,
+ * 1 undamped, sizes, s and the scalars), the eigenvalues and mode shapes, and a 64-bit FNV-1a
+ * of the record. A record cut by a kill or a full disk is cut off before --resume appends. */
+
+#define POINTS_MAGIC 0x31434456u /* "VDC1" */
+
+typedef struct points_head {
+    uint32_t magic;
+    int32_t kind, ndof, nred, ncand, attempts, nops, pad;
+    double s, chi, resid, lambda_n, slope;
+} points_head;
+
+static uint64_t fnv64(uint64_t h, const void *data, size_t n)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < n; i++) {
+        h ^= p[i];
+        h *= 0x100000001b3ULL;
+    }
+    return h;
+}
+
+/* The callbacks' user: the progress line (first member: tvds_cli_progress_positions reads it)
+ * and the journal. */
+typedef struct cea_cb {
+    tvds_cli_progress pg;
+    int fd, kind, failed, err;
+} cea_cb;
+
+static void journal_solved(void *user, const tvds_cea_solved *v)
+{
+    cea_cb *c = user;
+    if (c->fd < 0 || c->failed) return;
+    size_t nd = (size_t)v->ncand * (2 + 2 * (size_t)v->ndof);
+    size_t len = sizeof(points_head) + nd * sizeof(double) + sizeof(uint64_t);
+    unsigned char *buf = malloc(len);
+    if (!buf) {
+        c->failed = 1;
+        c->err = ENOMEM;
+        return;
+    }
+    points_head h = {POINTS_MAGIC, c->kind,     v->ndof, v->nred, v->ncand,
+                     v->attempts,  v->nops,     0,       v->s,    v->chi,
+                     v->resid,     v->lambda_n, v->slope};
+    unsigned char *q = buf;
+    memcpy(q, &h, sizeof h);
+    q += sizeof h;
+    memcpy(q, v->lre, (size_t)v->ncand * sizeof(double));
+    q += (size_t)v->ncand * sizeof(double);
+    memcpy(q, v->lim, (size_t)v->ncand * sizeof(double));
+    q += (size_t)v->ncand * sizeof(double);
+    memcpy(q, v->u, (size_t)v->ncand * v->ndof * 2 * sizeof(double));
+    q += (size_t)v->ncand * v->ndof * 2 * sizeof(double);
+    uint64_t ck = fnv64(0xcbf29ce484222325ULL, buf, (size_t)(q - buf));
+    memcpy(q, &ck, sizeof ck);
+    off_t at = lseek(c->fd, 0, SEEK_END);
+    ssize_t k = at >= 0 ? write(c->fd, buf, len) : -1;
+    if (k != (ssize_t)len) {
+        c->failed = 1;
+        c->err = k < 0 ? errno : ENOSPC;
+        if (at >= 0 && ftruncate(c->fd, at) != 0) c->err = errno;
+    }
+    free(buf);
+}
+
+/* Positions read back from the journal: per locus (0 damped, 1 undamped) the records and the
+ * buffers they point into. */
+typedef struct points_known {
+    tvds_cea_solved *v[2];
+    int n[2];
+    double **data;
+    int ndata;
+} points_known;
+
+static void points_known_free(points_known *k)
+{
+    for (int i = 0; i < k->ndata; i++)
+        free(k->data[i]);
+    free(k->data);
+    free(k->v[0]);
+    free(k->v[1]);
+    memset(k, 0, sizeof *k);
+}
+
+/* Read path (signature sig on its first line, else exit 2: another CEA or changed inputs) into
+ * *k; a record cut short or corrupt ends the reading and is cut off the file (*cut: bytes). A
+ * missing file is none. Returns 0 or the exit code after printing the error. */
+static int points_read(const char *path, const char *sig, points_known *k, long *cut)
+{
+    memset(k, 0, sizeof *k);
+    *cut = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return errno == ENOENT ? 0
+                               : tvds_cli_usage_error("%s: cannot open: %s", path, strerror(errno));
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t ll = getline(&line, &cap, f);
+    if (ll <= 0 || line[ll - 1] != '\n') {
+        free(line);
+        fclose(f);
+        return tvds_cli_usage_error("%s: not a CEA journal (run without --resume to start afresh)",
+                                    path);
+    }
+    line[ll - 1] = '\0';
+    if (strcmp(line, sig) != 0) {
+        const char *a = strstr(line, " inputs="), *b = strstr(sig, " inputs=");
+        int changed = a && b && a - line == b - sig && !strncmp(line, sig, (size_t)(a - line));
+        int rc = tvds_cli_usage_error(
+            changed ? "%s: the case file or a file it reads changed since this CEA began: run "
+                      "without --resume to start afresh"
+                    : "%s: written by another CEA (other case, positions or options): run "
+                      "without --resume to start afresh",
+            path);
+        free(line);
+        fclose(f);
+        return rc;
+    }
+    free(line);
+    long good = ftell(f);
+    int cap_v[2] = {0, 0}, cap_d = 0;
+    for (;;) {
+        points_head h;
+        if (fread(&h, sizeof h, 1, f) != 1) break;
+        if (h.magic != POINTS_MAGIC || h.kind < 0 || h.kind > 1 || h.ndof < 1 ||
+            h.ndof > 10000000 || h.ncand < 0 || h.ncand > 100000)
+            break;
+        size_t nd = (size_t)h.ncand * (2 + 2 * (size_t)h.ndof);
+        double *d = malloc((nd ? nd : 1) * sizeof *d);
+        uint64_t ck;
+        if (!d) break;
+        if (fread(d, sizeof *d, nd, f) != nd || fread(&ck, sizeof ck, 1, f) != 1 ||
+            fnv64(fnv64(0xcbf29ce484222325ULL, &h, sizeof h), d, nd * sizeof *d) != ck) {
+            free(d);
+            break;
+        }
+        if (k->ndata == cap_d) {
+            cap_d = cap_d ? 2 * cap_d : 64;
+            double **g = realloc(k->data, (size_t)cap_d * sizeof *g);
+            if (!g) {
+                free(d);
+                break;
+            }
+            k->data = g;
+        }
+        k->data[k->ndata++] = d;
+        int kd = h.kind;
+        if (k->n[kd] == cap_v[kd]) {
+            cap_v[kd] = cap_v[kd] ? 2 * cap_v[kd] : 64;
+            tvds_cea_solved *g = realloc(k->v[kd], (size_t)cap_v[kd] * sizeof *g);
+            if (!g) break;
+            k->v[kd] = g;
+        }
+        tvds_cea_solved *v = &k->v[kd][k->n[kd]++];
+        *v = (tvds_cea_solved){.s = h.s,
+                               .ndof = h.ndof,
+                               .nred = h.nred,
+                               .ncand = h.ncand,
+                               .chi = h.chi,
+                               .resid = h.resid,
+                               .lambda_n = h.lambda_n,
+                               .slope = h.slope,
+                               .attempts = h.attempts,
+                               .nops = h.nops,
+                               .lre = d,
+                               .lim = d + h.ncand,
+                               .u = d + 2 * (size_t)h.ncand};
+        good = ftell(f);
+    }
+    fseek(f, 0, SEEK_END);
+    long end = ftell(f);
+    fclose(f);
+    if (end > good) {
+        if (truncate(path, good) != 0)
+            return tvds_cli_usage_error("%s: cannot cut off its last record: %s", path,
+                                        strerror(errno));
+        *cut = end - good;
+    }
+    return 0;
+}
+
+/* First line of the journal: the options that decide the locus (every argument but --resume,
+ * -q, --threads and the output directory) and the inputs' hash. */
+static void points_signature(int argc, char **argv, const char *inputs, char *buf, size_t n)
+{
+    size_t len = (size_t)snprintf(buf, n, "# tvds cea points:");
+    for (int i = 1; i < argc && len < n; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--resume") || !strcmp(a, "-q") || !strcmp(a, "--quiet") ||
+            !strncmp(a, "--threads=", 10) || !strncmp(a, "--output=", 9))
+            continue;
+        if (!strcmp(a, "--threads") || !strcmp(a, "-o") || !strcmp(a, "--output")) {
+            i++;
+            continue;
+        }
+        int k = snprintf(buf + len, n - len, " %s", a);
+        if (k > 0) len += (size_t)k;
+    }
+    if (len < n) snprintf(buf + len, n - len, " inputs=%s", inputs);
+    for (char *p = buf; *p; p++)
+        if (*p == '\n' || *p == '\r') *p = ' ';
+}
+
 int tvds_cmd_cea(int argc, char **argv)
 {
     const char *case_path = NULL, *outdir = NULL, *cname = NULL, *val;
@@ -102,7 +361,10 @@ int tvds_cmd_cea(int argc, char **argv)
     int npos = 101, have_s0 = 0, have_s1 = 0, rc = 2, r, norefine = 0, noundamped = 0,
         nolateral = 0;
     double s0 = 0.0, s1 = 0.0, v;
+    int quiet = 0, resume = 0;
     const tvds_cli_opt opts[] = {{"--output", "-o", &outdir, NULL, 0},
+                                 {"--quiet", "-q", NULL, &quiet, 1},
+                                 {"--resume", NULL, NULL, &resume, 1},
                                  {"--contact", NULL, &cname, NULL, 0},
                                  {"--no-refine", NULL, NULL, &norefine, 1},
                                  {"--no-undamped", NULL, NULL, &noundamped, 1},
@@ -241,11 +503,25 @@ int tvds_cmd_cea(int argc, char **argv)
     tvds_outdir *od = NULL;
     double *s = NULL;
     char *dir = NULL;
+    cea_cb cb;
+    memset(&cb, 0, sizeof cb);
+    cb.fd = -1;
+    points_known known;
+    memset(&known, 0, sizeof known);
+    /* The overrides again for the inputs' hash (tvds_cli_read_case frees the list). */
+    tvds_cli_sets sets_copy = {0};
+    for (int i = 0; i < sets.n; i++)
+        if (tvds_cli_sets_add(&sets_copy, sets.v[i])) {
+            tvds_cli_sets_free(&sets_copy);
+            tvds_cli_sets_free(&sets);
+            return tvds_cli_report(TVDS_ERR_NOMEM, NULL);
+        }
     /* From here a stop signal is a clean stop (the CEA sees the flag before its first
      * position), not a kill half way through the set-up. */
     tvds_cli_sigint(1);
     if ((rc = tvds_cli_read_case(case_path, &sets, &m, &ctx)) != 0) {
         tvds_cli_sigint(0);
+        tvds_cli_sets_free(&sets_copy);
         return rc;
     }
     int contact = 0;
@@ -316,26 +592,99 @@ int tvds_cmd_cea(int argc, char **argv)
                                         "locus_undamped.csv",
                                         "unstable_undamped.csv",
                                         "locus_undamped.csv.tmp",
-                                        "unstable_undamped.csv.tmp"};
+                                        "unstable_undamped.csv.tmp",
+                                        "status.json",
+                                        "status.json.tmp",
+                                        "cea.points"};
+    /* Without --resume the journal of an earlier CEA goes too (the last name of owned). */
+    int nowned = (int)(sizeof owned / sizeof *owned) - (resume ? 1 : 0);
+    char ppath[4200], psig[8192], inputs[17];
     rc = tvds_outdir_open(outdir, &od, &ctx);
-    if (!rc) rc = tvds_outdir_clear(od, owned, (int)(sizeof owned / sizeof *owned), &ctx);
+    if (!rc) rc = tvds_sweep_inputs_hash(case_path, sets_copy.v, sets_copy.n, inputs, &ctx);
     if (rc) {
         rc = tvds_cli_report(rc, &ctx);
         goto out;
     }
+    snprintf(ppath, sizeof ppath, "%s/cea.points", outdir);
+    points_signature(argc, argv, inputs, psig, sizeof psig);
+    long pcut = 0;
+    if (resume && (rc = points_read(ppath, psig, &known, &pcut)) != 0) goto out;
+    rc = tvds_outdir_clear(od, owned, nowned, &ctx);
+    if (!rc) rc = cea_status(outdir, "running", NULL, npos, NULL, &ctx);
+    if (!rc) {
+        cb.fd = open(ppath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+        struct stat st;
+        if (cb.fd < 0 || fstat(cb.fd, &st) != 0)
+            rc = TVDS_ERROR(&ctx, TVDS_ERR_IO, "%s: cannot open: %s", ppath, strerror(errno));
+        else if (st.st_size == 0) {
+            size_t sl = strlen(psig);
+            psig[sl] = '\n';
+            if (write(cb.fd, psig, sl + 1) != (ssize_t)(sl + 1))
+                rc = TVDS_ERROR(&ctx, TVDS_ERR_WRITE, "%s: write failed: %s", ppath,
+                                strerror(errno));
+            psig[sl] = '\0';
+        }
+    }
+    if (rc) {
+        rc = tvds_cli_report(rc, &ctx);
+        goto out;
+    }
+    if (resume && !quiet)
+        fprintf(stderr,
+                "cea: resuming: %d positions of the damped locus and %d of the undamped "
+                "one already in %s%s\n",
+                known.n[0], known.n[1], ppath,
+                pcut ? " (its last record, cut short, removed)" : "");
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     if (norefine) o.refine = 0;
     if (nolateral) o.no_lateral = 1;
     o.stop = tvds_cli_stop_flag();
+    tvds_cli_progress_init(&cb.pg, quiet, "cea");
+    o.progress = tvds_cli_progress_positions;
+    o.solved = journal_solved;
+    o.user = &cb;
+    o.known = known.v[0];
+    o.nknown = known.n[0];
     int run_contact = all_contacts ? TVDS_CEA_ALL_CONTACTS : contact;
     rc = tvds_cea_run(m, run_contact, s, npos, &o, &res, &ctx);
     if (!rc && !noundamped) {
         tvds_cea_options ou = o;
         ou.undamped = 1;
+        ou.known = known.v[1];
+        ou.nknown = known.n[1];
+        cb.kind = 1;
+        cb.pg.prefix = "cea (undamped)";
         rc = tvds_cea_run(m, run_contact, s, npos, &ou, &und, &ctx);
     }
+    tvds_cli_progress_clear(&cb.pg);
+    if (cb.failed)
+        fprintf(stderr,
+                "tvds: warning: %s: write failed: %s (the positions after it are not kept for "
+                "--resume)\n",
+                ppath, strerror(cb.err));
     clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (rc == TVDS_ERR_INTERRUPTED) {
+        /* Keep what was finished: the damped locus (partial when it was the one stopped),
+         * and the undamped one when it had begun. */
+        int sig = (int)*tvds_cli_stop_flag();
+        char why[sizeof ctx.msg + 32];
+        snprintf(why, sizeof why, "%s (%s)", ctx.msg, tvds_cli_signal_name(sig));
+        tvds_ctx wctx;
+        tvds_ctx_init(&wctx);
+        int wrc = TVDS_OK;
+        if (res) wrc = tvds_cea_write_csv(res, outdir, &wctx);
+        if (!wrc && und) wrc = tvds_cea_write_csv_tag(und, outdir, "_undamped", &wctx);
+        if (!wrc) wrc = cea_status(outdir, "interrupted", why, npos, res, &wctx);
+        if (wrc) tvds_cli_report(wrc, &wctx);
+        rc = tvds_cli_report(rc, &ctx);
+        if (res)
+            fprintf(stderr,
+                    "tvds: cea: %d positions of the damped locus%s written to %s/locus.csv "
+                    "(partial: see %s/status.json)\n",
+                    res->npos, und ? " and the undamped one begun" : "", outdir, outdir);
+        goto out;
+    }
     if (rc) {
         rc = tvds_cli_report(rc, &ctx);
         goto out;
@@ -355,6 +704,13 @@ int tvds_cmd_cea(int argc, char **argv)
     }
     rc = tvds_cea_write_csv(res, outdir, &ctx);
     if (!rc && und) rc = tvds_cea_write_csv_tag(und, outdir, "_undamped", &ctx);
+    if (!rc) rc = cea_status(outdir, "ok", NULL, npos, res, &ctx);
+    if (!rc) {
+        /* Every position is in locus.csv now: the journal is no longer needed. */
+        close(cb.fd);
+        cb.fd = -1;
+        remove(ppath);
+    }
     if (rc) {
         rc = tvds_cli_report(rc, &ctx);
         goto out;
@@ -419,6 +775,9 @@ int tvds_cmd_cea(int argc, char **argv)
     rc = 0;
 out:
     tvds_cli_sigint(0);
+    tvds_cli_sets_free(&sets_copy);
+    if (cb.fd >= 0) close(cb.fd);
+    points_known_free(&known);
     tvds_outdir_close(&od);
     tvds_cea_result_free(&res);
     tvds_cea_result_free(&und);

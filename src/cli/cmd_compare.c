@@ -9,6 +9,7 @@
 #include "cli/cmd_compare_impl.h"
 #include "tvds/tvds_case.h"
 #include "tvds/tvds_compare.h"
+#include "tvds/tvds_output.h"
 
 static void compare_help(FILE *out)
 {
@@ -53,8 +54,15 @@ static void compare_help(FILE *out)
             "  -q, --quiet     no progress on stderr, no summary on stdout\n"
             "  -h, --help      this help\n"
             "\n"
-            "exit codes: 0 success (a failed method is reported, not fatal), 2 bad input,\n"
-            "3 interrupted, 1 internal error.\n"
+            "DIR belongs to one command at a time (DIR/.lock; --analyse-only too): a second one\n"
+            "exits 2. A compare first removes an earlier one's report, metrics, figures and\n"
+            "method folders (tvds's files only). report.md and metrics.csv are written whole\n"
+            "(temporary file, then rename). Ctrl-C, SIGTERM or SIGHUP stop the running method\n"
+            "at its next step (exit 3); report.md then says which methods ran to their end,\n"
+            "which was stopped (its summary.json says \"interrupted\") and which did not start.\n"
+            "\n"
+            "exit codes: 0 success (a failed method is reported, not fatal), 2 bad input or\n"
+            "DIR in use, 3 interrupted, 1 internal error.\n"
             "\n"
             "example:\n"
             "  tvds compare models/beam_on_beam/beam_on_beam.ini --methods subs-b,film \\\n"
@@ -468,13 +476,22 @@ int tvds_cmd_compare(int argc, char **argv)
     tvds_compare_result res;
     int rc;
     if (analyse_only) {
+        /* The runs' directory belongs to this analysis while it rewrites the report (a compare
+         * running there refuses it, and the other way round). */
+        tvds_outdir *od = NULL;
+        if ((rc = tvds_outdir_open(outdir, &od, &ctx)) != TVDS_OK) {
+            tvds_model_free(&m);
+            return tvds_cli_report(rc, &ctx);
+        }
         if (o.nmethods == 0) tvds_cli_parse_methods("subs-a,subs-b,subs-c,film", &o);
         if (read_summaries(outdir, &o, &res)) {
+            tvds_outdir_close(&od);
             tvds_model_free(&m);
             return 2;
         }
         rc = tvds_compare_analyse(m, outdir, &o, &res, &ctx);
         if (rc == TVDS_OK) rc = tvds_compare_report(m, outdir, &o, &res, &ctx);
+        tvds_outdir_close(&od);
     } else {
         tvds_cli_sigint(1);
         rc = tvds_compare_run(m, outdir, &o, &res, &ctx);

@@ -388,7 +388,7 @@ int tvds_cmd_study_convergence(int argc, char **argv)
     }
     for (int i = 0; i < npos; i++)
         pos[i] = s0 + (s1 - s0) * i / (npos - 1);
-    tvds_study_geom geom = {dim3, nmodes, NULL, NULL};
+    tvds_study_geom geom = {dim3, nmodes, NULL, NULL, NULL};
     tvds_ctx ctx;
     tvds_ctx_init(&ctx);
     volatile sig_atomic_t *stop = tvds_cli_stop_flag();

@@ -89,10 +89,16 @@ static void study_help(FILE *out)
         "CASE must name two substructures beam1 and beam2, drive A by [constraint drive] and\n"
         "load it by [load Fy] (models/beam_on_beam/beam_on_beam.ini). Progress goes to\n"
         "stderr; the summary to stdout.\n"
-        "Ctrl-C, SIGTERM or SIGHUP stop the study at the next position (CEA) or step\n"
-        "(transients); report.md then says it was interrupted, and where.\n"
+        "Each CEA shows its positions done/total, rate and time left after 2 s (in place\n"
+        "on a terminal, else a line every 10 s). DIR belongs to one study at a time\n"
+        "(DIR/.lock: a second study into DIR exits 2). A study first removes the previous\n"
+        "one's report.md, cea/, cea_mu*/, a/ and b/ outputs and writes a report.md saying\n"
+        "\"running\". Ctrl-C, SIGTERM or SIGHUP stop the study within about a second (exit\n"
+        "3); report.md then says it was interrupted, in which stage, and which folders are\n"
+        "complete, incomplete or not written.\n"
         "\n"
-        "exit codes: 0 success, 2 bad input, 3 solver failure or interrupted, 1 internal.\n",
+        "exit codes: 0 success, 2 bad input or DIR in use, 3 solver failure or interrupted,\n"
+        "1 internal.\n",
         1e3 * STUDY_S_LO, 1e3 * STUDY_S_HI, STUDY_MU_LO, STUDY_MU_LO + STUDY_MU_STEP, STUDY_MU_HI,
         STUDY_G_MIN, STUDY_T_ENTRY, STUDY_T_AFTER, STUDY_DS);
 }
@@ -342,8 +348,18 @@ static int study_cea(const tvds_study_geom *g, const tvds_model *m, const double
             q[i] = s[i] - off;
     }
     if (g->nmodes > 0) co.nmodes = g->nmodes;
+    if (g->progress) {
+        co.progress = tvds_cli_progress_positions;
+        co.user = g->progress;
+    }
     rc = tvds_cea_run(m, 0, q ? q : s, npos, &co, out, ctx);
+    if (g->progress) tvds_cli_progress_clear(g->progress);
     free(q);
+    if (rc == TVDS_ERR_INTERRUPTED && *out) {
+        /* The positions finished before the stop: in the study's abscissa, growth left NaN. */
+        shift_positions(*out, off);
+        return rc;
+    }
     if (!rc) rc = tvds_cea_growth(*out, m, 0, s_initial - off, t_end, 1e-5, ctx);
     if (!rc) shift_positions(*out, off);
     return rc;
@@ -722,8 +738,9 @@ static void study_report(FILE *fp, const tvds_study_geom *g, const char *case_pa
             case_path);
     tvds_bob_params mp = g->mesh ? *g->mesh : tvds_study_params(g->dim3);
     if (g->mesh)
-        fprintf(fp, "\nMesh given by `--mesh`: beam 1 %s, beam 2 %s elements (the study's own "
-                    "mesh is the reference of `tvds study --convergence%s`, docs/models.md).\n",
+        fprintf(fp,
+                "\nMesh given by `--mesh`: beam 1 %s, beam 2 %s elements (the study's own "
+                "mesh is the reference of `tvds study --convergence%s`, docs/models.md).\n",
                 beam_mesh_name(&mp.beam1, g->dim3, (char[32]){0}, 32),
                 beam_mesh_name(&mp.beam2, g->dim3, (char[32]){0}, 32), g->dim3 ? " --3d" : "");
     if (g->dim3)
@@ -813,6 +830,98 @@ static void study_report(FILE *fp, const tvds_study_geom *g, const char *case_pa
     part_report(fp, pb, "(b) The μ of the paper's procedure: all methods");
 }
 
+/* The study's stages and the folders they write (report.md's "Outputs" table). */
+enum { ST_MODEL, ST_CEA, ST_MU, ST_A, ST_B, ST_N };
+enum { SS_NOT_RUN = 0, SS_RUNNING, SS_DONE, SS_SKIPPED };
+static const char *const stage_names[ST_N] = {"models", "CEA survey", "procedure for mu",
+                                              "part (a) transients", "part (b) transients"};
+static const char *const stage_dirs[ST_N] = {"model/", "cea/", "cea_mu<MU>/", "a/", "b/"};
+
+/* The table of report.md: which folder holds this study's outputs, whole or not. */
+static void stage_table(FILE *fp, const int *st)
+{
+    fputs("\n## Outputs of this study\n\n| stage | folder | state |\n|---|---|---|\n", fp);
+    for (int k = 0; k < ST_N; k++) {
+        const char *w = st[k] == SS_DONE      ? "complete"
+                        : st[k] == SS_RUNNING ? "**incomplete**: stopped in this stage (what it "
+                                                "holds is partial)"
+                        : st[k] == SS_SKIPPED ? "not needed (nothing written)"
+                        : k == ST_MODEL       ? "not written"
+                                              : "not written (an earlier study's outputs were "
+                                                "removed at the start)";
+        fprintf(fp, "| %s | `%s` | %s |\n", stage_names[k], stage_dirs[k], w);
+    }
+}
+
+/* report.md replaced whole (temporary file, then rename) by a short one: the study's status, the
+ * message and the stage table. */
+static void status_report(const char *outdir, const char *title, const char *status,
+                          const char *msg, const int *st)
+{
+    char rp[2100], tp[2110];
+    snprintf(rp, sizeof rp, "%s/report.md", outdir);
+    snprintf(tp, sizeof tp, "%s.tmp", rp);
+    FILE *fp = fopen(tp, "w");
+    if (!fp) return;
+    fprintf(fp, "# %s\n\nStatus: %s\n", title, status);
+    if (msg && *msg) fprintf(fp, "\n%s\n", msg);
+    stage_table(fp, st);
+    if ((fclose(fp) != 0) | (rename(tp, rp) != 0)) remove(tp);
+}
+
+/* Remove what an earlier study wrote (report.md, the CEA folders, the transients' folders), so
+ * that nothing of it can be taken for this study's. Names tvds writes only: a user's files,
+ * and the folders holding them, stay. model/ is rewritten by the first stage. */
+static int clear_stale(tvds_outdir *od, const char *outdir, tvds_ctx *ctx)
+{
+    static const char *const top[] = {"report.md", "report.md.tmp"};
+    static const char *const cea[] = {"locus.csv",
+                                      "unstable.csv",
+                                      "locus_undamped.csv",
+                                      "unstable_undamped.csv",
+                                      "locus_undeformed.csv",
+                                      "unstable_undeformed.csv",
+                                      "locus.png",
+                                      "stability.png",
+                                      "locus.gp",
+                                      "stability.gp",
+                                      "locus.csv.tmp",
+                                      "unstable.csv.tmp",
+                                      "locus_undamped.csv.tmp",
+                                      "unstable_undamped.csv.tmp",
+                                      "locus_undeformed.csv.tmp",
+                                      "unstable_undeformed.csv.tmp"};
+    static const char *const subs[] = {"beam1", "beam2", "beam1_full", "beam2_full"};
+    static const char *const mfiles[] = {"M.mtx",        "K.mtx",     "C.mtx",
+                                         "dofs.txt",     "sets.txt",  "recovery.txt",
+                                         "recovery.mtx", "nodes.txt", "case.ini"};
+    char d[2300], e[2400];
+    int rc = tvds_outdir_clear(od, top, 2, ctx);
+    const int ncea = (int)(sizeof cea / sizeof *cea), nm = (int)(sizeof mfiles / sizeof *mfiles);
+    snprintf(d, sizeof d, "%s/cea", outdir);
+    if (!rc) rc = tvds_outdir_remove(d, cea, ncea, ctx);
+    for (int k = 0; !rc; k++) {
+        double mu = STUDY_MU_LO + k * STUDY_MU_STEP;
+        if (mu > STUDY_MU_HI + 1e-9) break;
+        snprintf(d, sizeof d, "%s/cea_mu%.2f", outdir, mu);
+        rc = tvds_outdir_remove(d, cea, ncea, ctx);
+    }
+    for (int k = 0; !rc && k < 2; k++) {
+        const char *part = k ? "b" : "a";
+        snprintf(d, sizeof d, "%s/%s/cea", outdir, part);
+        rc = tvds_outdir_remove(d, cea, ncea, ctx);
+        for (int j = 0; !rc && j < 4; j++) {
+            snprintf(e, sizeof e, "%s/%s/model/%s", outdir, part, subs[j]);
+            rc = tvds_outdir_remove(e, mfiles, nm, ctx);
+        }
+        snprintf(d, sizeof d, "%s/%s/model", outdir, part);
+        if (!rc) rc = tvds_outdir_remove(d, NULL, 0, ctx);
+        snprintf(d, sizeof d, "%s/%s", outdir, part);
+        if (!rc) rc = tvds_compare_clear(d, ctx);
+    }
+    return rc;
+}
+
 int tvds_cmd_study(int argc, char **argv)
 {
     const char *case_path = NULL, *outdir = NULL, *val, *mesh_txt = NULL;
@@ -894,10 +1003,11 @@ int tvds_cmd_study(int argc, char **argv)
         const char *mp = mesh_txt;
         int mm = 0;
         if (tvds_study_parse_mesh(&mp, geom.dim3, &mesh_p, &mm) || *mp) {
-            tvds_cli_usage_error(geom.dim3 ? "study: bad --mesh '%s' (want N1XxN1YxN1Z/N2XxN2YxN2Z, "
-                                             "e.g. 80x2x4/50x8x4)"
-                                           : "study: bad --mesh '%s' (want N1XxN1Y/N2XxN2Y, e.g. "
-                                             "100x2/50x4)",
+            tvds_cli_usage_error(geom.dim3
+                                     ? "study: bad --mesh '%s' (want N1XxN1YxN1Z/N2XxN2YxN2Z, "
+                                       "e.g. 80x2x4/50x8x4)"
+                                     : "study: bad --mesh '%s' (want N1XxN1Y/N2XxN2Y, e.g. "
+                                       "100x2/50x4)",
                                  mesh_txt);
             goto usage_fail;
         }
@@ -937,12 +1047,24 @@ int tvds_cmd_study(int argc, char **argv)
     tvds_cli_progress pg;
     tvds_cli_progress_init(&pg, quiet, "study");
     oa.plots = ob.plots = plots;
+    int st[ST_N] = {0};
+    tvds_outdir *od = NULL;
+
+    /* DIR belongs to this study (a second one refuses at once); what an earlier study left
+     * there goes, and report.md says "running" until it says how this one ended. */
+    if ((rc = tvds_outdir_open(outdir, &od, &ctx))) {
+        code = tvds_cli_report(rc, &ctx);
+        goto done;
+    }
+    if ((rc = clear_stale(od, outdir, &ctx))) goto fail;
+    status_report(outdir, "Beam-on-beam study: running", "**running**", NULL, st);
 
     /* 1. Model (C at the default x = 20 mm: the CEA does not depend on where C starts). */
-    if ((rc = tvds_mkdir_p(outdir, &ctx))) goto fail;
+    st[ST_MODEL] = SS_RUNNING;
     snprintf(mdir, sizeof mdir, "%s/model", outdir);
     if ((rc = tvds_study_model(&geom, case_path, &sets, mdir, 0.020, 0.0, 0.0, &m, &ctx)))
         goto fail;
+    st[ST_MODEL] = SS_DONE;
     if (*stop) goto interrupted;
     double mu_case = m->contacts[0].mu_k, t_damp = tvds_study_damping_end(m);
     double v_ss = fabs(tvds_fn_deriv(&m->contacts[0].slave_kin[0], t_damp, 1));
@@ -965,17 +1087,22 @@ int tvds_cmd_study(int argc, char **argv)
         pos[i] = STUDY_S_LO + (STUDY_S_HI - STUDY_S_LO) * i / (npos - 1);
     double tc = now_s();
     stage = "CEA survey";
+    st[ST_CEA] = SS_RUNNING;
+    geom.progress = &pg;
     if (!quiet)
         fprintf(stderr,
                 "study: [2/4] CEA survey, s = %g ... %g mm (%d positions + refinement), "
                 "deformed damped / undamped, undeformed damped\n",
                 1e3 * STUDY_S_LO, 1e3 * STUDY_S_HI, npos);
+    tvds_cli_progress_init(&pg, quiet, "study: CEA deformed");
     if ((rc = tvds_study_survey(&geom, m, pos, npos, TVDS_CEA_DEFORMED, 0, threads, t_damp, &cd,
                                 &ctx)))
         goto fail;
+    tvds_cli_progress_init(&pg, quiet, "study: CEA undamped");
     if ((rc = tvds_study_survey(&geom, m, pos, npos, TVDS_CEA_DEFORMED, 1, threads, t_damp, &cu,
                                 &ctx)))
         goto fail;
+    tvds_cli_progress_init(&pg, quiet, "study: CEA undeformed");
     if ((rc = tvds_study_survey(&geom, m, pos, npos, TVDS_CEA_UNDEFORMED, 0, threads, t_damp, &cx,
                                 &ctx)))
         goto fail;
@@ -990,6 +1117,7 @@ int tvds_cmd_study(int argc, char **argv)
         tvds_cea_plot(cd, cdir, &pc);
     }
     t_cea = now_s() - tc;
+    st[ST_CEA] = SS_DONE;
     int wa = target(cd, &nodes);
     if (wa < 0) wa = strongest(cd);
     if (!quiet)
@@ -1001,6 +1129,7 @@ int tvds_cmd_study(int argc, char **argv)
     /* 3. The paper's procedure for mu. */
     double tm = now_s(), mu_pick = mu_user;
     stage = "procedure for mu";
+    st[ST_MU] = SS_RUNNING;
     int found = 0;
     if (mu_user <= 0) {
         for (int k = 0; nmu < 32; k++) {
@@ -1010,6 +1139,9 @@ int tvds_cmd_study(int argc, char **argv)
             if (fabs(mu - mu_case) > 1e-12) {
                 m->contacts[0].mu_k = m->contacts[0].mu_s = mu;
                 tvds_cea_result_free(&cmu);
+                char pfx[64];
+                snprintf(pfx, sizeof pfx, "study: CEA mu = %.2f", mu);
+                tvds_cli_progress_init(&pg, quiet, pfx);
                 if ((rc = tvds_study_survey(&geom, m, pos, npos, TVDS_CEA_DEFORMED, 0, threads,
                                             t_damp, &cmu, &ctx)))
                     goto fail;
@@ -1047,6 +1179,9 @@ int tvds_cmd_study(int argc, char **argv)
     }
     m->contacts[0].mu_k = m->contacts[0].mu_s = mu_case;
     t_mu = now_s() - tm;
+    st[ST_MU] = SS_DONE;
+    geom.progress = NULL;
+    tvds_cli_progress_init(&pg, quiet, "study");
     if (!found && !quiet)
         fprintf(stderr,
                 "study:       no mu up to %g gives a predicted growth of %g: part (b) "
@@ -1057,27 +1192,34 @@ int tvds_cmd_study(int argc, char **argv)
     if (!notrans) {
         stage = "transients";
         if (!quiet) fprintf(stderr, "study: [4/4] transients\n");
+        st[ST_A] = wa >= 0 ? SS_RUNNING : SS_SKIPPED;
         if (wa >= 0) {
             pa.mu = mu_case;
             if ((rc = run_part(&geom, case_path, &sets, outdir, cd, &nodes, oa, threads, quiet, &pg,
                                &pa, &ctx)))
                 goto fail;
+            st[ST_A] = SS_DONE;
         }
+        st[ST_B] = found ? SS_RUNNING : SS_SKIPPED;
         if (found) {
             pb.mu = mu_pick;
             if ((rc = run_part(&geom, case_path, &sets, outdir, chosen, &nodes, ob, threads, quiet,
                                &pg, &pb, &ctx)))
                 goto fail;
+            st[ST_B] = SS_DONE;
         }
+    } else {
+        st[ST_A] = st[ST_B] = SS_SKIPPED;
     }
 
     /* 5. The report. */
     {
-        char path[2100];
+        char path[2100], tpath[2110];
         snprintf(path, sizeof path, "%s/report.md", outdir);
-        FILE *fp = fopen(path, "w");
+        snprintf(tpath, sizeof tpath, "%s.tmp", path);
+        FILE *fp = fopen(tpath, "w");
         if (!fp) {
-            rc = TVDS_ERROR(&ctx, TVDS_ERR_IO, "%s: cannot write", path);
+            rc = TVDS_ERROR(&ctx, TVDS_ERR_IO, "%s: cannot write", tpath);
             goto fail;
         }
         study_report(fp, &geom, case_path, mu_case, t_damp, v_ss, cd, cu, cx, wa, nmu, mu_tab,
@@ -1087,7 +1229,12 @@ int tvds_cmd_study(int argc, char **argv)
                 "|\n| procedure for mu | %.1f |\n| part (a) | %.1f |\n| part (b) | %.1f |\n| "
                 "total | %.1f |\n",
                 t_cea, t_mu, pa.seconds, pb.seconds, now_s() - t_start);
-        fclose(fp);
+        stage_table(fp, st);
+        if ((fclose(fp) != 0) | (rename(tpath, path) != 0)) {
+            remove(tpath);
+            rc = TVDS_ERROR(&ctx, TVDS_ERR_WRITE, "%s: write failed", path);
+            goto fail;
+        }
         if (!quiet) fprintf(stderr, "study: report %s\n", path);
     }
     if (cd->nwin > 0)
@@ -1096,8 +1243,8 @@ int tvds_cmd_study(int argc, char **argv)
                mu_case, cd->nwin, 1e3 * STUDY_S_LO, 1e3 * STUDY_S_HI, max_re(cd),
                strongest(cd) >= 0 ? cd->win[strongest(cd)].growth_pred : NAN);
     else
-        printf("study: mu = %g (paper): no window on s = %g ... %g mm\n", mu_case,
-               1e3 * STUDY_S_LO, 1e3 * STUDY_S_HI);
+        printf("study: mu = %g (paper): no window on s = %g ... %g mm\n", mu_case, 1e3 * STUDY_S_LO,
+               1e3 * STUDY_S_HI);
     if (mu_user > 0)
         printf("study: mu of part (b): %g (--mu)\n", mu_pick);
     else if (found)
@@ -1115,23 +1262,41 @@ interrupted:
     if (*stop && rc == TVDS_OK)
         rc = TVDS_ERROR(&ctx, TVDS_ERR_INTERRUPTED, "study: interrupted after the %s stage", stage);
 fail:
+    tvds_cli_progress_clear(&pg);
     if (rc == TVDS_ERR_INTERRUPTED) {
-        /* The study's summary: report.md replaced (whole) by the reason it stopped. */
-        char rp[2100], tp[2110];
-        snprintf(rp, sizeof rp, "%s/report.md", outdir);
-        snprintf(tp, sizeof tp, "%s.tmp", rp);
-        FILE *fp = fopen(tp, "w");
-        if (fp) {
-            int sig = (int)*stop;
-            fprintf(fp,
-                    "# Beam-on-beam study: interrupted\n\nStatus: **interrupted** (%s) during the "
-                    "%s stage, after %.1f s.\n\n%s\n\nThe outputs of the finished stages "
-                    "(model/, cea/, and for the transients each method's summary.json, which "
-                    "says \"interrupted\" for the run that was stopped) are whole; run the "
-                    "study again to complete it.\n",
-                    tvds_cli_signal_name(sig), stage, now_s() - t_start, ctx.msg);
-            if ((fclose(fp) != 0) | (rename(tp, rp) != 0)) remove(tp);
+        /* The study's summary: report.md replaced (whole) by the reason it stopped and the
+         * state of each stage's folder. */
+        char status[160], msg[sizeof ctx.msg + 300];
+        snprintf(status, sizeof status, "**interrupted** (%s) during the %s stage, after %.1f s.",
+                 tvds_cli_signal_name((int)*stop), stage, now_s() - t_start);
+        snprintf(msg, sizeof msg,
+                 "%s\n\nThe folders marked complete below are whole (for the transients, each "
+                 "method's summary.json says \"interrupted\" for the run that was stopped); run "
+                 "the study again to complete it.",
+                 ctx.msg);
+        if (st[ST_CEA] == SS_RUNNING) {
+            /* Keep the loci finished or begun, each holding the positions solved. */
+            tvds_ctx wc;
+            tvds_ctx_init(&wc);
+            snprintf(cdir, sizeof cdir, "%s/cea", outdir);
+            int w = tvds_mkdir_p(cdir, &wc);
+            if (!w && cd) w = tvds_cea_write_csv(cd, cdir, &wc);
+            if (!w && cu) w = tvds_cea_write_csv_tag(cu, cdir, "_undamped", &wc);
+            if (!w && cx) w = tvds_cea_write_csv_tag(cx, cdir, "_undeformed", &wc);
+            size_t l = strlen(msg);
+            snprintf(msg + l, sizeof msg - l,
+                     "\n\n`cea/` holds the loci the survey finished or began: %s%s%s (a locus "
+                     "begun holds only the positions solved before the stop: %d, %d, %d).",
+                     cd ? "locus.csv" : "none", cu ? ", locus_undamped.csv" : "",
+                     cx ? ", locus_undeformed.csv" : "", cd ? cd->npos : 0, cu ? cu->npos : 0,
+                     cx ? cx->npos : 0);
         }
+        status_report(outdir, "Beam-on-beam study: interrupted", status, msg, st);
+    } else if (rc != TVDS_ERR_BUSY && !(geom.dim3 && !strcmp(stage, "CEA survey"))) {
+        char status[160];
+        snprintf(status, sizeof status, "**failed** (%s) during the %s stage.",
+                 tvds_status_name(rc), stage);
+        status_report(outdir, "Beam-on-beam study: failed", status, ctx.msg, st);
     } else if (geom.dim3 && !strcmp(stage, "CEA survey")) {
         /* The 3D study needs the CEA with several slave nodes on a face-set master: say so
          * in report.md beside the models it did generate. */
@@ -1160,6 +1325,7 @@ fail:
     code = tvds_cli_report(rc, &ctx);
 done:
     tvds_cli_sigint(0);
+    tvds_outdir_close(&od);
     free(pos);
     tvds_free(nodes.S);
     tvds_cea_result_free(&cd);

@@ -15,6 +15,7 @@ typedef struct tvds_study_geom {
     const tvds_bob_params *mesh; /* the pair's parameters (s0 is set by the study); NULL: the
                                     study's mesh (tvds_study_params) */
     const char *mesh_txt;        /* the mesh as the user gave it (`--mesh`), for the report */
+    tvds_cli_progress *progress; /* NULL, or the CEA's positions shown on it */
 } tvds_study_geom;
 
 /* The parameters of the study's pair: 2D the study's mesh (docs/models.md, "Mesh

@@ -42,16 +42,23 @@ static void sweep_help(FILE *out)
             "  --threads N     OpenMP threads (default: OpenMP's default)\n"
             "  -o, --output D  output directory (created; one sweep at a time: DIR/.lock)\n"
             "  --resume        keep the runs already finished in DIR/sweep.points.csv (same\n"
-            "                  case, grid and options) and run only the missing ones\n"
+            "                  case, grid and options, and the same inputs: a hash of the case\n"
+            "                  file, the overrides and every file the case reads) and run only\n"
+            "                  the missing ones\n"
+            "  -q, --quiet     no progress on stderr\n"
             "  -h, --help      this help\n"
             "\n"
             "Transient runs are unstable when the RMS of the channel's fluctuation grows by more\n"
             "than 5 %% from the second to the last quarter of the run, or when the run diverges.\n"
             "\n"
             "Each run is appended to DIR/sweep.points.csv as it finishes. Ctrl-C, SIGTERM or\n"
-            "SIGHUP stop the sweep (exit 3): the finished runs stay there and in sweep.csv, and\n"
-            "'--resume' completes the grid; the final sweep.csv is the same as an uninterrupted\n"
-            "sweep's (cpu_s aside). Without --resume a sweep clears DIR's sweep outputs first.\n"
+            "SIGHUP stop the sweep within about a second, CEA runs included (exit 3): the\n"
+            "finished runs stay there and in sweep.csv, and '--resume' completes the grid; the\n"
+            "final sweep.csv is the same as an uninterrupted sweep's (cpu_s aside). A journal\n"
+            "line cut by a full disk or a kill is removed before --resume appends. Without\n"
+            "--resume a sweep clears DIR's sweep outputs first. Progress (runs done/total,\n"
+            "rate, time left) goes to stderr after 2 s: in place on a terminal, else a line\n"
+            "every 10 s.\n"
             "\n"
             "example:\n"
             "  tvds sweep bench/cases/beam_on_beam.ini --grid contact.tip.mu=0.1:0.5:5 \\\n"
@@ -61,7 +68,7 @@ static void sweep_help(FILE *out)
 /* Parse the arguments; 0 to go on, otherwise the exit code (-1: --help printed, exit 0). */
 typedef struct sweep_args {
     const char *case_path, *outdir;
-    int resume;
+    int resume, quiet;
     tvds_sweep_axis ax[TVDS_SWEEP_MAX_AXES];
     int nax;
     tvds_sweep_opts o;
@@ -76,6 +83,7 @@ static int parse_args(int argc, char **argv, sweep_args *a)
     const tvds_cli_opt opts[] = {{"--channel", NULL, &a->o.channel, NULL, 0},
                                  {"--output", "-o", &a->outdir, NULL, 0},
                                  {"--resume", NULL, NULL, &a->resume, 1},
+                                 {"--quiet", "-q", NULL, &a->quiet, 1},
                                  {NULL, NULL, NULL, NULL, 0}};
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
@@ -176,7 +184,7 @@ static const char *const sweep_files[] = {
 
 /* First line of the journal: everything that decides the rows (case, mode, channel, options,
  * fixed overrides, grid), so that --resume never mixes the runs of two different sweeps. */
-static void journal_signature(const sweep_args *a, char *buf, size_t n)
+static void journal_signature(const sweep_args *a, const char *inputs, char *buf, size_t n)
 {
     size_t len = 0;
 #define SIG_APPEND(...)                                                                            \
@@ -192,6 +200,7 @@ static void journal_signature(const sweep_args *a, char *buf, size_t n)
         SIG_APPEND(" set=%s", a->sets.v[i]);
     for (int i = 0; i < a->nax; i++)
         SIG_APPEND(" grid=%s=%.17g:%.17g:%d", a->ax[i].key, a->ax[i].a, a->ax[i].b, a->ax[i].n);
+    SIG_APPEND(" inputs=%s", inputs); /* last: tvds_sweep_journal_read names a change of it */
 #undef SIG_APPEND
     for (char *p = buf; *p; p++)
         if (*p == '\n' || *p == '\r') *p = ' ';
@@ -200,16 +209,30 @@ static void journal_signature(const sweep_args *a, char *buf, size_t n)
 typedef struct journal {
     int fd;
     int nax;
-    int failed;
+    int failed, err; /* a write failed (errno err): no line is appended after it */
+    long done, total;
+    tvds_cli_progress *pg;
 } journal;
 
-/* row_done: one write() per finished run (O_APPEND), so a killed sweep leaves whole lines. */
+/* row_done: one write() per finished run (O_APPEND), so a killed sweep leaves whole lines; a
+ * write cut short (full disk) is cut back to the last whole line, and the journal closed to
+ * further lines. */
 static void journal_row(void *user, const tvds_sweep_row *row)
 {
     journal *j = user;
     char line[1024];
     int len = tvds_sweep_journal_line(row, j->nax, line, sizeof line);
-    if (j->fd < 0 || write(j->fd, line, (size_t)len) != len) j->failed = 1;
+    if (!j->failed) {
+        off_t at = j->fd >= 0 ? lseek(j->fd, 0, SEEK_END) : -1;
+        ssize_t k = at >= 0 ? write(j->fd, line, (size_t)len) : -1;
+        if (k != len) {
+            j->failed = 1;
+            j->err = k < 0 ? errno : ENOSPC;
+            if (at >= 0 && ftruncate(j->fd, at) != 0) j->err = errno;
+        }
+    }
+    j->done++;
+    if (j->pg) tvds_cli_progress_count(j->pg, "runs", j->done, j->total);
 }
 
 int tvds_cmd_sweep(int argc, char **argv)
@@ -258,9 +281,29 @@ int tvds_cmd_sweep(int argc, char **argv)
 #endif
         return ec;
     }
-    char jpath[4200], sig[4096];
+    char jpath[4200], sig[4096], inputs[17];
     snprintf(jpath, sizeof jpath, "%s/sweep.points.csv", a.outdir);
-    journal_signature(&a, sig, sizeof sig);
+    /* The inputs' hash: --resume refuses a journal begun on another case text or input file. The
+     * case is read as for the grid's first point (a grid key may be one the case needs). */
+    char first[TVDS_SWEEP_MAX_AXES][192];
+    const char **hov = calloc((size_t)a.sets.n + TVDS_SWEEP_MAX_AXES, sizeof *hov);
+    int nhov = 0;
+    for (int i = 0; hov && i < a.sets.n; i++)
+        hov[nhov++] = a.sets.v[i];
+    for (int i = 0; hov && i < a.nax; i++) {
+        snprintf(first[i], sizeof first[i], "%s=%.17g", a.ax[i].key, a.ax[i].a);
+        hov[nhov++] = first[i];
+    }
+    rc = hov ? tvds_sweep_inputs_hash(a.case_path, hov, nhov, inputs, &ctx)
+             : TVDS_ERROR(&ctx, TVDS_ERR_NOMEM, "sweep: out of memory");
+    free(hov);
+    if (rc) {
+        int ec = tvds_cli_report(rc, &ctx);
+        tvds_outdir_close(&od);
+        tvds_cli_sets_free(&a.sets);
+        SWEEP_RETURN(ec);
+    }
+    journal_signature(&a, inputs, sig, sizeof sig);
     long total = tvds_sweep_count(a.ax, a.nax);
     long share = (total + size - 1) / size;
     tvds_sweep_row *rows = calloc((size_t)(share > 0 ? share : 1), sizeof *rows);
@@ -275,10 +318,16 @@ int tvds_cmd_sweep(int argc, char **argv)
     rc = done ? TVDS_OK : TVDS_ERR_NOMEM;
     if (!rc && a.resume)
         rc = tvds_sweep_journal_read(jpath, sig, a.nax, total, &prev, &nprev, &ctx);
+    long cut = 0;
+    /* A last line cut by a full disk or a kill goes before new lines are appended after it. */
+    if (!rc && a.resume && rank == 0) rc = tvds_sweep_journal_trim(jpath, &cut, &ctx);
     for (long i = 0; !rc && i < nprev; i++)
         done[prev[i].index] = 1;
     tvds_free(prev);
-    journal jr = {-1, a.nax, 0};
+    tvds_cli_progress pg;
+    tvds_cli_progress_init(&pg, a.quiet || rank != 0, "sweep");
+    pg.base = nprev;
+    journal jr = {-1, a.nax, 0, 0, nprev, total, &pg};
 #ifdef TVDS_MPI
     /* Rank 0 opens the journal and writes its first line before any rank appends a run. */
     if (rank != 0) MPI_Barrier(MPI_COMM_WORLD);
@@ -310,7 +359,8 @@ int tvds_cmd_sweep(int argc, char **argv)
         SWEEP_RETURN(ec);
     }
     if (a.resume && rank == 0)
-        printf("sweep: resuming: %ld of %ld runs already in %s\n", nprev, total, jpath);
+        printf("sweep: resuming: %ld of %ld runs already in %s%s\n", nprev, total, jpath,
+               cut ? " (its last line, cut short, removed)" : "");
     a.o.done = done;
     a.o.row_done = journal_row;
     a.o.user = &jr;
@@ -321,10 +371,17 @@ int tvds_cmd_sweep(int argc, char **argv)
     rc = tvds_sweep_run(a.case_path, a.ax, a.nax, &a.o, rank, size, rows, &nrows, &ctx);
     double wall = tvds_bench_now() - w0;
     tvds_cli_sigint(0);
+    tvds_cli_progress_clear(&pg);
     close(jr.fd);
     free(done);
     int exit_code = 0, interrupted = rc == TVDS_ERR_INTERRUPTED;
-    if (!rc && jr.failed) rc = TVDS_ERROR(&ctx, TVDS_ERR_WRITE, "%s: write failed", jpath);
+    if ((!rc || interrupted) && jr.failed) {
+        rc = TVDS_ERROR(&ctx, TVDS_ERR_WRITE,
+                        "%s: write failed: %s (the journal keeps the runs before it; --resume "
+                        "runs the others again)",
+                        jpath, strerror(jr.err));
+        interrupted = 0;
+    }
     if (rc) exit_code = tvds_cli_report(rc, &ctx);
     tvds_sweep_row *all = rows;
     long nall = nrows;
@@ -369,7 +426,7 @@ int tvds_cmd_sweep(int argc, char **argv)
     free(displ);
     free(recv);
 #endif
-    if (rank == 0 && (!exit_code || interrupted)) {
+    if (rank == 0 && (!exit_code || interrupted || jr.failed)) {
         /* sweep.csv comes from the journal: the runs of this session and of the earlier ones
          * (--resume), bit for bit as computed. */
         if (all != rows) free(all);
@@ -377,7 +434,11 @@ int tvds_cmd_sweep(int argc, char **argv)
         tvds_ctx_init(&ctx);
         rc = tvds_sweep_journal_read(jpath, sig, a.nax, total, &all, &nall, &ctx);
         if (!rc) rc = tvds_sweep_write_csv(a.outdir, a.ax, a.nax, all, nall, &ctx);
-        if (rc) exit_code = tvds_cli_report(rc, &ctx);
+        if (rc) {
+            int ec = tvds_cli_report(rc, &ctx);
+            if (!exit_code) exit_code = ec;
+        }
+        if (exit_code && !interrupted) rc = exit_code; /* no plot, no "wrote" line */
         if (interrupted)
             fprintf(stderr,
                     "tvds: sweep: %ld of %ld runs finished, kept in %s and %s/sweep.csv; run the "
@@ -398,7 +459,7 @@ int tvds_cmd_sweep(int argc, char **argv)
             cpu += all[i].cpu_seconds;
         }
         int nt = a.o.nthreads > 0 ? a.o.nthreads : omp_get_max_threads();
-        if (!interrupted)
+        if (!interrupted && !exit_code)
             printf("sweep: %ld runs (%ld unstable) in %.3f s wall, %.3f runs/s, %.3f CPU s; %d "
                    "thread(s) x %d rank(s); wrote %s/sweep.csv and %s/squeal_map.png\n",
                    nall, nun, wall, wall > 0 ? nall / wall : 0.0, cpu, nt, size, a.outdir,
