@@ -25,8 +25,8 @@ cat >"$work/shorten" <<'SED'
 cea models/beam_on_beam/beam_on_beam.ini|cea models/beam_on_beam/beam_on_beam.ini --positions 3 --no-refine --no-undamped
 --set run.t_end=0.3|--set run.t_end=0.1
 --set run.t_end=0.2|--set run.t_end=0.002
---mode cea --positions 11|--mode cea --positions 2
-contact.C.mu=0.1:0.5:5|contact.C.mu=0.3:0.3:1
+--mode cea --positions 11|--mode cea --positions 3 --no-refine
+contact.C.mu=0.1:0.5:5|contact.C.mu=0.1:0.5:2
 SED
 cp "$work/commands" "$work/short"
 while IFS='|' read -r from to; do

@@ -66,6 +66,8 @@ typedef struct tvds_sweep_opts {
     void (*row_done)(void *user, const tvds_sweep_row *row); /* called once per finished run,
                                   as it finishes, one call at a time (from any thread) */
     void *user;                                              /* passed to row_done */
+    int cea_refine; /* CEA: 1 (default) refine the positions automatically (docs/cea.md,
+                       "Refinement"); 0: the cea_npos positions only */
 } tvds_sweep_opts;
 
 TVDS_API tvds_sweep_opts tvds_sweep_opts_default(void);

@@ -32,6 +32,7 @@ tvds_sweep_opts tvds_sweep_opts_default(void)
     o.mode = TVDS_SWEEP_TRANSIENT;
     o.cea_npos = 21;
     o.cea_t_eval = -1.0;
+    o.cea_refine = 1;
     o.growth_tol = 2.0 * log(1.05);
     return o;
 }
@@ -259,6 +260,7 @@ static int run_cea(const tvds_model *m, const tvds_sweep_opts *o, tvds_sweep_row
         co.nthreads = 1;
         co.stop = o->stop;
         co.t_eval = o->cea_t_eval >= 0.0 ? o->cea_t_eval : 0.5 * m->opt.t_end;
+        co.refine = o->cea_refine;
         rc = tvds_cea_run(m, 0, s, npos, &co, &r, ctx);
     }
     if (!rc) {

@@ -38,6 +38,7 @@ static void sweep_help(FILE *out)
             "                  eigenvalues along the master surface)\n"
             "  --channel NAME  history channel for RMS, peak and frequency (default: the first)\n"
             "  --positions N   CEA positions along the surface (default 21)\n"
+            "  --no-refine     CEA: the positions given only (no automatic refinement)\n"
             "  --set K=V       fixed override applied to every run (repeatable)\n"
             "  --threads N     OpenMP threads (default: OpenMP's default)\n"
             "  -o, --output D  output directory (created; one sweep at a time: DIR/.lock)\n"
@@ -84,6 +85,7 @@ static int parse_args(int argc, char **argv, sweep_args *a)
                                  {"--output", "-o", &a->outdir, NULL, 0},
                                  {"--resume", NULL, NULL, &a->resume, 1},
                                  {"--quiet", "-q", NULL, &a->quiet, 1},
+                                 {"--no-refine", NULL, NULL, &a->o.cea_refine, 0},
                                  {NULL, NULL, NULL, NULL, 0}};
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
@@ -196,6 +198,7 @@ static void journal_signature(const sweep_args *a, const char *inputs, char *buf
     SIG_APPEND("# tvds sweep points: case=%s mode=%s channel=%s positions=%d growth_tol=%.17g",
                a->case_path, a->o.mode == TVDS_SWEEP_CEA ? "cea" : "transient",
                a->o.channel ? a->o.channel : "(first)", a->o.cea_npos, a->o.growth_tol);
+    if (!a->o.cea_refine) SIG_APPEND(" refine=0");
     for (int i = 0; i < a->sets.n; i++)
         SIG_APPEND(" set=%s", a->sets.v[i]);
     for (int i = 0; i < a->nax; i++)
