@@ -115,13 +115,16 @@ TVDS_API int tvds_cea_result_windows(const tvds_cea_result *r, const char *field
  * --boundary), nmodes fixed-interface modes (0 with f_cut_hz > 0: all below it), recover
  * `recover` (NULL: none), require the face sets `faces` (NULL: none), and write the
  * substructure directory outdir named after its base name. check_mass: prove M positive
- * definite. Errors name their file and line, as the command's. */
+ * definite. Errors name their file and line, as the command's. outdir is written as the
+ * command writes it: locked (TVDS_ERR_BUSY while another process holds it), staged and
+ * committed by its manifest (the old files or the new ones, never a mix). */
 TVDS_API int tvds_reduce_dir(const char *model_dir, const char *boundary, const char *recover,
                              const char *faces, int nmodes, double f_cut_hz, int check_mass,
                              const char *outdir, tvds_ctx *ctx);
 /* `tvds import calculix inp -o outdir` (docs/formats.md): the job's matrices (JOB.sti,
  * JOB.mas, JOB.dof beside JOB.inp), coordinates, node and face sets, checked, then written
- * as a full-model directory. check_mass: prove M positive definite. */
+ * as a full-model directory (locked and committed as by tvds_reduce_dir). check_mass: prove
+ * M positive definite. */
 TVDS_API int tvds_import_calculix_dir(const char *inp, const char *outdir, int check_mass,
                                       tvds_ctx *ctx);
 

@@ -192,7 +192,7 @@ def test_cea_matches_cli(bob_case, tmp_path):
 def test_reduce(repo, tmp_path):
     full = os.path.join(repo, "models", "beam_on_beam", "beam2_full")
     out = tvds.reduce(full, "top", tmp_path / "beam2_cb", modes=4, recover="T.y")
-    for f in ("M.mtx", "K.mtx", "dofs.txt"):
+    for f in ("M.mtx", "K.mtx", "dofs.txt", "manifest.txt"):
         assert os.path.exists(os.path.join(out, f))
     # 100 top nodes x (ux, uy, rz) ... counted from dofs.txt: boundary DoFs + 4 modes.
     dofs = [l for l in open(os.path.join(out, "dofs.txt")) if l.strip() and l[0] != "#"]
@@ -221,6 +221,10 @@ def test_import_calculix(tmp_path):
     dofs = [l.split() for l in open(os.path.join(out, "dofs.txt")) if l.strip() and l[0] != "#"]
     assert [(d[0], d[1]) for d in dofs] == [("2", "ux"), ("2", "uy"), ("3", "ux"), ("3", "uy")]
     assert "set PAIR 2 3" in open(os.path.join(out, "sets.txt")).read()
+    # Written as the command writes it: committed by its manifest, so that an import over it
+    # (here the same job again) replaces the files whole.
+    assert os.path.exists(os.path.join(out, "manifest.txt"))
+    assert tvds.import_model("calculix", tmp_path / "job.inp", tmp_path / "full") == out
     # A malformed matrix line: the error names the file and its line.
     (tmp_path / "job.sti").write_text("1 1 2.0e+03\n2 two 1.0e+03\n")
     with pytest.raises(tvds.TvdsError, match=r"job\.sti:2: "):

@@ -26,6 +26,27 @@ static int file_exists(const char *p)
     return 1;
 }
 
+/* Write a substructure (s) or a full model (m) into outdir as the commands do: the directory
+ * locked while it is written (TVDS_ERR_BUSY when another process holds it), the files staged
+ * and committed by a manifest, so that readers see the old files or the new ones, never a mix
+ * (docs/reliability.md). */
+static int commit_write(const tvds_substructure *s, const tvds_fe_model *m, const char *outdir,
+                        tvds_ctx *ctx)
+{
+    tvds_outdir *od = NULL;
+    int rc = tvds_outdir_open(outdir, &od, ctx);
+    if (rc) return rc;
+    char stage[4200];
+    const char *const *owned;
+    int nowned = s ? tvds_substructure_files(&owned) : tvds_fe_model_files(&owned);
+    rc = tvds_commit_begin(outdir, stage, sizeof stage, ctx);
+    if (!rc) rc = s ? tvds_substructure_write(s, stage, ctx) : tvds_fe_model_write(m, stage, ctx);
+    if (!rc) rc = tvds_commit_end(outdir, owned, nowned, ctx);
+    if (rc) tvds_commit_abort(outdir);
+    tvds_outdir_close(&od);
+    return rc;
+}
+
 int tvds_reduce_dir(const char *model_dir, const char *boundary, const char *recover,
                     const char *faces, int nmodes, double f_cut_hz, int check_mass,
                     const char *outdir, tvds_ctx *ctx)
@@ -76,7 +97,7 @@ int tvds_reduce_dir(const char *model_dir, const char *boundary, const char *rec
         }
     }
     if (!rc) rc = tvds_substructure_validate(s, ctx);
-    if (!rc) rc = tvds_substructure_write(s, outdir, ctx);
+    if (!rc) rc = commit_write(s, NULL, outdir, ctx);
     tvds_substructure_free(&s);
     tvds_fe_model_free(&fe, &cc);
     tvds_cholmod_ctx(NULL);
@@ -109,8 +130,7 @@ int tvds_import_calculix_dir(const char *inp, const char *outdir, int check_mass
     /* Checked in memory, with the job's own file names, before anything is written. */
     tvds_fe_paths names = {mas, sti, dof, NULL, check_mass != 0};
     if (!rc) rc = tvds_fe_model_check(m, &names, &cc, ctx);
-    if (!rc) rc = tvds_mkdir_p(outdir, ctx);
-    if (!rc) rc = tvds_fe_model_write(m, outdir, ctx);
+    if (!rc) rc = commit_write(NULL, m, outdir, ctx);
     tvds_fe_model_free(&m, &cc);
     tvds_cholmod_ctx(NULL);
     cholmod_finish(&cc);
