@@ -5,6 +5,9 @@
 #define TVDS_TEST_H
 
 #include <check.h>
+#include <float.h>
+#include <lapacke.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +57,32 @@ static inline char *tvds_test_slurp(const char *path, long *len)
     fclose(f);
     if (len) *len = n;
     return buf;
+}
+
+/* ---- Round-off bounds of results that go through BLAS and LAPACK ---------------------------
+ *
+ * A check that compares two computations of the same quantity (two algorithms, two orders of
+ * summation, two BLAS kernels: with or without FMA, other blockings) cannot ask for a fixed
+ * number of digits: the difference is round-off, and round-off scales with the unit round-off
+ * eps = DBL_EPSILON / 2, the number of operations summed, and the condition of the problem.
+ * These helpers give those factors; each check says which bound it applies. */
+
+/* 1-norm condition number kappa_1(A) = |A|_1 |A^-1|_1 of the n x n column-major A (leading
+ * dimension n), estimated by LAPACK (dgetrf + dgecon: within a factor 3 in practice, Higham,
+ * Accuracy and Stability, 15.3); INFINITY when A is singular or n < 1. A is not changed. */
+static inline double tvds_test_cond1(const double *A, int n)
+{
+    if (n < 1) return INFINITY;
+    double *lu = malloc((size_t)n * n * sizeof *lu);
+    lapack_int *ipiv = malloc((size_t)n * sizeof *ipiv);
+    ck_assert(lu && ipiv);
+    memcpy(lu, A, (size_t)n * n * sizeof *lu);
+    double anorm = LAPACKE_dlange(LAPACK_COL_MAJOR, '1', n, n, lu, n), rcond = 0.0;
+    lapack_int info = LAPACKE_dgetrf(LAPACK_COL_MAJOR, n, n, lu, n, ipiv);
+    if (info == 0) info = LAPACKE_dgecon(LAPACK_COL_MAJOR, '1', n, lu, n, anorm, &rcond);
+    free(lu);
+    free(ipiv);
+    return info == 0 && rcond > 0.0 ? 1.0 / rcond : INFINITY;
 }
 
 #ifdef TVDS_TEST_CHOLMOD
