@@ -85,6 +85,18 @@ static inline double tvds_test_cond1(const double *A, int n)
     return info == 0 && rcond > 0.0 ? 1.0 / rcond : INFINITY;
 }
 
+/* Relative difference allowed between two computations of the same well-conditioned result
+ * of a dense LAPACK solve or eigenvalue problem of order n (two assemblies of one model that
+ * differ by round-off, a rotated or extruded copy, a closed form): each is backward stable
+ * within THRESH n ulp, the ratio LAPACK's own test programs accept (THRESH = 30 in dtest.in),
+ * whatever the BLAS kernel, and a condition number of order 1 (separated eigenvalues of a
+ * nearly normal pencil, |lambda| of the order of the matrix norm; a well-conditioned stiffness)
+ * carries that to the result: 2 x 30 n ulp. */
+static inline double tvds_test_lapack_rtol(int n)
+{
+    return 2.0 * 30.0 * (double)n * DBL_EPSILON;
+}
+
 #ifdef TVDS_TEST_CHOLMOD
 #include <cholmod.h>
 
