@@ -875,6 +875,89 @@ START_TEST(test_face_set_errors)
 }
 END_TEST
 
+/* A face set listed clockwise (every face's normal into its own body) is refused at set-up,
+ * naming the contact, the set and its substructure. Before: the run said "ok" with no contact
+ * at all, the slave passing through the master. (a) The case-file plate with every face line
+ * of sets.txt reversed: the plate is flat (its nodes all on the face set), so the slave's side
+ * decides. (b) The same in memory with a recovery point 20 mm below the plate, inside the
+ * body: its centroid decides; the set as listed is accepted with that point too. */
+START_TEST(test_face_set_inward)
+{
+    char dir[64], sub[128], path[256], sets[300];
+    tvds_test_mkdtemp(dir, sizeof dir, "/tmp/tvds_inward_");
+    snprintf(sub, sizeof sub, "%s/p4", dir);
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    ck_assert_msg(tvds_bench_plate_write(sub, 3, 4, path, sizeof path, &ctx) == TVDS_OK, "%s",
+                  ctx.msg);
+    snprintf(sets, sizeof sets, "%s/plate/sets.txt", sub);
+    char *text = tvds_test_slurp(sets, NULL), out[8192] = "";
+    ck_assert_ptr_nonnull(text);
+    int nflip = 0;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        long a, b, c, e;
+        char name[32], buf[160];
+        if (sscanf(line, "face %31s %ld %ld %ld %ld", name, &a, &b, &c, &e) == 5) {
+            snprintf(buf, sizeof buf, "face %s %ld %ld %ld %ld\n", name, a, e, c, b);
+            nflip++;
+        } else {
+            snprintf(buf, sizeof buf, "%s\n", line);
+        }
+        ck_assert(strlen(out) + strlen(buf) < sizeof out);
+        strcat(out, buf);
+    }
+    free(text);
+    ck_assert_int_eq(nflip, 9);
+    tvds_test_write_file(NULL, sets, out);
+    tvds_model *m = NULL;
+    ck_assert_msg(tvds_case_read(path, NULL, 0, &m, &ctx) == TVDS_OK, "%s", ctx.msg);
+    tvds_data *d = NULL;
+    tvds_ctx_init(&ctx);
+    ck_assert_int_eq(tvds_data_create(m, &d, &ctx), TVDS_ERR_INVALID);
+    ck_assert_ptr_null(d);
+    ck_assert_msg(strstr(ctx.msg, "contact 'tip'") &&
+                      strstr(ctx.msg, "face set 'top' of substructure 'plate'") &&
+                      strstr(ctx.msg, "into its own body") && strstr(ctx.msg, "slave substructure"),
+                  "%s", ctx.msg);
+    tvds_model_free(&m);
+    (void)tvds_test_rmtree(dir);
+    /* (b) */
+    for (int flip = 0; flip < 2; flip++) {
+        m = plate_model(TVDS_METHOD_SUBS_B, 4, NULL);
+        tvds_substructure *S = m->subs[0];
+        S->rec = tvds_calloc(1, sizeof *S->rec);
+        ck_assert_ptr_nonnull(S->rec);
+        S->nrec = 1;
+        S->rec[0].name = tvds_strdup("inside");
+        S->rec[0].row = tvds_calloc((size_t)S->n, sizeof(double));
+        S->rec[0].xyz[0] = S->rec[0].xyz[1] = 1.5 * PL_H;
+        S->rec[0].xyz[2] = -0.02;
+        tvds_contact *c = &m->contacts[0];
+        for (int f = 0; flip && f < c->nface; f++) {
+            int *fn = c->face_node + (size_t)f * TVDS_FACE_MAX_NODES, tmp = fn[1];
+            fn[1] = fn[3];
+            fn[3] = tmp;
+        }
+        /* The slave on the other side too: only the body's own centroid can tell. */
+        for (int a = 0; a < 3; a++)
+            m->subs[1]->dofs[a].xyz[2] = flip ? -0.04 : 0.0;
+        tvds_ctx_init(&ctx);
+        int rc = tvds_data_create(m, &d, &ctx);
+        if (flip) {
+            ck_assert_int_eq(rc, TVDS_ERR_INVALID);
+            ck_assert_msg(strstr(ctx.msg, "into its own body") &&
+                              strstr(ctx.msg, "substructure 'plate'") &&
+                              strstr(ctx.msg, "centroid of its nodes"),
+                          "%s", ctx.msg);
+        } else {
+            ck_assert_msg(rc == TVDS_OK, "%s", ctx.msg);
+        }
+        tvds_data_free(&d);
+        tvds_model_free(&m);
+    }
+}
+END_TEST
+
 /* ---- 5. A shoe on a rotating rigid disc --------------------------------------------------- */
 
 /* The belt-driven stick-slip oscillator of the ElasticFriction validation (m = 1 kg, K = 100
@@ -1100,6 +1183,7 @@ Suite *contact3d_suite(void)
     tcase_add_loop_test(tc, test_disc_belt_stick_slip, 0, TVDS_METHOD_COUNT);
     tcase_add_test(tc, test_case_file_disc);
     tcase_add_test(tc, test_face_set_errors);
+    tcase_add_test(tc, test_face_set_inward);
     tcase_add_loop_test(tc, test_local_walk_vs_scan, 0, 2);
     suite_add_tcase(s, tc);
     return s;
