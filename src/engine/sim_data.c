@@ -242,6 +242,7 @@ void tvds_data_free(tvds_data **pd)
     tvds_free(d->fnb_off);
     tvds_free(d->fnb);
     tvds_free(d->fedge);
+    tvds_free(d->ctc_closed);
     tvds_free(d->mnodes_dofs);
     tvds_free(d->mnodes_X);
     tvds_free(d->mnodes_s);
@@ -1038,6 +1039,7 @@ int sim_data_setup(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
         ALLOC(d->fnb_off, m->ncontact);
         ALLOC(d->fnb, m->ncontact);
         ALLOC(d->fedge, m->ncontact);
+        ALLOC(d->ctc_closed, m->ncontact);
         d->nctc = m->ncontact;
     }
     d->rmax = rmax;
