@@ -2060,16 +2060,12 @@ START_TEST(test_pad_rows)
     tvds_channels(da, TVDS_GROUP_HISTORY, &nh, &names, &v);
     tvds_channels(da, TVDS_GROUP_CONTACTS, &nc, &names, &v);
     double dmax[2] = {0, 0}, pk[2] = {0, 0}, acc = 0.0;
-    int nrmax = 0, band = 0, nmax = 0;
-    for (int i = 0; i < da->nsub; i++)
-        if (da->sub[i].n > nmax) nmax = da->sub[i].n;
+    int nrmax = 0, band = 0;
     for (long k = 0; k < 1500; k++) {
         ck_assert_msg(tvds_step(m, da, &ctx) == TVDS_OK, "%s", ctx.msg);
         ck_assert_msg(tvds_step(m, db, &ctx) == TVDS_OK, "%s", ctx.msg);
         if (da->nrow > nrmax) nrmax = da->nrow;
-        /* This step's share of the round-off bound (below): the propagation's dot products of
-         * length <= nmax and the solve of the rows, n_r kappa_1(W). */
-        acc += nmax + (db->nrow > 0 ? db->W_n * tvds_test_cond1(db->W, db->W_n) : 0.0);
+        acc += tvds_test_step_roundoff(db); /* the bound below */
         /* FiLm keeps a tangential row per point: two rows per point. */
         if (da->nrow >= 12 && da->W_kl + da->W_ku <= 8) band = 1;
         for (int g = 0; g < 2; g++) {
@@ -2086,14 +2082,9 @@ START_TEST(test_pad_rows)
     ck_assert_int_eq(db->W_kl, db->nrow - 1);
     /* Round-off: the sums take their terms in another order (and skip G's exact zeros), and
      * the two runs' states, once apart, go through the BLAS kernel's own rounding (with or
-     * without FMA, its blocking). Per step: each dot product of the propagation (length at
-     * most nmax) is within gamma_n ~ n u of the exact one (Higham, Accuracy and Stability,
-     * 3.1), the LU solve of the n_r rows within n_r u kappa_1(W) (ibid., 9.1; W is built by
-     * both runs from the same data). The runs are damped and stable: a step's error is carried
-     * forward without growth, so the errors add at most linearly over the steps, relative to
-     * the channels' peak: tol = u sum_k (nmax + n_r kappa_1(W_k)) pk (nmax = 120, kappa_1(W)
-     * <= 2: 2.4e-11 after the 1 500 steps; measured 4.9e-13 with the SkylakeX kernel, 3.0e-12
-     * with Core2). */
+     * without FMA, its blocking): tol = u sum_k (n + n_r kappa_1(W_k)) of the peak
+     * (tvds_test_step_roundoff; n = 120, kappa_1(W) <= 2: 2.4e-11 after the 1 500 steps;
+     * measured 4.9e-13 with the SkylakeX kernel, 3.0e-12 with Core2). */
     double tol = 0.5 * DBL_EPSILON * acc;
     ck_assert_msg(dmax[0] <= tol * pk[0] && dmax[1] <= tol * pk[1],
                   "history %g of %g, contacts %g of %g (bound %g of the peak)", dmax[0], pk[0],

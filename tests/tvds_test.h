@@ -215,4 +215,21 @@ static inline void tvds_test_write_points(const char *dir, const char *name, int
 }
 #endif /* TVDS_TEST_POINTS */
 
+#if defined(TVDS_TEST_ENGINE) && defined(TVDS_SIM_IMPL_H)
+/* The round-off one step of run d adds to a comparison of two runs of one model (two solvers,
+ * two searches, two orders of summation), in units of u = DBL_EPSILON / 2 relative to the
+ * channels' peak: each dot product of the propagation (length at most n, the largest
+ * substructure) is within gamma_n ~ n u of the exact one (Higham, Accuracy and Stability, 3.1),
+ * the LU solve of the step's n_r contact rows within n_r u kappa_1(W) (ibid., 9.1). A stable,
+ * damped run carries a step's error forward without growth, so over the steps these add at
+ * most linearly: the bound of the difference is u sum_k (n + n_r kappa_1(W_k)) of the peak. */
+static inline double tvds_test_step_roundoff(const tvds_data *d)
+{
+    int n = 0;
+    for (int i = 0; i < d->nsub; i++)
+        if (d->sub[i].n > n) n = d->sub[i].n;
+    return n + (d->nrow > 0 && d->W_n > 0 ? d->W_n * tvds_test_cond1(d->W, d->W_n) : 0.0);
+}
+#endif
+
 #endif /* TVDS_TEST_H */
