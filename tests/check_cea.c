@@ -1396,8 +1396,7 @@ START_TEST(test_multi_plane3d)
     /* (b) */
     double dl = fabs(r1->lambda_n[0] - r0->lambda_n[0]) / r0->lambda_n[0];
     double rt = tvds_test_lapack_rtol(2 * r1->nred);
-    ck_assert_msg(drot < rt && dl < rt, "rotated model: eigenvalues %g, normal force %g", drot,
-                  dl);
+    ck_assert_msg(drot < rt && dl < rt, "rotated model: eigenvalues %g, normal force %g", drot, dl);
     tvds_cea_result_free(&r0);
     tvds_cea_result_free(&r1);
     tvds_model_free(&m0);
@@ -1665,7 +1664,7 @@ START_TEST(test_arpack_complex_shift)
     arpack_as_dense(m, s, 3, &od, &o, &d, &a);
     ck_assert_int_eq(d->nbranch, 20);
     ck_assert_msg(a->resid_max < backward_bound(a), "complex shift: backward error %g",
-                      a->resid_max);
+                  a->resid_max);
     ck_assert_int_eq(a->arpack_attempts, 1);
     ck_assert(d->freq[0] >= TVDS_BENCH_CEA_CHAIN_FG * (1 - 1e-12));
     tvds_cea_result_free(&d);

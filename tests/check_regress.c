@@ -355,8 +355,10 @@ static void check_flat_max(const char *sub, const char *answer)
         hi = fmax(hi, s);
         on_plateau |= fabs(s - s_at) <= stol;
     }
-    ck_assert_msg(on_plateau, "%s: s at max Re %.17g is not on the plateau [%g, %g] of the "
-                  "largest real part %.17g (within %.3g)", answer, s_at, lo, hi, rmax, tol);
+    ck_assert_msg(on_plateau,
+                  "%s: s at max Re %.17g is not on the plateau [%g, %g] of the largest real part "
+                  "%.17g (within %.3g)",
+                  answer, s_at, lo, hi, rmax, tol);
     ck_assert_msg(fabs(lo - s_in) <= stol && fabs(hi - s_out) <= stol,
                   "%s: plateau of the largest real part [%.17g, %.17g], window [%g, %g]", answer,
                   lo, hi, s_in, s_out);

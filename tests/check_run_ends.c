@@ -121,9 +121,10 @@ START_TEST(test_contact_never_closed)
                               strstr(js, "\"contacts_never_closed\": [\"tip\"]") &&
                               strstr(js, "contact 'tip' never closed"),
                           "%s", js);
-            ck_assert_msg(count_lines(err) == 1 &&
-                              strstr(err, "tvds: warning: contact 'tip' never closed during the run"),
-                          "%s", err);
+            ck_assert_msg(
+                count_lines(err) == 1 &&
+                    strstr(err, "tvds: warning: contact 'tip' never closed during the run"),
+                "%s", err);
         } else {
             ck_assert_msg(strstr(js, "\"status\": \"ok\"") &&
                               strstr(js, "\"contacts_never_closed\": []"),
@@ -213,8 +214,8 @@ START_TEST(test_no_room_tmpfs)
     umount(mnt);
     char *err = slurp_in(tmpdir, "err.txt");
     ck_assert_msg(code == 1, "exit %d: %s", code, err);
-    ck_assert_msg(count_lines(err) == 1 && strstr(err, "no room") &&
-                      strstr(err, "summary.json") && strstr(err, "nothing written"),
+    ck_assert_msg(count_lines(err) == 1 && strstr(err, "no room") && strstr(err, "summary.json") &&
+                      strstr(err, "nothing written"),
                   "%s", err);
     ck_assert(!has_summary && !has_hist);
     free(err);

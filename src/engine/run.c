@@ -383,8 +383,8 @@ failed:
         tvds_ctx_init(&sctx);
         /* Even the summary cannot be written: the error says so, not only the CSV's. */
         if (write_summary(&rs, tvds_run_status_word(rc), rc, msg, &sctx) != TVDS_OK && ctx)
-            tvds_error_at(ctx, rc, ctx->src_file, ctx->src_line, "%.500s; summary.json not "
-                          "written either: %.500s", msg, sctx.msg);
+            tvds_error_at(ctx, rc, ctx->src_file, ctx->src_line,
+                          "%.500s; summary.json not written either: %.500s", msg, sctx.msg);
     }
 
 done:

@@ -343,8 +343,8 @@ static int face_orientation(const tvds_model *m, int c, const double *ctr, const
 {
     const tvds_contact *C = &m->contacts[c];
     const tvds_substructure *S = m->subs[C->master_sub];
-    double ext = 0.0, lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY,
-                                                                          -INFINITY};
+    double ext = 0.0, lo[3] = {INFINITY, INFINITY, INFINITY},
+           hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     for (int f = 0; f < C->nface; f++)
         for (int a = 0; a < 3; a++) {
             lo[a] = fmin(lo[a], ctr[3 * f + a]);
