@@ -187,6 +187,9 @@ validate: all
 test-kernel:
 	@[ -x $(TEST_BIN) ] && [ -x $(BIN) ] || { echo "test-kernel: run make test first"; exit 2; }
 	@k="$(TEST_KERNEL)"; [ -n "$$k" ] || k=$$(sh tests/second_kernel.sh $(TEST_BIN)) || exit 2; \
+	  got=$$(OPENBLAS_CORETYPE=$$k $(TEST_BIN) --blas-kernel); \
+	  [ "$$(echo $$got | tr A-Z a-z)" = "$$(echo $$k | tr A-Z a-z)" ] || { echo "test-kernel:" \
+	    "OpenBLAS runs $$got, not $$k (built without DYNAMIC_ARCH?)"; exit 1; }; \
 	  echo "test-kernel: OPENBLAS_CORETYPE=$$k"; \
 	  $(TEST_ENV) OPENBLAS_CORETYPE=$$k $(TEST_BIN) && \
 	  $(TEST_ENV) OPENBLAS_CORETYPE=$$k $(BIN) validate
