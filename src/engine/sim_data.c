@@ -800,11 +800,21 @@ static void mark_cand(sim_sub *s, int dof)
     if (dof >= 0 && dof < s->n && s->cand[dof] < 0) s->cand[dof] = s->ncand++;
 }
 
-int sim_data_setup(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
+/* ---- Set-up, stage by stage ----------------------------------------------------------------
+ * sim_data_setup runs the stages below in order. Each returns TVDS_OK or an error already in
+ * ctx; on an error sim_data_setup frees the partial run data with tvds_data_free, which takes
+ * any stage's partial state (every pointer calloc'd, NULL until allocated). */
+
+/* ALLOC's target in the stages that allocate. */
+static int setup_nomem(tvds_ctx *ctx)
 {
-    int rc;
-    *pd = NULL;
-    rc = check_model(m, ctx);
+    return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory (run data)");
+}
+
+/* Model checks before any allocation. */
+static int setup_check(const tvds_model *m, tvds_ctx *ctx)
+{
+    int rc = check_model(m, ctx);
     if (rc) return rc;
     for (int c = 0; c < m->ncontact; c++)
         if (m->contacts[c].law == TVDS_LAW_PENALTY) {
@@ -813,11 +823,12 @@ int sim_data_setup(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
         }
     if (m->opt.method < 0 || m->opt.method >= TVDS_METHOD_COUNT)
         return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "unknown contact method %d", m->opt.method);
+    return TVDS_OK;
+}
 
-    tvds_data *d = tvds_calloc(1, sizeof *d);
-    if (!d) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory (run data)");
-    d->nsub = m->nsub;
-    d->method = m->opt.method;
+/* Per substructure: its state vectors and its eigenbasis or M^-1 (sub_setup). */
+static int setup_subs(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
+{
     ALLOC(d->sub, m->nsub);
     ALLOC(d->off, m->nsub);
     for (int i = 0, o = 0; i < m->nsub; i++) {
@@ -846,167 +857,203 @@ int sim_data_setup(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
         ALLOC(s->cand, n);
         for (int k = 0; k < n; k++)
             s->cand[k] = -1;
-        rc = sub_setup(m, i, s, ctx);
-        if (rc) goto fail;
+        int rc = sub_setup(m, i, s, ctx);
+        if (rc) return rc;
     }
+    return TVDS_OK;
+nomem:
+    return setup_nomem(ctx);
+}
 
-    /* Contact points and candidates. */
+/* Bilateral constraints: their DoFs are candidates; *pool counts their entries. */
+static int setup_bilaterals(const tvds_model *m, tvds_data *d, int *pool, tvds_ctx *ctx)
+{
+    for (int b = 0; b < m->nbil; b++) {
+        const tvds_bilateral *B = &m->bil[b];
+        *pool += B->nterms;
+        for (int k = 0; k < B->nterms; k++) {
+            const tvds_term *T = &B->terms[k];
+            if (T->sub < 0 || T->sub >= m->nsub || T->dof < 0 || T->dof >= m->subs[T->sub]->n)
+                return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "bilateral '%s': term %d has a bad DoF",
+                                  B->name ? B->name : "?", k);
+            mark_cand(&d->sub[T->sub], T->dof);
+        }
+    }
+    return TVDS_OK;
+}
+
+/* The master of contact c, by kind: its checks, its nodes' DoFs as candidates, and *ent, the
+ * entries of one row (the slave and the master nodes a row can touch). */
+static int setup_masters(const tvds_model *m, tvds_data *d, int c, int *ent, tvds_ctx *ctx)
+{
+    int rc;
+    const tvds_contact *C = &m->contacts[c];
+    const char *cn = C->name ? C->name : "?";
+    if (C->master_kind == TVDS_MASTER_SURFACE || C->master_kind == TVDS_MASTER_SURFACE_C1) {
+        if (C->dim != 2 || C->master_sub < 0 || C->master_sub >= m->nsub || C->nmaster < 2) {
+            rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                            "contact '%s': a master surface needs dim 2, a master "
+                            "substructure and at least 2 nodes",
+                            cn);
+            goto fail;
+        }
+        for (int k = 0; k < C->nmaster; k++) {
+            int dd[3];
+            double X[3];
+            if (!sim_node_dofs(m->subs[C->master_sub], C->master_nodes[k], dd, X)) {
+                rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                                "contact '%s': master node %ld has no physical DoF", cn,
+                                C->master_nodes[k]);
+                goto fail;
+            }
+            for (int a = 0; a < 2; a++)
+                mark_cand(&d->sub[C->master_sub], dd[a]);
+        }
+    } else if (C->master_kind == TVDS_MASTER_FACES) {
+        if (C->law == TVDS_LAW_PENALTY) {
+            rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                            "contact '%s': the penalty law needs a 2D master surface or a "
+                            "rigid master (a face set takes the Lagrange law)",
+                            cn);
+            goto fail;
+        }
+        if (C->dim != 3 || C->master_sub < 0 || C->master_sub >= m->nsub || C->nface < 1 ||
+            !C->face_nn || !C->face_node) {
+            rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                            "contact '%s': a face set needs dim 3, a master substructure "
+                            "and at least one face",
+                            cn);
+            goto fail;
+        }
+        for (int f = 0; f < C->nface; f++) {
+            int nn = C->face_nn[f];
+            if (!face_supported(nn)) {
+                rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                                "contact '%s': face %d has %d nodes (3, 4, 6, 8 or 9)", cn, f + 1,
+                                nn);
+                goto fail;
+            }
+            for (int q = 0; q < nn; q++) {
+                int j = C->face_node[(size_t)f * TVDS_FACE_MAX_NODES + q];
+                if (j < 0 || j >= C->nmaster) {
+                    rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID, "contact '%s': face %d: bad node", cn,
+                                    f + 1);
+                    goto fail;
+                }
+            }
+        }
+        for (int k = 0; k < C->nmaster; k++) {
+            int dd[3];
+            double X[3];
+            if (!sim_node_dofs(m->subs[C->master_sub], C->master_nodes[k], dd, X) || dd[0] < 0 ||
+                dd[1] < 0 || dd[2] < 0) {
+                rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                                "contact '%s': master node %ld needs ux, uy and uz", cn,
+                                C->master_nodes[k]);
+                goto fail;
+            }
+            for (int a = 0; a < 3; a++)
+                mark_cand(&d->sub[C->master_sub], dd[a]);
+        }
+    } else if (C->master_kind == TVDS_MASTER_DISC) {
+        double nn = 0.0;
+        for (int a = 0; a < 3; a++)
+            nn += C->rigid_normal[a] * C->rigid_normal[a];
+        if (C->dim != 3 || !(nn > 0.0) || C->law == TVDS_LAW_PENALTY) {
+            rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                            "contact '%s': a rotating disc needs dim 3, an axis and the "
+                            "Lagrange law",
+                            cn);
+            goto fail;
+        }
+    } else {
+        double nn = 0.0, tt = 0.0;
+        for (int a = 0; a < C->dim; a++) {
+            nn += C->rigid_normal[a] * C->rigid_normal[a];
+            tt += C->rigid_t1[a] * C->rigid_t1[a];
+        }
+        if (!(nn > 0.0) || !(tt > 0.0)) {
+            rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                            "contact '%s': rigid master needs a normal and a tangent", cn);
+            goto fail;
+        }
+    }
+    /* Entries of one row: the slave and the master nodes a row can touch. */
+    *ent = SIM_ROW_MAX_CP; /* any kind: the bound */
+    if (C->master_kind == TVDS_MASTER_RIGID || C->master_kind == TVDS_MASTER_DISC) *ent = C->dim;
+    if (C->master_kind == TVDS_MASTER_SURFACE || C->master_kind == TVDS_MASTER_SURFACE_C1)
+        *ent = 3 * C->dim; /* two master nodes */
+    if (C->master_kind == TVDS_MASTER_FACES) {
+        int nmax = 0;
+        for (int f = 0; f < C->nface; f++)
+            if (C->face_nn[f] > nmax) nmax = C->face_nn[f];
+        *ent = 3 * (1 + nmax);
+    }
+    return TVDS_OK;
+fail:
+    return rc;
+}
+
+/* The contact points of contact c from d->cp[*ip] on: slave DoFs (candidates), start state;
+ * *rmax and *pool grow by their rows and row entries (ent each). */
+static int setup_points(const tvds_model *m, tvds_data *d, int c, int *ip, int ent, int *rmax,
+                        int *pool, tvds_ctx *ctx)
+{
+    const tvds_contact *C = &m->contacts[c];
+    const char *cn = C->name ? C->name : "?";
+    for (int k = 0; k < C->nslave; k++, (*ip)++) {
+        sim_cp *p = &d->cp[*ip];
+        p->contact = c;
+        p->node = C->slave_nodes[k];
+        p->dim = C->dim;
+        p->ntan = C->dim == 2 ? 1 : 2;
+        p->seg = -1;
+        p->esub[0] = p->esub[1] = -1;
+        p->e_seg2d = -1;
+        p->e_ver[0][0] = p->e_ver[1][0] = p->e_upv[0] = -1;
+        if (!sim_node_dofs(m->subs[C->slave_sub], p->node, p->sdof, p->X))
+            return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                              "contact '%s': slave node %ld has no physical DoF", cn, p->node);
+        for (int a = 0; a < C->dim; a++)
+            mark_cand(&d->sub[C->slave_sub], p->sdof[a]);
+        p->Xmag = sqrt(p->X[0] * p->X[0] + p->X[1] * p->X[1] + p->X[2] * p->X[2]);
+        p->pen = C->law == TVDS_LAW_PENALTY;
+        p->state = p->state_prev = C->initially_stuck && !p->pen ? TVDS_STICK : TVDS_OPEN;
+        p->row_n = p->row_t[0] = p->row_t[1] = -1;
+        *rmax += 1 + p->ntan;
+        *pool += (1 + p->ntan) * ent;
+    }
+    return TVDS_OK;
+}
+
+/* Contacts: each one's checks, master (setup_masters) and points (setup_points). */
+static int setup_contacts(const tvds_model *m, tvds_data *d, int *rmax, int *pool, tvds_ctx *ctx)
+{
     d->ncp = 0;
     for (int c = 0; c < m->ncontact; c++)
         d->ncp += m->contacts[c].nslave;
     ALLOC(d->cp, d->ncp);
-    int rmax = m->nbil, pool = 0;
-    for (int b = 0; b < m->nbil; b++) {
-        const tvds_bilateral *B = &m->bil[b];
-        pool += B->nterms;
-        for (int k = 0; k < B->nterms; k++) {
-            const tvds_term *T = &B->terms[k];
-            if (T->sub < 0 || T->sub >= m->nsub || T->dof < 0 || T->dof >= m->subs[T->sub]->n) {
-                rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID, "bilateral '%s': term %d has a bad DoF",
-                                B->name ? B->name : "?", k);
-                goto fail;
-            }
-            mark_cand(&d->sub[T->sub], T->dof);
-        }
-    }
     for (int c = 0, ip = 0; c < m->ncontact; c++) {
         const tvds_contact *C = &m->contacts[c];
         const char *cn = C->name ? C->name : "?";
-        if (C->dim != 2 && C->dim != 3) {
-            rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID, "contact '%s': dim must be 2 or 3", cn);
-            goto fail;
-        }
-        if (C->slave_sub < 0 || C->slave_sub >= m->nsub) {
-            rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID, "contact '%s': bad slave substructure", cn);
-            goto fail;
-        }
-        if (C->master_kind == TVDS_MASTER_SURFACE || C->master_kind == TVDS_MASTER_SURFACE_C1) {
-            if (C->dim != 2 || C->master_sub < 0 || C->master_sub >= m->nsub || C->nmaster < 2) {
-                rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
-                                "contact '%s': a master surface needs dim 2, a master "
-                                "substructure and at least 2 nodes",
-                                cn);
-                goto fail;
-            }
-            for (int k = 0; k < C->nmaster; k++) {
-                int dd[3];
-                double X[3];
-                if (!sim_node_dofs(m->subs[C->master_sub], C->master_nodes[k], dd, X)) {
-                    rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
-                                    "contact '%s': master node %ld has no physical DoF", cn,
-                                    C->master_nodes[k]);
-                    goto fail;
-                }
-                for (int a = 0; a < 2; a++)
-                    mark_cand(&d->sub[C->master_sub], dd[a]);
-            }
-        } else if (C->master_kind == TVDS_MASTER_FACES) {
-            if (C->law == TVDS_LAW_PENALTY) {
-                rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
-                                "contact '%s': the penalty law needs a 2D master surface or a "
-                                "rigid master (a face set takes the Lagrange law)",
-                                cn);
-                goto fail;
-            }
-            if (C->dim != 3 || C->master_sub < 0 || C->master_sub >= m->nsub || C->nface < 1 ||
-                !C->face_nn || !C->face_node) {
-                rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
-                                "contact '%s': a face set needs dim 3, a master substructure "
-                                "and at least one face",
-                                cn);
-                goto fail;
-            }
-            for (int f = 0; f < C->nface; f++) {
-                int nn = C->face_nn[f];
-                if (!face_supported(nn)) {
-                    rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
-                                    "contact '%s': face %d has %d nodes (3, 4, 6, 8 or 9)", cn,
-                                    f + 1, nn);
-                    goto fail;
-                }
-                for (int q = 0; q < nn; q++) {
-                    int j = C->face_node[(size_t)f * TVDS_FACE_MAX_NODES + q];
-                    if (j < 0 || j >= C->nmaster) {
-                        rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID, "contact '%s': face %d: bad node",
-                                        cn, f + 1);
-                        goto fail;
-                    }
-                }
-            }
-            for (int k = 0; k < C->nmaster; k++) {
-                int dd[3];
-                double X[3];
-                if (!sim_node_dofs(m->subs[C->master_sub], C->master_nodes[k], dd, X) ||
-                    dd[0] < 0 || dd[1] < 0 || dd[2] < 0) {
-                    rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
-                                    "contact '%s': master node %ld needs ux, uy and uz", cn,
-                                    C->master_nodes[k]);
-                    goto fail;
-                }
-                for (int a = 0; a < 3; a++)
-                    mark_cand(&d->sub[C->master_sub], dd[a]);
-            }
-        } else if (C->master_kind == TVDS_MASTER_DISC) {
-            double nn = 0.0;
-            for (int a = 0; a < 3; a++)
-                nn += C->rigid_normal[a] * C->rigid_normal[a];
-            if (C->dim != 3 || !(nn > 0.0) || C->law == TVDS_LAW_PENALTY) {
-                rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
-                                "contact '%s': a rotating disc needs dim 3, an axis and the "
-                                "Lagrange law",
-                                cn);
-                goto fail;
-            }
-        } else {
-            double nn = 0.0, tt = 0.0;
-            for (int a = 0; a < C->dim; a++) {
-                nn += C->rigid_normal[a] * C->rigid_normal[a];
-                tt += C->rigid_t1[a] * C->rigid_t1[a];
-            }
-            if (!(nn > 0.0) || !(tt > 0.0)) {
-                rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
-                                "contact '%s': rigid master needs a normal and a tangent", cn);
-                goto fail;
-            }
-        }
-        for (int k = 0; k < C->nslave; k++, ip++) {
-            sim_cp *p = &d->cp[ip];
-            p->contact = c;
-            p->node = C->slave_nodes[k];
-            p->dim = C->dim;
-            p->ntan = C->dim == 2 ? 1 : 2;
-            p->seg = -1;
-            p->esub[0] = p->esub[1] = -1;
-            p->e_seg2d = -1;
-            p->e_ver[0][0] = p->e_ver[1][0] = p->e_upv[0] = -1;
-            if (!sim_node_dofs(m->subs[C->slave_sub], p->node, p->sdof, p->X)) {
-                rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
-                                "contact '%s': slave node %ld has no physical DoF", cn, p->node);
-                goto fail;
-            }
-            for (int a = 0; a < C->dim; a++)
-                mark_cand(&d->sub[C->slave_sub], p->sdof[a]);
-            p->Xmag = sqrt(p->X[0] * p->X[0] + p->X[1] * p->X[1] + p->X[2] * p->X[2]);
-            p->pen = C->law == TVDS_LAW_PENALTY;
-            p->state = p->state_prev = C->initially_stuck && !p->pen ? TVDS_STICK : TVDS_OPEN;
-            p->row_n = p->row_t[0] = p->row_t[1] = -1;
-            rmax += 1 + p->ntan;
-            /* Entries of one row: the slave and the master nodes a row can touch. */
-            int ent = SIM_ROW_MAX_CP; /* any kind: the bound */
-            if (C->master_kind == TVDS_MASTER_RIGID || C->master_kind == TVDS_MASTER_DISC)
-                ent = C->dim;
-            if (C->master_kind == TVDS_MASTER_SURFACE || C->master_kind == TVDS_MASTER_SURFACE_C1)
-                ent = 3 * C->dim; /* two master nodes */
-            if (C->master_kind == TVDS_MASTER_FACES) {
-                int nmax = 0;
-                for (int f = 0; f < C->nface; f++)
-                    if (C->face_nn[f] > nmax) nmax = C->face_nn[f];
-                ent = 3 * (1 + nmax);
-            }
-            pool += (1 + p->ntan) * ent;
-        }
+        if (C->dim != 2 && C->dim != 3)
+            return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "contact '%s': dim must be 2 or 3", cn);
+        if (C->slave_sub < 0 || C->slave_sub >= m->nsub)
+            return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "contact '%s': bad slave substructure", cn);
+        int ent = SIM_ROW_MAX_CP, rc = setup_masters(m, d, c, &ent, ctx);
+        if (rc) return rc;
+        rc = setup_points(m, d, c, &ip, ent, rmax, pool, ctx);
+        if (rc) return rc;
     }
-    /* Rigid stick-slip elements: their DoFs are candidates of a stick row (2 entries). */
+    return TVDS_OK;
+nomem:
+    return setup_nomem(ctx);
+}
+
+/* Rigid stick-slip elements: their DoFs are candidates of a stick row (2 entries). */
+static int setup_rigid_elements(const tvds_model *m, tvds_data *d, int *rmax, int *pool,
+                                tvds_ctx *ctx)
+{
     d->nrig = 0;
     for (int e = 0; e < m->nel; e++) {
         const tvds_element *E = &m->elements[e];
@@ -1014,17 +1061,21 @@ int sim_data_setup(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
         for (int k = 0; k < 2; k++) {
             if (k == 1 && E->sub[1] < 0) continue;
             if (E->sub[k] < 0 || E->sub[k] >= m->nsub || E->dof[k] < 0 ||
-                E->dof[k] >= m->subs[E->sub[k]]->n) {
-                rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID, "element '%s': bad DoF",
-                                E->name ? E->name : "?");
-                goto fail;
-            }
+                E->dof[k] >= m->subs[E->sub[k]]->n)
+                return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "element '%s': bad DoF",
+                                  E->name ? E->name : "?");
             mark_cand(&d->sub[E->sub[k]], E->dof[k]);
         }
         d->nrig++;
-        rmax++;
-        pool += 2;
+        (*rmax)++;
+        *pool += 2;
     }
+    return TVDS_OK;
+}
+
+/* The run buffers sized once: rmax constraint rows, pool row entries. */
+static int setup_buffers(const tvds_model *m, tvds_data *d, int rmax, int pool, tvds_ctx *ctx)
+{
     /* Master surface geometry: DoFs, undeformed coordinates and arc length of each node. */
     if (m->ncontact > 0) {
         ALLOC(d->mnodes_dofs, m->ncontact);
@@ -1089,8 +1140,15 @@ int sim_data_setup(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
     ALLOC(d->load_hint, m->nload);
     ALLOC(d->load_val, m->nload);
     ALLOC(d->cand_base, m->nsub);
+    return TVDS_OK;
+nomem:
+    return setup_nomem(ctx);
+}
 
-    /* Candidate flexibilities G = M^-1 restricted to the candidates. */
+/* Candidate flexibilities G = M^-1 restricted to the candidates. */
+static int setup_cand_flex(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
+{
+    int rc;
     for (int i = 0; i < m->nsub; i++) {
         sim_sub *s = &d->sub[i];
         int n = s->n, nc = s->ncand;
@@ -1121,14 +1179,14 @@ int sim_data_setup(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
         }
         if (s->modal) {
             rc = sim_cand_flex(s, NULL, ctx);
-            if (rc) goto fail;
+            if (rc) return rc;
         } else {
             for (int b = 0; b < nc; b++)
                 for (int a = 0; a < nc; a++)
                     s->G[a + (size_t)b * nc] = s->Y[s->cand_dof[a] + (size_t)s->cand_dof[b] * n];
         }
         rc = sim_cand_comp(m->subs[i], s, 0, ctx);
-        if (rc) goto fail;
+        if (rc) return rc;
     }
     ALLOC(d->comp_head, d->ncand_tot);
     ALLOC(d->comp_used, d->ncand_tot);
@@ -1139,18 +1197,22 @@ int sim_data_setup(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
     ALLOC(d->du_c, d->ncand_tot);
     ALLOC(d->du_cv, d->ncand_tot);
     d->du_ver = 1;
+    return TVDS_OK;
+nomem:
+    return setup_nomem(ctx);
+}
 
-    /* Elements. */
+/* Elements: DoF checks, state and force buffers, initial state. */
+static int setup_elements(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
+{
     for (int e = 0; e < m->nel; e++) {
         const tvds_element *E = &m->elements[e];
         for (int k = 0; k < 2; k++) {
             if (k == 1 && E->sub[1] < 0) continue;
             if (E->sub[k] < 0 || E->sub[k] >= m->nsub || E->dof[k] < 0 ||
-                E->dof[k] >= m->subs[E->sub[k]]->n) {
-                rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID, "element '%s': bad DoF",
-                                E->name ? E->name : "?");
-                goto fail;
-            }
+                E->dof[k] >= m->subs[E->sub[k]]->n)
+                return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "element '%s': bad DoF",
+                                  E->name ? E->name : "?");
         }
     }
     d->el_nstate = tvds_elements_state_size(m);
@@ -1167,15 +1229,22 @@ int sim_data_setup(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
     d->fel_used = m->nel > 0;
     for (int i = 0; i < d->ncp; i++)
         d->fel_used |= d->cp[i].pen;
-    rc = tvds_elements_init(m, d->el_state, ctx);
-    if (rc) goto fail;
+    return tvds_elements_init(m, d->el_state, ctx);
+nomem:
+    return setup_nomem(ctx);
+}
 
+/* Master geometry: face topology of face sets; DoFs, undeformed coordinates and arc length of
+ * the nodes of 2D master surfaces. */
+static int setup_master_geometry(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
+{
+    int rc;
     for (int c = 0; c < m->ncontact; c++) {
         const tvds_contact *C = &m->contacts[c];
         if (C->master_kind == TVDS_MASTER_FACES) {
             rc = face_topology(m, d, c, ctx);
             if (rc == TVDS_ERR_NOMEM) goto nomem;
-            if (rc) goto fail;
+            if (rc) return rc;
             continue;
         }
         if (C->master_kind != TVDS_MASTER_SURFACE && C->master_kind != TVDS_MASTER_SURFACE_C1)
@@ -1196,68 +1265,81 @@ int sim_data_setup(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
             if (k > 0) {
                 double dx = X[3 * k] - X[3 * k - 3], dy = X[3 * k + 1] - X[3 * k - 2];
                 S[k] = S[k - 1] + sqrt(dx * dx + dy * dy);
-                if (!(S[k] > S[k - 1])) {
-                    rc = TVDS_ERROR(
+                if (!(S[k] > S[k - 1]))
+                    return TVDS_ERROR(
                         ctx, TVDS_ERR_INVALID, "contact '%s': master nodes %ld and %ld coincide",
                         C->name ? C->name : "?", C->master_nodes[k - 1], C->master_nodes[k]);
-                    goto fail;
-                }
             }
         }
     }
+    return TVDS_OK;
+nomem:
+    return setup_nomem(ctx);
+}
 
-    /* Step size. */
-    {
-        /* tvds_stable_dt from the eigensolutions of sub_setup. */
-        double dtc = INFINITY;
-        for (int i = 0; i < d->nsub; i++)
-            if (!(m->opt.integrator == TVDS_INTEGRATOR_EXACT && d->sub[i].modal) &&
-                d->sub[i].dt_cd < dtc)
-                dtc = d->sub[i].dt_cd;
-        rc = band_dt(m, &dtc, ctx);
-        if (rc) goto fail;
-        double dtp = penalty_stable_dt(m, d);
-        if (dtp < dtc) dtc = dtp;
-        d->h_stable = dtc;
-        if (m->opt.dt_auto) {
-            if (!isfinite(dtc)) {
-                rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
-                                "no finite stable step (no stiffness): set an explicit dt");
-                goto fail;
-            }
-            d->h = m->opt.dt_safety * dtc;
-        } else {
-            d->h = m->opt.dt;
-            if (!(d->h > 0.0)) {
-                rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID, "time step dt = %g must be > 0", d->h);
-                goto fail;
-            }
-            if (d->h > dtc && !m->opt.allow_unstable_dt) {
-                rc = TVDS_ERROR(ctx, TVDS_ERR_UNSTABLE_DT,
-                                "time step dt = %.6g s is above the stability limit %.6g s of "
-                                "central differences (set allow_unstable_dt to force it)",
-                                d->h, dtc);
-                goto fail;
-            }
-        }
-        /* A step count no one means (dt = 1e-300 would run for ever): say how many, refuse
-         * above [run] max_steps unless asked. */
-        double nsteps = ceil(m->opt.t_end / d->h);
-        if (m->opt.max_steps > 0 && !(nsteps <= (double)m->opt.max_steps)) {
-            rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
-                            "t_end = %g s with dt = %.6g s takes %.3g steps, more than [run] "
-                            "max_steps = %ld (raise max_steps, or 0 for no limit, if this is "
-                            "meant)",
-                            m->opt.t_end, d->h, nsteps, m->opt.max_steps);
-            goto fail;
-        }
+/* The step: tvds_stable_dt from the eigensolutions of sub_setup, the band of interest and the
+ * penalty springs; then dt = auto or the given dt, checked against it and [run] max_steps. */
+static int setup_step(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
+{
+    int rc;
+    double dtc = INFINITY;
+    for (int i = 0; i < d->nsub; i++)
+        if (!(m->opt.integrator == TVDS_INTEGRATOR_EXACT && d->sub[i].modal) &&
+            d->sub[i].dt_cd < dtc)
+            dtc = d->sub[i].dt_cd;
+    rc = band_dt(m, &dtc, ctx);
+    if (rc) return rc;
+    double dtp = penalty_stable_dt(m, d);
+    if (dtp < dtc) dtc = dtp;
+    d->h_stable = dtc;
+    if (m->opt.dt_auto) {
+        if (!isfinite(dtc))
+            return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                              "no finite stable step (no stiffness): set an explicit dt");
+        d->h = m->opt.dt_safety * dtc;
+    } else {
+        d->h = m->opt.dt;
+        if (!(d->h > 0.0))
+            return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "time step dt = %g must be > 0", d->h);
+        if (d->h > dtc && !m->opt.allow_unstable_dt)
+            return TVDS_ERROR(ctx, TVDS_ERR_UNSTABLE_DT,
+                              "time step dt = %.6g s is above the stability limit %.6g s of "
+                              "central differences (set allow_unstable_dt to force it)",
+                              d->h, dtc);
     }
+    /* A step count no one means (dt = 1e-300 would run for ever): say how many, refuse
+     * above [run] max_steps unless asked. */
+    double nsteps = ceil(m->opt.t_end / d->h);
+    if (m->opt.max_steps > 0 && !(nsteps <= (double)m->opt.max_steps))
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                          "t_end = %g s with dt = %.6g s takes %.3g steps, more than [run] "
+                          "max_steps = %ld (raise max_steps, or 0 for no limit, if this is "
+                          "meant)",
+                          m->opt.t_end, d->h, nsteps, m->opt.max_steps);
+    return TVDS_OK;
+}
 
+int sim_data_setup(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
+{
+    *pd = NULL;
+    int rc = setup_check(m, ctx);
+    if (rc) return rc;
+    tvds_data *d = tvds_calloc(1, sizeof *d);
+    if (!d) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory (run data)");
+    d->nsub = m->nsub;
+    d->method = m->opt.method;
+    int rmax = m->nbil, pool = 0;
+    if ((rc = setup_subs(m, d, ctx)) || (rc = setup_bilaterals(m, d, &pool, ctx)) ||
+        (rc = setup_contacts(m, d, &rmax, &pool, ctx)) ||
+        (rc = setup_rigid_elements(m, d, &rmax, &pool, ctx)) ||
+        (rc = setup_buffers(m, d, rmax, pool, ctx)) || (rc = setup_cand_flex(m, d, ctx)) ||
+        (rc = setup_elements(m, d, ctx)) || (rc = setup_master_geometry(m, d, ctx)) ||
+        (rc = setup_step(m, d, ctx)))
+        goto fail;
     if (m->opt.integrator == TVDS_INTEGRATOR_EXACT) {
         rc = sim_exact_setup(m, d, ctx);
         if (rc) goto fail;
     }
-
     rc = sim_channels_create(m, d);
     if (rc == TVDS_ERR_INVALID) {
         rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
@@ -1270,9 +1352,6 @@ int sim_data_setup(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
     }
     *pd = d;
     return TVDS_OK;
-
-nomem:
-    rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory (run data)");
 fail:
     tvds_data_free(&d);
     return rc;
