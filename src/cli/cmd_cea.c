@@ -353,232 +353,252 @@ static void points_signature(int argc, char **argv, const char *inputs, char *bu
         if (*p == '\n' || *p == '\r') *p = ' ';
 }
 
-int tvds_cmd_cea(int argc, char **argv)
+/* ---- The command ------------------------------------------------------------------------- */
+
+/* What the command line asks for. */
+typedef struct cea_args {
+    const char *case_path, *outdir, *cname;
+    tvds_cli_sets sets; /* --set overrides */
+    tvds_cea_options o;
+    int npos, have_s0, have_s1, norefine, noundamped, nolateral, quiet, resume;
+    double s0, s1;
+} cea_args;
+
+/* Parse the command line into *a (a->sets holds the --set list). Returns -1 to go on, else the
+ * exit code (0 after --help, 2 after an error it printed). */
+static int cea_parse(int argc, char **argv, cea_args *a)
 {
-    const char *case_path = NULL, *outdir = NULL, *cname = NULL, *val;
-    tvds_cli_sets sets = {0};
-    tvds_cea_options o = tvds_cea_options_default();
-    int npos = 101, have_s0 = 0, have_s1 = 0, rc = 2, r, norefine = 0, noundamped = 0,
-        nolateral = 0;
-    double s0 = 0.0, s1 = 0.0, v;
-    int quiet = 0, resume = 0;
-    const tvds_cli_opt opts[] = {{"--output", "-o", &outdir, NULL, 0},
-                                 {"--quiet", "-q", NULL, &quiet, 1},
-                                 {"--resume", NULL, NULL, &resume, 1},
-                                 {"--contact", NULL, &cname, NULL, 0},
-                                 {"--no-refine", NULL, NULL, &norefine, 1},
-                                 {"--no-undamped", NULL, NULL, &noundamped, 1},
-                                 {"--no-lateral-damping", NULL, NULL, &nolateral, 1},
+    const char *val;
+    double v;
+    int r;
+    tvds_cea_options *o = &a->o;
+    const tvds_cli_opt opts[] = {{"--output", "-o", &a->outdir, NULL, 0},
+                                 {"--quiet", "-q", NULL, &a->quiet, 1},
+                                 {"--resume", NULL, NULL, &a->resume, 1},
+                                 {"--contact", NULL, &a->cname, NULL, 0},
+                                 {"--no-refine", NULL, NULL, &a->norefine, 1},
+                                 {"--no-undamped", NULL, NULL, &a->noundamped, 1},
+                                 {"--no-lateral-damping", NULL, NULL, &a->nolateral, 1},
                                  {NULL, NULL, NULL, NULL, 0}};
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (tvds_cli_is_help(a)) {
+        const char *arg = argv[i];
+        if (tvds_cli_is_help(arg)) {
             cea_help(stdout);
-            tvds_cli_sets_free(&sets);
             return 0;
         } else if ((r = tvds_cli_opt_table(argc, argv, &i, opts)) != 0) {
-            if (r < 0) goto usage_fail;
+            if (r < 0) return 2;
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--positions", NULL, &val)) != 0) {
-            if (r < 0) goto usage_fail;
+            if (r < 0) return 2;
             if (tvds_cli_parse_double(val, &v) || v < 1 || v > 1e6 || v != floor(v)) {
                 tvds_cli_usage_error("cea: --positions %s: expected an integer >= 1", val);
-                goto usage_fail;
+                return 2;
             }
-            npos = (int)v;
+            a->npos = (int)v;
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--s0", NULL, &val)) != 0) {
-            if (r < 0) goto usage_fail;
-            if (tvds_cli_parse_double(val, &s0)) {
+            if (r < 0) return 2;
+            if (tvds_cli_parse_double(val, &a->s0)) {
                 tvds_cli_usage_error("cea: --s0 %s: expected a position [m]", val);
-                goto usage_fail;
+                return 2;
             }
-            have_s0 = 1;
+            a->have_s0 = 1;
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--s1", NULL, &val)) != 0) {
-            if (r < 0) goto usage_fail;
-            if (tvds_cli_parse_double(val, &s1)) {
+            if (r < 0) return 2;
+            if (tvds_cli_parse_double(val, &a->s1)) {
                 tvds_cli_usage_error("cea: --s1 %s: expected a position [m]", val);
-                goto usage_fail;
+                return 2;
             }
-            have_s1 = 1;
+            a->have_s1 = 1;
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--modes", NULL, &val)) != 0) {
-            if (r < 0) goto usage_fail;
+            if (r < 0) return 2;
             if (tvds_cli_parse_double(val, &v) || v < 1 || v > 10000 || v != floor(v)) {
                 tvds_cli_usage_error("cea: --modes %s: expected an integer >= 1", val);
-                goto usage_fail;
+                return 2;
             }
-            o.nmodes = (int)v;
+            o->nmodes = (int)v;
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--chi", NULL, &val)) != 0) {
-            if (r < 0) goto usage_fail;
+            if (r < 0) return 2;
             if (tvds_cli_parse_double(val, &v) || (v != 1.0 && v != -1.0)) {
                 tvds_cli_usage_error("cea: --chi %s: expected +1 or -1", val);
-                goto usage_fail;
+                return 2;
             }
-            o.chi = v;
+            o->chi = v;
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--slave", NULL, &val)) != 0) {
-            if (r < 0) goto usage_fail;
+            if (r < 0) return 2;
             if (strcmp(val, "all") == 0) {
-                o.slave = TVDS_CEA_ALL_SLAVES;
+                o->slave = TVDS_CEA_ALL_SLAVES;
             } else if (tvds_cli_parse_double(val, &v) || v < 0 || v > 1e6 || v != floor(v)) {
                 tvds_cli_usage_error("cea: --slave %s: expected an index >= 0 or 'all'", val);
-                goto usage_fail;
+                return 2;
             } else {
-                o.slave = (int)v;
+                o->slave = (int)v;
             }
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--t-eval", NULL, &val)) != 0) {
-            if (r < 0) goto usage_fail;
+            if (r < 0) return 2;
             if (tvds_cli_parse_double(val, &v) || v < 0) {
                 tvds_cli_usage_error("cea: --t-eval %s: expected a time >= 0 [s]", val);
-                goto usage_fail;
+                return 2;
             }
-            o.t_eval = v;
+            o->t_eval = v;
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--threads", NULL, &val)) != 0) {
-            if (r < 0) goto usage_fail;
+            if (r < 0) return 2;
             if (tvds_cli_parse_double(val, &v) || v < 1 || v > 1024 || v != floor(v)) {
                 tvds_cli_usage_error("cea: --threads %s: expected an integer >= 1", val);
-                goto usage_fail;
+                return 2;
             }
-            o.nthreads = (int)v;
+            o->nthreads = (int)v;
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--mirror", NULL, &val)) != 0) {
-            if (r < 0) goto usage_fail;
+            if (r < 0) return 2;
             if (!strcmp(val, "x") || !strcmp(val, "y") || !strcmp(val, "z")) {
-                o.mirror = 1 + (val[0] - 'x');
+                o->mirror = 1 + (val[0] - 'x');
             } else {
                 tvds_cli_usage_error("cea: --mirror %s: expected x, y or z (the plane x = 0, "
                                      "y = 0 or z = 0)",
                                      val);
-                goto usage_fail;
+                return 2;
             }
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--state", NULL, &val)) != 0) {
-            if (r < 0) goto usage_fail;
+            if (r < 0) return 2;
             if (!strcmp(val, "deformed"))
-                o.state = TVDS_CEA_DEFORMED;
+                o->state = TVDS_CEA_DEFORMED;
             else if (!strcmp(val, "undeformed"))
-                o.state = TVDS_CEA_UNDEFORMED;
+                o->state = TVDS_CEA_UNDEFORMED;
             else {
                 tvds_cli_usage_error("cea: --state %s: expected deformed or undeformed", val);
-                goto usage_fail;
+                return 2;
             }
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--ds-min", NULL, &val)) != 0) {
-            if (r < 0) goto usage_fail;
+            if (r < 0) return 2;
             if (tvds_cli_parse_double(val, &v) || !(v > 0)) {
                 tvds_cli_usage_error("cea: --ds-min %s: expected a positive length [m]", val);
-                goto usage_fail;
+                return 2;
             }
-            o.ds_min = v;
+            o->ds_min = v;
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--shift-hz", NULL, &val)) != 0) {
-            if (r < 0) goto usage_fail;
+            if (r < 0) return 2;
             double fs;
             if (tvds_cli_parse_double(val, &fs) || !(fs > 0) || !isfinite(fs)) {
                 tvds_cli_usage_error("cea: --shift-hz %s: expected a frequency > 0 [Hz]", val);
-                goto usage_fail;
+                return 2;
             }
-            o.shift_hz = fs;
+            o->shift_hz = fs;
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--solver", NULL, &val)) != 0) {
-            if (r < 0) goto usage_fail;
+            if (r < 0) return 2;
             if (!strcmp(val, "auto"))
-                o.solver = TVDS_CEA_AUTO;
+                o->solver = TVDS_CEA_AUTO;
             else if (!strcmp(val, "qz"))
-                o.solver = TVDS_CEA_QZ;
+                o->solver = TVDS_CEA_QZ;
             else if (!strcmp(val, "standard"))
-                o.solver = TVDS_CEA_STANDARD;
+                o->solver = TVDS_CEA_STANDARD;
             else if (!strcmp(val, "arpack"))
-                o.solver = TVDS_CEA_ARPACK;
+                o->solver = TVDS_CEA_ARPACK;
             else {
                 tvds_cli_usage_error("cea: --solver %s: expected auto, qz, standard or arpack",
                                      val);
-                goto usage_fail;
+                return 2;
             }
-        } else if ((r = tvds_cli_case_or_set(argc, argv, &i, "cea", &sets, &case_path)) != 0) {
-            rc = r;
-            goto usage_fail;
+        } else if ((r = tvds_cli_case_or_set(argc, argv, &i, "cea", &a->sets, &a->case_path)) !=
+                   0) {
+            return r;
         }
     }
-    if (!case_path) {
+    if (!a->case_path) {
         tvds_cli_usage_error("cea: missing CASE (see 'tvds cea --help')");
-        goto usage_fail;
+        return 2;
     }
+    return -1;
+}
 
+/* One CEA from the case read to the cleanup (cea_job_free). */
+typedef struct cea_job {
     tvds_ctx ctx;
-    tvds_model *m = NULL;
-    tvds_cea_result *res = NULL, *und = NULL;
-    tvds_outdir *od = NULL;
-    double *s = NULL;
-    char *dir = NULL;
-    cea_cb cb;
-    memset(&cb, 0, sizeof cb);
-    cb.fd = -1;
-    points_known known;
-    memset(&known, 0, sizeof known);
-    /* The overrides again for the inputs' hash (tvds_cli_read_case frees the list). */
-    tvds_cli_sets sets_copy = {0};
-    for (int i = 0; i < sets.n; i++)
-        if (tvds_cli_sets_add(&sets_copy, sets.v[i])) {
-            tvds_cli_sets_free(&sets_copy);
-            tvds_cli_sets_free(&sets);
-            return tvds_cli_report(TVDS_ERR_NOMEM, NULL);
-        }
-    /* From here a stop signal is a clean stop (the CEA sees the flag before its first
-     * position), not a kill half way through the set-up. */
-    tvds_cli_sigint(1);
-    if ((rc = tvds_cli_read_case(case_path, &sets, &m, &ctx)) != 0) {
-        tvds_cli_sigint(0);
-        tvds_cli_sets_free(&sets_copy);
-        return rc;
-    }
-    int contact = 0;
+    tvds_model *m;
+    tvds_cea_result *res, *und; /* the damped and the undamped locus */
+    tvds_outdir *od;
+    double *s;          /* the positions */
+    char *dir;          /* the default output directory */
+    cea_cb cb;          /* progress and journal */
+    points_known known; /* positions of the journal (--resume) */
+    tvds_cli_sets sets_copy;
+    int contact, all_contacts;
+    char ppath[4200], psig[8192]; /* the journal and its first line */
+    struct timespec t0, t1;       /* the solve */
+} cea_job;
+
+static void cea_job_free(cea_job *j)
+{
+    tvds_cli_sigint(0);
+    tvds_cli_sets_free(&j->sets_copy);
+    if (j->cb.fd >= 0) close(j->cb.fd);
+    points_known_free(&j->known);
+    tvds_outdir_close(&j->od);
+    tvds_cea_result_free(&j->res);
+    tvds_cea_result_free(&j->und);
+    tvds_model_free(&j->m);
+    tvds_free(j->s);
+    tvds_free(j->dir);
+}
+
+/* The contact, the positions (by default the master's length or the path over a face set) and
+ * the output directory (by default out/NAME/cea). Returns 0 or the exit code. */
+static int cea_positions(cea_args *a, cea_job *j)
+{
+    tvds_model *m = j->m;
+    const char *cname = a->cname, *case_path = a->case_path;
+    int contact = 0, npos = a->npos;
     if (m->ncontact < 1) {
         fprintf(stderr, "tvds: %s: the case has no contact to analyse\n", case_path);
-        rc = 2;
-        goto out;
+        return 2;
     }
-    int all_contacts = cname && !strcmp(cname, "all");
-    if (cname && !all_contacts) {
+    j->all_contacts = cname && !strcmp(cname, "all");
+    if (cname && !j->all_contacts) {
         contact = -1;
         for (int c = 0; c < m->ncontact; c++)
             if (m->contacts[c].name && !strcmp(m->contacts[c].name, cname)) contact = c;
         if (contact < 0) {
             fprintf(stderr, "tvds: %s: no contact '%s'\n", case_path, cname);
-            rc = 2;
-            goto out;
+            return 2;
         }
     }
-    if ((!have_s0 || !have_s1) && m->contacts[contact].master_kind == TVDS_MASTER_FACES) {
+    j->contact = contact;
+    if ((!a->have_s0 || !a->have_s1) && m->contacts[contact].master_kind == TVDS_MASTER_FACES) {
         /* Face set: the travel over which the active slave nodes stay on it. */
         double lo, hi;
-        if (tvds_cea_path_range(m, contact, o.slave, o.t_eval, &lo, &hi, &ctx) != TVDS_OK) {
-            fprintf(stderr, "tvds: %s (give --s0 and --s1)\n", ctx.msg);
-            rc = 2;
-            goto out;
+        if (tvds_cea_path_range(m, contact, a->o.slave, a->o.t_eval, &lo, &hi, &j->ctx) !=
+            TVDS_OK) {
+            fprintf(stderr, "tvds: %s (give --s0 and --s1)\n", j->ctx.msg);
+            return 2;
         }
-        if (!have_s0) s0 = lo;
-        if (!have_s1) s1 = hi;
-    } else if (!have_s0 || !have_s1) {
+        if (!a->have_s0) a->s0 = lo;
+        if (!a->have_s1) a->s1 = hi;
+    } else if (!a->have_s0 || !a->have_s1) {
         double L;
-        if (tvds_cea_surface_length(m, contact, &L, &ctx) != TVDS_OK) {
-            fprintf(stderr, "tvds: %s (give --s0 and --s1)\n", ctx.msg);
-            rc = 2;
-            goto out;
+        if (tvds_cea_surface_length(m, contact, &L, &j->ctx) != TVDS_OK) {
+            fprintf(stderr, "tvds: %s (give --s0 and --s1)\n", j->ctx.msg);
+            return 2;
         }
-        if (!have_s0) s0 = 0.0;
-        if (!have_s1) s1 = L;
+        if (!a->have_s0) a->s0 = 0.0;
+        if (!a->have_s1) a->s1 = L;
     }
-    s = tvds_malloc((size_t)npos * sizeof *s);
-    if (!s) {
-        rc = tvds_cli_report(TVDS_ERR_NOMEM, NULL);
-        goto out;
-    }
+    j->s = tvds_malloc((size_t)npos * sizeof *j->s);
+    if (!j->s) return tvds_cli_report(TVDS_ERR_NOMEM, NULL);
     for (int i = 0; i < npos; i++)
-        s[i] = npos == 1 ? s0 : s0 + (s1 - s0) * i / (npos - 1);
-    if (!outdir) {
+        j->s[i] = npos == 1 ? a->s0 : a->s0 + (a->s1 - a->s0) * i / (npos - 1);
+    if (!a->outdir) {
         const char *name = m->name ? m->name : "case";
         size_t len = strlen(name) + 16;
-        dir = tvds_malloc(len);
-        if (!dir) {
-            rc = tvds_cli_report(TVDS_ERR_NOMEM, NULL);
-            goto out;
-        }
-        snprintf(dir, len, "out/%s/cea", name);
-        outdir = dir;
+        j->dir = tvds_malloc(len);
+        if (!j->dir) return tvds_cli_report(TVDS_ERR_NOMEM, NULL);
+        snprintf(j->dir, len, "out/%s/cea", name);
+        a->outdir = j->dir;
     }
+    return 0;
+}
+
+/* The output directory, locked and cleared of an earlier CEA's outputs, status "running", and
+ * the journal of solved positions (read back with --resume). Returns 0 or the exit code. */
+static int cea_outdir(int argc, char **argv, const cea_args *a, cea_job *j)
+{
+    const char *outdir = a->outdir;
     /* The directory belongs to this command while it runs; the outputs of an earlier CEA there
      * go first, so that an interrupted or failed one leaves nothing that looks current. */
     static const char *const owned[] = {"locus.csv",
@@ -597,133 +617,115 @@ int tvds_cmd_cea(int argc, char **argv)
                                         "status.json.tmp",
                                         "cea.points"};
     /* Without --resume the journal of an earlier CEA goes too (the last name of owned). */
-    int nowned = (int)(sizeof owned / sizeof *owned) - (resume ? 1 : 0);
-    char ppath[4200], psig[8192], inputs[17];
-    rc = tvds_outdir_open(outdir, &od, &ctx);
-    if (!rc) rc = tvds_sweep_inputs_hash(case_path, sets_copy.v, sets_copy.n, inputs, &ctx);
-    if (rc) {
-        rc = tvds_cli_report(rc, &ctx);
-        goto out;
-    }
-    snprintf(ppath, sizeof ppath, "%s/cea.points", outdir);
-    points_signature(argc, argv, inputs, psig, sizeof psig);
+    int nowned = (int)(sizeof owned / sizeof *owned) - (a->resume ? 1 : 0);
+    char inputs[17], *ppath = j->ppath, *psig = j->psig;
+    int rc = tvds_outdir_open(outdir, &j->od, &j->ctx);
+    if (!rc)
+        rc = tvds_sweep_inputs_hash(a->case_path, j->sets_copy.v, j->sets_copy.n, inputs, &j->ctx);
+    if (rc) return tvds_cli_report(rc, &j->ctx);
+    snprintf(ppath, sizeof j->ppath, "%s/cea.points", outdir);
+    points_signature(argc, argv, inputs, psig, sizeof j->psig);
     long pcut = 0;
-    if (resume && (rc = points_read(ppath, psig, &known, &pcut)) != 0) goto out;
-    rc = tvds_outdir_clear(od, owned, nowned, &ctx);
-    if (!rc) rc = cea_status(outdir, "running", NULL, npos, NULL, &ctx);
+    if (a->resume && (rc = points_read(ppath, psig, &j->known, &pcut)) != 0) return rc;
+    rc = tvds_outdir_clear(j->od, owned, nowned, &j->ctx);
+    if (!rc) rc = cea_status(outdir, "running", NULL, a->npos, NULL, &j->ctx);
     if (!rc) {
-        cb.fd = open(ppath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+        j->cb.fd = open(ppath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
         struct stat st;
-        if (cb.fd < 0 || fstat(cb.fd, &st) != 0)
-            rc = TVDS_ERROR(&ctx, TVDS_ERR_IO, "%s: cannot open: %s", ppath, strerror(errno));
+        if (j->cb.fd < 0 || fstat(j->cb.fd, &st) != 0)
+            rc = TVDS_ERROR(&j->ctx, TVDS_ERR_IO, "%s: cannot open: %s", ppath, strerror(errno));
         else if (st.st_size == 0) {
             size_t sl = strlen(psig);
             psig[sl] = '\n';
-            if (write(cb.fd, psig, sl + 1) != (ssize_t)(sl + 1))
-                rc = TVDS_ERROR(&ctx, TVDS_ERR_WRITE, "%s: write failed: %s", ppath,
+            if (write(j->cb.fd, psig, sl + 1) != (ssize_t)(sl + 1))
+                rc = TVDS_ERROR(&j->ctx, TVDS_ERR_WRITE, "%s: write failed: %s", ppath,
                                 strerror(errno));
             psig[sl] = '\0';
         }
     }
-    if (rc) {
-        rc = tvds_cli_report(rc, &ctx);
-        goto out;
-    }
-    if (resume && !quiet)
+    if (rc) return tvds_cli_report(rc, &j->ctx);
+    if (a->resume && !a->quiet)
         fprintf(stderr,
                 "cea: resuming: %d positions of the damped locus and %d of the undamped "
                 "one already in %s%s\n",
-                known.n[0], known.n[1], ppath,
+                j->known.n[0], j->known.n[1], ppath,
                 pcut ? " (its last record, cut short, removed)" : "");
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    if (norefine) o.refine = 0;
-    if (nolateral) o.no_lateral = 1;
-    o.stop = tvds_cli_stop_flag();
-    tvds_cli_progress_init(&cb.pg, quiet, "cea");
-    o.progress = tvds_cli_progress_positions;
-    o.solved = journal_solved;
-    o.user = &cb;
-    o.known = known.v[0];
-    o.nknown = known.n[0];
-    int run_contact = all_contacts ? TVDS_CEA_ALL_CONTACTS : contact;
-    rc = tvds_cea_run(m, run_contact, s, npos, &o, &res, &ctx);
-    if (!rc && !noundamped) {
-        tvds_cea_options ou = o;
+    return 0;
+}
+
+/* The damped locus, then the undamped one; a stop keeps what was finished (status
+ * "interrupted"). Returns 0 or the exit code. */
+static int cea_solve(cea_args *a, cea_job *j)
+{
+    tvds_cea_options *o = &a->o;
+    cea_cb *cb = &j->cb;
+    const char *outdir = a->outdir;
+    clock_gettime(CLOCK_MONOTONIC, &j->t0);
+    if (a->norefine) o->refine = 0;
+    if (a->nolateral) o->no_lateral = 1;
+    o->stop = tvds_cli_stop_flag();
+    tvds_cli_progress_init(&cb->pg, a->quiet, "cea");
+    o->progress = tvds_cli_progress_positions;
+    o->solved = journal_solved;
+    o->user = cb;
+    o->known = j->known.v[0];
+    o->nknown = j->known.n[0];
+    int run_contact = j->all_contacts ? TVDS_CEA_ALL_CONTACTS : j->contact;
+    int rc = tvds_cea_run(j->m, run_contact, j->s, a->npos, o, &j->res, &j->ctx);
+    if (!rc && !a->noundamped) {
+        tvds_cea_options ou = *o;
         ou.undamped = 1;
-        ou.known = known.v[1];
-        ou.nknown = known.n[1];
-        cb.kind = 1;
-        cb.pg.prefix = "cea (undamped)";
-        rc = tvds_cea_run(m, run_contact, s, npos, &ou, &und, &ctx);
+        ou.known = j->known.v[1];
+        ou.nknown = j->known.n[1];
+        cb->kind = 1;
+        cb->pg.prefix = "cea (undamped)";
+        rc = tvds_cea_run(j->m, run_contact, j->s, a->npos, &ou, &j->und, &j->ctx);
     }
-    tvds_cli_progress_clear(&cb.pg);
-    if (cb.failed)
+    tvds_cli_progress_clear(&cb->pg);
+    if (cb->failed)
         fprintf(stderr,
                 "tvds: warning: %s: write failed: %s (the positions after it are not kept for "
                 "--resume)\n",
-                ppath, strerror(cb.err));
-    clock_gettime(CLOCK_MONOTONIC, &t1);
+                j->ppath, strerror(cb->err));
+    clock_gettime(CLOCK_MONOTONIC, &j->t1);
     if (rc == TVDS_ERR_INTERRUPTED) {
         /* Keep what was finished: the damped locus (partial when it was the one stopped),
          * and the undamped one when it had begun. */
         int sig = (int)*tvds_cli_stop_flag();
-        char why[sizeof ctx.msg + 32];
-        snprintf(why, sizeof why, "%s (%s)", ctx.msg, tvds_cli_signal_name(sig));
+        char why[sizeof j->ctx.msg + 32];
+        snprintf(why, sizeof why, "%s (%s)", j->ctx.msg, tvds_cli_signal_name(sig));
         tvds_ctx wctx;
         tvds_ctx_init(&wctx);
         int wrc = TVDS_OK;
-        if (res) wrc = tvds_cea_write_csv(res, outdir, &wctx);
-        if (!wrc && und) wrc = tvds_cea_write_csv_tag(und, outdir, "_undamped", &wctx);
-        if (!wrc) wrc = cea_status(outdir, "interrupted", why, npos, res, &wctx);
+        if (j->res) wrc = tvds_cea_write_csv(j->res, outdir, &wctx);
+        if (!wrc && j->und) wrc = tvds_cea_write_csv_tag(j->und, outdir, "_undamped", &wctx);
+        if (!wrc) wrc = cea_status(outdir, "interrupted", why, a->npos, j->res, &wctx);
         if (wrc) tvds_cli_report(wrc, &wctx);
-        rc = tvds_cli_report(rc, &ctx);
-        if (res)
+        rc = tvds_cli_report(rc, &j->ctx);
+        if (j->res)
             fprintf(stderr,
                     "tvds: cea: %d positions of the damped locus%s written to %s/locus.csv "
                     "(partial: see %s/status.json)\n",
-                    res->npos, und ? " and the undamped one begun" : "", outdir, outdir);
-        goto out;
+                    j->res->npos, j->und ? " and the undamped one begun" : "", outdir, outdir);
+        return rc;
     }
-    if (rc) {
-        rc = tvds_cli_report(rc, &ctx);
-        goto out;
-    }
-    /* Predicted growth along the case's own path (its slave from its start, 0 .. t_end). */
-    double s_ini;
-    int have_path =
-        m->opt.t_end > 0 &&
-        tvds_cea_slave_abscissa(m, contact, o.slave < 0 ? 0 : o.slave, &s_ini, &ctx) == TVDS_OK;
-    if (have_path) {
-        rc = tvds_cea_growth(res, m, contact, s_ini, m->opt.t_end, 0.0, &ctx);
-        if (!rc && und) rc = tvds_cea_growth(und, m, contact, s_ini, m->opt.t_end, 0.0, &ctx);
-        if (rc) {
-            rc = tvds_cli_report(rc, &ctx);
-            goto out;
-        }
-    }
-    rc = tvds_cea_write_csv(res, outdir, &ctx);
-    if (!rc && und) rc = tvds_cea_write_csv_tag(und, outdir, "_undamped", &ctx);
-    if (!rc) rc = cea_status(outdir, "ok", NULL, npos, res, &ctx);
-    if (!rc) {
-        /* Every position is in locus.csv now: the journal is no longer needed. */
-        close(cb.fd);
-        cb.fd = -1;
-        remove(ppath);
-    }
-    if (rc) {
-        rc = tvds_cli_report(rc, &ctx);
-        goto out;
-    }
-    int prc = tvds_cea_plot(res, outdir, &ctx);
-    printf("cea: %s, contact '%s', mu = %g, chi = %+g\n", case_path,
-           m->contacts[contact].name ? m->contacts[contact].name : "?", m->contacts[contact].mu_k,
-           res->chi);
+    if (rc) return tvds_cli_report(rc, &j->ctx);
+    return 0;
+}
+
+/* The summary on stdout (and the fallback warning of ARPACK on stderr). */
+static void cea_summary(const cea_args *a, const cea_job *j)
+{
+    const tvds_cea_result *res = j->res, *und = j->und;
+    const tvds_contact *C = &j->m->contacts[j->contact];
+    const char *outdir = a->outdir;
+    printf("cea: %s, contact '%s', mu = %g, chi = %+g\n", a->case_path, C->name ? C->name : "?",
+           C->mu_k, res->chi);
     printf("  %d positions on [%g, %g] m (%d given, %d added by refinement down to %.3g m%s), "
            "%d DoFs -> %d after primal assembly, %d branches, %.3f s\n",
-           res->npos, s0, s1, npos, res->nrefined, res->ds_min, res->capped ? ", capped" : "",
-           res->ndof, res->nred, res->nbranch,
-           (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
+           res->npos, a->s0, a->s1, a->npos, res->nrefined, res->ds_min,
+           res->capped ? ", capped" : "", res->ndof, res->nred, res->nbranch,
+           (double)(j->t1.tv_sec - j->t0.tv_sec) + 1e-9 * (double)(j->t1.tv_nsec - j->t0.tv_nsec));
     {
         double lmin = INFINITY, lmax = -INFINITY;
         for (int i = 0; i < res->npos; i++) {
@@ -731,8 +733,8 @@ int tvds_cmd_cea(int argc, char **argv)
             if (res->lambda_n[i] > lmax) lmax = res->lambda_n[i];
         }
         printf("  linearised about the %s state; static normal force %.6g ... %.6g N\n",
-               o.state == TVDS_CEA_DEFORMED ? "deformed (preloaded sliding)" : "undeformed", lmin,
-               lmax);
+               a->o.state == TVDS_CEA_DEFORMED ? "deformed (preloaded sliding)" : "undeformed",
+               lmin, lmax);
     }
     printf("  largest backward error of the eigenpairs %.2g%s\n", res->resid_max,
            res->resid_max > 1e-8 ? " (inaccurate: try --solver qz or standard)" : "");
@@ -764,29 +766,78 @@ int tvds_cmd_cea(int argc, char **argv)
         if (und->nwin) printf(", max Re %.4g 1/s (%s/unstable_undamped.csv)\n", rmax, outdir);
     }
     printf("  %s/locus.csv, %s/unstable.csv\n", outdir, outdir);
+}
+
+/* The predicted growth along the case's own path, locus.csv and unstable.csv (damped and
+ * undamped), status "ok", the journal removed, the plots and the summary. Returns 0 or the
+ * exit code. */
+static int cea_output(const cea_args *a, cea_job *j)
+{
+    tvds_model *m = j->m;
+    const char *outdir = a->outdir;
+    int contact = j->contact, rc;
+    /* Predicted growth along the case's own path (its slave from its start, 0 .. t_end). */
+    double s_ini;
+    int have_path =
+        m->opt.t_end > 0 && tvds_cea_slave_abscissa(m, contact, a->o.slave < 0 ? 0 : a->o.slave,
+                                                    &s_ini, &j->ctx) == TVDS_OK;
+    if (have_path) {
+        rc = tvds_cea_growth(j->res, m, contact, s_ini, m->opt.t_end, 0.0, &j->ctx);
+        if (!rc && j->und)
+            rc = tvds_cea_growth(j->und, m, contact, s_ini, m->opt.t_end, 0.0, &j->ctx);
+        if (rc) return tvds_cli_report(rc, &j->ctx);
+    }
+    rc = tvds_cea_write_csv(j->res, outdir, &j->ctx);
+    if (!rc && j->und) rc = tvds_cea_write_csv_tag(j->und, outdir, "_undamped", &j->ctx);
+    if (!rc) rc = cea_status(outdir, "ok", NULL, a->npos, j->res, &j->ctx);
+    if (!rc) {
+        /* Every position is in locus.csv now: the journal is no longer needed. */
+        close(j->cb.fd);
+        j->cb.fd = -1;
+        remove(j->ppath);
+    }
+    if (rc) return tvds_cli_report(rc, &j->ctx);
+    int prc = tvds_cea_plot(j->res, outdir, &j->ctx);
+    cea_summary(a, j);
     if (prc == TVDS_WARN_NO_GNUPLOT) {
-        fprintf(stderr, "tvds: warning: %s\n", ctx.msg);
+        fprintf(stderr, "tvds: warning: %s\n", j->ctx.msg);
     } else if (prc != TVDS_OK) {
-        rc = tvds_cli_report(prc, &ctx);
-        goto out;
+        return tvds_cli_report(prc, &j->ctx);
     } else {
         printf("  %s/locus.png, %s/stability.png\n", outdir, outdir);
     }
-    rc = 0;
-out:
-    tvds_cli_sigint(0);
-    tvds_cli_sets_free(&sets_copy);
-    if (cb.fd >= 0) close(cb.fd);
-    points_known_free(&known);
-    tvds_outdir_close(&od);
-    tvds_cea_result_free(&res);
-    tvds_cea_result_free(&und);
-    tvds_model_free(&m);
-    tvds_free(s);
-    tvds_free(dir);
-    return rc;
+    return 0;
+}
 
-usage_fail:
-    tvds_cli_sets_free(&sets);
+int tvds_cmd_cea(int argc, char **argv)
+{
+    cea_args a = {.o = tvds_cea_options_default(), .npos = 101};
+    int rc = cea_parse(argc, argv, &a);
+    if (rc >= 0) {
+        tvds_cli_sets_free(&a.sets);
+        return rc;
+    }
+    cea_job j;
+    memset(&j, 0, sizeof j);
+    j.cb.fd = -1;
+    /* The overrides again for the inputs' hash (tvds_cli_read_case frees the list). */
+    for (int i = 0; i < a.sets.n; i++)
+        if (tvds_cli_sets_add(&j.sets_copy, a.sets.v[i])) {
+            tvds_cli_sets_free(&j.sets_copy);
+            tvds_cli_sets_free(&a.sets);
+            return tvds_cli_report(TVDS_ERR_NOMEM, NULL);
+        }
+    /* From here a stop signal is a clean stop (the CEA sees the flag before its first
+     * position), not a kill half way through the set-up. */
+    tvds_cli_sigint(1);
+    if ((rc = tvds_cli_read_case(a.case_path, &a.sets, &j.m, &j.ctx)) != 0) {
+        tvds_cli_sigint(0);
+        tvds_cli_sets_free(&j.sets_copy);
+        return rc;
+    }
+    if (!(rc = cea_positions(&a, &j)) && !(rc = cea_outdir(argc, argv, &a, &j)) &&
+        !(rc = cea_solve(&a, &j)))
+        rc = cea_output(&a, &j);
+    cea_job_free(&j);
     return rc;
 }
