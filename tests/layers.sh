@@ -35,6 +35,7 @@ LAYERS='
 46 strict src/engine/sim_elements.c
 46 strict src/engine/sim_solve.c
 46 strict src/engine/sim_record.c
+45 strict src/engine/sim_subs.c
 46 strict src/engine/sim_data.c
 47 strict src/engine/sim.c
 48 strict src/engine/run.c

@@ -377,6 +377,16 @@ void sim_rotate(tvds_data *d);
 /* Undeformed coordinates of (sub, node) and its DoF indices per direction (x, y, z). */
 int sim_node_dofs(const tvds_substructure *s, long node, int dofs[3], double X[3]);
 
+/* ---- sim_subs.c: set-up of each substructure ---- */
+/* The model has substructures, each with M, K and DoFs (and C when its damping is a matrix). */
+int sim_check_model(const tvds_model *m, tvds_ctx *ctx);
+/* Exact modal propagation with dt = auto: *best becomes min(*best, the step of the band of
+ * interest); other integrators leave it. */
+int sim_band_dt(const tvds_model *m, double *best, tvds_ctx *ctx);
+/* Path (modal, physical, lumped), Y, the gravity and base forces, the load flags and the
+ * stable step dt_cd of substructure i into s (its vectors allocated by the caller). */
+int sim_sub_setup(const tvds_model *m, int i, sim_sub *s, tvds_ctx *ctx);
+
 /* ---- sim_exact.c: exact modal propagation (docs/theory.md 10b), set-up only ---- */
 /* The coefficients of every modal substructure for the step d->h, Yx, and G replaced by the
  * one-step flexibility Y^T diag(bh) Y on the candidates. Fails when a damping schedule's
