@@ -677,6 +677,90 @@ static void node_stats(const tvds_model *m, const char *outdir, const char *mnam
     }
 }
 
+/* Band envelopes across the unstable windows: node crossings (face-edge crossings on a
+ * face set) from each run's own contact position, window times (when only positions are
+ * given) from the reference run's. */
+static int window_growths(const tvds_model *m, const char *outdir, const tvds_compare_opts *o,
+                          const cmp_signal *acc, tvds_compare_result *res, tvds_ctx *ctx)
+{
+    /* A face set's position channel holds natural coordinates, not a path abscissa. */
+    int faces = m->contacts[o->contact].master_kind == TVDS_MASTER_FACES;
+    double *S = NULL;
+    int ns = 0;
+    int rc = tvds_compare_master_abscissae(m, o->contact, &S, &ns, ctx);
+    if (rc) return rc;
+    int have_times = 0;
+    res->ncross = 0;
+    for (int pass = 0; pass < 2 && rc == TVDS_OK; pass++) {
+        /* pass 0: the reference run first (window times, crossing count), then the rest */
+        for (int ii = 0; ii < res->n; ii++) {
+            int i = pass == 0 ? (res->ref >= 0 ? res->ref : 0) : ii;
+            if (pass == 0 && ii > 0) break;
+            if (pass == 1 && i == (res->ref >= 0 ? res->ref : 0)) continue;
+            cmp_signal sp = {0};
+            double *tc = NULL;
+            long nc = 0;
+            if (res->contact[0] && acc[i].n > 0 && !faces) {
+                char ch[128];
+                tvds_ctx c2;
+                tvds_ctx_init(&c2);
+                snprintf(ch, sizeof ch, "%s.s", res->contact);
+                if (read_sig(outdir, tvds_method_name(res->e[i].method), "contacts.csv", ch, &sp,
+                             &c2) != TVDS_OK)
+                    signal_free(&sp);
+                /* Samples without a master point (segment -1: before the first contact,
+                 * or lifted off) carry s = 0, not a position: a jump from there to the
+                 * first contact would count every node in between as crossed. */
+                cmp_signal sg = {0};
+                snprintf(ch, sizeof ch, "%s.segment", res->contact);
+                if (sp.n > 0 &&
+                    read_sig(outdir, tvds_method_name(res->e[i].method), "contacts.csv", ch, &sg,
+                             &c2) == TVDS_OK &&
+                    sg.n == sp.n) {
+                    long k2 = 0;
+                    for (long k = 0; k < sp.n; k++)
+                        if (sg.x[k] >= 0.0) {
+                            sp.t[k2] = sp.t[k];
+                            sp.x[k2++] = sp.x[k];
+                        }
+                    sp.n = k2;
+                }
+                signal_free(&sg);
+            }
+            if (!have_times) {
+                have_times = 1;
+                for (int w = 0; w < res->nwindows; w++) {
+                    tvds_growth_window *g = &res->windows[w];
+                    if (!(isfinite(g->t0) && isfinite(g->t1)))
+                        path_times(&sp, g->s0, g->s1, &g->t0, &g->t1);
+                }
+            }
+            if (faces)
+                rc = acc[i].n > 0
+                         ? face_crossings(m, o->contact, outdir, tvds_method_name(res->e[i].method),
+                                          &tc, &nc, ctx)
+                         : TVDS_OK;
+            else
+                rc = node_crossings(&sp, S, ns, &tc, &nc, ctx);
+            if (rc == TVDS_OK && pass == 0) {
+                res->ncross = (int)nc;
+                for (int w = 0; w < res->nwindows; w++)
+                    for (long j = 0; j < nc; j++)
+                        if (tc[j] >= res->windows[w].t0 && tc[j] <= res->windows[w].t1)
+                            res->ncross_window[w]++;
+            }
+            if (rc == TVDS_OK)
+                rc = band_growths(outdir, tvds_method_name(res->e[i].method), &acc[i], tc, nc, res,
+                                  &res->e[i], ctx);
+            tvds_free(tc);
+            signal_free(&sp);
+            if (rc) break;
+        }
+    }
+    tvds_free(S);
+    return rc;
+}
+
 int tvds_compare_analyse(const tvds_model *m, const char *outdir, const tvds_compare_opts *o,
                          tvds_compare_result *res, tvds_ctx *ctx)
 {
@@ -712,86 +796,7 @@ int tvds_compare_analyse(const tvds_model *m, const char *outdir, const tvds_com
             }
         }
     }
-    /* Band envelopes across the unstable windows: node crossings (face-edge crossings on a
-     * face set) from each run's own contact position, window times (when only positions are
-     * given) from the reference run's. */
-    if (res->contact[0]) {
-        /* A face set's position channel holds natural coordinates, not a path abscissa. */
-        int faces = m->contacts[o->contact].master_kind == TVDS_MASTER_FACES;
-        double *S = NULL;
-        int ns = 0;
-        if ((rc = tvds_compare_master_abscissae(m, o->contact, &S, &ns, ctx))) goto done;
-        int have_times = 0;
-        res->ncross = 0;
-        for (int pass = 0; pass < 2 && rc == TVDS_OK; pass++) {
-            /* pass 0: the reference run first (window times, crossing count), then the rest */
-            for (int ii = 0; ii < res->n; ii++) {
-                int i = pass == 0 ? (res->ref >= 0 ? res->ref : 0) : ii;
-                if (pass == 0 && ii > 0) break;
-                if (pass == 1 && i == (res->ref >= 0 ? res->ref : 0)) continue;
-                cmp_signal sp = {0};
-                double *tc = NULL;
-                long nc = 0;
-                if (res->contact[0] && acc[i].n > 0 && !faces) {
-                    char ch[128];
-                    tvds_ctx c2;
-                    tvds_ctx_init(&c2);
-                    snprintf(ch, sizeof ch, "%s.s", res->contact);
-                    if (read_sig(outdir, tvds_method_name(res->e[i].method), "contacts.csv", ch,
-                                 &sp, &c2) != TVDS_OK)
-                        signal_free(&sp);
-                    /* Samples without a master point (segment -1: before the first contact,
-                     * or lifted off) carry s = 0, not a position: a jump from there to the
-                     * first contact would count every node in between as crossed. */
-                    cmp_signal sg = {0};
-                    snprintf(ch, sizeof ch, "%s.segment", res->contact);
-                    if (sp.n > 0 &&
-                        read_sig(outdir, tvds_method_name(res->e[i].method), "contacts.csv", ch,
-                                 &sg, &c2) == TVDS_OK &&
-                        sg.n == sp.n) {
-                        long k2 = 0;
-                        for (long k = 0; k < sp.n; k++)
-                            if (sg.x[k] >= 0.0) {
-                                sp.t[k2] = sp.t[k];
-                                sp.x[k2++] = sp.x[k];
-                            }
-                        sp.n = k2;
-                    }
-                    signal_free(&sg);
-                }
-                if (!have_times) {
-                    have_times = 1;
-                    for (int w = 0; w < res->nwindows; w++) {
-                        tvds_growth_window *g = &res->windows[w];
-                        if (!(isfinite(g->t0) && isfinite(g->t1)))
-                            path_times(&sp, g->s0, g->s1, &g->t0, &g->t1);
-                    }
-                }
-                if (faces)
-                    rc = acc[i].n > 0
-                             ? face_crossings(m, o->contact, outdir,
-                                              tvds_method_name(res->e[i].method), &tc, &nc, ctx)
-                             : TVDS_OK;
-                else
-                    rc = node_crossings(&sp, S, ns, &tc, &nc, ctx);
-                if (rc == TVDS_OK && pass == 0) {
-                    res->ncross = (int)nc;
-                    for (int w = 0; w < res->nwindows; w++)
-                        for (long j = 0; j < nc; j++)
-                            if (tc[j] >= res->windows[w].t0 && tc[j] <= res->windows[w].t1)
-                                res->ncross_window[w]++;
-                }
-                if (rc == TVDS_OK)
-                    rc = band_growths(outdir, tvds_method_name(res->e[i].method), &acc[i], tc, nc,
-                                      res, &res->e[i], ctx);
-                tvds_free(tc);
-                signal_free(&sp);
-                if (rc) break;
-            }
-        }
-        tvds_free(S);
-        if (rc) goto done;
-    }
+    if (res->contact[0] && (rc = window_growths(m, outdir, o, acc, res, ctx))) goto done;
     double fmax_band = o->f_cea > 0.0 ? 3.0 * o->f_cea : 0.0;
     for (int i = 0; i < res->n; i++) {
         tvds_compare_entry *e = &res->e[i];

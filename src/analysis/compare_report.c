@@ -373,14 +373,9 @@ static int close_rename(FILE *fp, const char *tmp, const char *path, tvds_ctx *c
     return TVDS_OK;
 }
 
-int tvds_compare_report(const tvds_model *m, const char *outdir, const tvds_compare_opts *o,
-                        const tvds_compare_result *res, tvds_ctx *ctx)
+/* metrics.csv: one row per method, machine-readable (written whole). */
+static int write_metrics(const char *outdir, const tvds_compare_result *res, tvds_ctx *ctx)
 {
-    tvds_compare_opts def = tvds_compare_opts_default();
-    if (!o) o = &def;
-    /* What a crossing is: a master node (2D surface) or a face edge (face set). */
-    int fx = m && o->contact >= 0 && o->contact < m->ncontact &&
-             m->contacts[o->contact].master_kind == TVDS_MASTER_FACES;
     char path[1024], tmp[1040];
     /* metrics.csv: one row per method, machine-readable. */
     snprintf(path, sizeof path, "%s/metrics.csv", outdir);
@@ -403,29 +398,12 @@ int tvds_compare_report(const tvds_model *m, const char *outdir, const tvds_comp
                 e->ln_last, e->ln_min, e->ln_max, e->defl_first, e->defl_last, e->vs_mean,
                 e->kick_ratio, e->hf_level, e->ln_mean);
     }
-    int wrc = close_rename(fp, tmp, path, ctx);
-    if (wrc) return wrc;
-    if (res->nwindows > 0) {
-        int rc = write_growth_csv(outdir, res, ctx);
-        if (rc) return rc;
-    }
+    return close_rename(fp, tmp, path, ctx);
+}
 
-    int drawn = 0, env_drawn = 0;
-    if (o->plots) {
-        double fmax_spec = o->fmax_plot > 0.0 ? o->fmax_plot : 2.0 * o->f_cea;
-        int rc = draw_figures(m, outdir, res, fmax_spec, &drawn, ctx);
-        if (rc) return rc;
-        if (drawn && res->nwindows > 0) {
-            rc = draw_envelopes(m, outdir, res, &env_drawn, ctx);
-            if (rc) return rc;
-        }
-    }
-
-    snprintf(path, sizeof path, "%s/report.md", outdir);
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    fp = fopen(tmp, "w");
-    if (!fp) return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot write", tmp);
-    const tvds_compare_entry *ref = res->ref >= 0 ? &res->e[res->ref] : NULL;
+/* report.md: the case, the window, the channel, and the CPU time of each method. */
+static void report_intro(FILE *fp, const tvds_model *m, const tvds_compare_result *res)
+{
     fprintf(fp, "# Contact methods compared: %s\n\n", m->name);
     fprintf(fp,
             "Written by `tvds compare` (docs/squeal.md explains every number). Same model, same "
@@ -460,6 +438,13 @@ int tvds_compare_report(const tvds_model *m, const char *outdir, const tvds_comp
                 e->run.us_per_step, r1, 100.0 * paper_cpu(e->method));
     }
     fprintf(fp, "\nThe paper's FiLm run took 4 h 15 min 51 s on a 3.5 GHz desktop.\n");
+}
+
+/* report.md: the acceleration against FiLm, the CEA frequency, the band growth per window and the
+ * contact quantities. */
+static void report_signals(FILE *fp, const tvds_model *m, const tvds_compare_opts *o,
+                           const tvds_compare_result *res, int fx, int env_drawn)
+{
 
     fprintf(fp, "\n## Acceleration against FiLm (window)\n\n");
     fprintf(fp, "| method | RMS [m/s²] | peak [m/s²] | growth | dominant f [Hz] | RMS diff [m/s²] "
@@ -569,6 +554,11 @@ int tvds_compare_report(const tvds_model *m, const char *outdir, const tvds_comp
         }
         if (res->nnode > 0) report_nodes(fp, m->contacts[o->contact].name, res);
     }
+}
+
+/* report.md: the node-crossing kicks, when measured. */
+static void report_kicks(FILE *fp, const tvds_compare_result *res, int fx)
+{
 
     {
         int any = 0;
@@ -590,6 +580,12 @@ int tvds_compare_report(const tvds_model *m, const char *outdir, const tvds_comp
             }
         }
     }
+}
+
+/* report.md: the paper's findings, one by one, with tvds' verdicts. */
+static void report_findings(FILE *fp, const tvds_compare_result *res)
+{
+    const tvds_compare_entry *ref = res->ref >= 0 ? &res->e[res->ref] : NULL;
     /* The paper's findings, one by one. */
     fprintf(fp, "\n## The paper's findings against tvds\n\n");
     const tvds_compare_entry *ea = NULL, *eb = NULL, *ec = NULL;
@@ -741,6 +737,11 @@ int tvds_compare_report(const tvds_model *m, const char *outdir, const tvds_comp
                     BURST_GROWTH, DETECT_RATIO, 1.0 / MATCH_RATIO, MATCH_RATIO, 100.0 * MATCH_FREQ,
                     MATCH_RATIO, LN_FRACTION);
     }
+}
+
+/* report.md: the figures, or where their data are. */
+static void report_figures(FILE *fp, const tvds_compare_result *res, int drawn)
+{
     fprintf(fp, "\n## Figures\n\n");
     if (drawn) {
         for (int i = 0; i < res->n; i++)
@@ -752,6 +753,44 @@ int tvds_compare_report(const tvds_model *m, const char *outdir, const tvds_comp
                     "`<method>/history.csv`, `<method>/contacts.csv` and "
                     "`<method>/spectrogram.csv`.\n");
     }
+}
+
+int tvds_compare_report(const tvds_model *m, const char *outdir, const tvds_compare_opts *o,
+                        const tvds_compare_result *res, tvds_ctx *ctx)
+{
+    tvds_compare_opts def = tvds_compare_opts_default();
+    if (!o) o = &def;
+    /* What a crossing is: a master node (2D surface) or a face edge (face set). */
+    int fx = m && o->contact >= 0 && o->contact < m->ncontact &&
+             m->contacts[o->contact].master_kind == TVDS_MASTER_FACES;
+    char path[1024], tmp[1040];
+    int wrc = write_metrics(outdir, res, ctx);
+    if (wrc) return wrc;
+    if (res->nwindows > 0) {
+        int rc = write_growth_csv(outdir, res, ctx);
+        if (rc) return rc;
+    }
+
+    int drawn = 0, env_drawn = 0;
+    if (o->plots) {
+        double fmax_spec = o->fmax_plot > 0.0 ? o->fmax_plot : 2.0 * o->f_cea;
+        int rc = draw_figures(m, outdir, res, fmax_spec, &drawn, ctx);
+        if (rc) return rc;
+        if (drawn && res->nwindows > 0) {
+            rc = draw_envelopes(m, outdir, res, &env_drawn, ctx);
+            if (rc) return rc;
+        }
+    }
+
+    snprintf(path, sizeof path, "%s/report.md", outdir);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *fp = fopen(tmp, "w");
+    if (!fp) return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot write", tmp);
+    report_intro(fp, m, res);
+    report_signals(fp, m, o, res, fx, env_drawn);
+    report_kicks(fp, res, fx);
+    report_findings(fp, res);
+    report_figures(fp, res, drawn);
     fprintf(fp, "\nPer-method outputs: `<method>/summary.json`, `history.csv`, `contacts.csv`, "
                 "`energy.csv`. Machine-readable metrics: `metrics.csv`.\n");
     return close_rename(fp, tmp, path, ctx);
