@@ -2,6 +2,7 @@
  * a transient crosses, the windows' table and report.md's stage table, the study's --mesh. */
 #include <check.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,6 +153,105 @@ START_TEST(test_parse_mesh)
 }
 END_TEST
 
+/* tvds_study_run's progress goes to the caller's callbacks (the library prints nothing). */
+typedef struct notes {
+    char text[8192];
+    int nnote, nstage;
+} notes;
+
+static void on_note(void *user, const char *text)
+{
+    notes *n = user;
+    n->nnote++;
+    strncat(n->text, text, sizeof n->text - strlen(n->text) - 1);
+}
+
+static void on_stage(void *user, const char *prefix)
+{
+    notes *n = user;
+    n->nstage++;
+    (void)prefix;
+}
+
+static const char *sig_name(int sig)
+{
+    return sig == 15 ? "SIGTERM" : "other";
+}
+
+/* The whole study on a coarse pair without transients: every CEA stage runs, the progress comes
+ * through the callbacks, report.md is the complete one and the summary is filled in. A stop set
+ * before the start ends it after the models: report.md then says interrupted, by which signal
+ * and in which stage, and which folders are whole. */
+START_TEST(test_study_run)
+{
+    char dir[256], path[300];
+    tvds_test_mkdtemp(dir, sizeof dir, "/tmp/tvds_study_run_");
+    tvds_bob_params mesh;
+    int modes = 0;
+    const char *ms = "20x1/10x2";
+    ck_assert_int_eq(tvds_study_parse_mesh(&ms, 0, &mesh, &modes), 0);
+    notes nt;
+    memset(&nt, 0, sizeof nt);
+    volatile sig_atomic_t stop = 0;
+    tvds_study_opts o = tvds_study_opts_default();
+    o.geom.mesh = &mesh;
+    o.geom.mesh_txt = "20x1/10x2";
+    o.geom.stop = &stop;
+    o.ds = 0.005;
+    o.mu = 0.7;
+    o.transients = 0;
+    o.plots = 0;
+    o.threads = 1;
+    o.note = on_note;
+    o.stage = on_stage;
+    o.signal_name = sig_name;
+    o.user = &nt;
+    tvds_study_result res;
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    int rc = tvds_study_run("models/beam_on_beam/beam_on_beam.ini", dir, &o, &res, &ctx);
+    ck_assert_msg(rc == TVDS_OK, "%s", ctx.msg);
+    ck_assert(strstr(nt.text, "study: [1/4] beam-on-beam models") != NULL);
+    ck_assert(strstr(nt.text, "study: [2/4] CEA survey") != NULL);
+    ck_assert(strstr(nt.text, "study: report ") != NULL);
+    ck_assert_int_ge(nt.nstage, 4); /* three survey loci, then the transients' prefix */
+    ck_assert_double_eq(res.mu_case, 0.3);
+    ck_assert_double_eq(res.mu_pick, 0.7);
+    ck_assert_int_eq(res.mu_given, 1);
+    ck_assert_int_eq(res.ran_a + res.ran_b, 0);
+    snprintf(path, sizeof path, "%s/report.md", dir);
+    char *md = tvds_test_slurp(path, NULL);
+    ck_assert_ptr_nonnull(md);
+    ck_assert(strstr(md, "# Beam-on-beam squeal study\n") == md);
+    ck_assert(strstr(md, "μ = 0.7 given on the command line") != NULL);
+    ck_assert(strstr(md, "| procedure for mu | `cea_mu<MU>/` | complete |") != NULL);
+    ck_assert(strstr(md, "| part (b) transients | `b/` | not needed (nothing written) |") != NULL);
+    free(md);
+    snprintf(path, sizeof path, "%s/cea/locus.csv", dir);
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    fclose(f);
+
+    stop = 15;
+    nt.nnote = 0;
+    rc = tvds_study_run("models/beam_on_beam/beam_on_beam.ini", dir, &o, &res, &ctx);
+    ck_assert_int_eq(rc, TVDS_ERR_INTERRUPTED);
+    snprintf(path, sizeof path, "%s/report.md", dir);
+    md = tvds_test_slurp(path, NULL);
+    ck_assert_ptr_nonnull(md);
+    ck_assert(strstr(md, "# Beam-on-beam study: interrupted\n") == md);
+    ck_assert(strstr(md, "**interrupted** (SIGTERM) during the model stage") != NULL);
+    ck_assert(strstr(md, "| models | `model/` | complete |") != NULL);
+    ck_assert(strstr(md, "| CEA survey | `cea/` | not written (an earlier") != NULL);
+    free(md);
+    /* the earlier study's survey is gone with it */
+    snprintf(path, sizeof path, "%s/cea/locus.csv", dir);
+    f = fopen(path, "r");
+    ck_assert_ptr_null(f);
+    ck_assert_int_eq(tvds_test_rmtree(dir), 0);
+}
+END_TEST
+
 Suite *study_suite(void)
 {
     Suite *s = suite_create("study");
@@ -161,5 +261,9 @@ Suite *study_suite(void)
     tcase_add_test(tc, test_status_report);
     tcase_add_test(tc, test_parse_mesh);
     suite_add_tcase(s, tc);
+    TCase *tr = tcase_create("run");
+    tcase_set_timeout(tr, 120);
+    tcase_add_test(tr, test_study_run);
+    suite_add_tcase(s, tr);
     return s;
 }
