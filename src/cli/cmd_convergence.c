@@ -9,12 +9,12 @@
 #include <time.h>
 
 #include "cli/cli.h"
-#include "cli/cmd_study_impl.h"
 #include "tvds/tvds_beams.h"
 #include "tvds/tvds_case.h"
 #include "tvds/tvds_cea.h"
 #include "tvds/tvds_io.h"
 #include "tvds/tvds_output.h"
+#include "tvds/tvds_study.h"
 
 #define CONV_MAX_MESH 16
 /* Default meshes: beam 1 nx x ny / beam 2 nx x ny, coarse to fine; the last is the reference. */
@@ -148,7 +148,7 @@ static int conv_one(const tvds_study_geom *g0, const char *case_path, const tvds
     tvds_study_geom g = *g0;
     g.mesh = &cm->p;
     tvds_model *m = NULL;
-    rc = tvds_study_model(&g, case_path, sets, mdir, cm->p.s0, 0.0, 0.0, &m, ctx);
+    rc = tvds_study_model(&g, case_path, sets->v, sets->n, mdir, cm->p.s0, 0.0, 0.0, &m, ctx);
     if (!rc)
         rc = tvds_study_survey(&g, m, pos, npos, TVDS_CEA_DEFORMED, 0, threads,
                                tvds_study_damping_end(m), &cm->r, ctx);
@@ -388,7 +388,7 @@ int tvds_cmd_study_convergence(int argc, char **argv)
     }
     for (int i = 0; i < npos; i++)
         pos[i] = s0 + (s1 - s0) * i / (npos - 1);
-    tvds_study_geom geom = {dim3, nmodes, NULL, NULL, NULL};
+    tvds_study_geom geom = {dim3, nmodes, NULL, NULL, NULL, NULL, NULL, tvds_cli_stop_flag()};
     tvds_ctx ctx;
     tvds_ctx_init(&ctx);
     volatile sig_atomic_t *stop = tvds_cli_stop_flag();
