@@ -170,6 +170,228 @@ static void faces_motion(const tvds_model *m, const sim_cp *c, double t, int der
     out[0] = out[1] = out[2] = 0.0; /* the master point moves with its nodes only */
 }
 
+/* ---- Set-up (master.h) ---- */
+
+static int faces_setup(const tvds_model *m, tvds_data *d, int ic, int *ent, tvds_ctx *ctx)
+{
+    const tvds_contact *C = &m->contacts[ic];
+    const char *cn = C->name ? C->name : "?";
+    if (C->law == TVDS_LAW_PENALTY)
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                          "contact '%s': the penalty law needs a 2D master surface or a "
+                          "rigid master (a face set takes the Lagrange law)",
+                          cn);
+    if (C->dim != 3 || C->master_sub < 0 || C->master_sub >= m->nsub || C->nface < 1 ||
+        !C->face_nn || !C->face_node)
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                          "contact '%s': a face set needs dim 3, a master substructure "
+                          "and at least one face",
+                          cn);
+    for (int f = 0; f < C->nface; f++) {
+        int nn = C->face_nn[f];
+        if (!face_supported(nn))
+            return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                              "contact '%s': face %d has %d nodes (3, 4, 6, 8 or 9)", cn, f + 1,
+                              nn);
+        for (int q = 0; q < nn; q++) {
+            int j = C->face_node[(size_t)f * TVDS_FACE_MAX_NODES + q];
+            if (j < 0 || j >= C->nmaster)
+                return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "contact '%s': face %d: bad node", cn,
+                                  f + 1);
+        }
+    }
+    for (int k = 0; k < C->nmaster; k++) {
+        int dd[3];
+        double X[3];
+        if (!sim_node_dofs(m->subs[C->master_sub], C->master_nodes[k], dd, X) || dd[0] < 0 ||
+            dd[1] < 0 || dd[2] < 0)
+            return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                              "contact '%s': master node %ld needs ux, uy and uz", cn,
+                              C->master_nodes[k]);
+        for (int a = 0; a < 3; a++)
+            sim_mark_cand(&d->sub[C->master_sub], dd[a]);
+    }
+    int nmax = 0;
+    for (int f = 0; f < C->nface; f++)
+        if (C->face_nn[f] > nmax) nmax = C->face_nn[f];
+    *ent = 3 * (1 + nmax);
+    return TVDS_OK;
+}
+
+static double dot3(const double a[3], const double b[3])
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+/* ---- Static state (master.h; docs/cea.md, "Face-set masters") ---- */
+
+/* The face nodes' DoFs and coordinates and the direction of travel of the slave body (its
+ * velocity vs relative to the fixed master), along which positions are measured. */
+static int faces_static_setup(const tvds_model *m, int ic, double t, const double vs[3],
+                              const int *off, sim_master_static *ms, double vm[3], tvds_ctx *ctx)
+{
+    const tvds_contact *c = &m->contacts[ic];
+    const char *cname = c->name ? c->name : "?";
+    if (c->master_sub < 0 || c->master_sub >= m->nsub || c->nface < 1 || c->nmaster < 3 ||
+        !c->face_nn || !c->face_node)
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                          "cea: contact '%s': face-set master needs a substructure and faces",
+                          cname);
+    ms->faces = 1;
+    ms->nmaster = c->nmaster;
+    ms->nface = c->nface;
+    ms->face_nn = c->face_nn;
+    ms->face_node = c->face_node;
+    ms->fdof = tvds_malloc((size_t)3 * c->nmaster * sizeof(int));
+    ms->fX = tvds_malloc((size_t)3 * c->nmaster * sizeof(double));
+    if (!ms->fdof || !ms->fX)
+        return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "cea: out of memory (%d master nodes)", c->nmaster);
+    for (int k = 0; k < c->nmaster; k++) {
+        int rc = sim_master_node_dofs(m, c->master_sub, c->master_nodes[k], 3, off,
+                                      ms->fdof + 3 * k, ms->fX + 3 * k, "master", cname, ctx);
+        if (rc) return rc;
+    }
+    double fs = 0.0;
+    for (int f = 0; f < c->nface; f++) {
+        int nn = c->face_nn[f];
+        if (!face_supported(nn))
+            return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "cea: contact '%s': face %d has %d nodes",
+                              cname, f + 1, nn);
+        const int *fn = c->face_node + (size_t)f * TVDS_FACE_MAX_NODES;
+        for (int i = 0; i < nn; i++)
+            for (int j = i + 1; j < nn; j++) {
+                const double *A = ms->fX + 3 * fn[i], *B = ms->fX + 3 * fn[j];
+                double d = hypot(hypot(A[0] - B[0], A[1] - B[1]), A[2] - B[2]);
+                if (d > fs) fs = d;
+            }
+    }
+    ms->fsize = fs;
+    double vn = sqrt(vs[0] * vs[0] + vs[1] * vs[1] + vs[2] * vs[2]);
+    if (!(vn > 0))
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                          "cea: contact '%s': the slave body does not travel (no slave_kin or "
+                          "imposed motion of the slave substructure with a velocity at t_eval): "
+                          "positions on a face set are distances along its travel",
+                          cname);
+    for (int k = 0; k < 3; k++)
+        ms->drive[k] = vs[k] / vn;
+    /* Its extent along the direction of travel (the 2D surface length's analogue). */
+    double lo = INFINITY, hi = -INFINITY;
+    for (int q = 0; q < ms->nmaster; q++) {
+        double x = dot3(ms->fX + 3 * q, ms->drive);
+        lo = fmin(lo, x);
+        hi = fmax(hi, x);
+    }
+    ms->extent = hi - lo;
+    return TVDS_OK;
+}
+
+int sim_faces_pos(const sim_master_static *ms, int f, const double *u, double *P)
+{
+    int nn = ms->face_nn[f];
+    const int *fn = ms->face_node + (size_t)f * TVDS_FACE_MAX_NODES;
+    for (int q = 0; q < nn; q++)
+        for (int k = 0; k < 3; k++)
+            P[3 * q + k] = ms->fX[3 * fn[q] + k] + (u ? u[ms->fdof[3 * fn[q] + k]] : 0.0);
+    return nn;
+}
+
+/* The face cur while its projection is valid (inside within 1e-9), else the face with a valid
+ * projection nearest to Q, the lowest index among faces within (1e-8 fsize)^2 of each other (a
+ * point on an edge shared by two faces); when no face has a valid projection, the nearest
+ * boundary point (*valid = 0). */
+int sim_faces_pick(const sim_master_static *ms, const double *u, const double Q[3], int cur,
+                   double xi[2], int *valid)
+{
+    double P[3 * FACE_MAX_NODES], z[2];
+    int inside = 0;
+    if (cur >= 0) {
+        int nn = sim_faces_pos(ms, cur, u, P);
+        face_closest(nn, P, Q, xi, z, &inside, NULL);
+        if (inside) {
+            xi[0] = z[0], xi[1] = z[1];
+            *valid = 1;
+            return cur;
+        }
+    }
+    double tol = 1e-8 * ms->fsize, best = INFINITY, bestb = INFINITY, zb[2] = {0, 0};
+    int bf = -1, bfb = -1;
+    tol *= tol;
+    for (int f = 0; f < ms->nface; f++) {
+        int nn = sim_faces_pos(ms, f, u, P);
+        double d2 = face_closest(nn, P, Q, NULL, z, &inside, NULL);
+        if (inside && d2 < best - tol) {
+            best = d2, bf = f;
+            xi[0] = z[0], xi[1] = z[1];
+        } else if (!inside && d2 < bestb - tol) {
+            bestb = d2, bfb = f;
+            zb[0] = z[0], zb[1] = z[1];
+        }
+    }
+    *valid = bf >= 0;
+    if (bf >= 0) return bf;
+    xi[0] = zb[0], xi[1] = zb[1];
+    return bfb;
+}
+
+/* n = a1 x a2 / |a1 x a2| (toward the slave), t = the tangential part of the sliding velocity
+ * v_rel, unit (chi = +1); when v_rel is normal to the face, t = t1 and SIM_AT_NO_SLIDING. */
+int sim_faces_fill(const sim_master_static *ms, const double *u, sim_master_at *g)
+{
+    double P[3 * FACE_MAX_NODES], t1[3], t2[3];
+    int nn = sim_faces_pos(ms, g->face, u, P);
+    g->nn = nn;
+    g->seg = -1;
+    g->alpha = 0.0;
+    g->len = 1.0;
+    face_shape(nn, g->xi, g->N, NULL);
+    if (face_frame(nn, P, g->xi, g->n, t1, t2)) return SIM_AT_NO_NORMAL;
+    const double *v = ms->v_rel, *n = g->n;
+    double vn = v[0] * n[0] + v[1] * n[1] + v[2] * n[2], w[3], wl = 0.0;
+    for (int k = 0; k < 3; k++) {
+        w[k] = v[k] - vn * n[k];
+        wl += w[k] * w[k];
+    }
+    wl = sqrt(wl);
+    if (!(wl > 1e-12 * fabs(vn))) {
+        for (int k = 0; k < 3; k++)
+            g->t[k] = t1[k];
+        return SIM_AT_NO_SLIDING;
+    }
+    for (int k = 0; k < 3; k++)
+        g->t[k] = w[k] / wl;
+    return SIM_AT_OK;
+}
+
+/* The slave node at its undeformed position plus s along the drive, its closest point (placed
+ * there: g->xc). */
+static int faces_static_at(const sim_master_static *ms, const double X[3], double s,
+                           sim_master_at *g)
+{
+    double Q[3], P[3 * FACE_MAX_NODES];
+    for (int k = 0; k < 3; k++)
+        Q[k] = X[k] + s * ms->drive[k];
+    int valid = 0;
+    g->face = sim_faces_pick(ms, NULL, Q, -1, g->xi, &valid);
+    if (!valid) {
+        g->face = -1;
+        return SIM_AT_OFF;
+    }
+    int nn = sim_faces_pos(ms, g->face, NULL, P);
+    face_point(nn, P, g->xi, g->xc, NULL, NULL);
+    return sim_faces_fill(ms, NULL, g);
+}
+
 const sim_master_type sim_master_faces3d = {
-    "faces3d", 0, faces_closest, faces_frame, faces_weights, faces_point, faces_motion,
+    .name = "faces3d",
+    .prescribed = 0,
+    .closest = faces_closest,
+    .frame = faces_frame,
+    .weights = faces_weights,
+    .point = faces_point,
+    .setup = faces_setup,
+    .motion = faces_motion,
+    .offsets = 0,
+    .static_setup = faces_static_setup,
+    .static_at = faces_static_at,
 };

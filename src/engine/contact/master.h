@@ -26,10 +26,58 @@ enum sim_conf { SIM_CONF_UNDEFORMED = 0, SIM_CONF_PREDICTED = 1, SIM_CONF_CURREN
 /* Most master nodes that carry one master point (a 9-node face). */
 #define SIM_MASTER_MAX_NODES 9
 
+/* A master as an analysis about a steady sliding state sees it (the CEA, src/analysis/cea.c):
+ * undeformed, its nodes' global DoFs, filled by the kind's static_setup. Fields a kind does not
+ * use stay zero. */
+typedef struct sim_master_static {
+    const struct sim_master_type *type;
+    int ncomp;         /* components per node: 2 (x-y plane) or 3 */
+    int rigid;         /* 1: no nodes, the master moves by prescribed motion only */
+    int smooth;        /* 1: C1 master curve (segment2d_c1.c) */
+    int faces;         /* 1: face set (faces3d.c) */
+    int disc;          /* 1: rotating disc (disc.c; rigid = 1 too) */
+    int nmaster;       /* master nodes */
+    int *master_dof;   /* 2D nodes: nmaster x 2 global x, y DoFs */
+    double *master_xy; /* 2D nodes: nmaster x 2 undeformed coordinates [m] */
+    double *cum;       /* 2D nodes: nmaster curvilinear abscissae [m] */
+    double rigid_n[3], rigid_t[3]; /* rigid: unit normal; tangent (3D: sliding direction) */
+    double rigid_pt[3], omega;     /* disc: centre, angular speed at the evaluation time */
+    int nface;                     /* face set: faces, nodes per face, node indices (9 a face) */
+    const int *face_nn, *face_node;
+    int *fdof;        /* face set: nmaster x 3 global x, y, z DoFs */
+    double *fX;       /* face set: nmaster x 3 undeformed coordinates [m] */
+    double fsize;     /* face set: largest face diagonal [m] (tolerances) */
+    double drive[3];  /* face set: unit direction of the slave's travel (positions along it) */
+    double v_rel[3];  /* sliding velocity of the slave relative to the master [m/s] */
+    double length;    /* > 0: positions are arc lengths on [0, length] of the master */
+    double extent;    /* > 0: the master's extent along the positions [m] (default spacing) */
+} sim_master_static;
+
+/* The master point of a slave node at one position in the static state: frame, the master
+ * nodes carrying it and their weights. */
+typedef struct sim_master_at {
+    int seg;                  /* segment (2D nodes; -1 otherwise) and the weight alpha of its */
+    double alpha;             /* second node */
+    double n[3], t[3];        /* unit normal toward the slave; sliding tangent (chi = +1 on 3D
+                                 masters, the master tangent in 2D) */
+    double len;               /* segment length [m] (1 without segments) */
+    double wgt[2];            /* 2D nodes: shares of the segment's nodes */
+    int face, nn;             /* face set: face (-1: off), its nodes */
+    double xi[2], N[SIM_MASTER_MAX_NODES]; /* face set: natural coordinates, shape functions */
+    double xc[3];             /* slave placed on the surface [m] (3D masters) */
+} sim_master_at;
+
+/* Outcomes of static_at. */
+enum { SIM_AT_OK = 0, SIM_AT_OFF = 1, SIM_AT_NO_NORMAL = 2, SIM_AT_NO_SLIDING = 3 };
+
 typedef struct sim_master_type {
     const char *name;
     /* 1 when the master moves by prescribed motion (motion() is not zero). */
     int prescribed;
+    /* Set-up (sim_data.c): checks contact ic, marks the master DoFs a row can touch as
+     * candidates (sim_mark_cand) and sets *ent, the most entries of one of its rows (the slave
+     * and the master nodes). */
+    int (*setup)(const tvds_model *m, tvds_data *d, int ic, int *ent, tvds_ctx *ctx);
     /* Closest point: the master parameters of the point nearest to the slave point Q (global
      * coordinates) in configuration conf at time t: c->seg, c->alpha and the curvilinear
      * coordinate c->s of the slave along the master. keep: the point is stuck, keep its
@@ -51,7 +99,57 @@ typedef struct sim_master_type {
      * velocity, 2: acceleration) at time t, beyond the motion its nodes carry; zero when not
      * prescribed. */
     void (*motion)(const tvds_model *m, const sim_cp *c, double t, int deriv, double out[3]);
+
+    /* ---- Analyses about a steady sliding state (the CEA) ---- */
+    /* 1: several slave nodes keep their offsets along the master (positions are arc lengths). */
+    int offsets;
+    /* Checks contact ic and fills ms (the undeformed master, its nodes' global DoFs: off[sub] is
+     * the first global DoF of substructure sub) at time t, the slave moving at vs; vm: the
+     * master's own velocity there (zero unless it moves). */
+    int (*static_setup)(const tvds_model *m, int ic, double t, const double vs[3], const int *off,
+                        sim_master_static *ms, double vm[3], tvds_ctx *ctx);
+    /* The master point of a slave node with undeformed position X at position s (arc length on
+     * 2D node masters, distance along the drive on a face set, unused on rigid ones) in the
+     * undeformed state. Returns SIM_AT_*. */
+    int (*static_at)(const sim_master_static *ms, const double X[3], double s, sim_master_at *g);
 } sim_master_type;
+
+/* Makes DoF dof of s a candidate of the contact rows (sim_data.c). */
+void sim_mark_cand(sim_sub *s, int dof);
+
+int sim_seg2d_setup(const tvds_model *m, tvds_data *d, int ic, int *ent, tvds_ctx *ctx);
+
+/* Global DoFs (off[sub] + local) and undeformed coordinates (xyz: NULL to skip) of the first
+ * ncomp components of node `node` of substructure sub; what/cname name it in errors. */
+int sim_master_node_dofs(const tvds_model *m, int sub, long node, int ncomp, const int *off,
+                         int *dof, double *xyz, const char *what, const char *cname,
+                         tvds_ctx *ctx);
+
+/* The 2D node masters' static state (segment2d.c, shared by segment2d_c1.c): set-up, and the
+ * segment, weights and row nodes at arc length s. */
+int sim_seg2d_static_setup(const tvds_model *m, int ic, double t, const double vs[3],
+                           const int *off, sim_master_static *ms, double vm[3], tvds_ctx *ctx);
+void sim_seg2d_static_locate(const sim_master_static *ms, double s, sim_master_at *g);
+
+/* Frame and weights of the C1 curve through nodes xy (n x 2) on segment k at xi = a
+ * (segment2d_c1.c): unit tangent t, normal n, Hermite position weights wgt. */
+void sim_c1_frame_xy(int n, const double *xy, int k, double a, double t[2], double nrm[2],
+                     double wgt[2]);
+
+/* Face set (faces3d.c): node positions of face f, X + u (u: NULL, undeformed), returns its node
+ * count; closest face of Q (cur first; *valid = 0 when none holds Q's projection); shape
+ * functions, normal and sliding direction at g->face, g->xi (SIM_AT_*). */
+int sim_faces_pos(const sim_master_static *ms, int f, const double *u, double *P);
+int sim_faces_pick(const sim_master_static *ms, const double *u, const double Q[3], int cur,
+                   double xi[2], int *valid);
+int sim_faces_fill(const sim_master_static *ms, const double *u, sim_master_at *g);
+
+/* Disc (disc.c): frame of a slave at x on the face, t along its velocity relative to the disc's
+ * material point there; returns that speed (0: t is any direction of the face). */
+double sim_disc_frame_at(const sim_master_static *ms, const double x[3], sim_master_at *g);
+
+/* Releases what static_setup allocated. */
+void sim_master_static_free(sim_master_static *ms);
 
 /* Master node k of contact ic (index into its master node list) in configuration deformed
  * (enum sim_conf: X, X + u* or X + u_n), x-y components (segment2d.c). */

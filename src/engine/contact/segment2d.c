@@ -227,6 +227,118 @@ int sim_seg2d_geometry(const tvds_model *m, tvds_data *d, sim_cp *c, int conf_se
     return TVDS_OK;
 }
 
+/* ---- Set-up (master.h) ---- */
+
+int sim_seg2d_setup(const tvds_model *m, tvds_data *d, int ic, int *ent, tvds_ctx *ctx)
+{
+    const tvds_contact *C = &m->contacts[ic];
+    const char *cn = C->name ? C->name : "?";
+    if (C->dim != 2 || C->master_sub < 0 || C->master_sub >= m->nsub || C->nmaster < 2)
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                          "contact '%s': a master surface needs dim 2, a master "
+                          "substructure and at least 2 nodes",
+                          cn);
+    for (int k = 0; k < C->nmaster; k++) {
+        int dd[3];
+        double X[3];
+        if (!sim_node_dofs(m->subs[C->master_sub], C->master_nodes[k], dd, X))
+            return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                              "contact '%s': master node %ld has no physical DoF", cn,
+                              C->master_nodes[k]);
+        for (int a = 0; a < 2; a++)
+            sim_mark_cand(&d->sub[C->master_sub], dd[a]);
+    }
+    *ent = 3 * C->dim; /* two master nodes */
+    return TVDS_OK;
+}
+
+/* ---- Static state (master.h) ---- */
+
+int sim_seg2d_static_setup(const tvds_model *m, int ic, double t, const double vs[3],
+                           const int *off, sim_master_static *ms, double vm[3], tvds_ctx *ctx)
+{
+    const tvds_contact *c = &m->contacts[ic];
+    const char *cname = c->name ? c->name : "?";
+    if (c->dim != 2)
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                          "cea: contact '%s': 2D contacts (dim = 2) and 3D contacts on a face set, "
+                          "a rigid plane or a rotating disc only",
+                          cname);
+    if (c->master_sub < 0 || c->master_sub >= m->nsub || c->nmaster < 2)
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                          "cea: contact '%s': master surface needs a substructure and >= 2 "
+                          "nodes",
+                          cname);
+    ms->nmaster = c->nmaster;
+    ms->master_dof = tvds_malloc((size_t)2 * c->nmaster * sizeof(int));
+    ms->master_xy = tvds_malloc((size_t)2 * c->nmaster * sizeof(double));
+    ms->cum = tvds_malloc((size_t)c->nmaster * sizeof(double));
+    if (!ms->master_dof || !ms->master_xy || !ms->cum)
+        return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "cea: out of memory (%d master nodes)", c->nmaster);
+    for (int k = 0; k < c->nmaster; k++) {
+        int rc = sim_master_node_dofs(m, c->master_sub, c->master_nodes[k], 2, off,
+                                      ms->master_dof + 2 * k, ms->master_xy + 2 * k, "master",
+                                      cname, ctx);
+        if (rc) return rc;
+        if (k == 0) {
+            ms->cum[0] = 0.0;
+        } else {
+            double len = hypot(ms->master_xy[2 * k] - ms->master_xy[2 * k - 2],
+                               ms->master_xy[2 * k + 1] - ms->master_xy[2 * k - 1]);
+            if (!(len > 0))
+                return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                                  "cea: contact '%s': master nodes %ld and %ld coincide", cname,
+                                  c->master_nodes[k - 1], c->master_nodes[k]);
+            ms->cum[k] = ms->cum[k - 1] + len;
+        }
+    }
+    ms->length = ms->extent = ms->cum[c->nmaster - 1];
+    return TVDS_OK;
+}
+
+/* Segment and weights at arc length s on the undeformed nodes (clamped to the master); the
+ * master nodes and weights of the row. */
+void sim_seg2d_static_locate(const sim_master_static *ms, double s, sim_master_at *g)
+{
+    int k = 0;
+    while (k < ms->nmaster - 2 && s > ms->cum[k + 1])
+        k++;
+    double len = ms->cum[k + 1] - ms->cum[k];
+    double a = (s - ms->cum[k]) / len;
+    if (a < 0) a = 0;
+    if (a > 1) a = 1;
+    g->seg = k;
+    g->alpha = a;
+    g->len = len;
+    g->wgt[0] = 1.0 - a;
+    g->wgt[1] = a;
+    g->face = -1;
+    g->n[2] = g->t[2] = 0.0;
+}
+
+static int seg_static_at(const sim_master_static *ms, const double X[3], double s,
+                         sim_master_at *g)
+{
+    sim_seg2d_static_locate(ms, s, g);
+    int k = g->seg;
+    /* t = (cos gamma, sin gamma) along T1 -> T2, n = (-sin gamma, cos gamma) (docs/theory.md). */
+    g->t[0] = (ms->master_xy[2 * k + 2] - ms->master_xy[2 * k]) / g->len;
+    g->t[1] = (ms->master_xy[2 * k + 3] - ms->master_xy[2 * k + 1]) / g->len;
+    g->n[0] = -g->t[1];
+    g->n[1] = g->t[0];
+    return SIM_AT_OK;
+}
+
 const sim_master_type sim_master_segment2d = {
-    "segment2d", 0, seg_closest, seg_frame, seg_weights, seg_point, seg_motion,
+    .name = "segment2d",
+    .prescribed = 0,
+    .closest = seg_closest,
+    .frame = seg_frame,
+    .weights = seg_weights,
+    .point = seg_point,
+    .setup = sim_seg2d_setup,
+    .motion = seg_motion,
+    .offsets = 1,
+    .static_setup = sim_seg2d_static_setup,
+    .static_at = seg_static_at,
 };
