@@ -164,8 +164,14 @@ int sim_seg2d_geometry(const tvds_model *m, tvds_data *d, sim_cp *c, int conf_se
                        int conf_frame, const double Q[3], double t, int keep, double Pc[3],
                        double Pm[3], double u1[2], double u2[2], tvds_ctx *ctx);
 
-/* The kinds, indexed by enum tvds_master_kind. */
-extern const sim_master_type *const sim_masters[TVDS_MASTER_KIND_COUNT];
+/* The kinds, indexed by enum tvds_master_kind, then the registered ones (sim_master_register). */
+#define SIM_MASTER_SLOTS (TVDS_MASTER_KIND_COUNT + 4)
+extern const sim_master_type *sim_masters[SIM_MASTER_SLOTS];
+
+/* Adds kind t to the table for this process (a kind defined outside this folder, such as a
+ * test's): returns the master_kind value its contacts take, or -1 when the slots are full.
+ * Call it before any model uses the kind; not thread-safe. */
+int sim_master_register(const sim_master_type *t);
 
 extern const sim_master_type sim_master_segment2d;    /* segment2d.c */
 extern const sim_master_type sim_master_rigid_plane;  /* rigid_plane.c */
