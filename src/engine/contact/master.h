@@ -6,14 +6,18 @@
  * master is oriented there (frame: normal toward the slave, tangents), which master nodes carry
  * it (weights: P = sum N_k (X_k + u_k), the shape weights that enter the rows B_C and B_E), and
  * how it moves by prescribed motion beyond its nodes' DoFs (motion: a rigid master's
- * displacement, velocity and acceleration). The phases do the rest the same way for every kind:
- * detection (sim_contact.c), rows (sim_assemble.c), penalty forces (sim_penalty.c).
+ * displacement, velocity and acceleration). It checks its contact and marks its master DoFs at
+ * set-up (setup). The phases do the rest the same way for every kind: set-up (sim_data.c),
+ * detection (sim_contact.c), rows (sim_assemble.c), penalty forces (sim_penalty.c). For the CEA
+ * (src/analysis/cea.c) it describes itself in the undeformed state (static_setup) and gives the
+ * master point, frame and weights of a slave node at a position (static_at).
  *
  * To add a kind: a value in enum tvds_master_kind (include/tvds/tvds_model.h, before
  * TVDS_MASTER_KIND_COUNT); one file in this folder defining a const sim_master_type; its entry
  * in sim_masters (master.c); its keys in the case file (src/io/case_contact.c) and the set-up of
- * its nodes, if it has any (sim_data.c: d->mnodes_*). Entries per contact point are limited to
- * SIM_ROW_MAX_CP (sim_impl.h). docs/architecture.md walks through it. */
+ * its nodes, if it has any (sim_data.c: d->mnodes_*). A kind defined outside this folder takes
+ * a slot with sim_master_register. Entries per contact point are limited to SIM_ROW_MAX_CP
+ * (sim_impl.h). docs/architecture.md walks through it. */
 #ifndef TVDS_MASTER_H
 #define TVDS_MASTER_H
 
