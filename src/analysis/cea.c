@@ -489,6 +489,7 @@ static int setup_contact(const tvds_model *m, int contact, const tvds_cea_option
     /* The master: the kind's checks, its nodes and frame data (engine/contact/master.h). */
     p->ms.type = kind;
     p->ms.ncomp = p->ncomp;
+    p->ms.mu = p->mu;
     if ((rc = kind->static_setup(m, contact, t_eval, vs, off, &p->ms, vm, ctx))) return rc;
     if (p->ms.faces || p->ms.disc) p->gen_static = 1;
     for (int k = 0; k < 3; k++)
@@ -556,34 +557,10 @@ static int node_geometry(const cea_problem *p, int a, double s, cea_geom *g)
     return at_status(p, e);
 }
 
-/* Frame and weights of the C1 master through the node coordinates xy (nmaster x 2) on segment
- * k at xi = a. */
-static void c1_frame(const cea_problem *p, const double *xy, int k, double a, cea_geom *g)
-{
-    sim_c1_frame_xy(p->ms.nmaster, xy, k, a, g->t, g->n, g->wgt);
-}
-
 /* Face-set masters on the positions X + u (faces3d.c). */
 static int face_pos(const cea_problem *p, int f, const double *u, double *P)
 {
     return sim_faces_pos(&p->ms, f, u, P);
-}
-
-static int face_pick(const cea_problem *p, const double *u, const double Q[3], int cur,
-                     double xi[2], int *valid)
-{
-    return sim_faces_pick(&p->ms, u, Q, cur, xi, valid);
-}
-
-/* Returns 0, or -1 when the sliding direction is undetermined (only an error when mu != 0) or
- * the face has no normal. */
-static int face_fill(const cea_problem *p, const double *u, cea_geom *g)
-{
-    sim_master_at at;
-    at_from_geom(g, &at);
-    int e = sim_faces_fill(&p->ms, u, &at);
-    geom_from_at(&at, g);
-    return at_status(p, e) ? -1 : 0;
 }
 
 /* Frame of a node at x on the disc (disc.c); returns the sliding speed there. */
@@ -635,7 +612,7 @@ static double contact_rows(const cea_problem *p, const cea_geom *g, cea_rows *r,
     for (int a = p->nact - 1; a >= 0; a--) {
         const cea_geom *ga = &g[a];
         if (ga->off) continue;
-        const double *n = ga->n, *t = ga->t, *wgt = ga->wgt;
+        const double *n = ga->n, *t = ga->t;
         chi = chi_along(p, t);
         double e[3] = {n[0] - chi * p->mu * t[0], n[1] - chi * p->mu * t[1], 0.0};
         if (p->ncomp == 3) e[2] = n[2] - chi * p->mu * t[2];
@@ -647,22 +624,18 @@ static double contact_rows(const cea_problem *p, const cea_geom *g, cea_rows *r,
             r->be[nz] = e[k];
             nz++;
         }
-        if (p->ms.faces) {
-            /* Master node q of the face: -N_q n, -N_q e. */
-            const int *fn = p->ms.face_node + (size_t)ga->face * TVDS_FACE_MAX_NODES;
-            for (int q = 0; q < ga->nn; q++)
-                for (int k = 0; k < 3; k++) {
-                    r->col[nz] = p->ms.fdof[3 * fn[q] + k];
-                    r->bc[nz] = -ga->N[q] * n[k];
-                    r->be[nz] = -ga->N[q] * e[k];
-                    nz++;
-                }
-        } else if (!p->ms.rigid) {
-            for (int node = 0; node < 2; node++)
-                for (int k = 0; k < 2; k++) {
-                    r->col[nz] = p->ms.master_dof[2 * (ga->seg + node) + k];
-                    r->bc[nz] = -wgt[node] * n[k];
-                    r->be[nz] = -wgt[node] * e[k];
+        if (p->ms.type->static_nodes) {
+            /* Master node q carrying the point (its segment or face): -N_q n, -N_q e. */
+            int mdof[SIM_MASTER_MAX_NODES][3];
+            double wq[SIM_MASTER_MAX_NODES];
+            sim_master_at at;
+            at_from_geom(ga, &at);
+            int nq = p->ms.type->static_nodes(&p->ms, &at, mdof, wq);
+            for (int q = 0; q < nq; q++)
+                for (int k = 0; k < p->ncomp; k++) {
+                    r->col[nz] = mdof[q][k];
+                    r->bc[nz] = -wq[q] * n[k];
+                    r->be[nz] = -wq[q] * e[k];
                     nz++;
                 }
         }
@@ -724,37 +697,17 @@ static int kkt_assemble(const cea_problem *p, cea_work *w, double ks)
     return nk;
 }
 
-/* The frame of a node on the deformed 2D segment g->seg: T1 at x1, T2 at x2, the slave at xc
- * (all at X + u). ng (a copy of g) receives the length, t, n, alpha clamped to [0, 1] and the
- * weights; on a C1 master the frame of the curve through the deformed nodes at that alpha (the
- * preload stiffness keeps the chord's rotation: docs/cea.md). -1 when T1 and T2 coincide. */
+/* The frame of a node on the deformed 2D segment g->seg (segment2d.c): T1 at x1, T2 at x2, the
+ * slave at xc (all at X + u) into ng. -1 when T1 and T2 coincide. */
 static int segment_deformed(const cea_problem *x, const cea_geom *g, const double *u,
                             const double x1[2], const double x2[2], const double xc[2],
                             cea_geom *ng)
 {
-    double d[2] = {x2[0] - x1[0], x2[1] - x1[1]}, L = hypot(d[0], d[1]);
-    if (!(L > 0)) return -1;
-    ng->len = L;
-    ng->t[0] = d[0] / L;
-    ng->t[1] = d[1] / L;
-    ng->n[0] = -ng->t[1];
-    ng->n[1] = ng->t[0];
-    ng->alpha = ((xc[0] - x1[0]) * ng->t[0] + (xc[1] - x1[1]) * ng->t[1]) / L;
-    if (ng->alpha < 0) ng->alpha = 0;
-    if (ng->alpha > 1) ng->alpha = 1;
-    ng->wgt[0] = 1.0 - ng->alpha;
-    ng->wgt[1] = ng->alpha;
-    if (x->ms.smooth) {
-        int k0 = g->seg > 0 ? g->seg - 1 : 0,
-            k1 = g->seg + 2 < x->ms.nmaster ? g->seg + 2 : g->seg + 1;
-        double xyd[2 * 4];
-        for (int q = k0; q <= k1; q++)
-            for (int d2 = 0; d2 < 2; d2++)
-                xyd[2 * (q - k0) + d2] = x->ms.master_xy[2 * q + d2] + u[x->ms.master_dof[2 * q + d2]];
-        cea_problem sub = *x;
-        sub.ms.nmaster = k1 - k0 + 1;
-        c1_frame(&sub, xyd, g->seg - k0, ng->alpha, ng);
-    }
+    sim_master_at a, na;
+    at_from_geom(g, &a);
+    at_from_geom(ng, &na);
+    if (sim_seg2d_deformed(&x->ms, &a, u, x1, x2, xc, &na)) return -1;
+    geom_from_at(&na, ng);
     return 0;
 }
 
@@ -1003,71 +956,40 @@ static int nodes_in_row_order(const cea_problem *p, cea_geom *g, const cea_probl
     return r;
 }
 
-/* Gap of the placed slave point against the undeformed master at the node's current
- * geometry (n, alpha or xi): the right-hand side -g0 of its row. */
+/* Gap n . (x_C - x_P) of the placed slave point against the undeformed master at the node's
+ * current geometry (n, alpha or xi): the right-hand side -g0 of its row. */
 static double gap0(const cea_problem *x, const cea_geom *g)
 {
-    if (x->ms.rigid) return 0.0;
-    double xp[3] = {0, 0, 0};
-    if (x->ms.faces) {
-        double P[3 * FACE_MAX_NODES];
-        face_pos(x, g->face, NULL, P);
-        face_point(g->nn, P, g->xi, xp, NULL, NULL);
-        return g->n[0] * (g->xc[0] - xp[0]) + g->n[1] * (g->xc[1] - xp[1]) +
-               g->n[2] * (g->xc[2] - xp[2]);
-    }
-    const double *X1 = x->ms.master_xy + 2 * g->seg, *X2 = X1 + 2;
-    return g->n[0] * (g->xc[0] - (1 - g->alpha) * X1[0] - g->alpha * X2[0]) +
-           g->n[1] * (g->xc[1] - (1 - g->alpha) * X1[1] - g->alpha * X2[1]);
+    if (!x->ms.type->static_sep) return 0.0;
+    sim_master_at a;
+    double r[3];
+    at_from_geom(g, &a);
+    x->ms.type->static_sep(&x->ms, NULL, &a, g->xc, r);
+    if (x->ncomp == 3) return g->n[0] * r[0] + g->n[1] * r[1] + g->n[2] * r[2];
+    return g->n[0] * r[0] + g->n[1] * r[1];
 }
 
-/* New geometry of a node from the displacement u: the deformed segment (same segment, alpha
- * and n from X + u, as static_state) or the closest point on the deformed face set. Returns
- * the change (|d alpha| or |d xi|, plus |dn|), or -1 when a face has no normal. */
+/* New geometry of a node from the displacement u: the kind's static_follow (the deformed
+ * segment, the closest point on the deformed face set, the disc's sliding direction under
+ * the displaced slave). Returns the change, or -1 when the master has no normal or sliding
+ * direction there. */
 static double node_update(const cea_problem *x, cea_geom *g, const double *u)
 {
-    cea_geom ng = *g;
-    if (x->ms.disc) {
-        /* The material point under the displaced slave, its velocity, the sliding direction. */
-        double Q[3];
-        const int *sd = x->act_dof + 3 * g->act;
-        for (int k = 0; k < 3; k++)
-            Q[k] = g->xc[k] + u[sd[k]];
-        disc_frame(x, Q, &ng);
-        double ch = fabs(ng.t[0] - g->t[0]) + fabs(ng.t[1] - g->t[1]) + fabs(ng.t[2] - g->t[2]);
-        *g = ng;
-        return ch;
-    }
-    if (x->ms.faces) {
-        double Q[3];
-        const int *sd = x->act_dof + 3 * g->act;
-        for (int k = 0; k < 3; k++)
-            Q[k] = g->xc[k] + u[sd[k]];
-        int valid = 0;
-        ng.face = face_pick(x, u, Q, g->face, ng.xi, &valid);
-        if (ng.face < 0 || face_fill(x, u, &ng) < 0) return -1.0;
-        double ch = fabs(ng.xi[0] - g->xi[0]) + fabs(ng.xi[1] - g->xi[1]) +
-                    fabs(ng.n[0] - g->n[0]) + fabs(ng.n[1] - g->n[1]) + fabs(ng.n[2] - g->n[2]);
-        if (ng.face != g->face) ch += 1.0;
-        *g = ng;
-        return ch;
-    }
     const int *sd = x->act_dof + 3 * g->act;
-    double x1[2], x2[2], xc[2];
-    for (int k = 0; k < 2; k++) {
-        x1[k] = x->ms.master_xy[2 * g->seg + k] + u[x->ms.master_dof[2 * g->seg + k]];
-        x2[k] = x->ms.master_xy[2 * (g->seg + 1) + k] + u[x->ms.master_dof[2 * (g->seg + 1) + k]];
-        xc[k] = g->xc[k] + u[sd[k]];
-    }
-    if (segment_deformed(x, g, u, x1, x2, xc, &ng)) return -1.0;
-    double ch = fabs(ng.alpha - g->alpha) + fabs(ng.n[0] - g->n[0]) + fabs(ng.n[1] - g->n[1]);
-    *g = ng;
+    double Q[3] = {0.0, 0.0, 0.0};
+    for (int k = 0; k < x->ncomp; k++)
+        Q[k] = g->xc[k] + u[sd[k]];
+    sim_master_at a;
+    at_from_geom(g, &a);
+    double ch = x->ms.type->static_follow(&x->ms, u, Q, &a);
+    if (ch < 0) return -1.0;
+    geom_from_at(&a, g);
     return ch;
 }
 
 /* Gap n . (x_C - x_P) of a node at the displacement u, with its geometry (n, alpha or xi)
- * already taken from u (node_update); a rigid plane or the disc: n . u_C (the node is placed on
- * it). */
+ * already taken from u (node_update); a master without nodes (a rigid plane, the disc):
+ * n . u_C (the node is placed on it). */
 static double gap_deformed(const cea_problem *x, const cea_geom *g, const double *u)
 {
     const int *sd = x->act_dof + 3 * g->act;
@@ -1075,21 +997,13 @@ static double gap_deformed(const cea_problem *x, const cea_geom *g, const double
     double d[3] = {0, 0, 0};
     for (int k = 0; k < nc; k++)
         d[k] = u[sd[k]];
-    if (!x->ms.rigid) {
-        if (x->ms.faces) {
-            double P[3 * FACE_MAX_NODES], xp[3];
-            face_pos(x, g->face, u, P);
-            face_point(g->nn, P, g->xi, xp, NULL, NULL);
-            for (int k = 0; k < 3; k++)
-                d[k] += g->xc[k] - xp[k];
-        } else {
-            for (int k = 0; k < 2; k++) {
-                double x1 = x->ms.master_xy[2 * g->seg + k] + u[x->ms.master_dof[2 * g->seg + k]];
-                double x2 =
-                    x->ms.master_xy[2 * (g->seg + 1) + k] + u[x->ms.master_dof[2 * (g->seg + 1) + k]];
-                d[k] += g->xc[k] - (1 - g->alpha) * x1 - g->alpha * x2;
-            }
-        }
+    if (x->ms.type->static_sep) {
+        sim_master_at a;
+        double r[3];
+        at_from_geom(g, &a);
+        x->ms.type->static_sep(&x->ms, u, &a, g->xc, r);
+        for (int k = 0; k < nc; k++)
+            d[k] += r[k];
     }
     return g->n[0] * d[0] + g->n[1] * d[1] + (nc == 3 ? g->n[2] * d[2] : 0.0);
 }
@@ -1114,12 +1028,12 @@ static int static_state_gen(const cea_problem *p, cea_geom *g, cea_work *w, doub
     cea_geom *gg[nt];
     nodes_in_row_order(p, g, part, gg);
     for (int r = 0; r < nt; r++)
-        if (!part[r]->ms.rigid && !part[r]->ms.faces) {
-            /* 2D segment: the slave placed at the undeformed surface point. */
-            const double *X1 = part[r]->ms.master_xy + 2 * gg[r]->seg, *X2 = X1 + 2;
-            for (int k = 0; k < 2; k++)
-                gg[r]->xc[k] = (1 - gg[r]->alpha) * X1[k] + gg[r]->alpha * X2[k];
-            gg[r]->xc[2] = 0.0;
+        if (part[r]->ms.type->static_place) {
+            /* The slave placed at the undeformed surface point (2D node masters). */
+            sim_master_at a;
+            at_from_geom(gg[r], &a);
+            part[r]->ms.type->static_place(&part[r]->ms, &a);
+            memcpy(gg[r]->xc, a.xc, sizeof a.xc);
         }
     double ks = 0.0;
     for (int i = 0; i < N; i++)
@@ -1147,7 +1061,7 @@ static int static_state_gen(const cea_problem *p, cea_geom *g, cea_work *w, doub
             *lambda = lsum;
             change = 0.0;
             for (int q = 0; q < na; q++) {
-                if (part[q]->ms.rigid && !part[q]->ms.disc) continue;
+                if (!part[q]->ms.type->static_follow) continue;
                 moving = 1;
                 double ch = node_update(part[q], gg[q], b);
                 if (ch < 0) return TVDS_ERR_SINGULAR;
@@ -1176,8 +1090,9 @@ static int static_state_gen(const cea_problem *p, cea_geom *g, cea_work *w, doub
             for (int a = 0; a < x->nact; a++) {
                 cea_geom *ga = &gx[a];
                 if (!ga->off) continue;
-                if ((!x->ms.rigid || x->ms.disc) && node_update(x, ga, u) < 0) return TVDS_ERR_SINGULAR;
-                double scale = x->ms.faces ? x->ms.fsize : (x->ms.rigid ? 1.0 : ga->len);
+                if (x->ms.type->static_follow && node_update(x, ga, u) < 0)
+                    return TVDS_ERR_SINGULAR;
+                double scale = x->ms.gap_scale > 0 ? x->ms.gap_scale : ga->len;
                 double gap = gap_deformed(x, ga, u) / scale;
                 if (gap < -1e-9 && gap < gmin) gmin = gap, deepest = ga;
             }
@@ -1258,11 +1173,15 @@ static int lateral_node(const cea_problem *x, const cea_geom *g, double lam, con
     double d[NDMAX];
     for (int k = 0; k < 3; k++)
         dof[nd] = sd[k], d[nd++] = b[k];
-    if (x->ms.faces) {
-        const int *fn = x->ms.face_node + (size_t)g->face * TVDS_FACE_MAX_NODES;
-        for (int q = 0; q < g->nn; q++)
-            for (int k = 0; k < 3; k++)
-                dof[nd] = x->ms.fdof[3 * fn[q] + k], d[nd++] = -g->N[q] * b[k];
+    if (x->ms.type->static_nodes) {
+        int mdof[SIM_MASTER_MAX_NODES][3];
+        double wq[SIM_MASTER_MAX_NODES];
+        sim_master_at at;
+        at_from_geom(g, &at);
+        int nq = x->ms.type->static_nodes(&x->ms, &at, mdof, wq);
+        for (int q = 0; q < nq; q++)
+            for (int k = 0; k < x->ncomp; k++)
+                dof[nd] = mdof[q][k], d[nd++] = -wq[q] * b[k];
     }
     for (int j = 0; j < nd; j++)
         for (int i = 0; i < nd; i++)

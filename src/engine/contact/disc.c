@@ -227,6 +227,17 @@ static int disc_static_at(const sim_master_static *ms, const double X[3], double
     return sim_disc_frame_at(ms, g->xc, g) > 0 ? SIM_AT_OK : SIM_AT_NO_SLIDING;
 }
 
+/* The material point under the displaced slave, its velocity, the sliding direction. */
+static double disc_static_follow(const sim_master_static *ms, const double *u, const double Q[3],
+                                 sim_master_at *g)
+{
+    sim_master_at ng = *g;
+    sim_disc_frame_at(ms, Q, &ng);
+    double ch = fabs(ng.t[0] - g->t[0]) + fabs(ng.t[1] - g->t[1]) + fabs(ng.t[2] - g->t[2]);
+    *g = ng;
+    return ch;
+}
+
 const sim_master_type sim_master_disc = {
     .name = "disc",
     .prescribed = 1,
@@ -239,4 +250,5 @@ const sim_master_type sim_master_disc = {
     .offsets = 1,
     .static_setup = disc_static_setup,
     .static_at = disc_static_at,
+    .static_follow = disc_static_follow,
 };

@@ -283,6 +283,7 @@ static int faces_static_setup(const tvds_model *m, int ic, double t, const doubl
         hi = fmax(hi, x);
     }
     ms->extent = hi - lo;
+    ms->gap_scale = fs;
     return TVDS_OK;
 }
 
@@ -382,6 +383,45 @@ static int faces_static_at(const sim_master_static *ms, const double X[3], doubl
     return sim_faces_fill(ms, NULL, g);
 }
 
+static int faces_static_nodes(const sim_master_static *ms, const sim_master_at *g,
+                              int dof[SIM_MASTER_MAX_NODES][3], double w[SIM_MASTER_MAX_NODES])
+{
+    const int *fn = ms->face_node + (size_t)g->face * TVDS_FACE_MAX_NODES;
+    for (int q = 0; q < g->nn; q++) {
+        for (int k = 0; k < 3; k++)
+            dof[q][k] = ms->fdof[3 * fn[q] + k];
+        w[q] = g->N[q];
+    }
+    return g->nn;
+}
+
+static void faces_static_sep(const sim_master_static *ms, const double *u,
+                             const sim_master_at *g, const double Q[3], double r[3])
+{
+    double P[3 * FACE_MAX_NODES], xp[3];
+    sim_faces_pos(ms, g->face, u, P);
+    face_point(g->nn, P, g->xi, xp, NULL, NULL);
+    for (int k = 0; k < 3; k++)
+        r[k] = Q[k] - xp[k];
+}
+
+/* The closest point of Q on the deformed face set (the current face first). */
+static double faces_static_follow(const sim_master_static *ms, const double *u, const double Q[3],
+                                  sim_master_at *g)
+{
+    sim_master_at ng = *g;
+    int valid = 0;
+    ng.face = sim_faces_pick(ms, u, Q, g->face, ng.xi, &valid);
+    if (ng.face < 0) return -1.0;
+    int e = sim_faces_fill(ms, u, &ng);
+    if (e == SIM_AT_NO_NORMAL || (e == SIM_AT_NO_SLIDING && ms->mu != 0.0)) return -1.0;
+    double ch = fabs(ng.xi[0] - g->xi[0]) + fabs(ng.xi[1] - g->xi[1]) + fabs(ng.n[0] - g->n[0]) +
+                fabs(ng.n[1] - g->n[1]) + fabs(ng.n[2] - g->n[2]);
+    if (ng.face != g->face) ch += 1.0;
+    *g = ng;
+    return ch;
+}
+
 const sim_master_type sim_master_faces3d = {
     .name = "faces3d",
     .prescribed = 0,
@@ -394,4 +434,7 @@ const sim_master_type sim_master_faces3d = {
     .offsets = 0,
     .static_setup = faces_static_setup,
     .static_at = faces_static_at,
+    .static_nodes = faces_static_nodes,
+    .static_sep = faces_static_sep,
+    .static_follow = faces_static_follow,
 };

@@ -53,6 +53,8 @@ typedef struct sim_master_static {
     double fsize;     /* face set: largest face diagonal [m] (tolerances) */
     double drive[3];  /* face set: unit direction of the slave's travel (positions along it) */
     double v_rel[3];  /* sliding velocity of the slave relative to the master [m/s] */
+    double mu;        /* kinetic friction coefficient (a sliding direction is needed when != 0) */
+    double gap_scale; /* > 0: the length gaps are measured in (else the segment's, g->len) */
     double length;    /* > 0: positions are arc lengths on [0, length] of the master */
     double extent;    /* > 0: the master's extent along the positions [m] (default spacing) */
 } sim_master_static;
@@ -116,6 +118,22 @@ typedef struct sim_master_type {
      * 2D node masters, distance along the drive on a face set, unused on rigid ones) in the
      * undeformed state. Returns SIM_AT_*. */
     int (*static_at)(const sim_master_static *ms, const double X[3], double s, sim_master_at *g);
+    /* The master nodes carrying the point of g (its segment or face) and their weights in the
+     * rows: their global DoFs dof[q][0 .. ncomp-1]; returns their number. NULL: no nodes. */
+    int (*static_nodes)(const sim_master_static *ms, const sim_master_at *g,
+                        int dof[SIM_MASTER_MAX_NODES][3], double w[SIM_MASTER_MAX_NODES]);
+    /* Places the slave on the undeformed master at g's parameters (g->xc). NULL: static_at
+     * places it. */
+    void (*static_place)(const sim_master_static *ms, sim_master_at *g);
+    /* r = Q - P, P the master point at g's parameters on the positions X + u (u NULL: X).
+     * NULL: no nodes (the slave is placed on the master, r = 0). */
+    void (*static_sep)(const sim_master_static *ms, const double *u, const sim_master_at *g,
+                       const double Q[3], double r[3]);
+    /* g followed to the displaced slave Q on the positions X + u (the static state's
+     * iteration): returns the change of its parameters and frame, or -1 (no normal or sliding
+     * direction: g unchanged). NULL: the geometry does not move (a rigid plane). */
+    double (*static_follow)(const sim_master_static *ms, const double *u, const double Q[3],
+                            sim_master_at *g);
 } sim_master_type;
 
 /* Makes DoF dof of s a candidate of the contact rows (sim_data.c). */
@@ -134,6 +152,20 @@ int sim_master_node_dofs(const tvds_model *m, int sub, long node, int ncomp, con
 int sim_seg2d_static_setup(const tvds_model *m, int ic, double t, const double vs[3],
                            const int *off, sim_master_static *ms, double vm[3], tvds_ctx *ctx);
 void sim_seg2d_static_locate(const sim_master_static *ms, double s, sim_master_at *g);
+int sim_seg2d_static_nodes(const sim_master_static *ms, const sim_master_at *g,
+                           int dof[SIM_MASTER_MAX_NODES][3], double w[SIM_MASTER_MAX_NODES]);
+void sim_seg2d_static_place(const sim_master_static *ms, sim_master_at *g);
+void sim_seg2d_static_sep(const sim_master_static *ms, const double *u, const sim_master_at *g,
+                          const double Q[3], double r[3]);
+double sim_seg2d_static_follow(const sim_master_static *ms, const double *u, const double Q[3],
+                               sim_master_at *g);
+/* The frame of a node on the deformed segment g->seg: its nodes at x1, x2, the slave at xc
+ * (all at X + u); ng (a copy of g) receives the length, t, n, alpha clamped to [0, 1] and the
+ * weights; on a C1 master the frame of the curve through the deformed nodes at that alpha.
+ * -1 when the nodes coincide. */
+int sim_seg2d_deformed(const sim_master_static *ms, const sim_master_at *g, const double *u,
+                       const double x1[2], const double x2[2], const double xc[2],
+                       sim_master_at *ng);
 
 /* Frame and weights of the C1 curve through nodes xy (n x 2) on segment k at xi = a
  * (segment2d_c1.c): unit tangent t, normal n, Hermite position weights wgt. */

@@ -329,6 +329,83 @@ static int seg_static_at(const sim_master_static *ms, const double X[3], double 
     return SIM_AT_OK;
 }
 
+int sim_seg2d_static_nodes(const sim_master_static *ms, const sim_master_at *g,
+                           int dof[SIM_MASTER_MAX_NODES][3], double w[SIM_MASTER_MAX_NODES])
+{
+    for (int node = 0; node < 2; node++) {
+        for (int k = 0; k < 2; k++)
+            dof[node][k] = ms->master_dof[2 * (g->seg + node) + k];
+        w[node] = g->wgt[node];
+    }
+    return 2;
+}
+
+/* The slave at the undeformed surface point. */
+void sim_seg2d_static_place(const sim_master_static *ms, sim_master_at *g)
+{
+    const double *X1 = ms->master_xy + 2 * g->seg, *X2 = X1 + 2;
+    for (int k = 0; k < 2; k++)
+        g->xc[k] = (1 - g->alpha) * X1[k] + g->alpha * X2[k];
+    g->xc[2] = 0.0;
+}
+
+void sim_seg2d_static_sep(const sim_master_static *ms, const double *u, const sim_master_at *g,
+                          const double Q[3], double r[3])
+{
+    const int *D1 = ms->master_dof + 2 * g->seg, *D2 = D1 + 2;
+    const double *X1 = ms->master_xy + 2 * g->seg, *X2 = X1 + 2;
+    for (int k = 0; k < 2; k++) {
+        double x1 = u ? X1[k] + u[D1[k]] : X1[k];
+        double x2 = u ? X2[k] + u[D2[k]] : X2[k];
+        r[k] = Q[k] - (1 - g->alpha) * x1 - g->alpha * x2;
+    }
+    r[2] = 0.0;
+}
+
+int sim_seg2d_deformed(const sim_master_static *ms, const sim_master_at *g, const double *u,
+                       const double x1[2], const double x2[2], const double xc[2],
+                       sim_master_at *ng)
+{
+    double d[2] = {x2[0] - x1[0], x2[1] - x1[1]}, L = hypot(d[0], d[1]);
+    if (!(L > 0)) return -1;
+    ng->len = L;
+    ng->t[0] = d[0] / L;
+    ng->t[1] = d[1] / L;
+    ng->n[0] = -ng->t[1];
+    ng->n[1] = ng->t[0];
+    ng->alpha = ((xc[0] - x1[0]) * ng->t[0] + (xc[1] - x1[1]) * ng->t[1]) / L;
+    if (ng->alpha < 0) ng->alpha = 0;
+    if (ng->alpha > 1) ng->alpha = 1;
+    ng->wgt[0] = 1.0 - ng->alpha;
+    ng->wgt[1] = ng->alpha;
+    if (ms->smooth) {
+        /* The preload stiffness keeps the chord's rotation (docs/cea.md). */
+        int k0 = g->seg > 0 ? g->seg - 1 : 0, k1 = g->seg + 2 < ms->nmaster ? g->seg + 2 : g->seg + 1;
+        double xyd[2 * 4];
+        for (int q = k0; q <= k1; q++)
+            for (int d2 = 0; d2 < 2; d2++)
+                xyd[2 * (q - k0) + d2] = ms->master_xy[2 * q + d2] + u[ms->master_dof[2 * q + d2]];
+        sim_c1_frame_xy(k1 - k0 + 1, xyd, g->seg - k0, ng->alpha, ng->t, ng->n, ng->wgt);
+    }
+    return 0;
+}
+
+/* The same segment, alpha and n from X + u. */
+double sim_seg2d_static_follow(const sim_master_static *ms, const double *u, const double Q[3],
+                               sim_master_at *g)
+{
+    double x1[2], x2[2];
+    for (int k = 0; k < 2; k++) {
+        x1[k] = ms->master_xy[2 * g->seg + k] + u[ms->master_dof[2 * g->seg + k]];
+        x2[k] = ms->master_xy[2 * (g->seg + 1) + k] + u[ms->master_dof[2 * (g->seg + 1) + k]];
+    }
+    sim_master_at ng = *g;
+    if (sim_seg2d_deformed(ms, g, u, x1, x2, Q, &ng)) return -1.0;
+    double ch = fabs(ng.alpha - g->alpha) + fabs(ng.n[0] - g->n[0]) + fabs(ng.n[1] - g->n[1]);
+    *g = ng;
+    return ch;
+}
+
 const sim_master_type sim_master_segment2d = {
     .name = "segment2d",
     .prescribed = 0,
@@ -341,4 +418,8 @@ const sim_master_type sim_master_segment2d = {
     .offsets = 1,
     .static_setup = sim_seg2d_static_setup,
     .static_at = seg_static_at,
+    .static_nodes = sim_seg2d_static_nodes,
+    .static_place = sim_seg2d_static_place,
+    .static_sep = sim_seg2d_static_sep,
+    .static_follow = sim_seg2d_static_follow,
 };

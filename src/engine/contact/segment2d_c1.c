@@ -141,4 +141,8 @@ const sim_master_type sim_master_segment2d_c1 = {
     .offsets = 1,
     .static_setup = c1_static_setup,
     .static_at = c1_static_at,
+    .static_nodes = sim_seg2d_static_nodes,
+    .static_place = sim_seg2d_static_place,
+    .static_sep = sim_seg2d_static_sep,
+    .static_follow = sim_seg2d_static_follow,
 };
