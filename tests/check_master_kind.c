@@ -138,8 +138,7 @@ static int tp_static_setup(const tvds_model *m, int ic, double t, const double v
     return TVDS_OK;
 }
 
-static int tp_static_at(const sim_master_static *ms, const double X[3], double s,
-                        sim_master_at *g)
+static int tp_static_at(const sim_master_static *ms, const double X[3], double s, sim_master_at *g)
 {
     g->seg = -1;
     g->alpha = 0.0;

@@ -68,23 +68,23 @@ typedef struct cea_problem {
     /* Contact (contact >= 0). */
     int has_contact;
     sim_master_static ms; /* the master (engine/contact/master.h) */
-    int ncomp;        /* components per contact node: 2 (x-y plane) or 3 (rigid plane in 3D) */
-    int slave_dof[3]; /* global DoFs x, y (, z) of the (first) slave node */
-    int nact;         /* active slave nodes: 1, or all of the contact's (TVDS_CEA_ALL_SLAVES) */
-    int *act_dof;     /* nact x 3: global x, y (, z) DoFs of each active slave node */
-    double *act_ds;   /* nact: abscissa of each node on the undeformed master minus that of the
-                         first node of the first contact (0 on a rigid master) [m] */
-    int nextra;       /* TVDS_CEA_ALL_CONTACTS: the other contacts, each with the contact
-                         fields of this struct filled (their nodes follow this one's) */
+    int ncomp;            /* components per contact node: 2 (x-y plane) or 3 (rigid plane in 3D) */
+    int slave_dof[3];     /* global DoFs x, y (, z) of the (first) slave node */
+    int nact;             /* active slave nodes: 1, or all of the contact's (TVDS_CEA_ALL_SLAVES) */
+    int *act_dof;         /* nact x 3: global x, y (, z) DoFs of each active slave node */
+    double *act_ds;       /* nact: abscissa of each node on the undeformed master minus that of the
+                             first node of the first contact (0 on a rigid master) [m] */
+    int nextra;           /* TVDS_CEA_ALL_CONTACTS: the other contacts, each with the contact
+                             fields of this struct filled (their nodes follow this one's) */
     struct cea_problem *extra;
     int nact_all; /* active nodes of all contacts */
     double mu;
     double chi_fixed; /* user's chi, 0 = from v_rel */
     double fmin_hz;
     int solver;
-    double wshift; /* ARPACK's complex shift i wshift [rad/s]; 0: the real shift */
-    int ncand;     /* candidates kept per position */
-    double *act_X;   /* nact x 3: undeformed coordinates of the active slave nodes [m] */
+    double wshift;  /* ARPACK's complex shift i wshift [rad/s]; 0: the real shift */
+    int ncand;      /* candidates kept per position */
+    double *act_X;  /* nact x 3: undeformed coordinates of the active slave nodes [m] */
     int lateral;    /* 3D: the lateral friction damping (docs/cea.md, "Lateral friction
                        damping") */
     int gen_static; /* the static state and preload stiffness of every node (faces, several
@@ -390,7 +390,7 @@ static int setup(const tvds_model *m, int contact, const tvds_cea_options *o, ce
     if (m->ncontact < 2) return TVDS_OK;
     /* Abscissa of the first node of the first contact: the reference of every offset. */
     double s00 = 0.0;
-    if (!p->ms.rigid && !p->ms.faces && (rc = tvds_cea_slave_abscissa(m, 0, 0, &s00, ctx))) return rc;
+    if (p->ms.length > 0 && (rc = tvds_cea_slave_abscissa(m, 0, 0, &s00, ctx))) return rc;
     p->extra = tvds_calloc((size_t)(m->ncontact - 1), sizeof *p->extra);
     if (!p->extra) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "cea: out of memory");
     p->nextra = m->ncontact - 1;
@@ -555,12 +555,6 @@ static int node_geometry(const cea_problem *p, int a, double s, cea_geom *g)
                                   p->ms.type->offsets ? s + p->act_ds[a] : s, &at);
     geom_from_at(&at, g);
     return at_status(p, e);
-}
-
-/* Face-set masters on the positions X + u (faces3d.c). */
-static int face_pos(const cea_problem *p, int f, const double *u, double *P)
-{
-    return sim_faces_pos(&p->ms, f, u, P);
 }
 
 /* Frame of a node at x on the disc (disc.c); returns the sliding speed there. */
@@ -780,161 +774,15 @@ static int static_state(const cea_problem *p, double s, cea_geom *g, cea_work *w
 /* Kt = K + K_g, the stiffness of the preload: the contact force on the structure
  * F = -B_E(u)^T lambda changes with the deformation through the rotation of n, t (segment
  * T1 T2) and through alpha (docs/cea.md); K_g = -dF/du at the static multiplier lambda. */
-/* Preload stiffness of one node on segment g->seg of a 2D master (slave DoFs sd x, y), added to
- * Kt (docs/cea.md). */
-static void kg_segment(const cea_problem *p, const cea_geom *g, double lambda, double chi,
-                       const int *sd, double *Kt)
-{
-    int N = p->N;
-    const double *n = g->n, *t = g->t;
-    double a = g->alpha, mu = p->mu;
-    double e[2] = {n[0] - chi * mu * t[0], n[1] - chi * mu * t[1]};
-    double q[2] = {-t[0] - chi * mu * n[0], -t[1] - chi * mu * n[1]}; /* de / d(angle) */
-    int dof[6] = {sd[0],
-                  sd[1],
-                  p->ms.master_dof[2 * g->seg],
-                  p->ms.master_dof[2 * g->seg + 1],
-                  p->ms.master_dof[2 * (g->seg + 1)],
-                  p->ms.master_dof[2 * (g->seg + 1) + 1]};
-    /* n . dd = a . du (rotation of the segment), t . dr = b . du (change of alpha times L). */
-    double av[6] = {0, 0, -n[0], -n[1], n[0], n[1]};
-    double bv[6] = {t[0], t[1], -(1 - a) * t[0], -(1 - a) * t[1], -a * t[0], -a * t[1]};
-    double P[6] = {-q[0], -q[1], (1 - a) * q[0], (1 - a) * q[1], a * q[0], a * q[1]};
-    double Q[6] = {0, 0, -e[0], -e[1], e[0], e[1]};
-    double c = -lambda / g->len;
-    for (int i = 0; i < 6; i++)
-        for (int j = 0; j < 6; j++)
-            Kt[(size_t)dof[j] * N + dof[i]] += c * (P[i] * av[j] + Q[i] * bv[j]);
-}
-
-/* Kt = K + K_g, the stiffness of the preload: the contact force on the structure
- * F = -B_E(u)^T lambda changes with the deformation through the rotation of n, t (segment
- * T1 T2) and through alpha (docs/cea.md); K_g = -dF/du at the static multiplier lambda. */
 static void tangent_stiffness(const cea_problem *p, const cea_geom *g, double lambda, double chi,
                               cea_work *w)
 {
     int N = p->N;
     memcpy(w->Kt, p->K, (size_t)N * N * sizeof *w->Kt);
-    if (!p->deformed || p->ms.rigid || !p->has_contact || lambda == 0.0) return;
-    kg_segment(p, g, lambda, chi, p->slave_dof, w->Kt);
-}
-
-/* Preload stiffness of one node on a face (docs/cea.md, "Face-set masters": derivation and
- * signs), added to Kt. The static state has the slave at its closest point x_P(xi) of the
- * deformed face (positions X + u). With the slave C and the face nodes q as the DoFs
- * (3 (1 + nn) columns):
- *   dxi = G^-1 [a_i . (du_C - sum_q N_q du_q)],  G_ij = a_i . a_j     (closest point)
- *   da_i = sum_q N_q,i du_q + x_,ij dxi_j
- *   dn = (I - n n^T) (da_1 x a_2 + a_1 x da_2) / |a_1 x a_2|
- *   dt = -n (t . dn) - kappa (I - t t^T) dn,  kappa = (n . v) / |v - (v . n) n|
- *   de = dn - chi mu dt,   e = n - chi mu t
- *   F_C = -lambda e,  F_q = lambda N_q e:  dF_q = lambda (e dN_q + N_q de),  K_g = -dF/du. */
-static void kg_face(const cea_problem *p, const cea_geom *g, double lambda, double chi,
-                    const double *u, double *Kt)
-{
-    enum { NCMAX = 3 * (1 + FACE_MAX_NODES) };
-    int N = p->N, nn = g->nn, nc = 3 * (1 + nn);
-    double P[3 * FACE_MAX_NODES], Nq[FACE_MAX_NODES], dN[2 * FACE_MAX_NODES],
-        d2N[3 * FACE_MAX_NODES];
-    face_pos(p, g->face, u, P);
-    face_shape(nn, g->xi, Nq, dN);
-    face_shape2(nn, g->xi, d2N);
-    double a[2][3] = {{0}}, xx[3][3] = {{0}}; /* a_1, a_2; x_,11, x_,12, x_,22 */
-    for (int q = 0; q < nn; q++)
-        for (int k = 0; k < 3; k++) {
-            a[0][k] += dN[2 * q] * P[3 * q + k];
-            a[1][k] += dN[2 * q + 1] * P[3 * q + k];
-            for (int d = 0; d < 3; d++)
-                xx[d][k] += d2N[3 * q + d] * P[3 * q + k];
-        }
-    double c[3];
-    cross3v(a[0], a[1], c);
-    double cl = sqrt(dot3v(c, c));
-    const double *n = g->n, *t = g->t;
-    double g11 = dot3v(a[0], a[0]), g12 = dot3v(a[0], a[1]), g22 = dot3v(a[1], a[1]);
-    double det = g11 * g22 - g12 * g12;
-    if (!(cl > 0) || !(det > 0)) return;
-    double Gi[2][2] = {{g22 / det, -g12 / det}, {-g12 / det, g11 / det}};
-    int dof[NCMAX];
-    const int *fn = p->ms.face_node + (size_t)g->face * TVDS_FACE_MAX_NODES;
-    for (int k = 0; k < 3; k++) {
-        dof[k] = p->act_dof[3 * g->act + k];
-        for (int q = 0; q < nn; q++)
-            dof[3 + 3 * q + k] = p->ms.fdof[3 * fn[q] + k];
-    }
-    /* dxi (2 x nc). */
-    double Xi[2][NCMAX];
-    for (int j = 0; j < 2; j++)
-        for (int k = 0; k < 3; k++) {
-            double h = Gi[j][0] * a[0][k] + Gi[j][1] * a[1][k];
-            Xi[j][k] = h;
-            for (int q = 0; q < nn; q++)
-                Xi[j][3 + 3 * q + k] = -Nq[q] * h;
-        }
-    /* da_i (3 x nc), then dc, dn, dt, de per column. */
-    const double *xij[2][2] = {{xx[0], xx[1]}, {xx[1], xx[2]}};
-    double v[3] = {p->ms.v_rel[0], p->ms.v_rel[1], p->ms.v_rel[2]}, vn = dot3v(v, n), w2 = 0.0;
-    for (int k = 0; k < 3; k++)
-        w2 += (v[k] - vn * n[k]) * (v[k] - vn * n[k]);
-    double kap = w2 > 0 ? vn / sqrt(w2) : 0.0, cm = chi * p->mu;
-    double e[3] = {n[0] - cm * t[0], n[1] - cm * t[1], n[2] - cm * t[2]};
-    double De[3][NCMAX];
-    for (int col = 0; col < nc; col++) {
-        double da[2][3];
-        for (int i = 0; i < 2; i++)
-            for (int k = 0; k < 3; k++) {
-                double x = xij[i][0][k] * Xi[0][col] + xij[i][1][k] * Xi[1][col];
-                if (col >= 3 && (col - 3) % 3 == k) x += dN[2 * ((col - 3) / 3) + i];
-                da[i][k] = x;
-            }
-        double c1[3], c2[3], dc[3], dn[3], dt[3];
-        cross3v(da[0], a[1], c1);
-        cross3v(a[0], da[1], c2);
-        for (int k = 0; k < 3; k++)
-            dc[k] = c1[k] + c2[k];
-        double nd = dot3v(n, dc);
-        for (int k = 0; k < 3; k++)
-            dn[k] = (dc[k] - nd * n[k]) / cl;
-        double tn = dot3v(t, dn);
-        for (int k = 0; k < 3; k++)
-            dt[k] = -n[k] * tn - kap * (dn[k] - tn * t[k]);
-        for (int k = 0; k < 3; k++)
-            De[k][col] = dn[k] - cm * dt[k];
-    }
-    for (int col = 0; col < nc; col++) {
-        int jc = dof[col];
-        for (int k = 0; k < 3; k++)
-            Kt[(size_t)jc * N + dof[k]] += lambda * De[k][col]; /* -dF_C = lambda de */
-        for (int q = 0; q < nn; q++) {
-            double dNq = dN[2 * q] * Xi[0][col] + dN[2 * q + 1] * Xi[1][col];
-            for (int k = 0; k < 3; k++)
-                Kt[(size_t)jc * N + dof[3 + 3 * q + k]] -=
-                    lambda * (e[k] * dNq + Nq[q] * De[k][col]);
-        }
-    }
-}
-
-/* Preload stiffness of one node on the rotating disc (docs/cea.md, "Rotating disc"): the
- * disc is rigid, but the sliding direction t = w / |w|, w = P (v_s - omega a x r), follows the
- * material point under the slave: dw = -omega P (a x du_C), and since (I - t t^T) P (a x du) =
- * b (t . du) with b = a x t, dt = -(omega / |w|) b (t . du_C). With F_C = -lambda e,
- * e = n - chi mu t: K_g = -dF_C/du_C = lambda chi mu (omega / |w|) b t^T on the slave's DoFs. */
-static void kg_disc(const cea_problem *p, const cea_geom *g, double lambda, double chi,
-                    const double *u, double *Kt)
-{
-    int N = p->N;
-    const int *sd = p->act_dof + 3 * g->act;
-    double Q[3], b[3];
-    for (int k = 0; k < 3; k++)
-        Q[k] = g->xc[k] + u[sd[k]];
-    cea_geom h = *g;
-    double wl = disc_frame(p, Q, &h);
-    if (!(wl > 0)) return;
-    cross3v(p->ms.rigid_n, g->t, b);
-    double c = lambda * chi * p->mu * p->ms.omega / wl;
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++)
-            Kt[(size_t)sd[j] * N + sd[i]] += c * b[i] * g->t[j];
+    if (!p->deformed || !p->ms.type->static_kg || !p->has_contact || lambda == 0.0) return;
+    sim_master_at at;
+    at_from_geom(g, &at);
+    p->ms.type->static_kg(&p->ms, &at, p->slave_dof, lambda, chi, NULL, N, w->Kt);
 }
 
 /* The nodes in contact (not off) in the order of their rows (build_rows: the other contacts
@@ -1104,8 +952,8 @@ static int static_state_gen(const cea_problem *p, cea_geom *g, cea_work *w, doub
     return TVDS_ERR_SOLVER; /* no consistent contact set */
 }
 
-/* Kt = K + sum over the active nodes of their preload stiffness (kg_segment, kg_face; a
- * rigid master adds none), at the static state of static_state_gen. */
+/* Kt = K + sum over the active nodes of their preload stiffness (the kind's static_kg; a
+ * rigid plane adds none), at the static state of static_state_gen. */
 static void tangent_stiffness_gen(const cea_problem *p, const cea_geom *g, cea_work *w)
 {
     int N = p->N;
@@ -1116,14 +964,11 @@ static void tangent_stiffness_gen(const cea_problem *p, const cea_geom *g, cea_w
         const cea_problem *x = j < 0 ? p : &p->extra[j];
         for (int a = 0; a < x->nact; a++) {
             const cea_geom *ga = &g[a];
-            if ((x->ms.rigid && !x->ms.disc) || ga->lam == 0.0) continue;
+            if (!x->ms.type->static_kg || ga->lam == 0.0) continue;
             double chi = chi_along(x, ga->t);
-            if (x->ms.disc)
-                kg_disc(x, ga, ga->lam, chi, u, w->Kt);
-            else if (x->ms.faces)
-                kg_face(x, ga, ga->lam, chi, u, w->Kt);
-            else
-                kg_segment(x, ga, ga->lam, chi, x->act_dof + 3 * a, w->Kt);
+            sim_master_at at;
+            at_from_geom(ga, &at);
+            x->ms.type->static_kg(&x->ms, &at, x->act_dof + 3 * a, ga->lam, chi, u, N, w->Kt);
         }
         g += x->nact;
     }
@@ -1983,9 +1828,9 @@ static int cea_run(const tvds_model *m, int contact, const double *s, int npos,
                 }
             }
         }
-        if (!isfinite(s[i]) || (p.has_contact && p.ms.length > 0 &&
-                                (s[i] + lo < -1e-12 * p.ms.length ||
-                                 s[i] + hi > p.ms.length * (1 + 1e-12)))) {
+        if (!isfinite(s[i]) ||
+            (p.has_contact && p.ms.length > 0 &&
+             (s[i] + lo < -1e-12 * p.ms.length || s[i] + hi > p.ms.length * (1 + 1e-12)))) {
             rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
                             "cea: position %d (s = %g m) is off the master surface [0, %g]", i,
                             s[i], p.has_contact ? p.ms.length : 0.0);

@@ -238,6 +238,27 @@ static double disc_static_follow(const sim_master_static *ms, const double *u, c
     return ch;
 }
 
+/* Preload stiffness of one node on the rotating disc (docs/cea.md, "Rotating disc"): the
+ * disc is rigid, but the sliding direction t = w / |w|, w = P (v_s - omega a x r), follows the
+ * material point under the slave: dw = -omega P (a x du_C), and since (I - t t^T) P (a x du) =
+ * b (t . du) with b = a x t, dt = -(omega / |w|) b (t . du_C). With F_C = -lambda e,
+ * e = n - chi mu t: K_g = -dF_C/du_C = lambda chi mu (omega / |w|) b t^T on the slave's DoFs. */
+static void disc_static_kg(const sim_master_static *ms, const sim_master_at *g, const int sd[3],
+                           double lambda, double chi, const double *u, int N, double *Kt)
+{
+    double Q[3], b[3];
+    for (int k = 0; k < 3; k++)
+        Q[k] = g->xc[k] + u[sd[k]];
+    sim_master_at h = *g;
+    double wl = sim_disc_frame_at(ms, Q, &h);
+    if (!(wl > 0)) return;
+    cross3(ms->rigid_n, g->t, b);
+    double c = lambda * chi * ms->mu * ms->omega / wl;
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            Kt[(size_t)sd[j] * N + sd[i]] += c * b[i] * g->t[j];
+}
+
 const sim_master_type sim_master_disc = {
     .name = "disc",
     .prescribed = 1,
@@ -251,4 +272,5 @@ const sim_master_type sim_master_disc = {
     .static_setup = disc_static_setup,
     .static_at = disc_static_at,
     .static_follow = disc_static_follow,
+    .static_kg = disc_static_kg,
 };

@@ -223,6 +223,13 @@ static double dot3(const double a[3], const double b[3])
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
 
+static void cross3(const double a[3], const double b[3], double c[3])
+{
+    c[0] = a[1] * b[2] - a[2] * b[1];
+    c[1] = a[2] * b[0] - a[0] * b[2];
+    c[2] = a[0] * b[1] - a[1] * b[0];
+}
+
 /* ---- Static state (master.h; docs/cea.md, "Face-set masters") ---- */
 
 /* The face nodes' DoFs and coordinates and the direction of travel of the slave body (its
@@ -395,8 +402,8 @@ static int faces_static_nodes(const sim_master_static *ms, const sim_master_at *
     return g->nn;
 }
 
-static void faces_static_sep(const sim_master_static *ms, const double *u,
-                             const sim_master_at *g, const double Q[3], double r[3])
+static void faces_static_sep(const sim_master_static *ms, const double *u, const sim_master_at *g,
+                             const double Q[3], double r[3])
 {
     double P[3 * FACE_MAX_NODES], xp[3];
     sim_faces_pos(ms, g->face, u, P);
@@ -422,6 +429,101 @@ static double faces_static_follow(const sim_master_static *ms, const double *u, 
     return ch;
 }
 
+/* Preload stiffness of one node on a face (docs/cea.md, "Face-set masters": derivation and
+ * signs), added to Kt. The static state has the slave at its closest point x_P(xi) of the
+ * deformed face (positions X + u). With the slave C and the face nodes q as the DoFs
+ * (3 (1 + nn) columns):
+ *   dxi = G^-1 [a_i . (du_C - sum_q N_q du_q)],  G_ij = a_i . a_j     (closest point)
+ *   da_i = sum_q N_q,i du_q + x_,ij dxi_j
+ *   dn = (I - n n^T) (da_1 x a_2 + a_1 x da_2) / |a_1 x a_2|
+ *   dt = -n (t . dn) - kappa (I - t t^T) dn,  kappa = (n . v) / |v - (v . n) n|
+ *   de = dn - chi mu dt,   e = n - chi mu t
+ *   F_C = -lambda e,  F_q = lambda N_q e:  dF_q = lambda (e dN_q + N_q de),  K_g = -dF/du. */
+static void faces_static_kg(const sim_master_static *ms, const sim_master_at *g, const int sd[3],
+                            double lambda, double chi, const double *u, int N, double *Kt)
+{
+    enum { NCMAX = 3 * (1 + FACE_MAX_NODES) };
+    int nn = g->nn, nc = 3 * (1 + nn);
+    double P[3 * FACE_MAX_NODES], Nq[FACE_MAX_NODES], dN[2 * FACE_MAX_NODES],
+        d2N[3 * FACE_MAX_NODES];
+    sim_faces_pos(ms, g->face, u, P);
+    face_shape(nn, g->xi, Nq, dN);
+    face_shape2(nn, g->xi, d2N);
+    double a[2][3] = {{0}}, xx[3][3] = {{0}}; /* a_1, a_2; x_,11, x_,12, x_,22 */
+    for (int q = 0; q < nn; q++)
+        for (int k = 0; k < 3; k++) {
+            a[0][k] += dN[2 * q] * P[3 * q + k];
+            a[1][k] += dN[2 * q + 1] * P[3 * q + k];
+            for (int d = 0; d < 3; d++)
+                xx[d][k] += d2N[3 * q + d] * P[3 * q + k];
+        }
+    double c[3];
+    cross3(a[0], a[1], c);
+    double cl = sqrt(dot3(c, c));
+    const double *n = g->n, *t = g->t;
+    double g11 = dot3(a[0], a[0]), g12 = dot3(a[0], a[1]), g22 = dot3(a[1], a[1]);
+    double det = g11 * g22 - g12 * g12;
+    if (!(cl > 0) || !(det > 0)) return;
+    double Gi[2][2] = {{g22 / det, -g12 / det}, {-g12 / det, g11 / det}};
+    int dof[NCMAX];
+    const int *fn = ms->face_node + (size_t)g->face * TVDS_FACE_MAX_NODES;
+    for (int k = 0; k < 3; k++) {
+        dof[k] = sd[k];
+        for (int q = 0; q < nn; q++)
+            dof[3 + 3 * q + k] = ms->fdof[3 * fn[q] + k];
+    }
+    /* dxi (2 x nc). */
+    double Xi[2][NCMAX];
+    for (int j = 0; j < 2; j++)
+        for (int k = 0; k < 3; k++) {
+            double h = Gi[j][0] * a[0][k] + Gi[j][1] * a[1][k];
+            Xi[j][k] = h;
+            for (int q = 0; q < nn; q++)
+                Xi[j][3 + 3 * q + k] = -Nq[q] * h;
+        }
+    /* da_i (3 x nc), then dc, dn, dt, de per column. */
+    const double *xij[2][2] = {{xx[0], xx[1]}, {xx[1], xx[2]}};
+    double v[3] = {ms->v_rel[0], ms->v_rel[1], ms->v_rel[2]}, vn = dot3(v, n), w2 = 0.0;
+    for (int k = 0; k < 3; k++)
+        w2 += (v[k] - vn * n[k]) * (v[k] - vn * n[k]);
+    double kap = w2 > 0 ? vn / sqrt(w2) : 0.0, cm = chi * ms->mu;
+    double e[3] = {n[0] - cm * t[0], n[1] - cm * t[1], n[2] - cm * t[2]};
+    double De[3][NCMAX];
+    for (int col = 0; col < nc; col++) {
+        double da[2][3];
+        for (int i = 0; i < 2; i++)
+            for (int k = 0; k < 3; k++) {
+                double x = xij[i][0][k] * Xi[0][col] + xij[i][1][k] * Xi[1][col];
+                if (col >= 3 && (col - 3) % 3 == k) x += dN[2 * ((col - 3) / 3) + i];
+                da[i][k] = x;
+            }
+        double c1[3], c2[3], dc[3], dn[3], dt[3];
+        cross3(da[0], a[1], c1);
+        cross3(a[0], da[1], c2);
+        for (int k = 0; k < 3; k++)
+            dc[k] = c1[k] + c2[k];
+        double nd = dot3(n, dc);
+        for (int k = 0; k < 3; k++)
+            dn[k] = (dc[k] - nd * n[k]) / cl;
+        double tn = dot3(t, dn);
+        for (int k = 0; k < 3; k++)
+            dt[k] = -n[k] * tn - kap * (dn[k] - tn * t[k]);
+        for (int k = 0; k < 3; k++)
+            De[k][col] = dn[k] - cm * dt[k];
+    }
+    for (int col = 0; col < nc; col++) {
+        int jc = dof[col];
+        for (int k = 0; k < 3; k++)
+            Kt[(size_t)jc * N + dof[k]] += lambda * De[k][col]; /* -dF_C = lambda de */
+        for (int q = 0; q < nn; q++) {
+            double dNq = dN[2 * q] * Xi[0][col] + dN[2 * q + 1] * Xi[1][col];
+            for (int k = 0; k < 3; k++)
+                Kt[(size_t)jc * N + dof[3 + 3 * q + k]] -=
+                    lambda * (e[k] * dNq + Nq[q] * De[k][col]);
+        }
+    }
+}
+
 const sim_master_type sim_master_faces3d = {
     .name = "faces3d",
     .prescribed = 0,
@@ -437,4 +539,5 @@ const sim_master_type sim_master_faces3d = {
     .static_nodes = faces_static_nodes,
     .static_sep = faces_static_sep,
     .static_follow = faces_static_follow,
+    .static_kg = faces_static_kg,
 };

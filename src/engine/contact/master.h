@@ -35,15 +35,15 @@ enum sim_conf { SIM_CONF_UNDEFORMED = 0, SIM_CONF_PREDICTED = 1, SIM_CONF_CURREN
  * use stay zero. */
 typedef struct sim_master_static {
     const struct sim_master_type *type;
-    int ncomp;         /* components per node: 2 (x-y plane) or 3 */
-    int rigid;         /* 1: no nodes, the master moves by prescribed motion only */
-    int smooth;        /* 1: C1 master curve (segment2d_c1.c) */
-    int faces;         /* 1: face set (faces3d.c) */
-    int disc;          /* 1: rotating disc (disc.c; rigid = 1 too) */
-    int nmaster;       /* master nodes */
-    int *master_dof;   /* 2D nodes: nmaster x 2 global x, y DoFs */
-    double *master_xy; /* 2D nodes: nmaster x 2 undeformed coordinates [m] */
-    double *cum;       /* 2D nodes: nmaster curvilinear abscissae [m] */
+    int ncomp;                     /* components per node: 2 (x-y plane) or 3 */
+    int rigid;                     /* 1: no nodes, the master moves by prescribed motion only */
+    int smooth;                    /* 1: C1 master curve (segment2d_c1.c) */
+    int faces;                     /* 1: face set (faces3d.c) */
+    int disc;                      /* 1: rotating disc (disc.c; rigid = 1 too) */
+    int nmaster;                   /* master nodes */
+    int *master_dof;               /* 2D nodes: nmaster x 2 global x, y DoFs */
+    double *master_xy;             /* 2D nodes: nmaster x 2 undeformed coordinates [m] */
+    double *cum;                   /* 2D nodes: nmaster curvilinear abscissae [m] */
     double rigid_n[3], rigid_t[3]; /* rigid: unit normal; tangent (3D: sliding direction) */
     double rigid_pt[3], omega;     /* disc: centre, angular speed at the evaluation time */
     int nface;                     /* face set: faces, nodes per face, node indices (9 a face) */
@@ -62,15 +62,15 @@ typedef struct sim_master_static {
 /* The master point of a slave node at one position in the static state: frame, the master
  * nodes carrying it and their weights. */
 typedef struct sim_master_at {
-    int seg;                  /* segment (2D nodes; -1 otherwise) and the weight alpha of its */
-    double alpha;             /* second node */
-    double n[3], t[3];        /* unit normal toward the slave; sliding tangent (chi = +1 on 3D
-                                 masters, the master tangent in 2D) */
-    double len;               /* segment length [m] (1 without segments) */
-    double wgt[2];            /* 2D nodes: shares of the segment's nodes */
-    int face, nn;             /* face set: face (-1: off), its nodes */
+    int seg;           /* segment (2D nodes; -1 otherwise) and the weight alpha of its */
+    double alpha;      /* second node */
+    double n[3], t[3]; /* unit normal toward the slave; sliding tangent (chi = +1 on 3D
+                          masters, the master tangent in 2D) */
+    double len;        /* segment length [m] (1 without segments) */
+    double wgt[2];     /* 2D nodes: shares of the segment's nodes */
+    int face, nn;      /* face set: face (-1: off), its nodes */
     double xi[2], N[SIM_MASTER_MAX_NODES]; /* face set: natural coordinates, shape functions */
-    double xc[3];             /* slave placed on the surface [m] (3D masters) */
+    double xc[3];                          /* slave placed on the surface [m] (3D masters) */
 } sim_master_at;
 
 /* Outcomes of static_at. */
@@ -134,6 +134,12 @@ typedef struct sim_master_type {
      * direction: g unchanged). NULL: the geometry does not move (a rigid plane). */
     double (*static_follow)(const sim_master_static *ms, const double *u, const double Q[3],
                             sim_master_at *g);
+    /* Preload stiffness of a node at g pressed with multiplier lambda (< 0 pressing; sliding
+     * sign chi; slave DoFs sd; static displacement u, NULL on the one-node 2D path) added to
+     * Kt (N x N, column-major): K_g = -dF/du of the contact force turning with the master
+     * (docs/cea.md). NULL: none (a rigid plane). */
+    void (*static_kg)(const sim_master_static *ms, const sim_master_at *g, const int sd[3],
+                      double lambda, double chi, const double *u, int N, double *Kt);
 } sim_master_type;
 
 /* Makes DoF dof of s a candidate of the contact rows (sim_data.c). */
@@ -144,8 +150,7 @@ int sim_seg2d_setup(const tvds_model *m, tvds_data *d, int ic, int *ent, tvds_ct
 /* Global DoFs (off[sub] + local) and undeformed coordinates (xyz: NULL to skip) of the first
  * ncomp components of node `node` of substructure sub; what/cname name it in errors. */
 int sim_master_node_dofs(const tvds_model *m, int sub, long node, int ncomp, const int *off,
-                         int *dof, double *xyz, const char *what, const char *cname,
-                         tvds_ctx *ctx);
+                         int *dof, double *xyz, const char *what, const char *cname, tvds_ctx *ctx);
 
 /* The 2D node masters' static state (segment2d.c, shared by segment2d_c1.c): set-up, and the
  * segment, weights and row nodes at arc length s. */
@@ -159,6 +164,8 @@ void sim_seg2d_static_sep(const sim_master_static *ms, const double *u, const si
                           const double Q[3], double r[3]);
 double sim_seg2d_static_follow(const sim_master_static *ms, const double *u, const double Q[3],
                                sim_master_at *g);
+void sim_seg2d_static_kg(const sim_master_static *ms, const sim_master_at *g, const int sd[3],
+                         double lambda, double chi, const double *u, int N, double *Kt);
 /* The frame of a node on the deformed segment g->seg: its nodes at x1, x2, the slave at xc
  * (all at X + u); ng (a copy of g) receives the length, t, n, alpha clamped to [0, 1] and the
  * weights; on a C1 master the frame of the curve through the deformed nodes at that alpha.

@@ -316,8 +316,7 @@ void sim_seg2d_static_locate(const sim_master_static *ms, double s, sim_master_a
     g->n[2] = g->t[2] = 0.0;
 }
 
-static int seg_static_at(const sim_master_static *ms, const double X[3], double s,
-                         sim_master_at *g)
+static int seg_static_at(const sim_master_static *ms, const double X[3], double s, sim_master_at *g)
 {
     sim_seg2d_static_locate(ms, s, g);
     int k = g->seg;
@@ -380,7 +379,8 @@ int sim_seg2d_deformed(const sim_master_static *ms, const sim_master_at *g, cons
     ng->wgt[1] = ng->alpha;
     if (ms->smooth) {
         /* The preload stiffness keeps the chord's rotation (docs/cea.md). */
-        int k0 = g->seg > 0 ? g->seg - 1 : 0, k1 = g->seg + 2 < ms->nmaster ? g->seg + 2 : g->seg + 1;
+        int k0 = g->seg > 0 ? g->seg - 1 : 0,
+            k1 = g->seg + 2 < ms->nmaster ? g->seg + 2 : g->seg + 1;
         double xyd[2 * 4];
         for (int q = k0; q <= k1; q++)
             for (int d2 = 0; d2 < 2; d2++)
@@ -406,6 +406,34 @@ double sim_seg2d_static_follow(const sim_master_static *ms, const double *u, con
     return ch;
 }
 
+/* Preload stiffness of one node on segment g->seg of a 2D master (slave DoFs sd x, y), added to
+ * Kt: the contact force on the structure F = -B_E(u)^T lambda changes with the deformation
+ * through the rotation of n, t (segment T1 T2) and through alpha (docs/cea.md); K_g = -dF/du
+ * at the static multiplier lambda. */
+void sim_seg2d_static_kg(const sim_master_static *ms, const sim_master_at *g, const int sd[3],
+                         double lambda, double chi, const double *u, int N, double *Kt)
+{
+    const double *n = g->n, *t = g->t;
+    double a = g->alpha, mu = ms->mu;
+    double e[2] = {n[0] - chi * mu * t[0], n[1] - chi * mu * t[1]};
+    double q[2] = {-t[0] - chi * mu * n[0], -t[1] - chi * mu * n[1]}; /* de / d(angle) */
+    int dof[6] = {sd[0],
+                  sd[1],
+                  ms->master_dof[2 * g->seg],
+                  ms->master_dof[2 * g->seg + 1],
+                  ms->master_dof[2 * (g->seg + 1)],
+                  ms->master_dof[2 * (g->seg + 1) + 1]};
+    /* n . dd = a . du (rotation of the segment), t . dr = b . du (change of alpha times L). */
+    double av[6] = {0, 0, -n[0], -n[1], n[0], n[1]};
+    double bv[6] = {t[0], t[1], -(1 - a) * t[0], -(1 - a) * t[1], -a * t[0], -a * t[1]};
+    double P[6] = {-q[0], -q[1], (1 - a) * q[0], (1 - a) * q[1], a * q[0], a * q[1]};
+    double Q[6] = {0, 0, -e[0], -e[1], e[0], e[1]};
+    double c = -lambda / g->len;
+    for (int i = 0; i < 6; i++)
+        for (int j = 0; j < 6; j++)
+            Kt[(size_t)dof[j] * N + dof[i]] += c * (P[i] * av[j] + Q[i] * bv[j]);
+}
+
 const sim_master_type sim_master_segment2d = {
     .name = "segment2d",
     .prescribed = 0,
@@ -422,4 +450,5 @@ const sim_master_type sim_master_segment2d = {
     .static_place = sim_seg2d_static_place,
     .static_sep = sim_seg2d_static_sep,
     .static_follow = sim_seg2d_static_follow,
+    .static_kg = sim_seg2d_static_kg,
 };

@@ -121,8 +121,7 @@ static int c1_static_setup(const tvds_model *m, int ic, double t, const double v
 }
 
 /* The same curve and weights as the engine's (hermite.h). */
-static int c1_static_at(const sim_master_static *ms, const double X[3], double s,
-                        sim_master_at *g)
+static int c1_static_at(const sim_master_static *ms, const double X[3], double s, sim_master_at *g)
 {
     sim_seg2d_static_locate(ms, s, g);
     sim_c1_frame_xy(ms->nmaster, ms->master_xy, g->seg, g->alpha, g->t, g->n, g->wgt);
@@ -145,4 +144,5 @@ const sim_master_type sim_master_segment2d_c1 = {
     .static_place = sim_seg2d_static_place,
     .static_sep = sim_seg2d_static_sep,
     .static_follow = sim_seg2d_static_follow,
+    .static_kg = sim_seg2d_static_kg,
 };
