@@ -779,7 +779,7 @@ static void tangent_stiffness(const cea_problem *p, const cea_geom *g, double la
 {
     int N = p->N;
     memcpy(w->Kt, p->K, (size_t)N * N * sizeof *w->Kt);
-    if (!p->deformed || !p->ms.type->static_kg || !p->has_contact || lambda == 0.0) return;
+    if (!p->deformed || !p->has_contact || !p->ms.type->static_kg || lambda == 0.0) return;
     sim_master_at at;
     at_from_geom(g, &at);
     p->ms.type->static_kg(&p->ms, &at, p->slave_dof, lambda, chi, NULL, N, w->Kt);
