@@ -691,20 +691,6 @@ static int kkt_assemble(const cea_problem *p, cea_work *w, double ks)
     return nk;
 }
 
-/* The frame of a node on the deformed 2D segment g->seg (segment2d.c): T1 at x1, T2 at x2, the
- * slave at xc (all at X + u) into ng. -1 when T1 and T2 coincide. */
-static int segment_deformed(const cea_problem *x, const cea_geom *g, const double *u,
-                            const double x1[2], const double x2[2], const double xc[2],
-                            cea_geom *ng)
-{
-    sim_master_at a, na;
-    at_from_geom(g, &a);
-    at_from_geom(ng, &na);
-    if (sim_seg2d_deformed(&x->ms, &a, u, x1, x2, xc, &na)) return -1;
-    geom_from_at(&na, ng);
-    return 0;
-}
-
 /* Static sliding state at the position of geometry *g (undeformed on entry, deformed on exit):
  *   K u + B_E(u)^T lambda = f,   gap(u) = 0,   bilateral rows B u = 0,
  * with n, alpha of the contact row taken from the deformed positions X + u and the slave placed
@@ -718,14 +704,15 @@ static int static_state(const cea_problem *p, double s, cea_geom *g, cea_work *w
     (void)s;
     *lambda = 0.0;
     if (!p->has_load || !p->has_contact) return TVDS_OK;
-    /* Undeformed positions of T1, T2 and the slave's placement X_C on the surface at s. */
-    double X1[2], X2[2], XC[2];
-    if (!p->ms.rigid) {
-        for (int k = 0; k < 2; k++) {
-            X1[k] = p->ms.master_xy[2 * g->seg + k];
-            X2[k] = p->ms.master_xy[2 * (g->seg + 1) + k];
-            XC[k] = (1 - g->alpha) * X1[k] + g->alpha * X2[k];
-        }
+    /* The slave's placement X_C on the undeformed surface at s (the kind's static_place). */
+    const sim_master_type *kind = p->ms.type;
+    int moves = kind->static_sep && kind->static_follow; /* else a rigid line */
+    double XC[3] = {0.0, 0.0, 0.0};
+    if (moves) {
+        sim_master_at a;
+        at_from_geom(g, &a);
+        kind->static_place(&p->ms, &a);
+        memcpy(XC, a.xc, sizeof XC);
     }
     double ks = 0.0;
     for (int i = 0; i < N; i++)
@@ -736,10 +723,13 @@ static int static_state(const cea_problem *p, double s, cea_geom *g, cea_work *w
         build_rows(p, g, w);
         int nr = w->rows.nrows, nk = kkt_assemble(p, w, ks);
         double *A = w->KKT, *b = w->krhs;
-        if (!p->ms.rigid) {
+        if (moves) {
             /* The contact row (last): B_C u = -g0, g0 the gap of the undeformed positions. */
-            double g0 = g->n[0] * (XC[0] - (1 - g->alpha) * X1[0] - g->alpha * X2[0]) +
-                        g->n[1] * (XC[1] - (1 - g->alpha) * X1[1] - g->alpha * X2[1]);
+            sim_master_at a;
+            double r[3];
+            at_from_geom(g, &a);
+            kind->static_sep(&p->ms, NULL, &a, XC, r);
+            double g0 = g->n[0] * r[0] + g->n[1] * r[1];
             b[N + nr - 1] = -ks * g0;
         }
         int info = LAPACKE_dgesv(LAPACK_COL_MAJOR, nk, 1, A, nk, w->kpiv, b, nk);
@@ -751,19 +741,14 @@ static int static_state(const cea_problem *p, double s, cea_geom *g, cea_work *w
         for (int i = p->nbil; i < nr; i++)
             lsum += ks * b[N + i];
         *lambda = lsum;
-        if (p->ms.rigid) return TVDS_OK; /* the rigid line does not move */
-        /* Deformed geometry: T1, T2 and C at X + u. */
-        double x1[2], x2[2], xc[2];
-        for (int k = 0; k < 2; k++) {
-            x1[k] = X1[k] + b[p->ms.master_dof[2 * g->seg + k]];
-            x2[k] = X2[k] + b[p->ms.master_dof[2 * (g->seg + 1) + k]];
-            xc[k] = XC[k] + b[p->slave_dof[k]];
-        }
-        cea_geom ng = *g;
-        if (segment_deformed(p, g, b, x1, x2, xc, &ng)) return TVDS_ERR_SINGULAR;
-        double change =
-            fabs(ng.alpha - g->alpha) + fabs(ng.n[0] - g->n[0]) + fabs(ng.n[1] - g->n[1]);
-        *g = ng;
+        if (!moves) return TVDS_OK; /* the rigid line does not move */
+        /* Deformed geometry: the master and C at X + u. */
+        double Q[3] = {XC[0] + b[p->slave_dof[0]], XC[1] + b[p->slave_dof[1]], 0.0};
+        sim_master_at ng;
+        at_from_geom(g, &ng);
+        double change = kind->static_follow(&p->ms, b, Q, &ng);
+        if (change < 0) return TVDS_ERR_SINGULAR;
+        geom_from_at(&ng, g);
         if (change < 1e-13) return TVDS_OK;
         last = change;
     }

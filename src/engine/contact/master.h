@@ -166,13 +166,6 @@ double sim_seg2d_static_follow(const sim_master_static *ms, const double *u, con
                                sim_master_at *g);
 void sim_seg2d_static_kg(const sim_master_static *ms, const sim_master_at *g, const int sd[3],
                          double lambda, double chi, const double *u, int N, double *Kt);
-/* The frame of a node on the deformed segment g->seg: its nodes at x1, x2, the slave at xc
- * (all at X + u); ng (a copy of g) receives the length, t, n, alpha clamped to [0, 1] and the
- * weights; on a C1 master the frame of the curve through the deformed nodes at that alpha.
- * -1 when the nodes coincide. */
-int sim_seg2d_deformed(const sim_master_static *ms, const sim_master_at *g, const double *u,
-                       const double x1[2], const double x2[2], const double xc[2],
-                       sim_master_at *ng);
 
 /* Frame and weights of the C1 curve through nodes xy (n x 2) on segment k at xi = a
  * (segment2d_c1.c): unit tangent t, normal n, Hermite position weights wgt. */

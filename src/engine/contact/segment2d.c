@@ -361,9 +361,13 @@ void sim_seg2d_static_sep(const sim_master_static *ms, const double *u, const si
     r[2] = 0.0;
 }
 
-int sim_seg2d_deformed(const sim_master_static *ms, const sim_master_at *g, const double *u,
-                       const double x1[2], const double x2[2], const double xc[2],
-                       sim_master_at *ng)
+/* The frame of a node on the deformed segment g->seg: its nodes at x1, x2, the slave at xc
+ * (all at X + u); ng (a copy of g) receives the length, t, n, alpha clamped to [0, 1] and the
+ * weights; on a C1 master the frame of the curve through the deformed nodes at that alpha.
+ * -1 when the nodes coincide. */
+static int seg_deformed(const sim_master_static *ms, const sim_master_at *g, const double *u,
+                        const double x1[2], const double x2[2], const double xc[2],
+                        sim_master_at *ng)
 {
     double d[2] = {x2[0] - x1[0], x2[1] - x1[1]}, L = hypot(d[0], d[1]);
     if (!(L > 0)) return -1;
@@ -400,7 +404,7 @@ double sim_seg2d_static_follow(const sim_master_static *ms, const double *u, con
         x2[k] = ms->master_xy[2 * (g->seg + 1) + k] + u[ms->master_dof[2 * (g->seg + 1) + k]];
     }
     sim_master_at ng = *g;
-    if (sim_seg2d_deformed(ms, g, u, x1, x2, Q, &ng)) return -1.0;
+    if (seg_deformed(ms, g, u, x1, x2, Q, &ng)) return -1.0;
     double ch = fabs(ng.alpha - g->alpha) + fabs(ng.n[0] - g->n[0]) + fabs(ng.n[1] - g->n[1]);
     *g = ng;
     return ch;
