@@ -167,11 +167,6 @@ double sim_seg2d_static_follow(const sim_master_static *ms, const double *u, con
 void sim_seg2d_static_kg(const sim_master_static *ms, const sim_master_at *g, const int sd[3],
                          double lambda, double chi, const double *u, int N, double *Kt);
 
-/* Frame and weights of the C1 curve through nodes xy (n x 2) on segment k at xi = a
- * (segment2d_c1.c): unit tangent t, normal n, Hermite position weights wgt. */
-void sim_c1_frame_xy(int n, const double *xy, int k, double a, double t[2], double nrm[2],
-                     double wgt[2]);
-
 /* Face set (faces3d.c): node positions of face f, X + u (u: NULL, undeformed), returns its node
  * count; closest face of Q (cur first; *valid = 0 when none holds Q's projection); shape
  * functions, normal and sliding direction at g->face, g->xi (SIM_AT_*). */

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "engine/contact/hermite.h"
 #include "engine/contact/master.h"
 
 /* Displacement of (sub, dof) from x_prev (which 2), x (0), x_new (1) or the velocities in tmp
@@ -389,7 +390,7 @@ static int seg_deformed(const sim_master_static *ms, const sim_master_at *g, con
         for (int q = k0; q <= k1; q++)
             for (int d2 = 0; d2 < 2; d2++)
                 xyd[2 * (q - k0) + d2] = ms->master_xy[2 * q + d2] + u[ms->master_dof[2 * q + d2]];
-        sim_c1_frame_xy(k1 - k0 + 1, xyd, g->seg - k0, ng->alpha, ng->t, ng->n, ng->wgt);
+        tvds_c1_frame_xy(k1 - k0 + 1, xyd, g->seg - k0, ng->alpha, ng->t, ng->n, ng->wgt);
     }
     return 0;
 }

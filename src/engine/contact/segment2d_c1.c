@@ -103,16 +103,6 @@ static void c1_motion(const tvds_model *m, const sim_cp *c, double t, int deriv,
 
 /* ---- Static state (master.h) ---- */
 
-void sim_c1_frame_xy(int n, const double *xy, int k, double a, double t[2], double nrm[2],
-                     double wgt[2])
-{
-    tvds_c1_seg sg;
-    tvds_c1_segment(k > 0 ? xy + 2 * k - 2 : NULL, xy + 2 * k, xy + 2 * k + 2,
-                    k + 2 < n ? xy + 2 * k + 4 : NULL, &sg);
-    tvds_c1_frame(&sg, a, t, nrm);
-    tvds_c1_weights(a, wgt);
-}
-
 static int c1_static_setup(const tvds_model *m, int ic, double t, const double vs[3],
                            const int *off, sim_master_static *ms, double vm[3], tvds_ctx *ctx)
 {
@@ -124,7 +114,7 @@ static int c1_static_setup(const tvds_model *m, int ic, double t, const double v
 static int c1_static_at(const sim_master_static *ms, const double X[3], double s, sim_master_at *g)
 {
     sim_seg2d_static_locate(ms, s, g);
-    sim_c1_frame_xy(ms->nmaster, ms->master_xy, g->seg, g->alpha, g->t, g->n, g->wgt);
+    tvds_c1_frame_xy(ms->nmaster, ms->master_xy, g->seg, g->alpha, g->t, g->n, g->wgt);
     return SIM_AT_OK;
 }
 
