@@ -82,7 +82,7 @@ SUITES_H := $(BUILD)/tests/suites.h
 # Deterministic numerics: CHOLMOD and OpenBLAS otherwise start threads of their own.
 TEST_ENV := OMP_THREAD_LIMIT=1 OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 
-.PHONY: all deps test test-tour run bench bench-accuracy asan ubsan valgrind format clean help validate layers
+.PHONY: all deps test test-tour test-kernel run bench bench-accuracy asan ubsan valgrind format clean help validate layers
 
 all: $(LIB) $(BIN)
 
@@ -92,6 +92,7 @@ help:
 	@echo "  make test      install missing packages, build, run every Check suite and 'tvds validate'"
 	@echo "  make deps      install the missing Debian packages (apt-get, through sudo when not root)"
 	@echo "  make all       build $(LIB) and $(BIN)"
+	@echo "  make test-kernel  the suite and 'tvds validate' again under a second OpenBLAS kernel"
 	@echo "  make layers    check that the library calls only down its layers (part of make test)"
 	@echo "  make bench     run the benchmarks, print and record the table (bench/results/)"
 	@echo "  make bench-accuracy  exact modal integrator vs converged central differences (1 min)"
@@ -186,6 +187,19 @@ test-tour: all
 
 validate: all
 	$(TEST_ENV) $(BIN) validate
+
+# The suite and `tvds validate` again under a second OpenBLAS kernel, without a rebuild (after
+# make test): with or without FMA, another blocking, every check must hold (docs/reliability.md).
+# TEST_KERNEL=Name chooses it; by default tests/second_kernel.sh picks one this CPU can run.
+test-kernel:
+	@[ -x $(TEST_BIN) ] && [ -x $(BIN) ] || { echo "test-kernel: run make test first"; exit 2; }
+	@k="$(TEST_KERNEL)"; [ -n "$$k" ] || k=$$(sh tests/second_kernel.sh $(TEST_BIN)) || exit 2; \
+	  got=$$(OPENBLAS_CORETYPE=$$k $(TEST_BIN) --blas-kernel); \
+	  [ "$$(echo $$got | tr A-Z a-z)" = "$$(echo $$k | tr A-Z a-z)" ] || { echo "test-kernel:" \
+	    "OpenBLAS runs $$got, not $$k (built without DYNAMIC_ARCH?)"; exit 1; }; \
+	  echo "test-kernel: OPENBLAS_CORETYPE=$$k"; \
+	  $(TEST_ENV) OPENBLAS_CORETYPE=$$k $(TEST_BIN) && \
+	  $(TEST_ENV) OPENBLAS_CORETYPE=$$k $(BIN) validate
 
 # Calls go only down the layers (tests/layers.sh, docs/architecture.md): nm on the objects.
 layers: $(LIB_OBJ) $(CLI_OBJ)

@@ -2,6 +2,7 @@
  * symmetry, the closed-form flutter threshold of a friction oscillator, MAC tracking. */
 #include <check.h>
 #include <complex.h>
+#include <float.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include "tvds/tvds_bench.h"
 #include "tvds/tvds_case.h"
 #include "tvds/tvds_cea.h"
+#include "tvds_test.h"
 
 #define PI 3.14159265358979323846
 
@@ -173,6 +175,21 @@ static tvds_model *two_chains(double alpha, double beta)
     return m;
 }
 
+/* Backward error allowed to the eigenpairs of r: LAPACK's own test programs accept a backward
+ * error |A x - lambda x| / (|A| |x|) of up to THRESH n ulp for a problem of order n (the
+ * ratio they print, with THRESH = 30 in dtest.in), whatever the BLAS kernel. The CEA solves
+ * the linearised problem of order n = 2 nred (the quadratic's backward error, tvds'
+ * resid_max, is that of the scaled linearisation to a factor of order 1: cea_eig.c). ARPACK
+ * stops at a residual of eps relative to the Ritz value (tol = 0), below that bound. */
+static double backward_bound(const tvds_cea_result *r)
+{
+    double b = 30.0 * 2.0 * r->nred * DBL_EPSILON;
+    if (getenv("TVDS_TEST_VERBOSE"))
+        fprintf(stderr, "cea: backward error %.3g, bound %.3g (n = %d)\n", r->resid_max, b,
+                2 * r->nred);
+    return b;
+}
+
 START_TEST(test_tie_matches_merged)
 {
     const double alpha = 3.0, beta = 2e-5;
@@ -206,7 +223,7 @@ START_TEST(test_tie_matches_merged)
             }
         ck_assert_int_eq(r->nwin, 0);
         /* Backward error of every eigenpair at round-off level. */
-        ck_assert_msg(r->resid_max < 1e-13, "backward error %g", r->resid_max);
+        ck_assert_msg(r->resid_max < backward_bound(r), "backward error %g", r->resid_max);
         tvds_cea_result_free(&r);
         ck_assert_ptr_null(r);
         tvds_model_free(&m);
@@ -466,7 +483,8 @@ START_TEST(test_solvers_and_threads_agree)
             ck_assert_double_eq_tol(r[k]->re[i], r[0]->re[i], 1e-9 * sc);
         }
     for (int k = 0; k < 3; k++) {
-        ck_assert_msg(r[k]->resid_max < 1e-13, "solver %d: backward error %g", k, r[k]->resid_max);
+        ck_assert_msg(r[k]->resid_max < backward_bound(r[k]), "solver %d: backward error %g", k,
+                      r[k]->resid_max);
         tvds_cea_result_free(&r[k]);
     }
     tvds_model_free(&m);
@@ -498,8 +516,9 @@ START_TEST(test_c1_straight_master)
     ck_assert_int_eq(r[1]->nwin, 1);
     for (int i = 0; i < 12; i++) {
         double sc = 2 * PI * r[0]->freq[i];
-        ck_assert_double_eq_tol(r[1]->freq[i], r[0]->freq[i], 1e-12 * r[0]->freq[i]);
-        ck_assert_double_eq_tol(r[1]->re[i], r[0]->re[i], 1e-12 * sc);
+        double rt = tvds_test_lapack_rtol(2 * r[0]->nred);
+        ck_assert_double_eq_tol(r[1]->freq[i], r[0]->freq[i], rt * r[0]->freq[i]);
+        ck_assert_double_eq_tol(r[1]->re[i], r[0]->re[i], rt * sc);
     }
     tvds_cea_result_free(&r[0]);
     tvds_cea_result_free(&r[1]);
@@ -604,7 +623,7 @@ START_TEST(test_rigid_master_closed_form)
     ck_assert_int_eq(r->nred, 1);
     double w = sqrt((FK1 + FK3 / 2 - 0.4 * FK3 / 2) / FM);
     for (int p = 0; p < 2; p++) {
-        ck_assert_double_eq_tol(r->freq[p], w / (2 * PI), 1e-12 * w);
+        ck_assert_double_eq_tol(r->freq[p], w / (2 * PI), tvds_test_lapack_rtol(2 * r->nred) * w);
         ck_assert_double_eq_tol(r->re[p], 0.0, 1e-9 * w);
     }
     double L;
@@ -1038,6 +1057,7 @@ START_TEST(test_multi_two_systems)
     tvds_ctx ctx;
     tvds_ctx_init(&ctx);
     double worst = 0.0;
+    int n2 = 0; /* order of the two systems' linearised problem */
     for (int k = 0; k < 2; k++) {
         tvds_cea_options o = tvds_cea_options_default();
         o.refine = 0;
@@ -1055,6 +1075,7 @@ START_TEST(test_multi_two_systems)
         ck_assert_int_eq(r2->nred, 2 * r1->nred);
         ck_assert(r2->chi == 1.0);
         worst = fmax(worst, found_twice(r1, r2, "one contact", mus[k]));
+        n2 = 2 * r2->nred;
         ck_assert_int_eq(r2->nwin, k == 1 ? 2 : 0);
         /* As two contacts (TVDS_CEA_ALL_CONTACTS): the same eigenvalues again. */
         tvds_model *m3 = two_oscillators_two_contacts(mus[k]);
@@ -1070,7 +1091,7 @@ START_TEST(test_multi_two_systems)
         tvds_model_free(&m1);
         tvds_model_free(&m2);
     }
-    ck_assert_msg(worst < 1e-12, "two systems vs one: %g", worst);
+    ck_assert_msg(worst < tvds_test_lapack_rtol(n2), "two systems vs one: %g", worst);
     /* A position that puts the second node off the surface is refused. */
     tvds_model *m = two_oscillators(0.3);
     tvds_cea_options o = tvds_cea_options_default();
@@ -1375,8 +1396,8 @@ START_TEST(test_multi_plane3d)
     ck_assert_msg(dfro < 10 * P3_K0 / kp, "3D plane, frozen direction, vs penalty: %g", dfro);
     /* (b) */
     double dl = fabs(r1->lambda_n[0] - r0->lambda_n[0]) / r0->lambda_n[0];
-    ck_assert_msg(drot < 1e-12 && dl < 1e-12, "rotated model: eigenvalues %g, normal force %g",
-                  drot, dl);
+    double rt = tvds_test_lapack_rtol(2 * r1->nred);
+    ck_assert_msg(drot < rt && dl < rt, "rotated model: eigenvalues %g, normal force %g", drot, dl);
     tvds_cea_result_free(&r0);
     tvds_cea_result_free(&r1);
     tvds_model_free(&m0);
@@ -1493,7 +1514,7 @@ START_TEST(test_arpack_chain)
     tvds_cea_result *d, *a;
     arpack_as_dense(m, s, 3, &o, &o, &d, &a);
     ck_assert_int_eq(d->nbranch, 20);
-    ck_assert_msg(a->resid_max < 1e-13, "ARPACK backward error %g", a->resid_max);
+    ck_assert_msg(a->resid_max < backward_bound(a), "ARPACK backward error %g", a->resid_max);
     ck_assert(a->arpack && !d->arpack);
     /* auto takes ARPACK from TVDS_CEA_ARPACK_MIN_DOFS up; one thread gives the same numbers
      * as two (a deterministic start vector, one Arnoldi run at a time). */
@@ -1643,7 +1664,8 @@ START_TEST(test_arpack_complex_shift)
     tvds_cea_result *d, *a;
     arpack_as_dense(m, s, 3, &od, &o, &d, &a);
     ck_assert_int_eq(d->nbranch, 20);
-    ck_assert_msg(a->resid_max < 1e-13, "complex shift: backward error %g", a->resid_max);
+    ck_assert_msg(a->resid_max < backward_bound(a), "complex shift: backward error %g",
+                  a->resid_max);
     ck_assert_int_eq(a->arpack_attempts, 1);
     ck_assert(d->freq[0] >= TVDS_BENCH_CEA_CHAIN_FG * (1 - 1e-12));
     tvds_cea_result_free(&d);
@@ -1672,7 +1694,8 @@ START_TEST(test_arpack_complex_shift)
         o.shift_hz = sqrt((1 + stiffer[k]) * kg / mass) / (2 * PI);
         arpack_as_dense(m, s, 2, &od, &o, &d, &a);
         ck_assert(d->freq[19] < (k ? 1.002 : 1.02) * d->freq[0]);
-        ck_assert_msg(a->resid_max < 1e-13, "complex shift: backward error %g", a->resid_max);
+        ck_assert_msg(a->resid_max < backward_bound(a), "complex shift: backward error %g",
+                      a->resid_max);
         ck_assert_int_eq(a->arpack_attempts, 1);
         tvds_cea_result *r = NULL;
         tvds_ctx_init(&ctx);

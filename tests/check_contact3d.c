@@ -801,11 +801,12 @@ START_TEST(test_local_walk_vs_scan)
     tvds_ctx ctx;
     tvds_data *dl = data_new(m, &ctx), *dg = data_new(m, &ctx);
     dg->search_global = 1;
-    double dmax = 0.0, vmax = 0.0;
+    double dmax = 0.0, vmax = 0.0, acc = 0.0;
     int changes = 0, last = -1;
     while (tvds_data_time(dl) < m->opt.t_end) {
         ck_assert_msg(tvds_step(m, dl, &ctx) == TVDS_OK, "%s", ctx.msg);
         ck_assert_msg(tvds_step(m, dg, &ctx) == TVDS_OK, "%s", ctx.msg);
+        acc += tvds_test_step_roundoff(dg);
         ck_assert_int_eq(dl->cp[0].seg, dg->cp[0].seg);
         if (dl->cp[0].seg != last) changes++, last = dl->cp[0].seg;
         double a = dl->cp[0].lam_n, b = dg->cp[0].lam_n;
@@ -813,7 +814,14 @@ START_TEST(test_local_walk_vs_scan)
         vmax = fmax(vmax, fabs(a));
     }
     ck_assert_int_ge(changes, 8);
-    ck_assert_msg(dmax <= 1e-12 * vmax, "nn=%d: lambda_n differs by %g", nn, dmax);
+    /* The same face and xi to round-off: the two runs differ by the round-off of their steps
+     * (tvds_test_step_roundoff: 8.8e-12 and 4.5e-11 of the peak here; measured 1.6e-14 at most,
+     * Core2 and Cooperlake kernels). */
+    double tol = 0.5 * DBL_EPSILON * acc;
+    if (getenv("TVDS_TEST_VERBOSE"))
+        fprintf(stderr, "walk vs scan nn=%d: %.3g of the peak, bound %.3g\n", nn, dmax / vmax, tol);
+    ck_assert_msg(dmax <= tol * vmax, "nn=%d: lambda_n differs by %g of %g (bound %g of it)", nn,
+                  dmax, vmax, tol);
     tvds_data_free(&dl);
     tvds_data_free(&dg);
     tvds_model_free(&m);
@@ -872,6 +880,89 @@ START_TEST(test_face_set_errors)
     ck_assert_double_gt(tvds_data_time(d) + tvds_data_dt(d), 0.01);
     tvds_data_free(&d);
     tvds_model_free(&m);
+}
+END_TEST
+
+/* A face set listed clockwise (every face's normal into its own body) is refused at set-up,
+ * naming the contact, the set and its substructure. Before: the run said "ok" with no contact
+ * at all, the slave passing through the master. (a) The case-file plate with every face line
+ * of sets.txt reversed: the plate is flat (its nodes all on the face set), so the slave's side
+ * decides. (b) The same in memory with a recovery point 20 mm below the plate, inside the
+ * body: its centroid decides; the set as listed is accepted with that point too. */
+START_TEST(test_face_set_inward)
+{
+    char dir[64], sub[128], path[256], sets[300];
+    tvds_test_mkdtemp(dir, sizeof dir, "/tmp/tvds_inward_");
+    snprintf(sub, sizeof sub, "%s/p4", dir);
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    ck_assert_msg(tvds_bench_plate_write(sub, 3, 4, path, sizeof path, &ctx) == TVDS_OK, "%s",
+                  ctx.msg);
+    snprintf(sets, sizeof sets, "%s/plate/sets.txt", sub);
+    char *text = tvds_test_slurp(sets, NULL), out[8192] = "";
+    ck_assert_ptr_nonnull(text);
+    int nflip = 0;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        long a, b, c, e;
+        char name[32], buf[160];
+        if (sscanf(line, "face %31s %ld %ld %ld %ld", name, &a, &b, &c, &e) == 5) {
+            snprintf(buf, sizeof buf, "face %s %ld %ld %ld %ld\n", name, a, e, c, b);
+            nflip++;
+        } else {
+            snprintf(buf, sizeof buf, "%s\n", line);
+        }
+        ck_assert(strlen(out) + strlen(buf) < sizeof out);
+        strcat(out, buf);
+    }
+    free(text);
+    ck_assert_int_eq(nflip, 9);
+    tvds_test_write_file(NULL, sets, out);
+    tvds_model *m = NULL;
+    ck_assert_msg(tvds_case_read(path, NULL, 0, &m, &ctx) == TVDS_OK, "%s", ctx.msg);
+    tvds_data *d = NULL;
+    tvds_ctx_init(&ctx);
+    ck_assert_int_eq(tvds_data_create(m, &d, &ctx), TVDS_ERR_INVALID);
+    ck_assert_ptr_null(d);
+    ck_assert_msg(strstr(ctx.msg, "contact 'tip'") &&
+                      strstr(ctx.msg, "face set 'top' of substructure 'plate'") &&
+                      strstr(ctx.msg, "into its own body") && strstr(ctx.msg, "slave substructure"),
+                  "%s", ctx.msg);
+    tvds_model_free(&m);
+    (void)tvds_test_rmtree(dir);
+    /* (b) */
+    for (int flip = 0; flip < 2; flip++) {
+        m = plate_model(TVDS_METHOD_SUBS_B, 4, NULL);
+        tvds_substructure *S = m->subs[0];
+        S->rec = tvds_calloc(1, sizeof *S->rec);
+        ck_assert_ptr_nonnull(S->rec);
+        S->nrec = 1;
+        S->rec[0].name = tvds_strdup("inside");
+        S->rec[0].row = tvds_calloc((size_t)S->n, sizeof(double));
+        S->rec[0].xyz[0] = S->rec[0].xyz[1] = 1.5 * PL_H;
+        S->rec[0].xyz[2] = -0.02;
+        tvds_contact *c = &m->contacts[0];
+        for (int f = 0; flip && f < c->nface; f++) {
+            int *fn = c->face_node + (size_t)f * TVDS_FACE_MAX_NODES, tmp = fn[1];
+            fn[1] = fn[3];
+            fn[3] = tmp;
+        }
+        /* The slave on the other side too: only the body's own centroid can tell. */
+        for (int a = 0; a < 3; a++)
+            m->subs[1]->dofs[a].xyz[2] = flip ? -0.04 : 0.0;
+        tvds_ctx_init(&ctx);
+        int rc = tvds_data_create(m, &d, &ctx);
+        if (flip) {
+            ck_assert_int_eq(rc, TVDS_ERR_INVALID);
+            ck_assert_msg(strstr(ctx.msg, "into its own body") &&
+                              strstr(ctx.msg, "substructure 'plate'") &&
+                              strstr(ctx.msg, "centroid of its nodes"),
+                          "%s", ctx.msg);
+        } else {
+            ck_assert_msg(rc == TVDS_OK, "%s", ctx.msg);
+        }
+        tvds_data_free(&d);
+        tvds_model_free(&m);
+    }
 }
 END_TEST
 
@@ -1100,6 +1191,7 @@ Suite *contact3d_suite(void)
     tcase_add_loop_test(tc, test_disc_belt_stick_slip, 0, TVDS_METHOD_COUNT);
     tcase_add_test(tc, test_case_file_disc);
     tcase_add_test(tc, test_face_set_errors);
+    tcase_add_test(tc, test_face_set_inward);
     tcase_add_loop_test(tc, test_local_walk_vs_scan, 0, 2);
     suite_add_tcase(s, tc);
     return s;

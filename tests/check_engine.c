@@ -1956,12 +1956,13 @@ START_TEST(test_pad_rows)
     const double *v;
     tvds_channels(da, TVDS_GROUP_HISTORY, &nh, &names, &v);
     tvds_channels(da, TVDS_GROUP_CONTACTS, &nc, &names, &v);
-    double dmax[2] = {0, 0}, pk[2] = {0, 0};
+    double dmax[2] = {0, 0}, pk[2] = {0, 0}, acc = 0.0;
     int nrmax = 0, band = 0;
     for (long k = 0; k < 1500; k++) {
         ck_assert_msg(tvds_step(m, da, &ctx) == TVDS_OK, "%s", ctx.msg);
         ck_assert_msg(tvds_step(m, db, &ctx) == TVDS_OK, "%s", ctx.msg);
         if (da->nrow > nrmax) nrmax = da->nrow;
+        acc += tvds_test_step_roundoff(db); /* the bound below */
         /* FiLm keeps a tangential row per point: two rows per point. */
         if (da->nrow >= 12 && da->W_kl + da->W_ku <= 8) band = 1;
         for (int g = 0; g < 2; g++) {
@@ -1976,9 +1977,15 @@ START_TEST(test_pad_rows)
     ck_assert_int_ge(nrmax, 12);
     ck_assert_int_eq(band, _i != 2);
     ck_assert_int_eq(db->W_kl, db->nrow - 1);
-    /* Round-off: the sums take their terms in another order (and skip G's exact zeros). */
-    ck_assert_msg(dmax[0] <= 1e-12 * pk[0] && dmax[1] <= 1e-12 * pk[1],
-                  "history %g of %g, contacts %g of %g", dmax[0], pk[0], dmax[1], pk[1]);
+    /* Round-off: the sums take their terms in another order (and skip G's exact zeros), and
+     * the two runs' states, once apart, go through the BLAS kernel's own rounding (with or
+     * without FMA, its blocking): tol = u sum_k (n + n_r kappa_1(W_k)) of the peak
+     * (tvds_test_step_roundoff; n = 120, kappa_1(W) <= 2: 2.4e-11 after the 1 500 steps;
+     * measured 4.9e-13 with the SkylakeX kernel, 3.0e-12 with Core2). */
+    double tol = 0.5 * DBL_EPSILON * acc;
+    ck_assert_msg(dmax[0] <= tol * pk[0] && dmax[1] <= tol * pk[1],
+                  "history %g of %g, contacts %g of %g (bound %g of the peak)", dmax[0], pk[0],
+                  dmax[1], pk[1], tol);
     tvds_data_free(&da);
     tvds_data_free(&db);
     tvds_model_free(&m);

@@ -223,7 +223,8 @@ START_TEST(test_enospc_injected)
     o.result = &res;
     tvds_ctx ctx;
     tvds_ctx_init(&ctx);
-    tvds_output_fail_after(200000 + 17); /* inside a row of the 4th 64 KiB block */
+    /* The directory's 64 KiB reserve first, then inside a row of the 4th 64 KiB block. */
+    tvds_output_fail_after(65536 + 200000 + 17);
     int rc = tvds_run(m, tmpdir, &o, &ctx);
     tvds_output_fail_after(-1);
     ck_assert_msg(rc == TVDS_ERR_WRITE, "rc %d: %s", rc, ctx.msg);

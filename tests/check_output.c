@@ -248,6 +248,21 @@ static int jvalue(jp *j)
             return 0;
         }
     }
+    if (*j->p == '[') {
+        j->p++;
+        jws(j);
+        if (*j->p == ']') return j->p++, 1;
+        for (;;) {
+            if (!jvalue(j)) return 0;
+            jws(j);
+            if (*j->p == ',') {
+                j->p++;
+                continue;
+            }
+            if (*j->p == ']') return j->p++, 1;
+            return 0;
+        }
+    }
     if (*j->p == '"') return jstring(j, NULL, 0);
     if (!strncmp(j->p, "null", 4)) return j->p += 4, 1;
     if (!strncmp(j->p, "true", 4)) return j->p += 4, 1;

@@ -5,6 +5,9 @@
 #define TVDS_TEST_H
 
 #include <check.h>
+#include <float.h>
+#include <lapacke.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +57,44 @@ static inline char *tvds_test_slurp(const char *path, long *len)
     fclose(f);
     if (len) *len = n;
     return buf;
+}
+
+/* ---- Round-off bounds of results that go through BLAS and LAPACK ---------------------------
+ *
+ * A check that compares two computations of the same quantity (two algorithms, two orders of
+ * summation, two BLAS kernels: with or without FMA, other blockings) cannot ask for a fixed
+ * number of digits: the difference is round-off, and round-off scales with the unit round-off
+ * eps = DBL_EPSILON / 2, the number of operations summed, and the condition of the problem.
+ * These helpers give those factors; each check says which bound it applies. */
+
+/* 1-norm condition number kappa_1(A) = |A|_1 |A^-1|_1 of the n x n column-major A (leading
+ * dimension n), estimated by LAPACK (dgetrf + dgecon: within a factor 3 in practice, Higham,
+ * Accuracy and Stability, 15.3); INFINITY when A is singular or n < 1. A is not changed. */
+static inline double tvds_test_cond1(const double *A, int n)
+{
+    if (n < 1) return INFINITY;
+    double *lu = malloc((size_t)n * n * sizeof *lu);
+    lapack_int *ipiv = malloc((size_t)n * sizeof *ipiv);
+    ck_assert(lu && ipiv);
+    memcpy(lu, A, (size_t)n * n * sizeof *lu);
+    double anorm = LAPACKE_dlange(LAPACK_COL_MAJOR, '1', n, n, lu, n), rcond = 0.0;
+    lapack_int info = LAPACKE_dgetrf(LAPACK_COL_MAJOR, n, n, lu, n, ipiv);
+    if (info == 0) info = LAPACKE_dgecon(LAPACK_COL_MAJOR, '1', n, lu, n, anorm, &rcond);
+    free(lu);
+    free(ipiv);
+    return info == 0 && rcond > 0.0 ? 1.0 / rcond : INFINITY;
+}
+
+/* Relative difference allowed between two computations of the same well-conditioned result
+ * of a dense LAPACK solve or eigenvalue problem of order n (two assemblies of one model that
+ * differ by round-off, a rotated or extruded copy, a closed form): each is backward stable
+ * within THRESH n ulp, the ratio LAPACK's own test programs accept (THRESH = 30 in dtest.in),
+ * whatever the BLAS kernel, and a condition number of order 1 (separated eigenvalues of a
+ * nearly normal pencil, |lambda| of the order of the matrix norm; a well-conditioned stiffness)
+ * carries that to the result: 2 x 30 n ulp. */
+static inline double tvds_test_lapack_rtol(int n)
+{
+    return 2.0 * 30.0 * (double)n * DBL_EPSILON;
 }
 
 #ifdef TVDS_TEST_CHOLMOD
@@ -173,5 +214,22 @@ static inline void tvds_test_write_points(const char *dir, const char *name, int
     free(d);
 }
 #endif /* TVDS_TEST_POINTS */
+
+#if defined(TVDS_TEST_ENGINE) && defined(TVDS_SIM_IMPL_H)
+/* The round-off one step of run d adds to a comparison of two runs of one model (two solvers,
+ * two searches, two orders of summation), in units of u = DBL_EPSILON / 2 relative to the
+ * channels' peak: each dot product of the propagation (length at most n, the largest
+ * substructure) is within gamma_n ~ n u of the exact one (Higham, Accuracy and Stability, 3.1),
+ * the LU solve of the step's n_r contact rows within n_r u kappa_1(W) (ibid., 9.1). A stable,
+ * damped run carries a step's error forward without growth, so over the steps these add at
+ * most linearly: the bound of the difference is u sum_k (n + n_r kappa_1(W_k)) of the peak. */
+static inline double tvds_test_step_roundoff(const tvds_data *d)
+{
+    int n = 0;
+    for (int i = 0; i < d->nsub; i++)
+        if (d->sub[i].n > n) n = d->sub[i].n;
+    return n + (d->nrow > 0 && d->W_n > 0 ? d->W_n * tvds_test_cond1(d->W, d->W_n) : 0.0);
+}
+#endif
 
 #endif /* TVDS_TEST_H */

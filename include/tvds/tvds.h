@@ -37,6 +37,7 @@ extern "C" {
     X(TVDS_WARN_CLAMPED, 1, "a value was clamped to its valid range")                              \
     X(TVDS_WARN_NO_GNUPLOT, 2, "gnuplot not available: figure not drawn")                          \
     X(TVDS_WARN_NOT_CONVERGED, 3, "an iterative solve stopped before its tolerance")               \
+    X(TVDS_WARN_CONTACT_OPEN, 4, "a contact never closed during the run")                          \
     X(TVDS_ERR_NOMEM, -1, "out of memory")                                                         \
     X(TVDS_ERR_IO, -2, "cannot open, read or write a file")                                        \
     X(TVDS_ERR_PARSE, -3, "malformed input file")                                                  \

@@ -58,6 +58,11 @@ typedef struct tvds_summary_info {
     int nsub;                     /* substructures, 0: no "paths" object */
     const char *const *sub_names; /* nsub names */
     const char *const *sub_paths; /* nsub stepping paths (tvds_substructure_path) */
+    /* Contacts none of whose points closed during the run: written as the list
+     * "contacts_never_closed" when open_contacts is not NULL (the final summary), else left
+     * out. */
+    int nopen;
+    const char *const *open_contacts; /* nopen names */
 } tvds_summary_info;
 
 /* Write summary.json atomically: to "path.tmp", then rename over path, so that readers and a

@@ -55,6 +55,9 @@ TVDS_API long tvds_data_steps(const tvds_data *d);  /* steps taken */
 /* Steps whose iterative contact solve stopped before its tolerance (FiLm Gauss-Seidel at
  * film_maxit with [run] nonconverged = warn, active-set iterations at their limit). */
 TVDS_API long tvds_data_nonconverged(const tvds_data *d);
+/* Point-steps of contact c committed closed (stick or slip) so far: 0 for a contact that never
+ * closed (tvds_run reports it as a warning). */
+TVDS_API long tvds_contact_closed_steps(const tvds_data *d, int c);
 /* Stable step of central differences for this run: substructures and penalty contacts [s]
  * (INFINITY when nothing bounds it). */
 TVDS_API double tvds_data_stable_dt(const tvds_data *d);

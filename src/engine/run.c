@@ -51,6 +51,7 @@ const char *tvds_run_status_word(int code)
     case TVDS_ERR_WRITE:
         return "write_failed";
     case TVDS_WARN_NOT_CONVERGED:
+    case TVDS_WARN_CONTACT_OPEN:
         return "warning";
     default:
         return code > 0 ? "ok" : "failed";
@@ -77,6 +78,9 @@ typedef struct run_state {
     double last_row_t;           /* time of the last row written */
     const char **sub_names;      /* nsub, for summary.json's "paths" */
     const char **sub_paths;
+    const char **open_names; /* ncontact: the contacts that never closed (final summary) */
+    int nopen;
+    int final; /* 1: the summary after the run (writes "contacts_never_closed") */
 } run_state;
 
 static char *path_in(const char *dir, const char *file)
@@ -164,6 +168,10 @@ static int write_summary(run_state *rs, const char *status, int code, const char
     s.us_per_step = r.us_per_step;
     s.wall_seconds = r.wall_seconds;
     s.setup_cpu_seconds = r.setup_cpu_seconds;
+    if (rs->final && rs->open_names) {
+        s.nopen = rs->nopen;
+        s.open_contacts = rs->open_names;
+    }
     if (rs->sub_names && rs->sub_paths) {
         s.nsub = rs->m->nsub;
         s.sub_names = rs->sub_names;
@@ -227,7 +235,9 @@ int tvds_run(const tvds_model *m, const char *outdir, const tvds_run_opts *o, tv
             rs.sub_paths[i] = tvds_substructure_path(m, i);
         }
     }
-    if (!rs.dir || !rs.summary_path || (m->nsub > 0 && (!rs.sub_names || !rs.sub_paths))) {
+    rs.open_names = tvds_calloc((size_t)m->ncontact + 1, sizeof *rs.open_names);
+    if (!rs.dir || !rs.summary_path || !rs.open_names ||
+        (m->nsub > 0 && (!rs.sub_names || !rs.sub_paths))) {
         rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
         goto done;
     }
@@ -334,6 +344,22 @@ int tvds_run(const tvds_model *m, const char *outdir, const tvds_run_opts *o, tv
                       "\"active set non-converged steps\")",
                       nonconv, tvds_data_steps(rs.d), m->opt.film_maxit, m->opt.film_tol);
     }
+    /* A contact none of whose points closed in the whole run (a gap never reached, a face set
+     * the slave passed through) does nothing: the run's answer holds, but it is said (summary
+     * status "warning", "contacts_never_closed", return value > 0). */
+    for (int c = 0; c < m->ncontact; c++)
+        if (tvds_contact_closed_steps(rs.d, c) == 0)
+            rs.open_names[rs.nopen++] = m->contacts[c].name ? m->contacts[c].name : "?";
+    if (!step_rc && rs.nopen > 0) {
+        step_rc = TVDS_WARN_CONTACT_OPEN;
+        tvds_error_at(&ectx, step_rc, __FILE__, __LINE__,
+                      "contact%s '%s'%s never closed during the run (t = 0 to %.9g s, %ld steps): "
+                      "its gap stayed open (see \"contacts_never_closed\" in summary.json)",
+                      rs.nopen > 1 ? "s" : "", rs.open_names[0],
+                      rs.nopen > 2 ? " and others" : (rs.nopen == 2 ? " and one other" : ""),
+                      channel_time(&rs), tvds_data_steps(rs.d));
+    }
+    rs.final = 1;
     rc = write_summary(&rs, tvds_run_status_word(step_rc), step_rc, step_rc ? ectx.msg : NULL, ctx);
     if (rc) goto failed;
     if (step_rc) {
@@ -353,7 +379,12 @@ failed:
         char msg[1200];
         snprintf(msg, sizeof msg, "%s; the CSV files end at their last whole row",
                  ctx && ctx->msg[0] ? ctx->msg : tvds_strerror(rc));
-        write_summary(&rs, tvds_run_status_word(rc), rc, msg, NULL);
+        tvds_ctx sctx;
+        tvds_ctx_init(&sctx);
+        /* Even the summary cannot be written: the error says so, not only the CSV's. */
+        if (write_summary(&rs, tvds_run_status_word(rc), rc, msg, &sctx) != TVDS_OK && ctx)
+            tvds_error_at(ctx, rc, ctx->src_file, ctx->src_line,
+                          "%.500s; summary.json not written either: %.500s", msg, sctx.msg);
     }
 
 done:
@@ -368,6 +399,7 @@ done:
     tvds_free(rs.summary_path);
     tvds_free(rs.sub_names);
     tvds_free(rs.sub_paths);
+    tvds_free(rs.open_names);
     return rc;
 }
 

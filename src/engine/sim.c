@@ -141,8 +141,10 @@ int tvds_step(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
     if (rc) return rc;
     /* Commit: rotate the three state buffers. */
     sim_rotate(d);
-    for (int i = 0; i < d->ncp; i++)
+    for (int i = 0; i < d->ncp; i++) {
         d->cp[i].state_prev = d->cp[i].state;
+        d->ctc_closed[d->cp[i].contact] += d->cp[i].state != 0;
+    }
     d->step++;
     if (d->rec_every > 1 && ++d->rec_phase == d->rec_every) d->rec_phase = 0;
     return TVDS_OK;
@@ -166,6 +168,11 @@ long tvds_data_steps(const tvds_data *d)
 double tvds_data_stable_dt(const tvds_data *d)
 {
     return d ? d->h_stable : 0.0;
+}
+
+long tvds_contact_closed_steps(const tvds_data *d, int c)
+{
+    return d && c >= 0 && c < d->nctc && d->ctc_closed ? d->ctc_closed[c] : 0;
 }
 
 long tvds_data_nonconverged(const tvds_data *d)

@@ -239,6 +239,7 @@ void tvds_data_free(tvds_data **pd)
     tvds_free(d->fnb_off);
     tvds_free(d->fnb);
     tvds_free(d->fedge);
+    tvds_free(d->ctc_closed);
     tvds_free(d->mnodes_dofs);
     tvds_free(d->mnodes_X);
     tvds_free(d->mnodes_s);
@@ -306,6 +307,91 @@ void tvds_data_free(tvds_data **pd)
         if (!(p)) goto nomem;                                                                      \
     } while (0)
 
+/* Name of the face set of substructure S that contact C took its faces from (the same faces,
+ * node for node), or "?". */
+static const char *faceset_name(const tvds_substructure *S, const tvds_contact *C)
+{
+    for (int k = 0; k < S->nfsets; k++) {
+        const tvds_faceset *fs = &S->fsets[k];
+        int same = fs->nface == C->nface;
+        for (int f = 0; same && f < fs->nface; f++) {
+            size_t at = (size_t)f * TVDS_FACE_MAX_NODES;
+            same = fs->nn[f] == C->face_nn[f];
+            for (int q = 0; same && q < fs->nn[f]; q++)
+                same = fs->nodes[at + q] == C->master_nodes[C->face_node[at + q]];
+        }
+        if (same) return fs->name ? fs->name : "?";
+    }
+    return "?";
+}
+
+/* Side the face normals of contact c point to (docs/formats.md: corners counter-clockwise seen
+ * from the slave, so the normals point out of the master's body, toward the slave). Each face
+ * f gives s_f = n_f . (c_f - G) at its centre c_f: G is the centroid of the master
+ * substructure's points (its physical nodes and recovery points), inside a solid body; for a
+ * body whose points all lie on one surface (a plate, a reduced model keeping only the face),
+ * where every s_f vanishes, G is the slave substructure's centroid and the sign is reversed. With
+ * S = sum s_f and T = sum |s_f|: S < -T / 2 (most faces, by their distance, on the wrong side)
+ * refuses the set; |S| <= T / 2, or T below 1e-9 of the faces' extent, decides nothing. ctr
+ * and nrm: each face's centre and unit normal (3 nf). */
+static int face_orientation(const tvds_model *m, int c, const double *ctr, const double *nrm,
+                            tvds_ctx *ctx)
+{
+    const tvds_contact *C = &m->contacts[c];
+    const tvds_substructure *S = m->subs[C->master_sub];
+    double ext = 0.0, lo[3] = {INFINITY, INFINITY, INFINITY},
+           hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (int f = 0; f < C->nface; f++)
+        for (int a = 0; a < 3; a++) {
+            lo[a] = fmin(lo[a], ctr[3 * f + a]);
+            hi[a] = fmax(hi[a], ctr[3 * f + a]);
+        }
+    for (int a = 0; a < 3; a++)
+        ext = fmax(ext, hi[a] - lo[a]);
+    for (int side = 0; side < 2; side++) {
+        /* side 0: the master body's centroid (normals point away from it); 1: the slave
+         * body's (normals point toward it). */
+        const tvds_substructure *B = side == 0 ? S : m->subs[C->slave_sub];
+        double G[3] = {0.0, 0.0, 0.0};
+        long np = 0;
+        for (int k = 0; k < B->n; k++)
+            if (B->dofs[k].kind == TVDS_DOF_PHYSICAL) {
+                for (int a = 0; a < 3; a++)
+                    G[a] += B->dofs[k].xyz[a];
+                np++;
+            }
+        for (int k = 0; k < B->nrec; k++) {
+            for (int a = 0; a < 3; a++)
+                G[a] += B->rec[k].xyz[a];
+            np++;
+        }
+        if (np == 0) continue;
+        for (int a = 0; a < 3; a++)
+            G[a] /= (double)np;
+        double sum = 0.0, tot = 0.0;
+        for (int f = 0; f < C->nface; f++) {
+            double sf = 0.0;
+            for (int a = 0; a < 3; a++)
+                sf += nrm[3 * f + a] * (ctr[3 * f + a] - G[a]);
+            if (side == 1) sf = -sf;
+            sum += sf;
+            tot += fabs(sf);
+        }
+        if (!(tot > 1e-9 * ext * C->nface)) continue; /* every face through G: undecided */
+        if (sum < -0.5 * tot)
+            return TVDS_ERROR(
+                ctx, TVDS_ERR_INVALID,
+                "contact '%s': the normals of face set '%s' of substructure '%s' point into its "
+                "own body (%s): list every face's corners counter-clockwise seen from the "
+                "slave, outside the body",
+                C->name ? C->name : "?", faceset_name(S, C), S->name ? S->name : "?",
+                side == 0 ? "toward the centroid of its nodes"
+                          : "away from the slave substructure's nodes");
+        return TVDS_OK; /* decided by the first reference that sees the set's side */
+    }
+    return TVDS_OK;
+}
+
 /* Face-set master of contact c: node DoFs and coordinates, the faces sharing a node with each
  * face (the local search walks through them) and the face across each edge (-1: a free edge,
  * where the contact can be lost). Every face must have a proper normal at its centre. */
@@ -317,11 +403,12 @@ static int face_topology(const tvds_model *m, tvds_data *d, int c, tvds_ctx *ctx
     long *dd = tvds_calloc((size_t)nm * 3, sizeof *dd);
     double *X = tvds_calloc((size_t)nm * 3, sizeof *X);
     int *cnt = tvds_calloc((size_t)nm + 1, sizeof *cnt), *nf_of = NULL, *mark = NULL;
+    double *fc = tvds_calloc((size_t)nf * 6, sizeof *fc); /* face centres, then normals */
     d->mnodes_dofs[c] = dd;
     d->mnodes_X[c] = X;
     d->fnb_off[c] = tvds_calloc((size_t)nf + 1, sizeof(int));
     d->fedge[c] = tvds_calloc((size_t)nf * 4, sizeof(int));
-    if (!dd || !X || !cnt || !d->fnb_off[c] || !d->fedge[c]) goto nomem;
+    if (!dd || !X || !cnt || !fc || !d->fnb_off[c] || !d->fedge[c]) goto nomem;
     for (int k = 0; k < nm; k++) {
         int di[3];
         sim_node_dofs(m->subs[C->master_sub], C->master_nodes[k], di, X + 3 * k);
@@ -419,16 +506,27 @@ static int face_topology(const tvds_model *m, tvds_data *d, int c, tvds_ctx *ctx
                             C->master_nodes[fn[2]]);
             break;
         }
+        double N[FACE_MAX_NODES];
+        face_shape(nn, xi, N, NULL);
+        for (int a = 0; a < 3; a++) {
+            fc[3 * f + a] = 0.0;
+            for (int q = 0; q < nn; q++)
+                fc[3 * f + a] += N[q] * P[3 * q + a];
+            fc[3 * ((size_t)nf + f) + a] = n[a];
+        }
     }
+    if (rc == TVDS_OK) rc = face_orientation(m, c, fc, fc + 3 * (size_t)nf, ctx);
 done:
     tvds_free(cnt);
     tvds_free(nf_of);
     tvds_free(mark);
+    tvds_free(fc);
     return rc;
 nomem:
     tvds_free(cnt);
     tvds_free(nf_of);
     tvds_free(mark);
+    tvds_free(fc);
     return TVDS_ERR_NOMEM;
 }
 
@@ -840,6 +938,7 @@ int sim_data_setup(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
         ALLOC(d->fnb_off, m->ncontact);
         ALLOC(d->fnb, m->ncontact);
         ALLOC(d->fedge, m->ncontact);
+        ALLOC(d->ctc_closed, m->ncontact);
         d->nctc = m->ncontact;
     }
     d->rmax = rmax;

@@ -213,6 +213,7 @@ struct tvds_data {
     int ncp;
     sim_cp *cp;
     int nctc;            /* number of contacts (size of the three arrays below) */
+    long *ctc_closed;    /* per contact: point-steps committed closed (stick or slip) */
     long **mnodes_dofs;  /* per contact: nmaster x 3 DoF indices (master surface), or NULL */
     double **mnodes_X;   /* per contact: nmaster x 3 undeformed coordinates */
     double **mnodes_s;   /* per contact: nmaster cumulative undeformed arc length */

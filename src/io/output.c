@@ -336,6 +336,14 @@ int tvds_summary_write(const char *path, const tvds_summary_info *s, tvds_ctx *c
         fprintf(f, ",\n  \"%s\": ", nums[i].k);
         json_number(f, nums[i].v);
     }
+    if (s->open_contacts) {
+        fputs(",\n  \"contacts_never_closed\": [", f);
+        for (int i = 0; i < s->nopen; i++) {
+            fputs(i ? ", " : "", f);
+            json_string(f, s->open_contacts[i]);
+        }
+        fputs("]", f);
+    }
     fputs(",\n  \"summary\": {", f);
     for (int i = 0; i < s->nscalars; i++) {
         fputs(i ? ",\n    " : "\n    ", f);
@@ -423,20 +431,26 @@ int tvds_outdir_open(const char *dir, tvds_outdir **pd, tvds_ctx *ctx)
         tvds_outdir_close(&d);
         return rc;
     }
-    /* The owner's pid on the first line, then the reserve (real blocks, not a sparse hole).
-     * A disk already too full for the reserve is no error here: the run finds out at its first
-     * write and reports it. */
+    /* The owner's pid on the first line, then the reserve (real blocks, not a sparse hole),
+     * taken before any output. A disk without room for it could not hold the summary that says
+     * why a run stopped either (before: with 0 bytes free, `run` exited 1 with an empty
+     * history.csv and no summary.json): the directory is refused at once, nothing written. */
     char block[4096];
     memset(block, 0, sizeof block);
-    int len = snprintf(block, sizeof block, "pid %ld\n", (long)getpid());
-    if (ftruncate(d->fd, 0) == 0) {
-        off_t off = 0;
-        for (int i = 0; i < OUTDIR_RESERVE / (int)sizeof block; i++) {
-            ssize_t k = pwrite(d->fd, block, sizeof block, off);
-            if (k <= 0) break;
-            off += k;
-            memset(block, 0, (size_t)len);
-        }
+    int len = snprintf(block, sizeof block, "pid %ld\n", (long)getpid()), e = 0;
+    if (ftruncate(d->fd, 0) != 0 || lseek(d->fd, 0, SEEK_SET) != 0) e = errno;
+    for (int i = 0; !e && i < OUTDIR_RESERVE / (int)sizeof block; i++) {
+        size_t done;
+        if (write_all(d->fd, block, sizeof block, &done) != 0) e = errno ? errno : ENOSPC;
+        memset(block, 0, (size_t)len);
+    }
+    if (e) {
+        tvds_outdir_release_reserve(d);
+        tvds_outdir_close(&d);
+        return TVDS_ERROR(ctx, write_errno(e) ? TVDS_ERR_WRITE : TVDS_ERR_IO,
+                          "%s: no room for the %d KiB kept so that summary.json can always be "
+                          "written (%s): nothing written; free some space",
+                          dir, OUTDIR_RESERVE / 1024, strerror(e));
     }
     *pd = d;
     return TVDS_OK;
