@@ -797,11 +797,6 @@ static double penalty_stable_dt(const tvds_model *m, const tvds_data *d)
     return (2.0 / w) * (sqrt(1.0 + xi * xi) - xi);
 }
 
-void sim_mark_cand(sim_sub *s, int dof)
-{
-    if (dof >= 0 && dof < s->n && s->cand[dof] < 0) s->cand[dof] = s->ncand++;
-}
-
 int sim_data_setup(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
 {
     int rc;

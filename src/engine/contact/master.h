@@ -142,8 +142,11 @@ typedef struct sim_master_type {
                       double lambda, double chi, const double *u, int N, double *Kt);
 } sim_master_type;
 
-/* Makes DoF dof of s a candidate of the contact rows (sim_data.c). */
-void sim_mark_cand(sim_sub *s, int dof);
+/* Makes DoF dof of s a candidate of the contact rows. */
+static inline void sim_mark_cand(sim_sub *s, int dof)
+{
+    if (dof >= 0 && dof < s->n && s->cand[dof] < 0) s->cand[dof] = s->ncand++;
+}
 
 int sim_seg2d_setup(const tvds_model *m, tvds_data *d, int ic, int *ent, tvds_ctx *ctx);
 
@@ -179,7 +182,7 @@ int sim_faces_fill(const sim_master_static *ms, const double *u, sim_master_at *
  * material point there; returns that speed (0: t is any direction of the face). */
 double sim_disc_frame_at(const sim_master_static *ms, const double x[3], sim_master_at *g);
 
-/* Releases what static_setup allocated. */
+/* Releases what static_setup allocated (static.c). */
 void sim_master_static_free(sim_master_static *ms);
 
 /* Master node k of contact ic (index into its master node list) in configuration deformed
