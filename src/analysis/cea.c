@@ -14,7 +14,7 @@
 #include "analysis/cea_eig.h"
 #include "core/blas_threads.h"
 #include "engine/contact/face.h"
-#include "engine/contact/hermite.h"
+#include "engine/contact/master.h"
 #include "tvds/tvds_plot.h"
 
 #define TVDS_PI 3.14159265358979323846
@@ -67,43 +67,24 @@ typedef struct cea_problem {
     double *bil_val;
     /* Contact (contact >= 0). */
     int has_contact;
-    int rigid;
-    int ncomp;        /* components per contact node: 2 (x-y plane) or 3 (rigid plane in 3D) */
-    int slave_dof[3]; /* global DoFs x, y (, z) of the (first) slave node */
-    int nact;         /* active slave nodes: 1, or all of the contact's (TVDS_CEA_ALL_SLAVES) */
-    int *act_dof;     /* nact x 3: global x, y (, z) DoFs of each active slave node */
-    double *act_ds;   /* nact: abscissa of each node on the undeformed master minus that of the
-                         first node of the first contact (0 on a rigid master) [m] */
-    int nextra;       /* TVDS_CEA_ALL_CONTACTS: the other contacts, each with the contact
-                         fields of this struct filled (their nodes follow this one's) */
+    sim_master_static ms; /* the master (engine/contact/master.h) */
+    int ncomp;            /* components per contact node: 2 (x-y plane) or 3 (rigid plane in 3D) */
+    int slave_dof[3];     /* global DoFs x, y (, z) of the (first) slave node */
+    int nact;             /* active slave nodes: 1, or all of the contact's (TVDS_CEA_ALL_SLAVES) */
+    int *act_dof;         /* nact x 3: global x, y (, z) DoFs of each active slave node */
+    double *act_ds;       /* nact: abscissa of each node on the undeformed master minus that of the
+                             first node of the first contact (0 on a rigid master) [m] */
+    int nextra;           /* TVDS_CEA_ALL_CONTACTS: the other contacts, each with the contact
+                             fields of this struct filled (their nodes follow this one's) */
     struct cea_problem *extra;
     int nact_all; /* active nodes of all contacts */
-    int nmaster;
-    int smooth;                    /* 1: C1 master curve (engine/contact/hermite.h) */
-    int *master_dof;               /* nmaster x 2: global x, y DoFs */
-    double *master_xy;             /* nmaster x 2: undeformed coordinates [m] */
-    double *cum;                   /* nmaster: curvilinear abscissa of each master node [m] */
-    double rigid_n[3], rigid_t[3]; /* 3D: t is the sliding direction in the tangent plane */
     double mu;
-    double v_rel[3];  /* sliding velocity of the slave relative to the master [m/s] */
     double chi_fixed; /* user's chi, 0 = from v_rel */
     double fmin_hz;
     int solver;
-    double wshift; /* ARPACK's complex shift i wshift [rad/s]; 0: the real shift */
-    int ncand;     /* candidates kept per position */
-    /* Face-set master (3D node-to-face, docs/cea.md "Face-set masters"). The master nodes are
-     * the contact's distinct face nodes; face f has nn[f] of them, indices fnode[9 f + q]. */
-    int faces;
-    int nface;
-    const int *face_nn, *face_node;
-    int *fdof;       /* nmaster x 3: global x, y, z DoFs */
-    double *fX;      /* nmaster x 3: undeformed coordinates [m] */
-    double fsize;    /* largest face diagonal [m] (tolerances) */
-    double drive[3]; /* unit direction of the slave body's travel: positions are distances along
-                        it from the undeformed placement */
-    double *act_X;   /* nact x 3: undeformed coordinates of the active slave nodes [m] */
-    int disc;        /* rotating rigid disc (rigid = 1 too): centre rigid_pt, axis rigid_n */
-    double rigid_pt[3], omega;
+    double wshift;  /* ARPACK's complex shift i wshift [rad/s]; 0: the real shift */
+    int ncand;      /* candidates kept per position */
+    double *act_X;  /* nact x 3: undeformed coordinates of the active slave nodes [m] */
     int lateral;    /* 3D: the lateral friction damping (docs/cea.md, "Lateral friction
                        damping") */
     int gen_static; /* the static state and preload stiffness of every node (faces, several
@@ -200,13 +181,9 @@ static void problem_free(cea_problem *p)
     tvds_free(p->bil_ptr);
     tvds_free(p->bil_col);
     tvds_free(p->bil_val);
-    tvds_free(p->master_dof);
-    tvds_free(p->master_xy);
-    tvds_free(p->cum);
+    sim_master_static_free(&p->ms);
     tvds_free(p->act_dof);
     tvds_free(p->act_ds);
-    tvds_free(p->fdof);
-    tvds_free(p->fX);
     tvds_free(p->act_X);
     for (int j = 0; j < p->nextra && p->extra; j++)
         problem_free(&p->extra[j]);
@@ -278,24 +255,7 @@ static int work_alloc(cea_work *w, int N, int rows_cap, int nnz_cap, int nact, i
 static int find_xyz(const tvds_model *m, int sub, long node, int ncomp, int *dof, double *xy,
                     const char *what, const char *cname, const int *off, tvds_ctx *ctx)
 {
-    const tvds_substructure *s = m->subs[sub];
-    static const int dirs[3] = {TVDS_DIR_X, TVDS_DIR_Y, TVDS_DIR_Z};
-    for (int k = 0; k < ncomp; k++) {
-        int d = tvds_substructure_find_dof(s, node, dirs[k]);
-        if (d < 0)
-            return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
-                              "cea: contact '%s': %s node %ld has no %c DoF in substructure '%s'",
-                              cname, what, node, "xyz"[k], s -> name ? s -> name : "?");
-        dof[k] = off[sub] + d;
-        if (xy) xy[k] = s->dofs[d].xyz[k];
-    }
-    return TVDS_OK;
-}
-
-static int find_xy(const tvds_model *m, int sub, long node, int dof[2], double xy[2],
-                   const char *what, const char *cname, const int *off, tvds_ctx *ctx)
-{
-    return find_xyz(m, sub, node, 2, dof, xy, what, cname, off, ctx);
+    return sim_master_node_dofs(m, sub, node, ncomp, off, dof, xy, what, cname, ctx);
 }
 
 static int setup_contact(const tvds_model *m, int contact, const tvds_cea_options *o, int all_nodes,
@@ -430,11 +390,11 @@ static int setup(const tvds_model *m, int contact, const tvds_cea_options *o, ce
     if (m->ncontact < 2) return TVDS_OK;
     /* Abscissa of the first node of the first contact: the reference of every offset. */
     double s00 = 0.0;
-    if (!p->rigid && !p->faces && (rc = tvds_cea_slave_abscissa(m, 0, 0, &s00, ctx))) return rc;
+    if (p->ms.length > 0 && (rc = tvds_cea_slave_abscissa(m, 0, 0, &s00, ctx))) return rc;
     p->extra = tvds_calloc((size_t)(m->ncontact - 1), sizeof *p->extra);
     if (!p->extra) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "cea: out of memory");
     p->nextra = m->ncontact - 1;
-    int any_deformable = !p->rigid;
+    int any_deformable = !p->ms.rigid;
     for (int j = 1; j < m->ncontact; j++) {
         cea_problem *x = &p->extra[j - 1];
         x->N = N;
@@ -443,7 +403,7 @@ static int setup(const tvds_model *m, int contact, const tvds_cea_options *o, ce
         x->chi_fixed = p->chi_fixed;
         if ((rc = setup_contact(m, j, o, 1, t_eval, off, s00, x, ctx))) return rc;
         p->nact_all += x->nact;
-        if (!x->rigid) any_deformable = 1;
+        if (!x->ms.rigid) any_deformable = 1;
         if (x->gen_static) p->gen_static = 1;
     }
     /* Several contacts: every node's row in the static state, its own preload stiffness
@@ -452,61 +412,6 @@ static int setup(const tvds_model *m, int contact, const tvds_cea_options *o, ce
     return TVDS_OK;
 nomem:
     return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "cea: out of memory (%d DoFs)", N);
-}
-
-/* Face-set master of contact c (docs/cea.md, "Face-set masters"): the face nodes' DoFs and
- * coordinates, the slave nodes' coordinates and the direction of travel of the slave body
- * (its velocity vs relative to the fixed master), along which positions are measured. */
-static int setup_faces(const tvds_model *m, const tvds_contact *c, const int *off,
-                       const double vs[3], cea_problem *p, tvds_ctx *ctx)
-{
-    const char *cname = c->name ? c->name : "?";
-    if (c->master_sub < 0 || c->master_sub >= m->nsub || c->nface < 1 || c->nmaster < 3 ||
-        !c->face_nn || !c->face_node)
-        return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
-                          "cea: contact '%s': face-set master needs a substructure and faces",
-                          cname);
-    p->faces = 1;
-    p->gen_static = 1;
-    p->nmaster = c->nmaster;
-    p->nface = c->nface;
-    p->face_nn = c->face_nn;
-    p->face_node = c->face_node;
-    p->fdof = tvds_malloc((size_t)3 * c->nmaster * sizeof(int));
-    p->fX = tvds_malloc((size_t)3 * c->nmaster * sizeof(double));
-    if (!p->fdof || !p->fX)
-        return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "cea: out of memory (%d DoFs)", p->N);
-    int rc;
-    for (int k = 0; k < c->nmaster; k++) {
-        rc = find_xyz(m, c->master_sub, c->master_nodes[k], 3, p->fdof + 3 * k, p->fX + 3 * k,
-                      "master", cname, off, ctx);
-        if (rc) return rc;
-    }
-    double fs = 0.0;
-    for (int f = 0; f < c->nface; f++) {
-        int nn = c->face_nn[f];
-        if (!face_supported(nn))
-            return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "cea: contact '%s': face %d has %d nodes",
-                              cname, f + 1, nn);
-        const int *fn = c->face_node + (size_t)f * TVDS_FACE_MAX_NODES;
-        for (int i = 0; i < nn; i++)
-            for (int j = i + 1; j < nn; j++) {
-                const double *A = p->fX + 3 * fn[i], *B = p->fX + 3 * fn[j];
-                double d = hypot(hypot(A[0] - B[0], A[1] - B[1]), A[2] - B[2]);
-                if (d > fs) fs = d;
-            }
-    }
-    p->fsize = fs;
-    double vn = sqrt(vs[0] * vs[0] + vs[1] * vs[1] + vs[2] * vs[2]);
-    if (!(vn > 0))
-        return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
-                          "cea: contact '%s': the slave body does not travel (no slave_kin or "
-                          "imposed motion of the slave substructure with a velocity at t_eval): "
-                          "positions on a face set are distances along its travel",
-                          cname);
-    for (int k = 0; k < 3; k++)
-        p->drive[k] = vs[k] / vn;
-    return TVDS_OK;
 }
 
 /* The contact fields of *p for contact `contact`: every slave node when all_nodes (or
@@ -518,9 +423,8 @@ static int setup_contact(const tvds_model *m, int contact, const tvds_cea_option
     int N = p->N;
     const tvds_contact *c = &m->contacts[contact];
     const char *cname = c->name ? c->name : "?";
-    if (c->dim != 2 && !(c->dim == 3 && (c->master_kind == TVDS_MASTER_RIGID ||
-                                         c->master_kind == TVDS_MASTER_FACES ||
-                                         c->master_kind == TVDS_MASTER_DISC)))
+    const sim_master_type *kind = sim_masters[c->master_kind];
+    if (c->dim != 2 && c->dim != 3)
         return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
                           "cea: contact '%s': 2D contacts (dim = 2) and 3D contacts on a face set, "
                           "a rigid plane or a rotating disc only",
@@ -553,8 +457,7 @@ static int setup_contact(const tvds_model *m, int contact, const tvds_cea_option
     }
     for (int k = 0; k < 3; k++)
         p->slave_dof[k] = p->act_dof[k];
-    if ((p->nact > 1 || !isnan(s_ref)) && c->master_kind != TVDS_MASTER_RIGID &&
-        c->master_kind != TVDS_MASTER_FACES) {
+    if ((p->nact > 1 || !isnan(s_ref)) && kind->offsets) {
         /* Each node keeps its offset along the master from the first node (docs/cea.md,
          * "Several contact nodes"). */
         double s0 = s_ref;
@@ -583,97 +486,16 @@ static int setup_contact(const tvds_model *m, int contact, const tvds_cea_option
                 vs[dir] += tvds_fn_deriv(&bl->value, t_eval, 1) / bl->terms[0].coef;
         }
     }
-    if (c->master_kind == TVDS_MASTER_RIGID && p->ncomp == 3) {
-        /* Rigid plane in 3D: the friction acts along the sliding direction, the relative
-         * velocity projected on the tangent plane (docs/cea.md, "Several contact nodes"). */
-        p->rigid = 1;
-        double nn =
-            sqrt(c->rigid_normal[0] * c->rigid_normal[0] + c->rigid_normal[1] * c->rigid_normal[1] +
-                 c->rigid_normal[2] * c->rigid_normal[2]);
-        if (!(nn > 0))
-            return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
-                              "cea: contact '%s': rigid plane without normal", cname);
-        for (int k = 0; k < 3; k++) {
-            p->rigid_n[k] = c->rigid_normal[k] / nn;
-            vm[k] = tvds_fn_deriv(&c->rigid_motion[k], t_eval, 1);
-        }
-        double v[3], vn = 0.0, vt = 0.0;
-        for (int k = 0; k < 3; k++)
-            vn += (vs[k] - vm[k]) * p->rigid_n[k];
-        for (int k = 0; k < 3; k++) {
-            v[k] = vs[k] - vm[k] - vn * p->rigid_n[k];
-            vt += v[k] * v[k];
-        }
-        vt = sqrt(vt);
-        if (!(vt > 0) && p->mu != 0.0)
-            return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
-                              "cea: contact '%s': no sliding velocity in the tangent plane at t = "
-                              "%g (slave_kin, imposed motions of the slave substructure and rigid "
-                              "master motion): the 3D sliding direction is undetermined",
-                              cname, t_eval);
-        for (int k = 0; k < 3; k++)
-            p->rigid_t[k] = vt > 0 ? v[k] / vt : 0.0;
-    } else if (c->master_kind == TVDS_MASTER_FACES) {
-        if ((rc = setup_faces(m, c, off, vs, p, ctx))) return rc;
-    } else if (c->master_kind == TVDS_MASTER_DISC) {
-        /* Rotating rigid disc: the face through the centre normal to the axis; each node
-         * slides over the material point under it (docs/cea.md, "Rotating disc"). */
-        double nn =
-            sqrt(c->rigid_normal[0] * c->rigid_normal[0] + c->rigid_normal[1] * c->rigid_normal[1] +
-                 c->rigid_normal[2] * c->rigid_normal[2]);
-        if (!(nn > 0))
-            return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "cea: contact '%s': disc without axis", cname);
-        p->rigid = p->disc = p->gen_static = 1;
-        for (int k = 0; k < 3; k++) {
-            p->rigid_n[k] = c->rigid_normal[k] / nn;
-            p->rigid_pt[k] = c->rigid_point[k];
-        }
-        p->omega = tvds_fn_eval(&c->omega, t_eval);
-    } else if (c->master_kind == TVDS_MASTER_RIGID) {
-        p->rigid = 1;
-        double nn = hypot(c->rigid_normal[0], c->rigid_normal[1]);
-        double tn = hypot(c->rigid_t1[0], c->rigid_t1[1]);
-        if (!(nn > 0) || !(tn > 0))
-            return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
-                              "cea: contact '%s': rigid master without normal or tangent", cname);
-        for (int k = 0; k < 2; k++) {
-            p->rigid_n[k] = c->rigid_normal[k] / nn;
-            p->rigid_t[k] = c->rigid_t1[k] / tn;
-            vm[k] = tvds_fn_deriv(&c->rigid_motion[k], t_eval, 1);
-        }
-    } else {
-        if (c->master_sub < 0 || c->master_sub >= m->nsub || c->nmaster < 2)
-            return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
-                              "cea: contact '%s': master surface needs a substructure and >= 2 "
-                              "nodes",
-                              cname);
-        p->nmaster = c->nmaster;
-        p->smooth = c->master_kind == TVDS_MASTER_SURFACE_C1;
-        p->master_dof = tvds_malloc((size_t)2 * c->nmaster * sizeof(int));
-        p->master_xy = tvds_malloc((size_t)2 * c->nmaster * sizeof(double));
-        p->cum = tvds_malloc((size_t)c->nmaster * sizeof(double));
-        if (!p->master_dof || !p->master_xy || !p->cum) goto nomem;
-        for (int k = 0; k < c->nmaster; k++) {
-            rc = find_xy(m, c->master_sub, c->master_nodes[k], p->master_dof + 2 * k,
-                         p->master_xy + 2 * k, "master", cname, off, ctx);
-            if (rc) return rc;
-            if (k == 0) {
-                p->cum[0] = 0.0;
-            } else {
-                double len = hypot(p->master_xy[2 * k] - p->master_xy[2 * k - 2],
-                                   p->master_xy[2 * k + 1] - p->master_xy[2 * k - 1]);
-                if (!(len > 0))
-                    return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
-                                      "cea: contact '%s': master nodes %ld and %ld coincide", cname,
-                                      c->master_nodes[k - 1], c->master_nodes[k]);
-                p->cum[k] = p->cum[k - 1] + len;
-            }
-        }
-    }
+    /* The master: the kind's checks, its nodes and frame data (engine/contact/master.h). */
+    p->ms.type = kind;
+    p->ms.ncomp = p->ncomp;
+    p->ms.mu = p->mu;
+    if ((rc = kind->static_setup(m, contact, t_eval, vs, off, &p->ms, vm, ctx))) return rc;
+    if (p->ms.faces || p->ms.disc) p->gen_static = 1;
     for (int k = 0; k < 3; k++)
-        p->v_rel[k] = vs[k] - vm[k];
-    if (p->chi_fixed == 0.0 && p->mu != 0.0 && p->v_rel[0] == 0.0 && p->v_rel[1] == 0.0 &&
-        p->v_rel[2] == 0.0 && !p->disc)
+        p->ms.v_rel[k] = vs[k] - vm[k];
+    if (p->chi_fixed == 0.0 && p->mu != 0.0 && p->ms.v_rel[0] == 0.0 && p->ms.v_rel[1] == 0.0 &&
+        p->ms.v_rel[2] == 0.0 && !p->ms.disc)
         return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
                           "cea: contact '%s': no sliding velocity at t = %g (slave_kin, imposed "
                           "motions of the slave substructure and rigid master motion are all at "
@@ -684,218 +506,69 @@ nomem:
     return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "cea: out of memory (%d DoFs)", N);
 }
 
-/* Frame and weights of the C1 master through the node coordinates xy (nmaster x 2) on segment
- * k at xi = a. */
-static void c1_frame(const cea_problem *p, const double *xy, int k, double a, cea_geom *g)
+/* The master's geometry g of a node (engine/contact/master.h) from and into the CEA's. */
+static void at_from_geom(const cea_geom *g, sim_master_at *a)
 {
-    tvds_c1_seg sg;
-    tvds_c1_segment(k > 0 ? xy + 2 * k - 2 : NULL, xy + 2 * k, xy + 2 * k + 2,
-                    k + 2 < p->nmaster ? xy + 2 * k + 4 : NULL, &sg);
-    tvds_c1_frame(&sg, a, g->t, g->n);
-    tvds_c1_weights(a, g->wgt);
+    a->seg = g->seg;
+    a->alpha = g->alpha;
+    memcpy(a->n, g->n, sizeof a->n);
+    memcpy(a->t, g->t, sizeof a->t);
+    a->len = g->len;
+    memcpy(a->wgt, g->wgt, sizeof a->wgt);
+    a->face = g->face;
+    a->nn = g->nn;
+    memcpy(a->xi, g->xi, sizeof a->xi);
+    memcpy(a->N, g->N, sizeof a->N);
+    memcpy(a->xc, g->xc, sizeof a->xc);
 }
 
-/* Contact geometry at abscissa s: normal, tangent, segment and alpha (undeformed surface). */
-static void contact_geometry(const cea_problem *p, double s, cea_geom *g)
+static void geom_from_at(const sim_master_at *a, cea_geom *g)
 {
-    int *seg = &g->seg;
-    double *alpha = &g->alpha, *n = g->n, *t = g->t;
-    g->len = 1.0;
-    if (p->rigid) {
-        *seg = -1;
-        *alpha = 0.0;
-        n[0] = p->rigid_n[0], n[1] = p->rigid_n[1], n[2] = p->rigid_n[2];
-        t[0] = p->rigid_t[0], t[1] = p->rigid_t[1], t[2] = p->rigid_t[2];
-        return;
-    }
-    int k = 0;
-    while (k < p->nmaster - 2 && s > p->cum[k + 1])
-        k++;
-    double len = p->cum[k + 1] - p->cum[k];
-    double a = (s - p->cum[k]) / len;
-    if (a < 0) a = 0;
-    if (a > 1) a = 1;
-    *seg = k;
-    *alpha = a;
-    g->len = len;
-    g->wgt[0] = 1.0 - a;
-    g->wgt[1] = a;
-    if (p->smooth) {
-        /* C1 master (engine/contact/hermite.h): the same curve and weights as the engine. */
-        c1_frame(p, p->master_xy, k, a, g);
-        return;
-    }
-    /* t = (cos gamma, sin gamma) along T1 -> T2, n = (-sin gamma, cos gamma) (docs/theory.md). */
-    t[0] = (p->master_xy[2 * k + 2] - p->master_xy[2 * k]) / len;
-    t[1] = (p->master_xy[2 * k + 3] - p->master_xy[2 * k + 1]) / len;
-    n[0] = -t[1];
-    n[1] = t[0];
+    g->seg = a->seg;
+    g->alpha = a->alpha;
+    memcpy(g->n, a->n, sizeof g->n);
+    memcpy(g->t, a->t, sizeof g->t);
+    g->len = a->len;
+    memcpy(g->wgt, a->wgt, sizeof g->wgt);
+    g->face = a->face;
+    g->nn = a->nn;
+    memcpy(g->xi, a->xi, sizeof g->xi);
+    memcpy(g->N, a->N, sizeof g->N);
+    memcpy(g->xc, a->xc, sizeof g->xc);
 }
 
-/* ---- Face-set masters (docs/cea.md, "Face-set masters") ---- */
-
-/* Node positions of face f (nn x 3): undeformed plus the displacement u (NULL: undeformed).
- * Returns nn. */
-static int face_pos(const cea_problem *p, int f, const double *u, double *P)
+/* 0, 1 (off the master) or 2 (no normal, or no sliding direction with mu != 0) from SIM_AT_*. */
+static int at_status(const cea_problem *p, int e)
 {
-    int nn = p->face_nn[f];
-    const int *fn = p->face_node + (size_t)f * TVDS_FACE_MAX_NODES;
-    for (int q = 0; q < nn; q++)
-        for (int k = 0; k < 3; k++)
-            P[3 * q + k] = p->fX[3 * fn[q] + k] + (u ? u[p->fdof[3 * fn[q] + k]] : 0.0);
-    return nn;
+    if (e == SIM_AT_NO_SLIDING) return p->mu != 0.0 ? 2 : 0;
+    return e == SIM_AT_OFF ? 1 : e == SIM_AT_NO_NORMAL ? 2 : 0;
 }
 
-/* Closest point of Q on the face set at positions X + u: the face cur while its projection is
- * valid (inside within 1e-9), else the face with a valid projection nearest to Q, the lowest
- * index among faces within (1e-8 fsize)^2 of each other (a point on an edge shared by two
- * faces); when no face has a valid projection, the nearest boundary point (*valid = 0).
- * Returns the face. */
-static int face_pick(const cea_problem *p, const double *u, const double Q[3], int cur,
-                     double xi[2], int *valid)
+/* Geometry of active node a at position s (of the first node of the first contact) on the
+ * undeformed master: the kind's static_at. Returns 0, 1 (off the master) or 2 (no sliding
+ * direction, or a face without normal). */
+static int node_geometry(const cea_problem *p, int a, double s, cea_geom *g)
 {
-    double P[3 * FACE_MAX_NODES], z[2];
-    int inside = 0;
-    if (cur >= 0) {
-        int nn = face_pos(p, cur, u, P);
-        face_closest(nn, P, Q, xi, z, &inside, NULL);
-        if (inside) {
-            xi[0] = z[0], xi[1] = z[1];
-            *valid = 1;
-            return cur;
-        }
-    }
-    double tol = 1e-8 * p->fsize, best = INFINITY, bestb = INFINITY, zb[2] = {0, 0};
-    int bf = -1, bfb = -1;
-    tol *= tol;
-    for (int f = 0; f < p->nface; f++) {
-        int nn = face_pos(p, f, u, P);
-        double d2 = face_closest(nn, P, Q, NULL, z, &inside, NULL);
-        if (inside && d2 < best - tol) {
-            best = d2, bf = f;
-            xi[0] = z[0], xi[1] = z[1];
-        } else if (!inside && d2 < bestb - tol) {
-            bestb = d2, bfb = f;
-            zb[0] = z[0], zb[1] = z[1];
-        }
-    }
-    *valid = bf >= 0;
-    if (bf >= 0) return bf;
-    xi[0] = zb[0], xi[1] = zb[1];
-    return bfb;
+    sim_master_at at;
+    at_from_geom(g, &at);
+    int e = p->ms.type->static_at(&p->ms, p->act_X + 3 * a,
+                                  p->ms.type->offsets ? s + p->act_ds[a] : s, &at);
+    geom_from_at(&at, g);
+    return at_status(p, e);
 }
 
-/* Shape functions, normal and sliding direction of g (face g->face at g->xi) on the positions
- * X + u: n = a1 x a2 / |a1 x a2| (toward the slave), t = the tangential part of the sliding
- * velocity v_rel, unit (chi = +1). Returns 0, or -1 when the sliding direction is undetermined
- * (v_rel normal to the face; only an error when mu != 0) or the face has no normal. */
-static int face_fill(const cea_problem *p, const double *u, cea_geom *g)
-{
-    double P[3 * FACE_MAX_NODES], t1[3], t2[3];
-    int nn = face_pos(p, g->face, u, P);
-    g->nn = nn;
-    g->seg = -1;
-    g->alpha = 0.0;
-    g->len = 1.0;
-    face_shape(nn, g->xi, g->N, NULL);
-    if (face_frame(nn, P, g->xi, g->n, t1, t2)) return -1;
-    const double *v = p->v_rel, *n = g->n;
-    double vn = v[0] * n[0] + v[1] * n[1] + v[2] * n[2], w[3], wl = 0.0;
-    for (int k = 0; k < 3; k++) {
-        w[k] = v[k] - vn * n[k];
-        wl += w[k] * w[k];
-    }
-    wl = sqrt(wl);
-    if (!(wl > 1e-12 * fabs(vn))) {
-        for (int k = 0; k < 3; k++)
-            g->t[k] = t1[k];
-        return p->mu != 0.0 ? -1 : 0;
-    }
-    for (int k = 0; k < 3; k++)
-        g->t[k] = w[k] / wl;
-    return 0;
-}
-
-/* Geometry of active node a at position s on the undeformed face set: the node at its
- * undeformed position plus s along the drive, its closest point (placed there: g->xc).
- * Returns 0, 1 (off the face set) or 2 (no sliding direction, or a face without normal). */
-static int face_geometry(const cea_problem *p, int a, double s, cea_geom *g)
-{
-    double Q[3], P[3 * FACE_MAX_NODES];
-    for (int k = 0; k < 3; k++)
-        Q[k] = p->act_X[3 * a + k] + s * p->drive[k];
-    int valid = 0;
-    g->face = face_pick(p, NULL, Q, -1, g->xi, &valid);
-    if (!valid) {
-        g->face = -1;
-        return 1;
-    }
-    int nn = face_pos(p, g->face, NULL, P);
-    face_point(nn, P, g->xi, g->xc, NULL, NULL);
-    return face_fill(p, NULL, g) ? 2 : 0;
-}
-
-/* ---- Rotating rigid disc ---- */
-
-/* Frame of a node at x on the disc: n = the axis, r = the position from the centre in the
- * face plane, w = the slave's velocity relative to the disc's material point there,
- * v_s - omega a x r, and t = w / |w| (chi = +1). Returns |w| (0: undetermined direction, t =
- * any direction of the face). */
+/* Frame of a node at x on the disc (disc.c); returns the sliding speed there. */
 static double disc_frame(const cea_problem *p, const double x[3], cea_geom *g)
 {
-    const double *a = p->rigid_n;
-    double r[3], ar[3], h = 0.0, wl = 0.0;
-    for (int k = 0; k < 3; k++)
-        r[k] = x[k] - p->rigid_pt[k];
-    for (int k = 0; k < 3; k++)
-        h += a[k] * r[k];
-    for (int k = 0; k < 3; k++)
-        r[k] -= h * a[k];
-    cross3v(a, r, ar);
-    double w[3];
-    for (int k = 0; k < 3; k++) {
-        w[k] = p->v_rel[k] - p->omega * ar[k];
-        g->n[k] = a[k];
-    }
-    double wn = dot3v(w, a);
-    for (int k = 0; k < 3; k++) {
-        w[k] -= wn * a[k];
-        wl += w[k] * w[k];
-    }
-    wl = sqrt(wl);
-    g->seg = -1;
-    g->alpha = 0.0;
-    g->len = 1.0;
-    g->face = -1;
-    if (!(wl > 0)) {
-        double e[3] = {fabs(a[0]) < 0.9 ? 1.0 : 0.0, fabs(a[0]) < 0.9 ? 0.0 : 1.0, 0.0}, t[3];
-        cross3v(a, e, t);
-        double tl = sqrt(dot3v(t, t));
-        for (int k = 0; k < 3; k++)
-            g->t[k] = t[k] / tl;
-        return 0.0;
-    }
-    for (int k = 0; k < 3; k++)
-        g->t[k] = w[k] / wl;
+    sim_master_at at;
+    at_from_geom(g, &at);
+    double wl = sim_disc_frame_at(&p->ms, x, &at);
+    geom_from_at(&at, g);
     return wl;
 }
 
-/* Geometry of active node a on the disc: the slave node at its undeformed position (positions
- * are labels, as on a rigid plane), placed on the face plane (g->xc). Returns 0, or 2 when the
- * sliding direction is undetermined and mu != 0. */
-static int disc_geometry(const cea_problem *p, int a, cea_geom *g)
-{
-    const double *X = p->act_X + 3 * a, *n = p->rigid_n;
-    double h = 0.0;
-    for (int k = 0; k < 3; k++)
-        h += n[k] * (X[k] - p->rigid_pt[k]);
-    for (int k = 0; k < 3; k++)
-        g->xc[k] = X[k] - h * n[k];
-    return disc_frame(p, g->xc, g) > 0 || p->mu == 0.0 ? 0 : 2;
-}
-
 /* Geometry of every active node at the position s of the first: node a at s + act_ds[a]
- * (face-set masters: at distance s along the drive). Returns 0 or the first face_geometry
+ * (face-set masters: at distance s along the drive). Returns 0 or the first node_geometry
  * failure. */
 static int contact_geometries(const cea_problem *p, double s, cea_geom *g)
 {
@@ -905,12 +578,8 @@ static int contact_geometries(const cea_problem *p, double s, cea_geom *g)
         for (int a = 0; a < x->nact; a++) {
             g[a].act = a;
             g[a].off = 0;
-            if (x->faces || x->disc) {
-                int e = x->faces ? face_geometry(x, a, s, &g[a]) : disc_geometry(x, a, &g[a]);
-                if (e && !bad) bad = e;
-            } else {
-                contact_geometry(x, s + x->act_ds[a], &g[a]);
-            }
+            int e = node_geometry(x, a, s, &g[a]);
+            if (e && !bad) bad = e;
         }
         g += x->nact;
     }
@@ -921,9 +590,9 @@ static int contact_geometries(const cea_problem *p, double s, cea_geom *g)
 static double chi_along(const cea_problem *p, const double t[3])
 {
     if (p->chi_fixed != 0.0) return p->chi_fixed;
-    if (p->disc) return 1.0; /* t is each node's own sliding direction */
-    double vt = p->v_rel[0] * t[0] + p->v_rel[1] * t[1];
-    if (p->ncomp == 3) vt += p->v_rel[2] * t[2];
+    if (p->ms.disc) return 1.0; /* t is each node's own sliding direction */
+    double vt = p->ms.v_rel[0] * t[0] + p->ms.v_rel[1] * t[1];
+    if (p->ncomp == 3) vt += p->ms.v_rel[2] * t[2];
     return vt > 0 ? 1.0 : (vt < 0 ? -1.0 : 0.0);
 }
 
@@ -937,7 +606,7 @@ static double contact_rows(const cea_problem *p, const cea_geom *g, cea_rows *r,
     for (int a = p->nact - 1; a >= 0; a--) {
         const cea_geom *ga = &g[a];
         if (ga->off) continue;
-        const double *n = ga->n, *t = ga->t, *wgt = ga->wgt;
+        const double *n = ga->n, *t = ga->t;
         chi = chi_along(p, t);
         double e[3] = {n[0] - chi * p->mu * t[0], n[1] - chi * p->mu * t[1], 0.0};
         if (p->ncomp == 3) e[2] = n[2] - chi * p->mu * t[2];
@@ -949,22 +618,18 @@ static double contact_rows(const cea_problem *p, const cea_geom *g, cea_rows *r,
             r->be[nz] = e[k];
             nz++;
         }
-        if (p->faces) {
-            /* Master node q of the face: -N_q n, -N_q e. */
-            const int *fn = p->face_node + (size_t)ga->face * TVDS_FACE_MAX_NODES;
-            for (int q = 0; q < ga->nn; q++)
-                for (int k = 0; k < 3; k++) {
-                    r->col[nz] = p->fdof[3 * fn[q] + k];
-                    r->bc[nz] = -ga->N[q] * n[k];
-                    r->be[nz] = -ga->N[q] * e[k];
-                    nz++;
-                }
-        } else if (!p->rigid) {
-            for (int node = 0; node < 2; node++)
-                for (int k = 0; k < 2; k++) {
-                    r->col[nz] = p->master_dof[2 * (ga->seg + node) + k];
-                    r->bc[nz] = -wgt[node] * n[k];
-                    r->be[nz] = -wgt[node] * e[k];
+        if (p->ms.type->static_nodes) {
+            /* Master node q carrying the point (its segment or face): -N_q n, -N_q e. */
+            int mdof[SIM_MASTER_MAX_NODES][3];
+            double wq[SIM_MASTER_MAX_NODES];
+            sim_master_at at;
+            at_from_geom(ga, &at);
+            int nq = p->ms.type->static_nodes(&p->ms, &at, mdof, wq);
+            for (int q = 0; q < nq; q++)
+                for (int k = 0; k < p->ncomp; k++) {
+                    r->col[nz] = mdof[q][k];
+                    r->bc[nz] = -wq[q] * n[k];
+                    r->be[nz] = -wq[q] * e[k];
                     nz++;
                 }
         }
@@ -1026,40 +691,6 @@ static int kkt_assemble(const cea_problem *p, cea_work *w, double ks)
     return nk;
 }
 
-/* The frame of a node on the deformed 2D segment g->seg: T1 at x1, T2 at x2, the slave at xc
- * (all at X + u). ng (a copy of g) receives the length, t, n, alpha clamped to [0, 1] and the
- * weights; on a C1 master the frame of the curve through the deformed nodes at that alpha (the
- * preload stiffness keeps the chord's rotation: docs/cea.md). -1 when T1 and T2 coincide. */
-static int segment_deformed(const cea_problem *x, const cea_geom *g, const double *u,
-                            const double x1[2], const double x2[2], const double xc[2],
-                            cea_geom *ng)
-{
-    double d[2] = {x2[0] - x1[0], x2[1] - x1[1]}, L = hypot(d[0], d[1]);
-    if (!(L > 0)) return -1;
-    ng->len = L;
-    ng->t[0] = d[0] / L;
-    ng->t[1] = d[1] / L;
-    ng->n[0] = -ng->t[1];
-    ng->n[1] = ng->t[0];
-    ng->alpha = ((xc[0] - x1[0]) * ng->t[0] + (xc[1] - x1[1]) * ng->t[1]) / L;
-    if (ng->alpha < 0) ng->alpha = 0;
-    if (ng->alpha > 1) ng->alpha = 1;
-    ng->wgt[0] = 1.0 - ng->alpha;
-    ng->wgt[1] = ng->alpha;
-    if (x->smooth) {
-        int k0 = g->seg > 0 ? g->seg - 1 : 0,
-            k1 = g->seg + 2 < x->nmaster ? g->seg + 2 : g->seg + 1;
-        double xyd[2 * 4];
-        for (int q = k0; q <= k1; q++)
-            for (int d2 = 0; d2 < 2; d2++)
-                xyd[2 * (q - k0) + d2] = x->master_xy[2 * q + d2] + u[x->master_dof[2 * q + d2]];
-        cea_problem sub = *x;
-        sub.nmaster = k1 - k0 + 1;
-        c1_frame(&sub, xyd, g->seg - k0, ng->alpha, ng);
-    }
-    return 0;
-}
-
 /* Static sliding state at the position of geometry *g (undeformed on entry, deformed on exit):
  *   K u + B_E(u)^T lambda = f,   gap(u) = 0,   bilateral rows B u = 0,
  * with n, alpha of the contact row taken from the deformed positions X + u and the slave placed
@@ -1073,14 +704,15 @@ static int static_state(const cea_problem *p, double s, cea_geom *g, cea_work *w
     (void)s;
     *lambda = 0.0;
     if (!p->has_load || !p->has_contact) return TVDS_OK;
-    /* Undeformed positions of T1, T2 and the slave's placement X_C on the surface at s. */
-    double X1[2], X2[2], XC[2];
-    if (!p->rigid) {
-        for (int k = 0; k < 2; k++) {
-            X1[k] = p->master_xy[2 * g->seg + k];
-            X2[k] = p->master_xy[2 * (g->seg + 1) + k];
-            XC[k] = (1 - g->alpha) * X1[k] + g->alpha * X2[k];
-        }
+    /* The slave's placement X_C on the undeformed surface at s (the kind's static_place). */
+    const sim_master_type *kind = p->ms.type;
+    int moves = kind->static_sep && kind->static_follow; /* else a rigid line */
+    double XC[3] = {0.0, 0.0, 0.0};
+    if (moves) {
+        sim_master_at a;
+        at_from_geom(g, &a);
+        kind->static_place(&p->ms, &a);
+        memcpy(XC, a.xc, sizeof XC);
     }
     double ks = 0.0;
     for (int i = 0; i < N; i++)
@@ -1091,10 +723,13 @@ static int static_state(const cea_problem *p, double s, cea_geom *g, cea_work *w
         build_rows(p, g, w);
         int nr = w->rows.nrows, nk = kkt_assemble(p, w, ks);
         double *A = w->KKT, *b = w->krhs;
-        if (!p->rigid) {
+        if (moves) {
             /* The contact row (last): B_C u = -g0, g0 the gap of the undeformed positions. */
-            double g0 = g->n[0] * (XC[0] - (1 - g->alpha) * X1[0] - g->alpha * X2[0]) +
-                        g->n[1] * (XC[1] - (1 - g->alpha) * X1[1] - g->alpha * X2[1]);
+            sim_master_at a;
+            double r[3];
+            at_from_geom(g, &a);
+            kind->static_sep(&p->ms, NULL, &a, XC, r);
+            double g0 = g->n[0] * r[0] + g->n[1] * r[1];
             b[N + nr - 1] = -ks * g0;
         }
         int info = LAPACKE_dgesv(LAPACK_COL_MAJOR, nk, 1, A, nk, w->kpiv, b, nk);
@@ -1106,19 +741,14 @@ static int static_state(const cea_problem *p, double s, cea_geom *g, cea_work *w
         for (int i = p->nbil; i < nr; i++)
             lsum += ks * b[N + i];
         *lambda = lsum;
-        if (p->rigid) return TVDS_OK; /* the rigid line does not move */
-        /* Deformed geometry: T1, T2 and C at X + u. */
-        double x1[2], x2[2], xc[2];
-        for (int k = 0; k < 2; k++) {
-            x1[k] = X1[k] + b[p->master_dof[2 * g->seg + k]];
-            x2[k] = X2[k] + b[p->master_dof[2 * (g->seg + 1) + k]];
-            xc[k] = XC[k] + b[p->slave_dof[k]];
-        }
-        cea_geom ng = *g;
-        if (segment_deformed(p, g, b, x1, x2, xc, &ng)) return TVDS_ERR_SINGULAR;
-        double change =
-            fabs(ng.alpha - g->alpha) + fabs(ng.n[0] - g->n[0]) + fabs(ng.n[1] - g->n[1]);
-        *g = ng;
+        if (!moves) return TVDS_OK; /* the rigid line does not move */
+        /* Deformed geometry: the master and C at X + u. */
+        double Q[3] = {XC[0] + b[p->slave_dof[0]], XC[1] + b[p->slave_dof[1]], 0.0};
+        sim_master_at ng;
+        at_from_geom(g, &ng);
+        double change = kind->static_follow(&p->ms, b, Q, &ng);
+        if (change < 0) return TVDS_ERR_SINGULAR;
+        geom_from_at(&ng, g);
         if (change < 1e-13) return TVDS_OK;
         last = change;
     }
@@ -1129,161 +759,15 @@ static int static_state(const cea_problem *p, double s, cea_geom *g, cea_work *w
 /* Kt = K + K_g, the stiffness of the preload: the contact force on the structure
  * F = -B_E(u)^T lambda changes with the deformation through the rotation of n, t (segment
  * T1 T2) and through alpha (docs/cea.md); K_g = -dF/du at the static multiplier lambda. */
-/* Preload stiffness of one node on segment g->seg of a 2D master (slave DoFs sd x, y), added to
- * Kt (docs/cea.md). */
-static void kg_segment(const cea_problem *p, const cea_geom *g, double lambda, double chi,
-                       const int *sd, double *Kt)
-{
-    int N = p->N;
-    const double *n = g->n, *t = g->t;
-    double a = g->alpha, mu = p->mu;
-    double e[2] = {n[0] - chi * mu * t[0], n[1] - chi * mu * t[1]};
-    double q[2] = {-t[0] - chi * mu * n[0], -t[1] - chi * mu * n[1]}; /* de / d(angle) */
-    int dof[6] = {sd[0],
-                  sd[1],
-                  p->master_dof[2 * g->seg],
-                  p->master_dof[2 * g->seg + 1],
-                  p->master_dof[2 * (g->seg + 1)],
-                  p->master_dof[2 * (g->seg + 1) + 1]};
-    /* n . dd = a . du (rotation of the segment), t . dr = b . du (change of alpha times L). */
-    double av[6] = {0, 0, -n[0], -n[1], n[0], n[1]};
-    double bv[6] = {t[0], t[1], -(1 - a) * t[0], -(1 - a) * t[1], -a * t[0], -a * t[1]};
-    double P[6] = {-q[0], -q[1], (1 - a) * q[0], (1 - a) * q[1], a * q[0], a * q[1]};
-    double Q[6] = {0, 0, -e[0], -e[1], e[0], e[1]};
-    double c = -lambda / g->len;
-    for (int i = 0; i < 6; i++)
-        for (int j = 0; j < 6; j++)
-            Kt[(size_t)dof[j] * N + dof[i]] += c * (P[i] * av[j] + Q[i] * bv[j]);
-}
-
-/* Kt = K + K_g, the stiffness of the preload: the contact force on the structure
- * F = -B_E(u)^T lambda changes with the deformation through the rotation of n, t (segment
- * T1 T2) and through alpha (docs/cea.md); K_g = -dF/du at the static multiplier lambda. */
 static void tangent_stiffness(const cea_problem *p, const cea_geom *g, double lambda, double chi,
                               cea_work *w)
 {
     int N = p->N;
     memcpy(w->Kt, p->K, (size_t)N * N * sizeof *w->Kt);
-    if (!p->deformed || p->rigid || !p->has_contact || lambda == 0.0) return;
-    kg_segment(p, g, lambda, chi, p->slave_dof, w->Kt);
-}
-
-/* Preload stiffness of one node on a face (docs/cea.md, "Face-set masters": derivation and
- * signs), added to Kt. The static state has the slave at its closest point x_P(xi) of the
- * deformed face (positions X + u). With the slave C and the face nodes q as the DoFs
- * (3 (1 + nn) columns):
- *   dxi = G^-1 [a_i . (du_C - sum_q N_q du_q)],  G_ij = a_i . a_j     (closest point)
- *   da_i = sum_q N_q,i du_q + x_,ij dxi_j
- *   dn = (I - n n^T) (da_1 x a_2 + a_1 x da_2) / |a_1 x a_2|
- *   dt = -n (t . dn) - kappa (I - t t^T) dn,  kappa = (n . v) / |v - (v . n) n|
- *   de = dn - chi mu dt,   e = n - chi mu t
- *   F_C = -lambda e,  F_q = lambda N_q e:  dF_q = lambda (e dN_q + N_q de),  K_g = -dF/du. */
-static void kg_face(const cea_problem *p, const cea_geom *g, double lambda, double chi,
-                    const double *u, double *Kt)
-{
-    enum { NCMAX = 3 * (1 + FACE_MAX_NODES) };
-    int N = p->N, nn = g->nn, nc = 3 * (1 + nn);
-    double P[3 * FACE_MAX_NODES], Nq[FACE_MAX_NODES], dN[2 * FACE_MAX_NODES],
-        d2N[3 * FACE_MAX_NODES];
-    face_pos(p, g->face, u, P);
-    face_shape(nn, g->xi, Nq, dN);
-    face_shape2(nn, g->xi, d2N);
-    double a[2][3] = {{0}}, xx[3][3] = {{0}}; /* a_1, a_2; x_,11, x_,12, x_,22 */
-    for (int q = 0; q < nn; q++)
-        for (int k = 0; k < 3; k++) {
-            a[0][k] += dN[2 * q] * P[3 * q + k];
-            a[1][k] += dN[2 * q + 1] * P[3 * q + k];
-            for (int d = 0; d < 3; d++)
-                xx[d][k] += d2N[3 * q + d] * P[3 * q + k];
-        }
-    double c[3];
-    cross3v(a[0], a[1], c);
-    double cl = sqrt(dot3v(c, c));
-    const double *n = g->n, *t = g->t;
-    double g11 = dot3v(a[0], a[0]), g12 = dot3v(a[0], a[1]), g22 = dot3v(a[1], a[1]);
-    double det = g11 * g22 - g12 * g12;
-    if (!(cl > 0) || !(det > 0)) return;
-    double Gi[2][2] = {{g22 / det, -g12 / det}, {-g12 / det, g11 / det}};
-    int dof[NCMAX];
-    const int *fn = p->face_node + (size_t)g->face * TVDS_FACE_MAX_NODES;
-    for (int k = 0; k < 3; k++) {
-        dof[k] = p->act_dof[3 * g->act + k];
-        for (int q = 0; q < nn; q++)
-            dof[3 + 3 * q + k] = p->fdof[3 * fn[q] + k];
-    }
-    /* dxi (2 x nc). */
-    double Xi[2][NCMAX];
-    for (int j = 0; j < 2; j++)
-        for (int k = 0; k < 3; k++) {
-            double h = Gi[j][0] * a[0][k] + Gi[j][1] * a[1][k];
-            Xi[j][k] = h;
-            for (int q = 0; q < nn; q++)
-                Xi[j][3 + 3 * q + k] = -Nq[q] * h;
-        }
-    /* da_i (3 x nc), then dc, dn, dt, de per column. */
-    const double *xij[2][2] = {{xx[0], xx[1]}, {xx[1], xx[2]}};
-    double v[3] = {p->v_rel[0], p->v_rel[1], p->v_rel[2]}, vn = dot3v(v, n), w2 = 0.0;
-    for (int k = 0; k < 3; k++)
-        w2 += (v[k] - vn * n[k]) * (v[k] - vn * n[k]);
-    double kap = w2 > 0 ? vn / sqrt(w2) : 0.0, cm = chi * p->mu;
-    double e[3] = {n[0] - cm * t[0], n[1] - cm * t[1], n[2] - cm * t[2]};
-    double De[3][NCMAX];
-    for (int col = 0; col < nc; col++) {
-        double da[2][3];
-        for (int i = 0; i < 2; i++)
-            for (int k = 0; k < 3; k++) {
-                double x = xij[i][0][k] * Xi[0][col] + xij[i][1][k] * Xi[1][col];
-                if (col >= 3 && (col - 3) % 3 == k) x += dN[2 * ((col - 3) / 3) + i];
-                da[i][k] = x;
-            }
-        double c1[3], c2[3], dc[3], dn[3], dt[3];
-        cross3v(da[0], a[1], c1);
-        cross3v(a[0], da[1], c2);
-        for (int k = 0; k < 3; k++)
-            dc[k] = c1[k] + c2[k];
-        double nd = dot3v(n, dc);
-        for (int k = 0; k < 3; k++)
-            dn[k] = (dc[k] - nd * n[k]) / cl;
-        double tn = dot3v(t, dn);
-        for (int k = 0; k < 3; k++)
-            dt[k] = -n[k] * tn - kap * (dn[k] - tn * t[k]);
-        for (int k = 0; k < 3; k++)
-            De[k][col] = dn[k] - cm * dt[k];
-    }
-    for (int col = 0; col < nc; col++) {
-        int jc = dof[col];
-        for (int k = 0; k < 3; k++)
-            Kt[(size_t)jc * N + dof[k]] += lambda * De[k][col]; /* -dF_C = lambda de */
-        for (int q = 0; q < nn; q++) {
-            double dNq = dN[2 * q] * Xi[0][col] + dN[2 * q + 1] * Xi[1][col];
-            for (int k = 0; k < 3; k++)
-                Kt[(size_t)jc * N + dof[3 + 3 * q + k]] -=
-                    lambda * (e[k] * dNq + Nq[q] * De[k][col]);
-        }
-    }
-}
-
-/* Preload stiffness of one node on the rotating disc (docs/cea.md, "Rotating disc"): the
- * disc is rigid, but the sliding direction t = w / |w|, w = P (v_s - omega a x r), follows the
- * material point under the slave: dw = -omega P (a x du_C), and since (I - t t^T) P (a x du) =
- * b (t . du) with b = a x t, dt = -(omega / |w|) b (t . du_C). With F_C = -lambda e,
- * e = n - chi mu t: K_g = -dF_C/du_C = lambda chi mu (omega / |w|) b t^T on the slave's DoFs. */
-static void kg_disc(const cea_problem *p, const cea_geom *g, double lambda, double chi,
-                    const double *u, double *Kt)
-{
-    int N = p->N;
-    const int *sd = p->act_dof + 3 * g->act;
-    double Q[3], b[3];
-    for (int k = 0; k < 3; k++)
-        Q[k] = g->xc[k] + u[sd[k]];
-    cea_geom h = *g;
-    double wl = disc_frame(p, Q, &h);
-    if (!(wl > 0)) return;
-    cross3v(p->rigid_n, g->t, b);
-    double c = lambda * chi * p->mu * p->omega / wl;
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++)
-            Kt[(size_t)sd[j] * N + sd[i]] += c * b[i] * g->t[j];
+    if (!p->deformed || !p->has_contact || !p->ms.type->static_kg || lambda == 0.0) return;
+    sim_master_at at;
+    at_from_geom(g, &at);
+    p->ms.type->static_kg(&p->ms, &at, p->slave_dof, lambda, chi, NULL, N, w->Kt);
 }
 
 /* The nodes in contact (not off) in the order of their rows (build_rows: the other contacts
@@ -1305,71 +789,40 @@ static int nodes_in_row_order(const cea_problem *p, cea_geom *g, const cea_probl
     return r;
 }
 
-/* Gap of the placed slave point against the undeformed master at the node's current
- * geometry (n, alpha or xi): the right-hand side -g0 of its row. */
+/* Gap n . (x_C - x_P) of the placed slave point against the undeformed master at the node's
+ * current geometry (n, alpha or xi): the right-hand side -g0 of its row. */
 static double gap0(const cea_problem *x, const cea_geom *g)
 {
-    if (x->rigid) return 0.0;
-    double xp[3] = {0, 0, 0};
-    if (x->faces) {
-        double P[3 * FACE_MAX_NODES];
-        face_pos(x, g->face, NULL, P);
-        face_point(g->nn, P, g->xi, xp, NULL, NULL);
-        return g->n[0] * (g->xc[0] - xp[0]) + g->n[1] * (g->xc[1] - xp[1]) +
-               g->n[2] * (g->xc[2] - xp[2]);
-    }
-    const double *X1 = x->master_xy + 2 * g->seg, *X2 = X1 + 2;
-    return g->n[0] * (g->xc[0] - (1 - g->alpha) * X1[0] - g->alpha * X2[0]) +
-           g->n[1] * (g->xc[1] - (1 - g->alpha) * X1[1] - g->alpha * X2[1]);
+    if (!x->ms.type->static_sep) return 0.0;
+    sim_master_at a;
+    double r[3];
+    at_from_geom(g, &a);
+    x->ms.type->static_sep(&x->ms, NULL, &a, g->xc, r);
+    if (x->ncomp == 3) return g->n[0] * r[0] + g->n[1] * r[1] + g->n[2] * r[2];
+    return g->n[0] * r[0] + g->n[1] * r[1];
 }
 
-/* New geometry of a node from the displacement u: the deformed segment (same segment, alpha
- * and n from X + u, as static_state) or the closest point on the deformed face set. Returns
- * the change (|d alpha| or |d xi|, plus |dn|), or -1 when a face has no normal. */
+/* New geometry of a node from the displacement u: the kind's static_follow (the deformed
+ * segment, the closest point on the deformed face set, the disc's sliding direction under
+ * the displaced slave). Returns the change, or -1 when the master has no normal or sliding
+ * direction there. */
 static double node_update(const cea_problem *x, cea_geom *g, const double *u)
 {
-    cea_geom ng = *g;
-    if (x->disc) {
-        /* The material point under the displaced slave, its velocity, the sliding direction. */
-        double Q[3];
-        const int *sd = x->act_dof + 3 * g->act;
-        for (int k = 0; k < 3; k++)
-            Q[k] = g->xc[k] + u[sd[k]];
-        disc_frame(x, Q, &ng);
-        double ch = fabs(ng.t[0] - g->t[0]) + fabs(ng.t[1] - g->t[1]) + fabs(ng.t[2] - g->t[2]);
-        *g = ng;
-        return ch;
-    }
-    if (x->faces) {
-        double Q[3];
-        const int *sd = x->act_dof + 3 * g->act;
-        for (int k = 0; k < 3; k++)
-            Q[k] = g->xc[k] + u[sd[k]];
-        int valid = 0;
-        ng.face = face_pick(x, u, Q, g->face, ng.xi, &valid);
-        if (ng.face < 0 || face_fill(x, u, &ng) < 0) return -1.0;
-        double ch = fabs(ng.xi[0] - g->xi[0]) + fabs(ng.xi[1] - g->xi[1]) +
-                    fabs(ng.n[0] - g->n[0]) + fabs(ng.n[1] - g->n[1]) + fabs(ng.n[2] - g->n[2]);
-        if (ng.face != g->face) ch += 1.0;
-        *g = ng;
-        return ch;
-    }
     const int *sd = x->act_dof + 3 * g->act;
-    double x1[2], x2[2], xc[2];
-    for (int k = 0; k < 2; k++) {
-        x1[k] = x->master_xy[2 * g->seg + k] + u[x->master_dof[2 * g->seg + k]];
-        x2[k] = x->master_xy[2 * (g->seg + 1) + k] + u[x->master_dof[2 * (g->seg + 1) + k]];
-        xc[k] = g->xc[k] + u[sd[k]];
-    }
-    if (segment_deformed(x, g, u, x1, x2, xc, &ng)) return -1.0;
-    double ch = fabs(ng.alpha - g->alpha) + fabs(ng.n[0] - g->n[0]) + fabs(ng.n[1] - g->n[1]);
-    *g = ng;
+    double Q[3] = {0.0, 0.0, 0.0};
+    for (int k = 0; k < x->ncomp; k++)
+        Q[k] = g->xc[k] + u[sd[k]];
+    sim_master_at a;
+    at_from_geom(g, &a);
+    double ch = x->ms.type->static_follow(&x->ms, u, Q, &a);
+    if (ch < 0) return -1.0;
+    geom_from_at(&a, g);
     return ch;
 }
 
 /* Gap n . (x_C - x_P) of a node at the displacement u, with its geometry (n, alpha or xi)
- * already taken from u (node_update); a rigid plane or the disc: n . u_C (the node is placed on
- * it). */
+ * already taken from u (node_update); a master without nodes (a rigid plane, the disc):
+ * n . u_C (the node is placed on it). */
 static double gap_deformed(const cea_problem *x, const cea_geom *g, const double *u)
 {
     const int *sd = x->act_dof + 3 * g->act;
@@ -1377,21 +830,13 @@ static double gap_deformed(const cea_problem *x, const cea_geom *g, const double
     double d[3] = {0, 0, 0};
     for (int k = 0; k < nc; k++)
         d[k] = u[sd[k]];
-    if (!x->rigid) {
-        if (x->faces) {
-            double P[3 * FACE_MAX_NODES], xp[3];
-            face_pos(x, g->face, u, P);
-            face_point(g->nn, P, g->xi, xp, NULL, NULL);
-            for (int k = 0; k < 3; k++)
-                d[k] += g->xc[k] - xp[k];
-        } else {
-            for (int k = 0; k < 2; k++) {
-                double x1 = x->master_xy[2 * g->seg + k] + u[x->master_dof[2 * g->seg + k]];
-                double x2 =
-                    x->master_xy[2 * (g->seg + 1) + k] + u[x->master_dof[2 * (g->seg + 1) + k]];
-                d[k] += g->xc[k] - (1 - g->alpha) * x1 - g->alpha * x2;
-            }
-        }
+    if (x->ms.type->static_sep) {
+        sim_master_at a;
+        double r[3];
+        at_from_geom(g, &a);
+        x->ms.type->static_sep(&x->ms, u, &a, g->xc, r);
+        for (int k = 0; k < nc; k++)
+            d[k] += r[k];
     }
     return g->n[0] * d[0] + g->n[1] * d[1] + (nc == 3 ? g->n[2] * d[2] : 0.0);
 }
@@ -1416,12 +861,12 @@ static int static_state_gen(const cea_problem *p, cea_geom *g, cea_work *w, doub
     cea_geom *gg[nt];
     nodes_in_row_order(p, g, part, gg);
     for (int r = 0; r < nt; r++)
-        if (!part[r]->rigid && !part[r]->faces) {
-            /* 2D segment: the slave placed at the undeformed surface point. */
-            const double *X1 = part[r]->master_xy + 2 * gg[r]->seg, *X2 = X1 + 2;
-            for (int k = 0; k < 2; k++)
-                gg[r]->xc[k] = (1 - gg[r]->alpha) * X1[k] + gg[r]->alpha * X2[k];
-            gg[r]->xc[2] = 0.0;
+        if (part[r]->ms.type->static_place) {
+            /* The slave placed at the undeformed surface point (2D node masters). */
+            sim_master_at a;
+            at_from_geom(gg[r], &a);
+            part[r]->ms.type->static_place(&part[r]->ms, &a);
+            memcpy(gg[r]->xc, a.xc, sizeof a.xc);
         }
     double ks = 0.0;
     for (int i = 0; i < N; i++)
@@ -1449,7 +894,7 @@ static int static_state_gen(const cea_problem *p, cea_geom *g, cea_work *w, doub
             *lambda = lsum;
             change = 0.0;
             for (int q = 0; q < na; q++) {
-                if (part[q]->rigid && !part[q]->disc) continue;
+                if (!part[q]->ms.type->static_follow) continue;
                 moving = 1;
                 double ch = node_update(part[q], gg[q], b);
                 if (ch < 0) return TVDS_ERR_SINGULAR;
@@ -1478,8 +923,9 @@ static int static_state_gen(const cea_problem *p, cea_geom *g, cea_work *w, doub
             for (int a = 0; a < x->nact; a++) {
                 cea_geom *ga = &gx[a];
                 if (!ga->off) continue;
-                if ((!x->rigid || x->disc) && node_update(x, ga, u) < 0) return TVDS_ERR_SINGULAR;
-                double scale = x->faces ? x->fsize : (x->rigid ? 1.0 : ga->len);
+                if (x->ms.type->static_follow && node_update(x, ga, u) < 0)
+                    return TVDS_ERR_SINGULAR;
+                double scale = x->ms.gap_scale > 0 ? x->ms.gap_scale : ga->len;
                 double gap = gap_deformed(x, ga, u) / scale;
                 if (gap < -1e-9 && gap < gmin) gmin = gap, deepest = ga;
             }
@@ -1491,8 +937,8 @@ static int static_state_gen(const cea_problem *p, cea_geom *g, cea_work *w, doub
     return TVDS_ERR_SOLVER; /* no consistent contact set */
 }
 
-/* Kt = K + sum over the active nodes of their preload stiffness (kg_segment, kg_face; a
- * rigid master adds none), at the static state of static_state_gen. */
+/* Kt = K + sum over the active nodes of their preload stiffness (the kind's static_kg; a
+ * rigid plane adds none), at the static state of static_state_gen. */
 static void tangent_stiffness_gen(const cea_problem *p, const cea_geom *g, cea_work *w)
 {
     int N = p->N;
@@ -1503,14 +949,11 @@ static void tangent_stiffness_gen(const cea_problem *p, const cea_geom *g, cea_w
         const cea_problem *x = j < 0 ? p : &p->extra[j];
         for (int a = 0; a < x->nact; a++) {
             const cea_geom *ga = &g[a];
-            if ((x->rigid && !x->disc) || ga->lam == 0.0) continue;
+            if (!x->ms.type->static_kg || ga->lam == 0.0) continue;
             double chi = chi_along(x, ga->t);
-            if (x->disc)
-                kg_disc(x, ga, ga->lam, chi, u, w->Kt);
-            else if (x->faces)
-                kg_face(x, ga, ga->lam, chi, u, w->Kt);
-            else
-                kg_segment(x, ga, ga->lam, chi, x->act_dof + 3 * a, w->Kt);
+            sim_master_at at;
+            at_from_geom(ga, &at);
+            x->ms.type->static_kg(&x->ms, &at, x->act_dof + 3 * a, ga->lam, chi, u, N, w->Kt);
         }
         g += x->nact;
     }
@@ -1533,7 +976,7 @@ static int lateral_node(const cea_problem *x, const cea_geom *g, double lam, con
     int N = x->N;
     const int *sd = x->act_dof + 3 * g->act;
     double n[3], t[3], wl;
-    if (x->disc) {
+    if (x->ms.disc) {
         double Q[3];
         for (int k = 0; k < 3; k++)
             Q[k] = g->xc[k] + (u ? u[sd[k]] : 0.0);
@@ -1542,7 +985,7 @@ static int lateral_node(const cea_problem *x, const cea_geom *g, double lam, con
         for (int k = 0; k < 3; k++)
             n[k] = h.n[k], t[k] = h.t[k];
     } else {
-        const double *v = x->v_rel;
+        const double *v = x->ms.v_rel;
         for (int k = 0; k < 3; k++)
             n[k] = g->n[k];
         double vn = dot3v(v, n);
@@ -1560,11 +1003,15 @@ static int lateral_node(const cea_problem *x, const cea_geom *g, double lam, con
     double d[NDMAX];
     for (int k = 0; k < 3; k++)
         dof[nd] = sd[k], d[nd++] = b[k];
-    if (x->faces) {
-        const int *fn = x->face_node + (size_t)g->face * TVDS_FACE_MAX_NODES;
-        for (int q = 0; q < g->nn; q++)
-            for (int k = 0; k < 3; k++)
-                dof[nd] = x->fdof[3 * fn[q] + k], d[nd++] = -g->N[q] * b[k];
+    if (x->ms.type->static_nodes) {
+        int mdof[SIM_MASTER_MAX_NODES][3];
+        double wq[SIM_MASTER_MAX_NODES];
+        sim_master_at at;
+        at_from_geom(g, &at);
+        int nq = x->ms.type->static_nodes(&x->ms, &at, mdof, wq);
+        for (int q = 0; q < nq; q++)
+            for (int k = 0; k < x->ncomp; k++)
+                dof[nd] = mdof[q][k], d[nd++] = -wq[q] * b[k];
     }
     for (int j = 0; j < nd; j++)
         for (int i = 0; i < nd; i++)
@@ -2334,10 +1781,10 @@ static int cea_run(const tvds_model *m, int contact, const double *s, int npos,
             /* Face-set masters: every node's closest point on a face, and its sliding
              * direction. */
             const cea_problem *x = j < 0 ? &p : &p.extra[j];
-            for (int a = 0; (x->faces || x->disc) && a < x->nact; a++) {
+            for (int a = 0; a < x->nact; a++) {
                 cea_geom gf;
                 memset(&gf, 0, sizeof gf);
-                int e = x->faces ? face_geometry(x, a, s[i], &gf) : disc_geometry(x, a, &gf);
+                int e = node_geometry(x, a, s[i], &gf);
                 if (e) {
                     rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
                                     e == 1 ? "cea: position %d (s = %g m) puts slave node %d of "
@@ -2354,8 +1801,8 @@ static int cea_run(const tvds_model *m, int contact, const double *s, int npos,
         }
         for (int j = 0; j < p.nextra && isfinite(s[i]); j++) {
             const cea_problem *x = &p.extra[j];
-            for (int a = 0; !x->rigid && !x->faces && a < x->nact; a++) {
-                double sa = s[i] + x->act_ds[a], L = x->cum[x->nmaster - 1];
+            for (int a = 0; x->ms.length > 0 && a < x->nact; a++) {
+                double sa = s[i] + x->act_ds[a], L = x->ms.length;
                 if (sa < -1e-12 * L || sa > L * (1 + 1e-12)) {
                     rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
                                     "cea: position %d (s = %g m) puts node %d of contact %d at "
@@ -2366,13 +1813,12 @@ static int cea_run(const tvds_model *m, int contact, const double *s, int npos,
                 }
             }
         }
-        if (!isfinite(s[i]) || (p.has_contact && !p.rigid && !p.faces &&
-                                (s[i] + lo < -1e-12 * p.cum[p.nmaster - 1] ||
-                                 s[i] + hi > p.cum[p.nmaster - 1] * (1 + 1e-12)))) {
-            rc =
-                TVDS_ERROR(ctx, TVDS_ERR_INVALID,
-                           "cea: position %d (s = %g m) is off the master surface [0, %g]", i, s[i],
-                           p.has_contact && !p.rigid && !p.faces ? p.cum[p.nmaster - 1] : 0.0);
+        if (!isfinite(s[i]) ||
+            (p.has_contact && p.ms.length > 0 &&
+             (s[i] + lo < -1e-12 * p.ms.length || s[i] + hi > p.ms.length * (1 + 1e-12)))) {
+            rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                            "cea: position %d (s = %g m) is off the master surface [0, %g]", i,
+                            s[i], p.has_contact ? p.ms.length : 0.0);
             problem_free(&p);
             return rc;
         }
@@ -2394,18 +1840,7 @@ static int cea_run(const tvds_model *m, int contact, const double *s, int npos,
     }
     /* Default smallest spacing: 2.5e-4 of the master surface (of the span of the positions
      * for a rigid master). */
-    double span = p.has_contact && !p.rigid && !p.faces ? p.cum[p.nmaster - 1] : smax - smin;
-    if (p.has_contact && p.faces) {
-        /* Face set: its extent along the direction of travel (the 2D surface length's
-         * analogue). */
-        double lo = INFINITY, hi = -INFINITY;
-        for (int q = 0; q < p.nmaster; q++) {
-            double x = dot3v(p.fX + 3 * q, p.drive);
-            lo = fmin(lo, x);
-            hi = fmax(hi, x);
-        }
-        span = hi - lo;
-    }
+    double span = p.has_contact && p.ms.extent > 0 ? p.ms.extent : smax - smin;
     double ds_min = o.ds_min > 0 ? o.ds_min : 2.5e-4 * span;
     int refine = o.refine && npos > 1 && ds_min > 0;
     int cap_pos = refine ? (o.max_pos > npos ? o.max_pos : npos) : npos;
@@ -2414,7 +1849,7 @@ static int cea_run(const tvds_model *m, int contact, const double *s, int npos,
     int rows_cap = p.nbil + nact, nnz_cap = p.bil_nnz + 6 * nact;
     for (int j = -1; j < p.nextra; j++) {
         const cea_problem *x = j < 0 ? &p : &p.extra[j];
-        if (x->faces) nnz_cap += (3 + 3 * FACE_MAX_NODES - 6) * x->nact;
+        if (!x->ms.rigid) nnz_cap += (x->ms.ncomp * (1 + SIM_MASTER_MAX_NODES) - 6) * x->nact;
     }
     int nthreads = 1;
 #ifdef _OPENMP
@@ -2733,7 +2168,7 @@ int tvds_cea_path_range(const tvds_model *m, int contact, int slave, double t_ev
     double lim[2] = {0.0, 0.0};
     for (int a = 0; a < p.nact; a++) {
         memset(&g, 0, sizeof g);
-        if (face_geometry(&p, a, 0.0, &g) == 1) {
+        if (node_geometry(&p, a, 0.0, &g) == 1) {
             rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
                             "cea: contact '%s': slave node %ld is off the face set at its "
                             "undeformed position",
@@ -2746,19 +2181,19 @@ int tvds_cea_path_range(const tvds_model *m, int contact, int slave, double t_ev
     /* From 0 outward in steps of an eighth of the largest face until a node is off, then
      * bisection to 1e-12 of the face size; at most the extent of the face set. */
     double lo3[3] = {INFINITY, INFINITY, INFINITY}, hi3[3] = {-INFINITY, -INFINITY, -INFINITY};
-    for (int q = 0; q < p.nmaster; q++)
+    for (int q = 0; q < p.ms.nmaster; q++)
         for (int k = 0; k < 3; k++) {
-            lo3[k] = fmin(lo3[k], p.fX[3 * q + k]);
-            hi3[k] = fmax(hi3[k], p.fX[3 * q + k]);
+            lo3[k] = fmin(lo3[k], p.ms.fX[3 * q + k]);
+            hi3[k] = fmax(hi3[k], p.ms.fX[3 * q + k]);
         }
     double ext = hypot(hypot(hi3[0] - lo3[0], hi3[1] - lo3[1]), hi3[2] - lo3[2]);
-    double h = p.fsize / 8;
+    double h = p.ms.fsize / 8;
     for (int dir = 0; dir < 2; dir++) {
         double sg = dir ? 1.0 : -1.0, in = 0.0, out = NAN;
         for (double x = h; x <= 2 * ext + h; x += h) {
             int on = 1;
             for (int a = 0; a < p.nact && on; a++)
-                on = face_geometry(&p, a, sg * x, &g) != 1;
+                on = node_geometry(&p, a, sg * x, &g) != 1;
             if (!on) {
                 out = x;
                 break;
@@ -2766,11 +2201,11 @@ int tvds_cea_path_range(const tvds_model *m, int contact, int slave, double t_ev
             in = x;
         }
         if (!isnan(out))
-            while (out - in > 1e-12 * p.fsize) {
+            while (out - in > 1e-12 * p.ms.fsize) {
                 double mid = 0.5 * (in + out);
                 int on = 1;
                 for (int a = 0; a < p.nact && on; a++)
-                    on = face_geometry(&p, a, sg * mid, &g) != 1;
+                    on = node_geometry(&p, a, sg * mid, &g) != 1;
                 if (on)
                     in = mid;
                 else

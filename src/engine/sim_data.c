@@ -8,6 +8,7 @@
 
 #include "engine/elements_impl.h"
 #include "engine/contact/face.h"
+#include "engine/contact/master.h"
 #include "engine/friction_laws_impl.h"
 #include "engine/sim_impl.h"
 
@@ -376,7 +377,8 @@ static double penalty_stable_dt(const tvds_model *m, const tvds_data *d)
         const tvds_contact *C = &m->contacts[c->contact];
         const sim_sub *ss = &d->sub[C->slave_sub];
         double n[3] = {0, 0, 0}, gm = 0.0;
-        if (C->master_kind == TVDS_MASTER_RIGID) {
+        int rigid = sim_masters[C->master_kind]->prescribed; /* no master nodes */
+        if (rigid) {
             for (int a = 0; a < C->dim; a++)
                 n[a] = C->rigid_normal[a];
             double l = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
@@ -408,8 +410,8 @@ static double penalty_stable_dt(const tvds_model *m, const tvds_data *d)
                 qn += n[a] * ss->G[ia + (size_t)ib * ss->ncand] * n[b];
             }
         }
-        if (C->master_kind != TVDS_MASTER_RIGID) qn = tr; /* normal unknown in advance */
-        double qt = C->master_kind == TVDS_MASTER_RIGID ? tr - qn : tr;
+        if (!rigid) qn = tr; /* normal unknown in advance */
+        double qt = rigid ? tr - qn : tr;
         double fn = sqrt(qn) + sqrt(gm), ft = sqrt(qt > 0.0 ? qt : 0.0) + sqrt(gm);
         w2 += C->kn * fn * fn + C->kt * ft * ft;
         cw += C->cn * fn * fn + C->ct * ft * ft;
@@ -422,11 +424,6 @@ static double penalty_stable_dt(const tvds_model *m, const tvds_data *d)
     if (!(w > 0.0)) return INFINITY;
     double xi = cw / (2.0 * w);
     return (2.0 / w) * (sqrt(1.0 + xi * xi) - xi);
-}
-
-static void mark_cand(sim_sub *s, int dof)
-{
-    if (dof >= 0 && dof < s->n && s->cand[dof] < 0) s->cand[dof] = s->ncand++;
 }
 
 /* ---- Set-up, stage by stage ----------------------------------------------------------------
@@ -505,122 +502,10 @@ static int setup_bilaterals(const tvds_model *m, tvds_data *d, int *pool, tvds_c
             if (T->sub < 0 || T->sub >= m->nsub || T->dof < 0 || T->dof >= m->subs[T->sub]->n)
                 return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "bilateral '%s': term %d has a bad DoF",
                                   B->name ? B->name : "?", k);
-            mark_cand(&d->sub[T->sub], T->dof);
+            sim_mark_cand(&d->sub[T->sub], T->dof);
         }
     }
     return TVDS_OK;
-}
-
-/* The master of contact c, by kind: its checks, its nodes' DoFs as candidates, and *ent, the
- * entries of one row (the slave and the master nodes a row can touch). */
-static int setup_masters(const tvds_model *m, tvds_data *d, int c, int *ent, tvds_ctx *ctx)
-{
-    int rc;
-    const tvds_contact *C = &m->contacts[c];
-    const char *cn = C->name ? C->name : "?";
-    if (C->master_kind == TVDS_MASTER_SURFACE || C->master_kind == TVDS_MASTER_SURFACE_C1) {
-        if (C->dim != 2 || C->master_sub < 0 || C->master_sub >= m->nsub || C->nmaster < 2) {
-            rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
-                            "contact '%s': a master surface needs dim 2, a master "
-                            "substructure and at least 2 nodes",
-                            cn);
-            goto fail;
-        }
-        for (int k = 0; k < C->nmaster; k++) {
-            int dd[3];
-            double X[3];
-            if (!sim_node_dofs(m->subs[C->master_sub], C->master_nodes[k], dd, X)) {
-                rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
-                                "contact '%s': master node %ld has no physical DoF", cn,
-                                C->master_nodes[k]);
-                goto fail;
-            }
-            for (int a = 0; a < 2; a++)
-                mark_cand(&d->sub[C->master_sub], dd[a]);
-        }
-    } else if (C->master_kind == TVDS_MASTER_FACES) {
-        if (C->law == TVDS_LAW_PENALTY) {
-            rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
-                            "contact '%s': the penalty law needs a 2D master surface or a "
-                            "rigid master (a face set takes the Lagrange law)",
-                            cn);
-            goto fail;
-        }
-        if (C->dim != 3 || C->master_sub < 0 || C->master_sub >= m->nsub || C->nface < 1 ||
-            !C->face_nn || !C->face_node) {
-            rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
-                            "contact '%s': a face set needs dim 3, a master substructure "
-                            "and at least one face",
-                            cn);
-            goto fail;
-        }
-        for (int f = 0; f < C->nface; f++) {
-            int nn = C->face_nn[f];
-            if (!face_supported(nn)) {
-                rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
-                                "contact '%s': face %d has %d nodes (3, 4, 6, 8 or 9)", cn, f + 1,
-                                nn);
-                goto fail;
-            }
-            for (int q = 0; q < nn; q++) {
-                int j = C->face_node[(size_t)f * TVDS_FACE_MAX_NODES + q];
-                if (j < 0 || j >= C->nmaster) {
-                    rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID, "contact '%s': face %d: bad node", cn,
-                                    f + 1);
-                    goto fail;
-                }
-            }
-        }
-        for (int k = 0; k < C->nmaster; k++) {
-            int dd[3];
-            double X[3];
-            if (!sim_node_dofs(m->subs[C->master_sub], C->master_nodes[k], dd, X) || dd[0] < 0 ||
-                dd[1] < 0 || dd[2] < 0) {
-                rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
-                                "contact '%s': master node %ld needs ux, uy and uz", cn,
-                                C->master_nodes[k]);
-                goto fail;
-            }
-            for (int a = 0; a < 3; a++)
-                mark_cand(&d->sub[C->master_sub], dd[a]);
-        }
-    } else if (C->master_kind == TVDS_MASTER_DISC) {
-        double nn = 0.0;
-        for (int a = 0; a < 3; a++)
-            nn += C->rigid_normal[a] * C->rigid_normal[a];
-        if (C->dim != 3 || !(nn > 0.0) || C->law == TVDS_LAW_PENALTY) {
-            rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
-                            "contact '%s': a rotating disc needs dim 3, an axis and the "
-                            "Lagrange law",
-                            cn);
-            goto fail;
-        }
-    } else {
-        double nn = 0.0, tt = 0.0;
-        for (int a = 0; a < C->dim; a++) {
-            nn += C->rigid_normal[a] * C->rigid_normal[a];
-            tt += C->rigid_t1[a] * C->rigid_t1[a];
-        }
-        if (!(nn > 0.0) || !(tt > 0.0)) {
-            rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
-                            "contact '%s': rigid master needs a normal and a tangent", cn);
-            goto fail;
-        }
-    }
-    /* Entries of one row: the slave and the master nodes a row can touch. */
-    *ent = SIM_ROW_MAX_CP; /* any kind: the bound */
-    if (C->master_kind == TVDS_MASTER_RIGID || C->master_kind == TVDS_MASTER_DISC) *ent = C->dim;
-    if (C->master_kind == TVDS_MASTER_SURFACE || C->master_kind == TVDS_MASTER_SURFACE_C1)
-        *ent = 3 * C->dim; /* two master nodes */
-    if (C->master_kind == TVDS_MASTER_FACES) {
-        int nmax = 0;
-        for (int f = 0; f < C->nface; f++)
-            if (C->face_nn[f] > nmax) nmax = C->face_nn[f];
-        *ent = 3 * (1 + nmax);
-    }
-    return TVDS_OK;
-fail:
-    return rc;
 }
 
 /* The contact points of contact c from d->cp[*ip] on: slave DoFs (candidates), start state;
@@ -644,7 +529,7 @@ static int setup_points(const tvds_model *m, tvds_data *d, int c, int *ip, int e
             return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
                               "contact '%s': slave node %ld has no physical DoF", cn, p->node);
         for (int a = 0; a < C->dim; a++)
-            mark_cand(&d->sub[C->slave_sub], p->sdof[a]);
+            sim_mark_cand(&d->sub[C->slave_sub], p->sdof[a]);
         p->Xmag = sqrt(p->X[0] * p->X[0] + p->X[1] * p->X[1] + p->X[2] * p->X[2]);
         p->pen = C->law == TVDS_LAW_PENALTY;
         p->state = p->state_prev = C->initially_stuck && !p->pen ? TVDS_STICK : TVDS_OPEN;
@@ -655,7 +540,7 @@ static int setup_points(const tvds_model *m, tvds_data *d, int c, int *ip, int e
     return TVDS_OK;
 }
 
-/* Contacts: each one's checks, master (setup_masters) and points (setup_points). */
+/* Contacts: each one's checks, master (its kind's setup hook) and points (setup_points). */
 static int setup_contacts(const tvds_model *m, tvds_data *d, int *rmax, int *pool, tvds_ctx *ctx)
 {
     d->ncp = 0;
@@ -669,7 +554,9 @@ static int setup_contacts(const tvds_model *m, tvds_data *d, int *rmax, int *poo
             return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "contact '%s': dim must be 2 or 3", cn);
         if (C->slave_sub < 0 || C->slave_sub >= m->nsub)
             return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "contact '%s': bad slave substructure", cn);
-        int ent = SIM_ROW_MAX_CP, rc = setup_masters(m, d, c, &ent, ctx);
+        /* The kind's checks and master DoFs (engine/contact/master.h); ent: entries of one
+         * row, the slave and the master nodes a row can touch. */
+        int ent = SIM_ROW_MAX_CP, rc = sim_masters[C->master_kind]->setup(m, d, c, &ent, ctx);
         if (rc) return rc;
         rc = setup_points(m, d, c, &ip, ent, rmax, pool, ctx);
         if (rc) return rc;
@@ -693,7 +580,7 @@ static int setup_rigid_elements(const tvds_model *m, tvds_data *d, int *rmax, in
                 E->dof[k] >= m->subs[E->sub[k]]->n)
                 return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "element '%s': bad DoF",
                                   E->name ? E->name : "?");
-            mark_cand(&d->sub[E->sub[k]], E->dof[k]);
+            sim_mark_cand(&d->sub[E->sub[k]], E->dof[k]);
         }
         d->nrig++;
         (*rmax)++;

@@ -3,6 +3,7 @@
 #include <cblas.h>
 #include <math.h>
 
+#include "engine/contact/master.h"
 #include "engine/elements_impl.h"
 #include "engine/sim_impl.h"
 
@@ -701,8 +702,7 @@ void sim_correct(const tvds_model *m, tvds_data *d)
             const sim_cp *c = &d->cp[R->cp];
             /* Stuck along this axis (FiLm also has tangential rows for sliding points). */
             if (c->state != TVDS_STICK || c->mu_t[R->k] != 0.0) continue;
-            int kind = m->contacts[c->contact].master_kind;
-            if (kind != TVDS_MASTER_RIGID && kind != TVDS_MASTER_DISC) continue;
+            if (!sim_master_of(m, c)->prescribed) continue;
             int e1 = -1, nz = 0;
             for (int e = R->off; e < R->off + R->ne; e++)
                 if (d->p_bc[e] != 0.0) e1 = e, nz++;

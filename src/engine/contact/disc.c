@@ -134,6 +134,143 @@ static void disc_motion(const tvds_model *m, const sim_cp *c, double t, int deri
         out[k] = al * aq[k] + w * w * aaq[k];
 }
 
+/* ---- Set-up (master.h) ---- */
+
+static int disc_setup(const tvds_model *m, tvds_data *d, int ic, int *ent, tvds_ctx *ctx)
+{
+    const tvds_contact *C = &m->contacts[ic];
+    double nn = 0.0;
+    for (int a = 0; a < 3; a++)
+        nn += C->rigid_normal[a] * C->rigid_normal[a];
+    if (C->dim != 3 || !(nn > 0.0) || C->law == TVDS_LAW_PENALTY)
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                          "contact '%s': a rotating disc needs dim 3, an axis and the "
+                          "Lagrange law",
+                          C->name ? C->name : "?");
+    *ent = C->dim;
+    return TVDS_OK;
+}
+
+/* ---- Static state (master.h) ---- */
+
+/* Rotating rigid disc: the face through the centre normal to the axis; each node slides over
+ * the material point under it (docs/cea.md, "Rotating disc"). */
+static int disc_static_setup(const tvds_model *m, int ic, double t, const double vs[3],
+                             const int *off, sim_master_static *ms, double vm[3], tvds_ctx *ctx)
+{
+    const tvds_contact *c = &m->contacts[ic];
+    double nn =
+        sqrt(c->rigid_normal[0] * c->rigid_normal[0] + c->rigid_normal[1] * c->rigid_normal[1] +
+             c->rigid_normal[2] * c->rigid_normal[2]);
+    if (!(nn > 0))
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "cea: contact '%s': disc without axis",
+                          c->name ? c->name : "?");
+    ms->rigid = ms->disc = 1;
+    for (int k = 0; k < 3; k++) {
+        ms->rigid_n[k] = c->rigid_normal[k] / nn;
+        ms->rigid_pt[k] = c->rigid_point[k];
+    }
+    ms->omega = tvds_fn_eval(&c->omega, t);
+    return TVDS_OK;
+}
+
+double sim_disc_frame_at(const sim_master_static *ms, const double x[3], sim_master_at *g)
+{
+    const double *a = ms->rigid_n;
+    double r[3], ar[3], h = 0.0, wl = 0.0;
+    for (int k = 0; k < 3; k++)
+        r[k] = x[k] - ms->rigid_pt[k];
+    for (int k = 0; k < 3; k++)
+        h += a[k] * r[k];
+    for (int k = 0; k < 3; k++)
+        r[k] -= h * a[k];
+    cross3(a, r, ar);
+    double w[3];
+    for (int k = 0; k < 3; k++) {
+        w[k] = ms->v_rel[k] - ms->omega * ar[k];
+        g->n[k] = a[k];
+    }
+    double wn = dot3(w, a);
+    for (int k = 0; k < 3; k++) {
+        w[k] -= wn * a[k];
+        wl += w[k] * w[k];
+    }
+    wl = sqrt(wl);
+    g->seg = -1;
+    g->alpha = 0.0;
+    g->len = 1.0;
+    g->face = -1;
+    if (!(wl > 0)) {
+        double e[3] = {fabs(a[0]) < 0.9 ? 1.0 : 0.0, fabs(a[0]) < 0.9 ? 0.0 : 1.0, 0.0}, t[3];
+        cross3(a, e, t);
+        double tl = sqrt(dot3(t, t));
+        for (int k = 0; k < 3; k++)
+            g->t[k] = t[k] / tl;
+        return 0.0;
+    }
+    for (int k = 0; k < 3; k++)
+        g->t[k] = w[k] / wl;
+    return wl;
+}
+
+/* The slave node at its undeformed position (positions are labels, as on a rigid plane),
+ * placed on the face plane (g->xc). */
+static int disc_static_at(const sim_master_static *ms, const double X[3], double s,
+                          sim_master_at *g)
+{
+    const double *n = ms->rigid_n;
+    double h = 0.0;
+    for (int k = 0; k < 3; k++)
+        h += n[k] * (X[k] - ms->rigid_pt[k]);
+    for (int k = 0; k < 3; k++)
+        g->xc[k] = X[k] - h * n[k];
+    return sim_disc_frame_at(ms, g->xc, g) > 0 ? SIM_AT_OK : SIM_AT_NO_SLIDING;
+}
+
+/* The material point under the displaced slave, its velocity, the sliding direction. */
+static double disc_static_follow(const sim_master_static *ms, const double *u, const double Q[3],
+                                 sim_master_at *g)
+{
+    sim_master_at ng = *g;
+    sim_disc_frame_at(ms, Q, &ng);
+    double ch = fabs(ng.t[0] - g->t[0]) + fabs(ng.t[1] - g->t[1]) + fabs(ng.t[2] - g->t[2]);
+    *g = ng;
+    return ch;
+}
+
+/* Preload stiffness of one node on the rotating disc (docs/cea.md, "Rotating disc"): the
+ * disc is rigid, but the sliding direction t = w / |w|, w = P (v_s - omega a x r), follows the
+ * material point under the slave: dw = -omega P (a x du_C), and since (I - t t^T) P (a x du) =
+ * b (t . du) with b = a x t, dt = -(omega / |w|) b (t . du_C). With F_C = -lambda e,
+ * e = n - chi mu t: K_g = -dF_C/du_C = lambda chi mu (omega / |w|) b t^T on the slave's DoFs. */
+static void disc_static_kg(const sim_master_static *ms, const sim_master_at *g, const int sd[3],
+                           double lambda, double chi, const double *u, int N, double *Kt)
+{
+    double Q[3], b[3];
+    for (int k = 0; k < 3; k++)
+        Q[k] = g->xc[k] + u[sd[k]];
+    sim_master_at h = *g;
+    double wl = sim_disc_frame_at(ms, Q, &h);
+    if (!(wl > 0)) return;
+    cross3(ms->rigid_n, g->t, b);
+    double c = lambda * chi * ms->mu * ms->omega / wl;
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            Kt[(size_t)sd[j] * N + sd[i]] += c * b[i] * g->t[j];
+}
+
 const sim_master_type sim_master_disc = {
-    "disc", 1, disc_closest, disc_frame, disc_weights, disc_point, disc_motion,
+    .name = "disc",
+    .prescribed = 1,
+    .closest = disc_closest,
+    .frame = disc_frame,
+    .weights = disc_weights,
+    .point = disc_point,
+    .setup = disc_setup,
+    .motion = disc_motion,
+    .offsets = 1,
+    .static_setup = disc_static_setup,
+    .static_at = disc_static_at,
+    .static_follow = disc_static_follow,
+    .static_kg = disc_static_kg,
 };

@@ -106,3 +106,13 @@ void tvds_c1_weights(double xi, double w[2])
     w[0] = 2.0 * x3 - 3.0 * x2 + 1.0;
     w[1] = -2.0 * x3 + 3.0 * x2;
 }
+
+void tvds_c1_frame_xy(int n, const double *xy, int k, double a, double t[2], double nrm[2],
+                      double wgt[2])
+{
+    tvds_c1_seg sg;
+    tvds_c1_segment(k > 0 ? xy + 2 * k - 2 : NULL, xy + 2 * k, xy + 2 * k + 2,
+                    k + 2 < n ? xy + 2 * k + 4 : NULL, &sg);
+    tvds_c1_frame(&sg, a, t, nrm);
+    tvds_c1_weights(a, wgt);
+}

@@ -36,4 +36,9 @@ void tvds_c1_frame(const tvds_c1_seg *s, double xi, double t[2], double n[2]);
  * nodes. */
 void tvds_c1_weights(double xi, double w[2]);
 
+/* Frame and weights of the C1 curve through the n nodes xy (n x 2) on segment k at xi = a: unit
+ * tangent t, normal nrm, Hermite position weights wgt. */
+void tvds_c1_frame_xy(int n, const double *xy, int k, double a, double t[2], double nrm[2],
+                      double wgt[2]);
+
 #endif

@@ -82,6 +82,101 @@ static void rigid_motion(const tvds_model *m, const sim_cp *c, double t, int der
                             : tvds_fn_deriv(&C->rigid_motion[a], t, deriv);
 }
 
+/* ---- Set-up (master.h) ---- */
+
+static int rigid_setup(const tvds_model *m, tvds_data *d, int ic, int *ent, tvds_ctx *ctx)
+{
+    const tvds_contact *C = &m->contacts[ic];
+    double nn = 0.0, tt = 0.0;
+    for (int a = 0; a < C->dim; a++) {
+        nn += C->rigid_normal[a] * C->rigid_normal[a];
+        tt += C->rigid_t1[a] * C->rigid_t1[a];
+    }
+    if (!(nn > 0.0) || !(tt > 0.0))
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                          "contact '%s': rigid master needs a normal and a tangent",
+                          C->name ? C->name : "?");
+    *ent = C->dim;
+    return TVDS_OK;
+}
+
+/* ---- Static state (master.h) ---- */
+
+static int rigid_static_setup(const tvds_model *m, int ic, double t, const double vs[3],
+                              const int *off, sim_master_static *ms, double vm[3], tvds_ctx *ctx)
+{
+    const tvds_contact *c = &m->contacts[ic];
+    const char *cname = c->name ? c->name : "?";
+    ms->rigid = 1;
+    if (ms->ncomp == 3) {
+        /* Rigid plane in 3D: the friction acts along the sliding direction, the relative
+         * velocity projected on the tangent plane (docs/cea.md, "Several contact nodes"). */
+        double nn =
+            sqrt(c->rigid_normal[0] * c->rigid_normal[0] + c->rigid_normal[1] * c->rigid_normal[1] +
+                 c->rigid_normal[2] * c->rigid_normal[2]);
+        if (!(nn > 0))
+            return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                              "cea: contact '%s': rigid plane without normal", cname);
+        for (int k = 0; k < 3; k++) {
+            ms->rigid_n[k] = c->rigid_normal[k] / nn;
+            vm[k] = tvds_fn_deriv(&c->rigid_motion[k], t, 1);
+        }
+        double v[3], vn = 0.0, vt = 0.0;
+        for (int k = 0; k < 3; k++)
+            vn += (vs[k] - vm[k]) * ms->rigid_n[k];
+        for (int k = 0; k < 3; k++) {
+            v[k] = vs[k] - vm[k] - vn * ms->rigid_n[k];
+            vt += v[k] * v[k];
+        }
+        vt = sqrt(vt);
+        if (!(vt > 0) && c->mu_k != 0.0)
+            return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                              "cea: contact '%s': no sliding velocity in the tangent plane at t = "
+                              "%g (slave_kin, imposed motions of the slave substructure and rigid "
+                              "master motion): the 3D sliding direction is undetermined",
+                              cname, t);
+        for (int k = 0; k < 3; k++)
+            ms->rigid_t[k] = vt > 0 ? v[k] / vt : 0.0;
+        return TVDS_OK;
+    }
+    double nn = hypot(c->rigid_normal[0], c->rigid_normal[1]);
+    double tn = hypot(c->rigid_t1[0], c->rigid_t1[1]);
+    if (!(nn > 0) || !(tn > 0))
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                          "cea: contact '%s': rigid master without normal or tangent", cname);
+    for (int k = 0; k < 2; k++) {
+        ms->rigid_n[k] = c->rigid_normal[k] / nn;
+        ms->rigid_t[k] = c->rigid_t1[k] / tn;
+        vm[k] = tvds_fn_deriv(&c->rigid_motion[k], t, 1);
+    }
+    return TVDS_OK;
+}
+
+/* The plane's frame wherever the slave is (positions are labels). */
+static int rigid_static_at(const sim_master_static *ms, const double X[3], double s,
+                           sim_master_at *g)
+{
+    g->seg = -1;
+    g->alpha = 0.0;
+    g->len = 1.0;
+    g->face = -1;
+    for (int k = 0; k < 3; k++) {
+        g->n[k] = ms->rigid_n[k];
+        g->t[k] = ms->rigid_t[k];
+    }
+    return SIM_AT_OK;
+}
+
 const sim_master_type sim_master_rigid_plane = {
-    "rigid_plane", 1, rigid_closest, rigid_frame_of, rigid_weights, rigid_point, rigid_motion,
+    .name = "rigid_plane",
+    .prescribed = 1,
+    .closest = rigid_closest,
+    .frame = rigid_frame_of,
+    .weights = rigid_weights,
+    .point = rigid_point,
+    .setup = rigid_setup,
+    .motion = rigid_motion,
+    .offsets = 0,
+    .static_setup = rigid_static_setup,
+    .static_at = rigid_static_at,
 };

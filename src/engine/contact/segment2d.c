@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "engine/contact/hermite.h"
 #include "engine/contact/master.h"
 
 /* Displacement of (sub, dof) from x_prev (which 2), x (0), x_new (1) or the velocities in tmp
@@ -227,6 +228,232 @@ int sim_seg2d_geometry(const tvds_model *m, tvds_data *d, sim_cp *c, int conf_se
     return TVDS_OK;
 }
 
+/* ---- Set-up (master.h) ---- */
+
+int sim_seg2d_setup(const tvds_model *m, tvds_data *d, int ic, int *ent, tvds_ctx *ctx)
+{
+    const tvds_contact *C = &m->contacts[ic];
+    const char *cn = C->name ? C->name : "?";
+    if (C->dim != 2 || C->master_sub < 0 || C->master_sub >= m->nsub || C->nmaster < 2)
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                          "contact '%s': a master surface needs dim 2, a master "
+                          "substructure and at least 2 nodes",
+                          cn);
+    for (int k = 0; k < C->nmaster; k++) {
+        int dd[3];
+        double X[3];
+        if (!sim_node_dofs(m->subs[C->master_sub], C->master_nodes[k], dd, X))
+            return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                              "contact '%s': master node %ld has no physical DoF", cn,
+                              C->master_nodes[k]);
+        for (int a = 0; a < 2; a++)
+            sim_mark_cand(&d->sub[C->master_sub], dd[a]);
+    }
+    *ent = 3 * C->dim; /* two master nodes */
+    return TVDS_OK;
+}
+
+/* ---- Static state (master.h) ---- */
+
+int sim_seg2d_static_setup(const tvds_model *m, int ic, double t, const double vs[3],
+                           const int *off, sim_master_static *ms, double vm[3], tvds_ctx *ctx)
+{
+    const tvds_contact *c = &m->contacts[ic];
+    const char *cname = c->name ? c->name : "?";
+    if (c->dim != 2)
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                          "cea: contact '%s': 2D contacts (dim = 2) and 3D contacts on a face set, "
+                          "a rigid plane or a rotating disc only",
+                          cname);
+    if (c->master_sub < 0 || c->master_sub >= m->nsub || c->nmaster < 2)
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                          "cea: contact '%s': master surface needs a substructure and >= 2 "
+                          "nodes",
+                          cname);
+    ms->nmaster = c->nmaster;
+    ms->master_dof = tvds_malloc((size_t)2 * c->nmaster * sizeof(int));
+    ms->master_xy = tvds_malloc((size_t)2 * c->nmaster * sizeof(double));
+    ms->cum = tvds_malloc((size_t)c->nmaster * sizeof(double));
+    if (!ms->master_dof || !ms->master_xy || !ms->cum)
+        return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "cea: out of memory (%d master nodes)", c->nmaster);
+    for (int k = 0; k < c->nmaster; k++) {
+        int rc = sim_master_node_dofs(m, c->master_sub, c->master_nodes[k], 2, off,
+                                      ms->master_dof + 2 * k, ms->master_xy + 2 * k, "master",
+                                      cname, ctx);
+        if (rc) return rc;
+        if (k == 0) {
+            ms->cum[0] = 0.0;
+        } else {
+            double len = hypot(ms->master_xy[2 * k] - ms->master_xy[2 * k - 2],
+                               ms->master_xy[2 * k + 1] - ms->master_xy[2 * k - 1]);
+            if (!(len > 0))
+                return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                                  "cea: contact '%s': master nodes %ld and %ld coincide", cname,
+                                  c->master_nodes[k - 1], c->master_nodes[k]);
+            ms->cum[k] = ms->cum[k - 1] + len;
+        }
+    }
+    ms->length = ms->extent = ms->cum[c->nmaster - 1];
+    return TVDS_OK;
+}
+
+/* Segment and weights at arc length s on the undeformed nodes (clamped to the master); the
+ * master nodes and weights of the row. */
+void sim_seg2d_static_locate(const sim_master_static *ms, double s, sim_master_at *g)
+{
+    int k = 0;
+    while (k < ms->nmaster - 2 && s > ms->cum[k + 1])
+        k++;
+    double len = ms->cum[k + 1] - ms->cum[k];
+    double a = (s - ms->cum[k]) / len;
+    if (a < 0) a = 0;
+    if (a > 1) a = 1;
+    g->seg = k;
+    g->alpha = a;
+    g->len = len;
+    g->wgt[0] = 1.0 - a;
+    g->wgt[1] = a;
+    g->face = -1;
+    g->n[2] = g->t[2] = 0.0;
+}
+
+static int seg_static_at(const sim_master_static *ms, const double X[3], double s, sim_master_at *g)
+{
+    sim_seg2d_static_locate(ms, s, g);
+    int k = g->seg;
+    /* t = (cos gamma, sin gamma) along T1 -> T2, n = (-sin gamma, cos gamma) (docs/theory.md). */
+    g->t[0] = (ms->master_xy[2 * k + 2] - ms->master_xy[2 * k]) / g->len;
+    g->t[1] = (ms->master_xy[2 * k + 3] - ms->master_xy[2 * k + 1]) / g->len;
+    g->n[0] = -g->t[1];
+    g->n[1] = g->t[0];
+    return SIM_AT_OK;
+}
+
+int sim_seg2d_static_nodes(const sim_master_static *ms, const sim_master_at *g,
+                           int dof[SIM_MASTER_MAX_NODES][3], double w[SIM_MASTER_MAX_NODES])
+{
+    for (int node = 0; node < 2; node++) {
+        for (int k = 0; k < 2; k++)
+            dof[node][k] = ms->master_dof[2 * (g->seg + node) + k];
+        w[node] = g->wgt[node];
+    }
+    return 2;
+}
+
+/* The slave at the undeformed surface point. */
+void sim_seg2d_static_place(const sim_master_static *ms, sim_master_at *g)
+{
+    const double *X1 = ms->master_xy + 2 * g->seg, *X2 = X1 + 2;
+    for (int k = 0; k < 2; k++)
+        g->xc[k] = (1 - g->alpha) * X1[k] + g->alpha * X2[k];
+    g->xc[2] = 0.0;
+}
+
+void sim_seg2d_static_sep(const sim_master_static *ms, const double *u, const sim_master_at *g,
+                          const double Q[3], double r[3])
+{
+    const int *D1 = ms->master_dof + 2 * g->seg, *D2 = D1 + 2;
+    const double *X1 = ms->master_xy + 2 * g->seg, *X2 = X1 + 2;
+    for (int k = 0; k < 2; k++) {
+        double x1 = u ? X1[k] + u[D1[k]] : X1[k];
+        double x2 = u ? X2[k] + u[D2[k]] : X2[k];
+        r[k] = Q[k] - (1 - g->alpha) * x1 - g->alpha * x2;
+    }
+    r[2] = 0.0;
+}
+
+/* The frame of a node on the deformed segment g->seg: its nodes at x1, x2, the slave at xc
+ * (all at X + u); ng (a copy of g) receives the length, t, n, alpha clamped to [0, 1] and the
+ * weights; on a C1 master the frame of the curve through the deformed nodes at that alpha.
+ * -1 when the nodes coincide. */
+static int seg_deformed(const sim_master_static *ms, const sim_master_at *g, const double *u,
+                        const double x1[2], const double x2[2], const double xc[2],
+                        sim_master_at *ng)
+{
+    double d[2] = {x2[0] - x1[0], x2[1] - x1[1]}, L = hypot(d[0], d[1]);
+    if (!(L > 0)) return -1;
+    ng->len = L;
+    ng->t[0] = d[0] / L;
+    ng->t[1] = d[1] / L;
+    ng->n[0] = -ng->t[1];
+    ng->n[1] = ng->t[0];
+    ng->alpha = ((xc[0] - x1[0]) * ng->t[0] + (xc[1] - x1[1]) * ng->t[1]) / L;
+    if (ng->alpha < 0) ng->alpha = 0;
+    if (ng->alpha > 1) ng->alpha = 1;
+    ng->wgt[0] = 1.0 - ng->alpha;
+    ng->wgt[1] = ng->alpha;
+    if (ms->smooth) {
+        /* The preload stiffness keeps the chord's rotation (docs/cea.md). */
+        int k0 = g->seg > 0 ? g->seg - 1 : 0,
+            k1 = g->seg + 2 < ms->nmaster ? g->seg + 2 : g->seg + 1;
+        double xyd[2 * 4];
+        for (int q = k0; q <= k1; q++)
+            for (int d2 = 0; d2 < 2; d2++)
+                xyd[2 * (q - k0) + d2] = ms->master_xy[2 * q + d2] + u[ms->master_dof[2 * q + d2]];
+        tvds_c1_frame_xy(k1 - k0 + 1, xyd, g->seg - k0, ng->alpha, ng->t, ng->n, ng->wgt);
+    }
+    return 0;
+}
+
+/* The same segment, alpha and n from X + u. */
+double sim_seg2d_static_follow(const sim_master_static *ms, const double *u, const double Q[3],
+                               sim_master_at *g)
+{
+    double x1[2], x2[2];
+    for (int k = 0; k < 2; k++) {
+        x1[k] = ms->master_xy[2 * g->seg + k] + u[ms->master_dof[2 * g->seg + k]];
+        x2[k] = ms->master_xy[2 * (g->seg + 1) + k] + u[ms->master_dof[2 * (g->seg + 1) + k]];
+    }
+    sim_master_at ng = *g;
+    if (seg_deformed(ms, g, u, x1, x2, Q, &ng)) return -1.0;
+    double ch = fabs(ng.alpha - g->alpha) + fabs(ng.n[0] - g->n[0]) + fabs(ng.n[1] - g->n[1]);
+    *g = ng;
+    return ch;
+}
+
+/* Preload stiffness of one node on segment g->seg of a 2D master (slave DoFs sd x, y), added to
+ * Kt: the contact force on the structure F = -B_E(u)^T lambda changes with the deformation
+ * through the rotation of n, t (segment T1 T2) and through alpha (docs/cea.md); K_g = -dF/du
+ * at the static multiplier lambda. */
+void sim_seg2d_static_kg(const sim_master_static *ms, const sim_master_at *g, const int sd[3],
+                         double lambda, double chi, const double *u, int N, double *Kt)
+{
+    const double *n = g->n, *t = g->t;
+    double a = g->alpha, mu = ms->mu;
+    double e[2] = {n[0] - chi * mu * t[0], n[1] - chi * mu * t[1]};
+    double q[2] = {-t[0] - chi * mu * n[0], -t[1] - chi * mu * n[1]}; /* de / d(angle) */
+    int dof[6] = {sd[0],
+                  sd[1],
+                  ms->master_dof[2 * g->seg],
+                  ms->master_dof[2 * g->seg + 1],
+                  ms->master_dof[2 * (g->seg + 1)],
+                  ms->master_dof[2 * (g->seg + 1) + 1]};
+    /* n . dd = a . du (rotation of the segment), t . dr = b . du (change of alpha times L). */
+    double av[6] = {0, 0, -n[0], -n[1], n[0], n[1]};
+    double bv[6] = {t[0], t[1], -(1 - a) * t[0], -(1 - a) * t[1], -a * t[0], -a * t[1]};
+    double P[6] = {-q[0], -q[1], (1 - a) * q[0], (1 - a) * q[1], a * q[0], a * q[1]};
+    double Q[6] = {0, 0, -e[0], -e[1], e[0], e[1]};
+    double c = -lambda / g->len;
+    for (int i = 0; i < 6; i++)
+        for (int j = 0; j < 6; j++)
+            Kt[(size_t)dof[j] * N + dof[i]] += c * (P[i] * av[j] + Q[i] * bv[j]);
+}
+
 const sim_master_type sim_master_segment2d = {
-    "segment2d", 0, seg_closest, seg_frame, seg_weights, seg_point, seg_motion,
+    .name = "segment2d",
+    .prescribed = 0,
+    .closest = seg_closest,
+    .frame = seg_frame,
+    .weights = seg_weights,
+    .point = seg_point,
+    .setup = sim_seg2d_setup,
+    .motion = seg_motion,
+    .offsets = 1,
+    .static_setup = sim_seg2d_static_setup,
+    .static_at = seg_static_at,
+    .static_nodes = sim_seg2d_static_nodes,
+    .static_place = sim_seg2d_static_place,
+    .static_sep = sim_seg2d_static_sep,
+    .static_follow = sim_seg2d_static_follow,
+    .static_kg = sim_seg2d_static_kg,
 };

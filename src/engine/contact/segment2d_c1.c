@@ -101,6 +101,38 @@ static void c1_motion(const tvds_model *m, const sim_cp *c, double t, int deriv,
     out[0] = out[1] = out[2] = 0.0; /* the master point moves with its nodes only */
 }
 
+/* ---- Static state (master.h) ---- */
+
+static int c1_static_setup(const tvds_model *m, int ic, double t, const double vs[3],
+                           const int *off, sim_master_static *ms, double vm[3], tvds_ctx *ctx)
+{
+    ms->smooth = 1;
+    return sim_seg2d_static_setup(m, ic, t, vs, off, ms, vm, ctx);
+}
+
+/* The same curve and weights as the engine's (hermite.h). */
+static int c1_static_at(const sim_master_static *ms, const double X[3], double s, sim_master_at *g)
+{
+    sim_seg2d_static_locate(ms, s, g);
+    tvds_c1_frame_xy(ms->nmaster, ms->master_xy, g->seg, g->alpha, g->t, g->n, g->wgt);
+    return SIM_AT_OK;
+}
+
 const sim_master_type sim_master_segment2d_c1 = {
-    "segment2d_c1", 0, c1_closest, c1_frame, c1_weights, c1_point, c1_motion,
+    .name = "segment2d_c1",
+    .prescribed = 0,
+    .closest = c1_closest,
+    .frame = c1_frame,
+    .weights = c1_weights,
+    .point = c1_point,
+    .setup = sim_seg2d_setup,
+    .motion = c1_motion,
+    .offsets = 1,
+    .static_setup = c1_static_setup,
+    .static_at = c1_static_at,
+    .static_nodes = sim_seg2d_static_nodes,
+    .static_place = sim_seg2d_static_place,
+    .static_sep = sim_seg2d_static_sep,
+    .static_follow = sim_seg2d_static_follow,
+    .static_kg = sim_seg2d_static_kg,
 };
