@@ -22,6 +22,7 @@
 #define TVDS_TEST_ENGINE
 #define TVDS_TEST_POINTS
 #include "tvds_test.h"
+#include "core/test_hooks_impl.h"
 
 static char dir[256];
 

@@ -12,6 +12,7 @@
 #include "tvds/tvds_output.h"
 #include "tvds/tvds_reduce.h"
 #include "tvds_test.h"
+#include "core/test_hooks_impl.h"
 
 #define DATA "tests/data/substructure/"
 

@@ -818,6 +818,8 @@ int sim_data_setup(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
     if (!d) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory (run data)");
     d->nsub = m->nsub;
     d->method = m->opt.method;
+    d->check.search_global = m->opt.search == TVDS_SEARCH_SCAN;
+    d->check.reuse_off = m->opt.reuse_off != 0;
     ALLOC(d->sub, m->nsub);
     ALLOC(d->off, m->nsub);
     for (int i = 0, o = 0; i < m->nsub; i++) {
