@@ -560,13 +560,10 @@ static int parse_spec(const char *spec, int n, const tvds_dof *dofs, int nsets,
         tvds_free(a.taken);
         return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
     }
-    char *save = NULL;
-    for (char *item = strtok_r(copy, ",", &save); item && !rc; item = strtok_r(NULL, ",", &save)) {
-        while (isspace((unsigned char)*item))
-            item++;
-        size_t l = strlen(item);
-        while (l > 0 && isspace((unsigned char)item[l - 1]))
-            item[--l] = '\0';
+    const char *p = copy, *list_end = copy + strlen(copy), *ib, *ie;
+    while (!rc && tvds_list_next(&p, list_end, &ib, &ie)) {
+        char *item = copy + (ib - copy);
+        item[ie - ib] = '\0';
         if (!*item) continue;
         int found = 0;
         if (item[0] == '#') {

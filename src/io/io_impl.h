@@ -32,10 +32,13 @@ int tvds_input_open_error(const char *path, tvds_ctx *ctx);
 
 /* ---- The line tokenizer of the text inputs (text_table.c) ---------------------------------- */
 
-/* Space, tab, CR, FF, VT: what separates tokens on a line. */
+/* Space, tab, CR, LF, FF, VT (isspace in the C locale): what separates tokens. */
 int tvds_blank(char c);
 /* Next blank-separated token of [*p, e) as [*tb, *te), *p advanced past it; 0 when none left. */
 int tvds_token_next(const char **p, const char *e, const char **tb, const char **te);
+/* Next item of the comma-separated list [*p, e), blanks around it trimmed, as [*ib, *ie) (empty
+ * between two commas), *p advanced past its comma; 0 when the list is exhausted. */
+int tvds_list_next(const char **p, const char *e, const char **ib, const char **ie);
 /* Split [b, e) into at most max tokens; returns the number found (max + 1 if there are more). */
 int tvds_tokens(const char *b, const char *e, const char **tb, const char **te, int max);
 /* Whole-token conversions, 1 on success: a decimal integer in range; a finite decimal number

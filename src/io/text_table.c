@@ -14,7 +14,7 @@
 
 int tvds_blank(char c)
 {
-    return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v';
 }
 
 int tvds_token_next(const char **p, const char *e, const char **tb, const char **te)
@@ -31,6 +31,22 @@ int tvds_token_next(const char **p, const char *e, const char **tb, const char *
         q++;
     *te = q;
     *p = q;
+    return 1;
+}
+
+int tvds_list_next(const char **p, const char *e, const char **ib, const char **ie)
+{
+    const char *q = *p;
+    if (q >= e) return 0;
+    const char *c = memchr(q, ',', (size_t)(e - q));
+    const char *end = c ? c : e;
+    *p = c ? c + 1 : e;
+    while (q < end && tvds_blank(*q))
+        q++;
+    while (end > q && tvds_blank(end[-1]))
+        end--;
+    *ib = q;
+    *ie = end;
     return 1;
 }
 
