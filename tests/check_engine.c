@@ -1719,9 +1719,9 @@ END_TEST
 /* Two rows, the step's common size, take the written-out LU (lu2_factor): on a singular W (the
  * same constraint twice, ux = 0 and 2 ux = 0, on a loaded mass) it must hand over to the
  * rank-revealing solve as the general band LU does. Every channel at every step equals the run
- * through the general loops (reference path check.reuse_off), the motion equals the one with the relation
- * once, ux stays 0, and two rows that contradict each other (ux = 0, 2 ux = 1e-3) are reported
- * as inconsistent. */
+ * through the general loops (reference path check.reuse_off), the motion equals the one with the
+ * relation once, ux stays 0, and two rows that contradict each other (ux = 0, 2 ux = 1e-3) are
+ * reported as inconsistent. */
 START_TEST(test_two_rows_redundant)
 {
     tvds_model *m[3];
@@ -1782,9 +1782,10 @@ END_TEST
 
 /* A 2D segment master's one-call geometry (sim_seg2d_geometry: closest point, frame and point
  * with each master node read once, the entries' predicted displacements taken from it) against
- * the kind's table (reference path d->check.geometry_table), every channel of every group bit for bit at
- * every step, for the four methods: on the sliding model (the slave crosses at least 5 segments)
- * and on the beam-on-beam case while the preload ramps (its tip loses and regains contact). */
+ * the kind's table (reference path d->check.geometry_table), every channel of every group bit for
+ * bit at every step, for the four methods: on the sliding model (the slave crosses at least 5
+ * segments) and on the beam-on-beam case while the preload ramps (its tip loses and regains
+ * contact). */
 static void paths_agree(tvds_model *m, long nsteps, int hook, int *crossed, int *regained,
                         int *flips)
 {
@@ -1855,10 +1856,10 @@ END_TEST
 /* What the step keeps from one assembly to the next instead of rebuilding it (W with its buckets
  * and LU while the rows' entries are unchanged; a contact point's entry displacements e_u per
  * state version, carried from x_{n+1} to the next step's x_n) against the run that rebuilds and
- * re-reads them at every use (reference path d->check.reuse_off): every channel bit for bit at every step,
- * for the four methods, across segment crossings (the sliding model), contact loss and regain
- * (the beam-on-beam while its preload ramps), stick-slip changes (a pad of 12 points on lumped
- * bodies) and a 3D point crossing faces. */
+ * re-reads them at every use (reference path d->check.reuse_off): every channel bit for bit at
+ * every step, for the four methods, across segment crossings (the sliding model), contact loss and
+ * regain (the beam-on-beam while its preload ramps), stick-slip changes (a pad of 12 points on
+ * lumped bodies) and a 3D point crossing faces. */
 START_TEST(test_reuse_paths)
 {
     static const int methods[] = {TVDS_METHOD_SUBS_A, TVDS_METHOD_SUBS_B, TVDS_METHOD_SUBS_C,
@@ -1914,8 +1915,8 @@ static int tiny_coords(const tvds_data *d)
 /* Tiny coordinates set to zero (sim_flush_tiny): while the beam-on-beam's preload ramps, the
  * damped high modes of beam 2 decay below 2^-500 (towards the subnormal range) between the
  * tip's contacts. The run that sets them to zero every SIM_FLUSH_EVERY steps publishes every
- * channel bit for bit as the run that keeps them (reference path d->check.flush_off), and right after a
- * flush its state has none left. _i: subs-b, FiLm, subs-b with exact propagation. */
+ * channel bit for bit as the run that keeps them (reference path d->check.flush_off), and right
+ * after a flush its state has none left. _i: subs-b, FiLm, subs-b with exact propagation. */
 START_TEST(test_flush_tiny)
 {
     static const int methods[] = {TVDS_METHOD_SUBS_B, TVDS_METHOD_FILM, TVDS_METHOD_SUBS_B};
@@ -1956,8 +1957,8 @@ END_TEST
 /* A pad of 12 slave nodes on the lumped-mass track of tvds_bench_synthetic_pad_write: G is
  * diagonal on both bodies (lumped masses), so W pairs only rows whose points share a master node
  * and is banded (band LU). The run must equal, to round-off, the one with every pair of a
- * substructure's entries in one bucket (reference path d->check.rows_dense: the plain double loop over
- * the rows' entries and the dense LU). _i: 0 subs-b, 1 FiLm, 2 subs-b with exact propagation
+ * substructure's entries in one bucket (reference path d->check.rows_dense: the plain double loop
+ * over the rows' entries and the dense LU). _i: 0 subs-b, 1 FiLm, 2 subs-b with exact propagation
  * (its one-step flexibility couples the whole track: one component, dense W). */
 START_TEST(test_pad_rows)
 {

@@ -611,8 +611,8 @@ START_TEST(test_sets_face_line_errors)
         const char *text, *expect;
         int status; /* PARSE: the line's syntax; INVALID: what it says */
     } cases[] = {
-        {"face F 2 3 8 7 12\n",
-         "sets.txt:1: face set 'F': a face has 3, 4, 6, 8 or 9 nodes, not 5", TVDS_ERR_INVALID},
+        {"face F 2 3 8 7 12\n", "sets.txt:1: face set 'F': a face has 3, 4, 6, 8 or 9 nodes, not 5",
+         TVDS_ERR_INVALID},
         {"face F 2 3 8 2\n", "sets.txt:1: face set 'F': a face lists node 2 twice",
          TVDS_ERR_INVALID},
         {"face F 1 2 7\n", "sets.txt:1: face set 'F': node 1 has no ux in the DoF table",

@@ -631,15 +631,18 @@ typedef struct shared_case {
     size_t len; /* bytes of text (it may hold a NUL) */
 } shared_case;
 
-#define SHARED(file, lit) {file, lit, sizeof lit - 1}
+#define SHARED(file, lit)                                                                          \
+    {                                                                                              \
+        file, lit, sizeof lit - 1                                                                  \
+    }
 static const shared_case shared_cases[] = {
     SHARED("dofs.txt", "1 ux 0x1p-2 0 0\n1 uy 0x1p-2 0 0\n1 uz 0x1p-2 0 0\n"), /* hexadecimal */
-    SHARED("dofs.txt", "1 x 0 0 0\n1 y 0 0 0\n1 z 0 0 0\n"),  /* short directions */
+    SHARED("dofs.txt", "1 x 0 0 0\n1 y 0 0 0\n1 z 0 0 0\n"),          /* short directions */
     SHARED("dofs.txt", "1 ux 0 0 0\n1 uy 0 0 0\0junk\n1 uz 0 0 0\n"), /* a NUL byte */
     SHARED("dofs.txt", "2305843009213693952 ux 0 0 0\n2305843009213693952 uy 0 0 0\n"
                        "2305843009213693952 uz 0 0 0\n"), /* node id beyond LONG_MAX / 8 */
-    SHARED("sets.txt", "set top 1\n  \\\n"),                  /* a lone continuation */
-    SHARED("sets.txt", "set top 1 \\\n"),                     /* file ends after '\' */
+    SHARED("sets.txt", "set top 1\n  \\\n"),              /* a lone continuation */
+    SHARED("sets.txt", "set top 1 \\\n"),                 /* file ends after '\' */
 };
 #define NSHARED ((int)(sizeof shared_cases / sizeof shared_cases[0]))
 

@@ -473,7 +473,8 @@ static inline const double *sim_cp_eu(const tvds_data *d, const sim_cp *c, int w
     sim_cp *wc = (sim_cp *)c;
     long v[2];
     sim_cp_vers(d, c, which, v);
-    if (c->e_ver[which][0] != v[0] || c->e_ver[which][1] != v[1] || v[0] == -3 || d->check.reuse_off) {
+    if (c->e_ver[which][0] != v[0] || c->e_ver[which][1] != v[1] || v[0] == -3 ||
+        d->check.reuse_off) {
         for (int e = 0; e < c->ne; e++)
             wc->e_u[which][e] = c->e_dof[e] < 0 ? 0.0 : sim_u(d, c->e_sub[e], c->e_dof[e], which);
         wc->e_ver[which][0] = v[0];
@@ -489,7 +490,8 @@ static inline void sim_cp_promote(const tvds_data *d, sim_cp *c)
 {
     long v[2];
     sim_cp_vers(d, c, 0, v);
-    if (v[0] == -3 || c->e_ver[1][0] != v[0] || c->e_ver[1][1] != v[1] || d->check.reuse_off) return;
+    if (v[0] == -3 || c->e_ver[1][0] != v[0] || c->e_ver[1][1] != v[1] || d->check.reuse_off)
+        return;
     if (c->e_ver[0][0] == v[0] && c->e_ver[0][1] == v[1]) return;
     for (int e = 0; e < c->ne_u; e++)
         c->e_u[0][e] = c->e_u[1][e];

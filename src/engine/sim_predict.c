@@ -588,7 +588,8 @@ static void apply_group(tvds_data *d, sim_sub *s, const int sel[4], int ns, int 
  * are those of the merge, term by term. Returns 0 when the plan does not apply. */
 static int correct_planned(tvds_data *d, double h2)
 {
-    if (d->cp_np <= 0 || d->cp_np != d->pool_n || d->cp_nrow != d->nrow || d->check.reuse_off) return 0;
+    if (d->cp_np <= 0 || d->cp_np != d->pool_n || d->cp_nrow != d->nrow || d->check.reuse_off)
+        return 0;
     for (int e = 0; e < d->pool_n; e++)
         if (d->p_cand[e] != d->cp_pc[e] || d->p_row[e] != d->cp_pr[e]) return 0;
     for (int q = 0; q < d->cp_nq; q++)

@@ -71,8 +71,8 @@ void tvds_text_close(tvds_text *t);
  * coordinates, an empty table. Messages are "path:line: <owner>: ..." (owner such as
  * "substructure 'pad'", or NULL). On success *dofs (n) and *lines (n: the line of each DoF)
  * are the caller's to tvds_free; on failure nothing is returned. */
-int tvds_dofs_txt_read(const char *path, const char *owner, int modal_ok, int *n,
-                       tvds_dof **dofs, long **lines, tvds_ctx *ctx);
+int tvds_dofs_txt_read(const char *path, const char *owner, int modal_ok, int *n, tvds_dof **dofs,
+                       long **lines, tvds_ctx *ctx);
 
 /* What a sets.txt holds; every array is owned (tvds_sets_txt_free). */
 typedef struct tvds_sets_txt {

@@ -114,8 +114,8 @@ static int read_dofs(tvds_substructure *s, const char *dir, long **lines, tvds_c
     int rc = tvds_dofs_txt_read(path, owner, 1, &n, &s->dofs, lines, ctx);
     if (rc != TVDS_OK) return rc;
     if (n > s->n)
-        return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "%s:%ld: %s: more DoFs than the %d of M.mtx",
-                          path, (*lines)[s->n], owner, s->n);
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "%s:%ld: %s: more DoFs than the %d of M.mtx", path,
+                          (*lines)[s->n], owner, s->n);
     if (n < s->n)
         return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "%s:%ld: %s: %d DoFs listed but M.mtx is %d x %d",
                           path, (*lines)[n - 1], owner, n, s->n, s->n);

@@ -203,8 +203,8 @@ int tvds_dofs_txt_read(const char *path, const char *owner, int modal_ok, int *n
             dd->dir = TVDS_DIR_NONE;
             if (!tvds_token_long(tb[1], te[1], &dd->node) || dd->node < 1) {
                 rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE,
-                                "%s:%ld: %smode number '%.*s' is not an integer >= 1", path,
-                                t.line, who, TOKLEN(tb[1], te[1]), tb[1]);
+                                "%s:%ld: %smode number '%.*s' is not an integer >= 1", path, t.line,
+                                who, TOKLEN(tb[1], te[1]), tb[1]);
                 goto done;
             }
             if (!tvds_token_double(tb[2], te[2], &dd->freq_hz) || dd->freq_hz < 0.0) {
@@ -220,8 +220,8 @@ int tvds_dofs_txt_read(const char *path, const char *owner, int modal_ok, int *n
             }
             if (prev >= 0) {
                 rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
-                                "%s:%ld: %smode %ld listed twice (first on line %ld)", path,
-                                t.line, who, dd->node, dl[prev]);
+                                "%s:%ld: %smode %ld listed twice (first on line %ld)", path, t.line,
+                                who, dd->node, dl[prev]);
                 goto done;
             }
         } else {
@@ -366,8 +366,8 @@ static int face_line(sets_reader *r, long line, const char *p, const char *e, tv
     size_t len = (size_t)(te - tb);
     int k = tvds_smap_get(&r->names, tb, len);
     if (k >= 0)
-        return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "%s:%ld: %s'%s' is already a node set", path,
-                          line, who, st->sets[k].name);
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "%s:%ld: %s'%s' is already a node set", path, line,
+                          who, st->sets[k].name);
     int q = tvds_smap_get(&r->fnames, tb, len);
     if (q < 0) {
         tvds_faceset *nf = tvds_realloc(st->fsets, (size_t)(st->nfsets + 1) * sizeof *nf);
@@ -440,8 +440,8 @@ static int set_head(sets_reader *r, long line, const char **p, const char *e, tv
     size_t len = (size_t)(te - tb);
     int q = tvds_smap_get(&r->fnames, tb, len);
     if (q >= 0)
-        return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "%s:%ld: %s'%s' is already a face set", path,
-                          line, who, st->fsets[q].name);
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "%s:%ld: %s'%s' is already a face set", path, line,
+                          who, st->fsets[q].name);
     int k = tvds_smap_get(&r->names, tb, len);
     if (k >= 0)
         return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
@@ -542,8 +542,7 @@ int tvds_sets_txt_read(const char *path, const char *owner, int n, const tvds_do
             if (!tvds_token_next(&p, e, &tb, &te)) {
                 if (next_cont) {
                     rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE,
-                                    "%s:%ld: %scontinuation '\\' outside a set", path, t.line,
-                                    who);
+                                    "%s:%ld: %scontinuation '\\' outside a set", path, t.line, who);
                     goto done;
                 }
                 continue;
@@ -571,15 +570,15 @@ int tvds_sets_txt_read(const char *path, const char *owner, int n, const tvds_do
         if ((rc = set_nodes(&r, t.line, p, e, ctx)) != TVDS_OK) goto done;
         const tvds_nodeset *set = &st->sets[st->nsets - 1];
         if (!next_cont && set->n == 0) {
-            rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID, "%s:%ld: %sset '%s' is empty", path, t.line,
-                            who, set->name);
+            rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID, "%s:%ld: %sset '%s' is empty", path, t.line, who,
+                            set->name);
             goto done;
         }
         cont = next_cont;
     }
     if (cont)
-        rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s:%ld: %sfile ends after a continuation '\\'",
-                        path, t.line, who);
+        rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s:%ld: %sfile ends after a continuation '\\'", path,
+                        t.line, who);
     else
         rc = faces_have_dofs(&r, ctx);
     goto done;
