@@ -221,406 +221,6 @@ static int nix_build(node_index *x, int n, const tvds_dof *dofs)
     return TVDS_OK;
 }
 
-/* Fields of a line [b, e) separated by blanks, '#' ending the line. */
-static int fields(char *b, char **tb, int max)
-{
-    int n = 0;
-    char *p = b;
-    for (;;) {
-        while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n' || *p == '\f' || *p == '\v')
-            p++;
-        if (!*p || *p == '#') return n;
-        if (n == max) return max + 1;
-        tb[n++] = p;
-        while (*p && *p != '#' && !isspace((unsigned char)*p))
-            p++;
-        if (*p == '#') {
-            *p = '\0';
-            return n;
-        }
-        if (*p) *p++ = '\0';
-    }
-}
-
-static int to_long(const char *s, long *v)
-{
-    char *end;
-    errno = 0;
-    *v = strtol(s, &end, 10);
-    return end != s && !*end && !errno;
-}
-
-static int to_double(const char *s, double *v)
-{
-    char *end;
-    errno = 0;
-    *v = strtod(s, &end);
-    return end != s && !*end && isfinite(*v) && !(errno == ERANGE && fabs(*v) > 1.0);
-}
-
-static int read_dofs(const char *path, int *n, tvds_dof **dofs, long **lines, node_index *x,
-                     tvds_ctx *ctx)
-{
-    FILE *f = tvds_input_open(path, "DoF table", ctx);
-    if (!f) return tvds_input_open_error(path, ctx);
-    char *line = NULL, *tb[6];
-    size_t cap = 0;
-    int rc = TVDS_OK, cnt = 0, alloc = 0;
-    long lineno = 0;
-    tvds_dof *d = NULL;
-    long *dl = NULL;
-    if (nix_init(x, 1024) != TVDS_OK) {
-        fclose(f);
-        return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "%s: out of memory", path);
-    }
-    while (getline(&line, &cap, f) >= 0) {
-        lineno++;
-        int nt = fields(line, tb, 5);
-        if (nt == 0) continue;
-        long node;
-        double xyz[3];
-        if (nt != 5) {
-            rc =
-                TVDS_ERROR(ctx, TVDS_ERR_PARSE,
-                           "%s:%ld: expected '<node> <dir> <x> <y> <z>', found %s%d field%s", path,
-                           lineno, nt > 5 ? "more than " : "", nt > 5 ? 5 : nt, nt == 1 ? "" : "s");
-            break;
-        }
-        if (!to_long(tb[0], &node) || node < 1) {
-            rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s:%ld: node id '%.40s' is not an integer >= 1",
-                            path, lineno, tb[0]);
-            break;
-        }
-        int dir = dir_from_name(tb[1]);
-        if (dir < 0) {
-            rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE,
-                            "%s:%ld: unknown direction '%.40s' (ux uy uz rx ry rz)", path, lineno,
-                            tb[1]);
-            break;
-        }
-        int c = 0;
-        while (c < 3 && to_double(tb[2 + c], &xyz[c]))
-            c++;
-        if (c < 3) {
-            rc =
-                TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s:%ld: coordinate '%.40s' is not a finite number",
-                           path, lineno, tb[2 + c]);
-            break;
-        }
-        if (cnt == alloc) {
-            alloc = alloc ? 2 * alloc : 1024;
-            tvds_dof *nd = tvds_realloc(d, (size_t)alloc * sizeof *d);
-            long *nl = nd ? tvds_realloc(dl, (size_t)alloc * sizeof *dl) : NULL;
-            if (nd) d = nd;
-            if (nl) dl = nl;
-            if (!nd || !nl) {
-                rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "%s: out of memory", path);
-                break;
-            }
-        }
-        int prev, first;
-        if (nix_add(x, node, dir, cnt, &prev, &first) != TVDS_OK) {
-            rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "%s: out of memory", path);
-            break;
-        }
-        if (prev >= 0) {
-            rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE,
-                            "%s:%ld: node %ld %s listed twice (first on line %ld)", path, lineno,
-                            node, dir_names[dir], dl[prev]);
-            break;
-        }
-        if (first >= 0 && memcmp(d[first].xyz, xyz, sizeof xyz) != 0) {
-            rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE,
-                            "%s:%ld: node %ld %s has coordinates (%.17g, %.17g, %.17g) but node "
-                            "%ld %s on line %ld has (%.17g, %.17g, %.17g): the DoFs of a node "
-                            "share its coordinates",
-                            path, lineno, node, dir_names[dir], xyz[0], xyz[1], xyz[2], node,
-                            dir_names[d[first].dir], dl[first], d[first].xyz[0], d[first].xyz[1],
-                            d[first].xyz[2]);
-            break;
-        }
-        tvds_dof *dd = &d[cnt];
-        memset(dd, 0, sizeof *dd);
-        dd->kind = TVDS_DOF_PHYSICAL;
-        dd->node = node;
-        dd->dir = dir;
-        memcpy(dd->xyz, xyz, sizeof xyz);
-        dl[cnt++] = lineno;
-        if (cnt == INT_MAX) {
-            rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s:%ld: too many DoFs", path, lineno);
-            break;
-        }
-    }
-    free(line); /* getline's buffer */
-    if (!rc && ferror(f)) rc = TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: read error", path);
-    fclose(f);
-    if (!rc && cnt == 0) rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s: no DoF in the table", path);
-    if (rc) {
-        tvds_free(d);
-        tvds_free(dl);
-        nix_free(x);
-        return rc;
-    }
-    *n = cnt;
-    *dofs = d;
-    *lines = dl;
-    return TVDS_OK;
-}
-
-static int valid_set_name(const char *s)
-{
-    if (!*s) return 0;
-    for (; *s; s++)
-        if (!isalnum((unsigned char)*s) && *s != '_' && *s != '-' && *s != '.') return 0;
-    return 1;
-}
-
-/* One 'face <name> <node>...' line (p after the keyword): a face of 3, 4, 6, 8 or 9 distinct
- * nodes, each with ux, uy and uz, appended to face set <name> (created on its first line). */
-static int read_face_line(char *p, const char *path, long lineno, const node_index *x,
-                          tvds_smap *names, tvds_smap *fnames, int *nfsets, tvds_faceset **fsets,
-                          tvds_ctx *ctx)
-{
-    char *tb[TVDS_FACE_MAX_NODES + 2];
-    int nf = fields(p, tb, TVDS_FACE_MAX_NODES + 1);
-    if (nf < 1 || !valid_set_name(tb[0]))
-        return TVDS_ERROR(ctx, TVDS_ERR_PARSE,
-                          "%s:%ld: a face set needs a name of letters, digits, '_', '-', '.'", path,
-                          lineno);
-    const char *nm = tb[0];
-    int nn = nf - 1;
-    if (nn != 3 && nn != 4 && nn != 6 && nn != 8 && nn != 9)
-        return TVDS_ERROR(ctx, TVDS_ERR_PARSE,
-                          "%s:%ld: face set '%s': a face has 3, 4, 6, 8 or 9 nodes, found %s%d",
-                          path, lineno, nm, nn > TVDS_FACE_MAX_NODES ? "more than " : "",
-                          nn > TVDS_FACE_MAX_NODES ? TVDS_FACE_MAX_NODES : nn);
-    if (tvds_smap_get(names, nm, strlen(nm)) >= 0)
-        return TVDS_ERROR(ctx, TVDS_ERR_PARSE,
-                          "%s:%ld: '%s' is already a node set (node and face sets share one name "
-                          "space)",
-                          path, lineno, nm);
-    long v[TVDS_FACE_MAX_NODES];
-    for (int a = 0; a < nn; a++) {
-        char *end;
-        errno = 0;
-        v[a] = strtol(tb[a + 1], &end, 10);
-        if (end == tb[a + 1] || *end || errno || v[a] < 1)
-            return TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s:%ld: face set '%s': bad node id '%.40s'",
-                              path, lineno, nm, tb[a + 1]);
-        int slot = tvds_lmap_get(&x->map, v[a]);
-        for (int d = 0; d < 3; d++)
-            if (slot < 0 || x->dof[slot][d] < 0)
-                return TVDS_ERROR(ctx, TVDS_ERR_PARSE,
-                                  "%s:%ld: face set '%s': node %ld has no %s in the DoF table (a "
-                                  "face node needs ux, uy and uz)",
-                                  path, lineno, nm, v[a], dir_names[d]);
-        for (int b = 0; b < a; b++)
-            if (v[b] == v[a])
-                return TVDS_ERROR(ctx, TVDS_ERR_PARSE,
-                                  "%s:%ld: face set '%s': a face lists node %ld twice", path,
-                                  lineno, nm, v[a]);
-    }
-    int q = tvds_smap_get(fnames, nm, strlen(nm));
-    if (q < 0) {
-        tvds_faceset *nfs = tvds_realloc(*fsets, (size_t)(*nfsets + 1) * sizeof *nfs);
-        if (!nfs) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "%s: out of memory", path);
-        *fsets = nfs;
-        q = (*nfsets)++;
-        memset(&nfs[q], 0, sizeof nfs[q]);
-        nfs[q].name = tvds_strdup(nm);
-        if (!nfs[q].name || tvds_smap_put(fnames, nfs[q].name, q, NULL) != TVDS_OK)
-            return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "%s: out of memory", path);
-    }
-    tvds_faceset *fs = &(*fsets)[q];
-    if ((fs->nface & (fs->nface - 1)) == 0) { /* capacity doubles at powers of two */
-        size_t cap = fs->nface ? 2 * (size_t)fs->nface : 1;
-        int *nnn = tvds_realloc(fs->nn, cap * sizeof *nnn);
-        if (nnn) fs->nn = nnn;
-        long *nno = nnn ? tvds_realloc(fs->nodes, cap * TVDS_FACE_MAX_NODES * sizeof *nno) : NULL;
-        if (nno) fs->nodes = nno;
-        if (!nnn || !nno) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "%s: out of memory", path);
-    }
-    long *dst = fs->nodes + (size_t)fs->nface * TVDS_FACE_MAX_NODES;
-    for (int a = 0; a < TVDS_FACE_MAX_NODES; a++)
-        dst[a] = a < nn ? v[a] : 0;
-    fs->nn[fs->nface++] = nn;
-    return TVDS_OK;
-}
-
-/* sets.txt: 'set <name> <node>...', '\' continues; every node must have a DoF (x), a set may
- * not list a node twice, names are unique; 'face <name> <node>...' lines make face sets. */
-static int read_sets(const char *path, node_index *x, int *nsets, tvds_nodeset **sets, int *nfsets,
-                     tvds_faceset **fsets, tvds_ctx *ctx)
-{
-    *nsets = 0;
-    *sets = NULL;
-    *nfsets = 0;
-    *fsets = NULL;
-    FILE *f = tvds_input_open(path, "node-set file", ctx);
-    if (!f) return tvds_input_open_error(path, ctx);
-    char *line = NULL;
-    size_t cap = 0;
-    long lineno = 0, *set_line = NULL;
-    int rc = TVDS_OK, cont = 0, nalloc = 0, salloc = 0;
-    tvds_smap names, fnames;
-    memset(&names, 0, sizeof names);
-    memset(&fnames, 0, sizeof fnames);
-    tvds_free(x->mark);
-    x->mark = tvds_malloc((size_t)(x->nslot > 0 ? x->nslot : 1) * sizeof(int));
-    if (!x->mark || tvds_smap_init(&names, 16) != TVDS_OK ||
-        tvds_smap_init(&fnames, 16) != TVDS_OK) {
-        rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "%s: out of memory", path);
-        goto done;
-    }
-    for (int s = 0; s < x->nslot; s++)
-        x->mark[s] = -1;
-    while (getline(&line, &cap, f) >= 0) {
-        lineno++;
-        char *hash = strchr(line, '#');
-        if (hash) *hash = '\0';
-        size_t l = strlen(line);
-        while (l > 0 && isspace((unsigned char)line[l - 1]))
-            line[--l] = '\0';
-        int next_cont = l > 0 && line[l - 1] == '\\';
-        if (next_cont) line[--l] = '\0';
-        char *p = line, *end;
-        if (!cont) {
-            while (isspace((unsigned char)*p))
-                p++;
-            if (!*p) continue;
-            if (!strncmp(p, "face", 4) && isspace((unsigned char)p[4])) {
-                if (next_cont) {
-                    rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE,
-                                    "%s:%ld: a face line cannot continue ('\\'): one face per "
-                                    "line",
-                                    path, lineno);
-                    break;
-                }
-                rc = read_face_line(p + 4, path, lineno, x, &names, &fnames, nfsets, fsets, ctx);
-                if (rc) break;
-                continue;
-            }
-            if (strncmp(p, "set", 3) || !isspace((unsigned char)p[3])) {
-                rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE,
-                                "%s:%ld: expected 'set <name> <node>...' or 'face <name> "
-                                "<node>...'",
-                                path, lineno);
-                break;
-            }
-            p += 3;
-            while (isspace((unsigned char)*p))
-                p++;
-            char *nm = p;
-            while (*p && !isspace((unsigned char)*p))
-                p++;
-            char save = *p;
-            *p = '\0';
-            if (!valid_set_name(nm)) {
-                rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE,
-                                "%s:%ld: a set needs a name of letters, digits, '_', '-', '.'",
-                                path, lineno);
-                break;
-            }
-            if (tvds_smap_get(&fnames, nm, strlen(nm)) >= 0) {
-                rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE,
-                                "%s:%ld: '%s' is already a face set (node and face sets share one "
-                                "name space)",
-                                path, lineno, nm);
-                break;
-            }
-            int dup = tvds_smap_get(&names, nm, strlen(nm));
-            if (dup >= 0) {
-                rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE,
-                                "%s:%ld: set '%s' is defined twice (first on line %ld)", path,
-                                lineno, nm, set_line[dup]);
-                break;
-            }
-            if (*nsets == salloc) {
-                int nc = salloc ? 2 * salloc : 16;
-                tvds_nodeset *ns2 = tvds_realloc(*sets, (size_t)nc * sizeof **sets);
-                long *nl = ns2 ? tvds_realloc(set_line, (size_t)nc * sizeof *nl) : NULL;
-                if (ns2) *sets = ns2;
-                if (nl) set_line = nl;
-                if (!ns2 || !nl) {
-                    rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "%s: out of memory", path);
-                    break;
-                }
-                salloc = nc;
-            }
-            tvds_nodeset *ns = &(*sets)[*nsets];
-            memset(ns, 0, sizeof *ns);
-            ns->name = tvds_strdup(nm);
-            set_line[*nsets] = lineno;
-            (*nsets)++;
-            nalloc = 0;
-            *p = save;
-            if (!ns->name || tvds_smap_put(&names, ns->name, *nsets - 1, NULL) != TVDS_OK) {
-                rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "%s: out of memory", path);
-                break;
-            }
-        }
-        cont = next_cont;
-        int q = *nsets - 1;
-        tvds_nodeset *ns = &(*sets)[q];
-        for (;;) {
-            while (isspace((unsigned char)*p))
-                p++;
-            if (!*p) break;
-            errno = 0;
-            long v = strtol(p, &end, 10);
-            if (end == p || errno || v < 1 || (*end && !isspace((unsigned char)*end))) {
-                rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s:%ld: set '%s': bad node id", path, lineno,
-                                ns->name);
-                break;
-            }
-            int slot = tvds_lmap_get(&x->map, v);
-            if (slot < 0) {
-                rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE,
-                                "%s:%ld: set '%s' names node %ld, which has no DoF in the DoF "
-                                "table",
-                                path, lineno, ns->name, v);
-                break;
-            }
-            if (x->mark[slot] == q) {
-                rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s:%ld: set '%s' lists node %ld twice", path,
-                                lineno, ns->name, v);
-                break;
-            }
-            x->mark[slot] = q;
-            if (ns->n == nalloc) {
-                nalloc = nalloc ? 2 * nalloc : 64;
-                long *nn = tvds_realloc(ns->nodes, (size_t)nalloc * sizeof(long));
-                if (!nn) {
-                    rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "%s: out of memory", path);
-                    break;
-                }
-                ns->nodes = nn;
-            }
-            ns->nodes[ns->n++] = v;
-            p = end;
-        }
-        if (rc) break;
-    }
-    if (!rc && ferror(f)) rc = TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: read error", path);
-    for (int q = 0; !rc && q < *nsets; q++)
-        if ((*sets)[q].n == 0)
-            rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s:%ld: set '%s' is empty", path, set_line[q],
-                            (*sets)[q].name);
-done:
-    free(line); /* getline's buffer */
-    fclose(f);
-    tvds_smap_free(&names);
-    tvds_smap_free(&fnames);
-    tvds_free(set_line);
-    if (rc) {
-        tvds_fe_sets_free(*nsets, sets);
-        *nsets = 0;
-        tvds_fe_facesets_free(*nfsets, fsets);
-        *nfsets = 0;
-    }
-    return rc;
-}
-
 int tvds_fe_dofs_read(const char *dofs_path, const char *sets_path, int *n, tvds_dof **dofs,
                       int *nsets, tvds_nodeset **sets, tvds_ctx *ctx)
 {
@@ -629,18 +229,21 @@ int tvds_fe_dofs_read(const char *dofs_path, const char *sets_path, int *n, tvds
     if (nsets) *nsets = 0;
     if (sets) *sets = NULL;
     if (!dofs_path) return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "fe_dofs_read: no DoF table given");
-    node_index x;
     long *lines = NULL;
-    int rc = read_dofs(dofs_path, n, dofs, &lines, &x, ctx);
+    int rc = tvds_dofs_txt_read(dofs_path, NULL, 0, n, dofs, &lines, ctx);
     if (rc) return rc;
     tvds_free(lines);
     if (sets_path && sets && nsets) {
-        int nf = 0;
-        tvds_faceset *fs = NULL; /* face sets are read (and checked) but not returned here */
-        rc = read_sets(sets_path, &x, nsets, sets, &nf, &fs, ctx);
-        tvds_fe_facesets_free(nf, &fs);
+        tvds_sets_txt st; /* face sets are read (and checked) but not returned here */
+        rc = tvds_sets_txt_read(sets_path, NULL, *n, *dofs, &st, ctx);
+        if (!rc) {
+            *nsets = st.nsets;
+            *sets = st.sets;
+            st.nsets = 0;
+            st.sets = NULL;
+            tvds_sets_txt_free(&st);
+        }
     }
-    nix_free(&x);
     if (rc) {
         tvds_free(*dofs);
         *dofs = NULL;
@@ -876,12 +479,19 @@ int tvds_fe_model_read(const tvds_fe_paths *paths, tvds_fe_model **out, cholmod_
     }
     tvds_fe_model *m = tvds_calloc(1, sizeof *m);
     if (!m) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
-    node_index x;
-    memset(&x, 0, sizeof x);
     long *lines = NULL;
-    int rc = read_dofs(paths->dofs, &m->n, &m->dofs, &lines, &x, ctx);
-    if (!rc && paths->sets)
-        rc = read_sets(paths->sets, &x, &m->nsets, &m->sets, &m->nfsets, &m->fsets, ctx);
+    int rc = tvds_dofs_txt_read(paths->dofs, NULL, 0, &m->n, &m->dofs, &lines, ctx);
+    if (!rc && paths->sets) {
+        tvds_sets_txt st;
+        rc = tvds_sets_txt_read(paths->sets, NULL, m->n, m->dofs, &st, ctx);
+        if (!rc) {
+            m->nsets = st.nsets;
+            m->sets = st.sets;
+            m->nfsets = st.nfsets;
+            m->fsets = st.fsets;
+            tvds_free(st.set_lines);
+        }
+    }
     if (rc) goto done;
     if ((rc = check_declared(paths->mass, "mass", m->n, paths->dofs, ctx)) ||
         (rc = check_declared(paths->stiffness, "stiffness", m->n, paths->dofs, ctx)))
@@ -892,7 +502,6 @@ int tvds_fe_model_read(const tvds_fe_paths *paths, tvds_fe_model **out, cholmod_
     rc = tvds_fe_model_check(m, paths, cc, ctx);
 done:
     tvds_free(lines);
-    nix_free(&x);
     if (rc) {
         tvds_fe_model_free(&m, cc);
         return rc;
@@ -951,13 +560,10 @@ static int parse_spec(const char *spec, int n, const tvds_dof *dofs, int nsets,
         tvds_free(a.taken);
         return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory");
     }
-    char *save = NULL;
-    for (char *item = strtok_r(copy, ",", &save); item && !rc; item = strtok_r(NULL, ",", &save)) {
-        while (isspace((unsigned char)*item))
-            item++;
-        size_t l = strlen(item);
-        while (l > 0 && isspace((unsigned char)item[l - 1]))
-            item[--l] = '\0';
+    const char *p = copy, *list_end = copy + strlen(copy), *ib, *ie;
+    while (!rc && tvds_list_next(&p, list_end, &ib, &ie)) {
+        char *item = copy + (ib - copy);
+        item[ie - ib] = '\0';
         if (!*item) continue;
         int found = 0;
         if (item[0] == '#') {

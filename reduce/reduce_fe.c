@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/hash_impl.h"
+#include "io/io_impl.h"
 #include "tvds/tvds_io.h"
 #include "tvds/tvds_reduce.h"
 
@@ -29,15 +30,8 @@ static int find_nodeset(const tvds_fe_model *m, const char *name, size_t len)
 static int mark_required(const tvds_fe_model *m, const char *list, int from_boundary,
                          unsigned char *need, tvds_ctx *ctx)
 {
-    for (const char *p = list; p && *p;) {
-        const char *e = strchr(p, ',');
-        if (!e) e = p + strlen(p);
-        const char *b = p, *t = e;
-        while (b < t && isspace((unsigned char)*b))
-            b++;
-        while (t > b && isspace((unsigned char)t[-1]))
-            t--;
-        p = *e ? e + 1 : e;
+    const char *p = list, *end = list ? list + strlen(list) : NULL, *b, *t;
+    while (p && tvds_list_next(&p, end, &b, &t)) {
         if (b == t) continue;
         int forced = 0;
         if ((size_t)(t - b) > 5 && !memcmp(b, "face:", 5)) {

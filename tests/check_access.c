@@ -122,7 +122,11 @@ START_TEST(test_model_options)
     int k = 0;
     for (; tvds_model_option_key(k); k++)
         ck_assert_int_eq(tvds_model_option(m, tvds_model_option_key(k), &v, &ctx), 0);
-    ck_assert_int_eq(k, 16);
+    ck_assert_int_eq(k, 18);
+    ck_assert_int_eq(tvds_model_option(m, "search", &v, &ctx), 0);
+    ck_assert(v == TVDS_SEARCH_WALK);
+    ck_assert_int_eq(tvds_model_option(m, "reuse_off", &v, &ctx), 0);
+    ck_assert(v == 0);
     ck_assert_int_eq(tvds_model_option(m, "t_emd", &v, &ctx), TVDS_ERR_INVALID);
     ck_assert_str_eq(ctx.msg, "unknown run option 't_emd'");
     ck_assert_int_eq(tvds_model_nsub(m), 1);

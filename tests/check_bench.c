@@ -12,6 +12,7 @@
 #include "tvds/tvds_cea.h"
 #include "tvds/tvds_sim.h"
 #include "tvds_test.h"
+#include "core/test_hooks_impl.h"
 
 #define BOB_CASE "bench/cases/beam_on_beam.ini"
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "tvds/tvds_case.h"
+#include "core/test_hooks_impl.h"
 
 static const double TWO_PI_T = 6.283185307179586476925286766559;
 
@@ -357,6 +358,26 @@ START_TEST(test_set_overrides)
 }
 END_TEST
 
+/* The reference paths of the engine are run options: run.search and run.reuse, with --set. */
+START_TEST(test_set_reference_paths)
+{
+    tvds_ctx ctx;
+    tvds_model *m = NULL;
+    ck_assert_msg(read_text(base_case, NULL, 0, &m, &ctx) == TVDS_OK, "%s", ctx.msg);
+    ck_assert_int_eq(m->opt.search, TVDS_SEARCH_WALK);
+    ck_assert_int_eq(m->opt.reuse_off, 0);
+    tvds_model_free(&m);
+    const char *ov[] = {"run.search=scan", "run.reuse=off"};
+    ck_assert_msg(read_text(base_case, ov, 2, &m, &ctx) == TVDS_OK, "%s", ctx.msg);
+    ck_assert_int_eq(m->opt.search, TVDS_SEARCH_SCAN);
+    ck_assert_int_eq(m->opt.reuse_off, 1);
+    tvds_model_free(&m);
+    const char *bad[] = {"run.search=global"};
+    ck_assert_int_lt(read_text(base_case, bad, 1, &m, &ctx), 0);
+    ck_assert_msg(strstr(ctx.msg, "walk") && strstr(ctx.msg, "scan"), "%s", ctx.msg);
+}
+END_TEST
+
 static const struct {
     const char *set;
     const char *what;
@@ -518,6 +539,7 @@ Suite *case_suite(void)
     tcase_add_test(tc, test_substructure_error_propagates);
     tcase_add_test(tc, test_missing_case_file);
     tcase_add_test(tc, test_set_overrides);
+    tcase_add_test(tc, test_set_reference_paths);
     tcase_add_loop_test(tc, test_bad_set, 0, (int)(sizeof bad_sets / sizeof bad_sets[0]));
     tcase_add_test(tc, test_set_added_section_incomplete);
     tcase_add_test(tc, test_time_functions);

@@ -15,6 +15,7 @@
 #include "tvds/tvds_case.h"
 #include "tvds/tvds_cea.h"
 #include "tvds_test.h"
+#include "core/test_hooks_impl.h"
 
 #define PI 3.14159265358979323846
 

@@ -800,7 +800,7 @@ START_TEST(test_local_walk_vs_scan)
     tvds_model *m = plate_model(TVDS_METHOD_SUBS_B, nn, NULL);
     tvds_ctx ctx;
     tvds_data *dl = data_new(m, &ctx), *dg = data_new(m, &ctx);
-    dg->search_global = 1;
+    dg->check.search_global = 1;
     double dmax = 0.0, vmax = 0.0, acc = 0.0;
     int changes = 0, last = -1;
     while (tvds_data_time(dl) < m->opt.t_end) {

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "tvds/tvds_model.h"
+#include "core/test_hooks_impl.h"
 
 START_TEST(test_status_table)
 {

@@ -9,12 +9,13 @@
 #include <unistd.h>
 
 #include "engine/contact/hermite.h"
-#include "engine/sim_impl.h" /* test hook: tvds_data.search_global */
+#include "engine/sim_impl.h" /* reference paths: tvds_data.check */
 #include "tvds/tvds_bench.h"
 #include "tvds/tvds_case.h"
 #include "tvds/tvds_sim.h"
 #define TVDS_TEST_ENGINE
 #include "tvds_test.h"
+#include "core/test_hooks_impl.h"
 
 static const double PI = 3.14159265358979323846;
 
@@ -1638,14 +1639,14 @@ END_TEST
 /* The segment search walks from the last segment and evaluates u* only at the nodes it visits
  * (cached per state buffer). Over 0.6 s the slider crosses 6 segments of the flexible master;
  * the history must equal the one of a full nearest-segment scan of the surface at every step
- * (test hook d->search_global), for subs-b and subs-c. */
+ * (reference path d->check.search_global), for subs-b and subs-c. */
 START_TEST(test_local_search)
 {
     int method = _i == 0 ? TVDS_METHOD_SUBS_B : TVDS_METHOD_SUBS_C;
     tvds_model *m = slide_model(method, 0.6, 1);
     tvds_ctx ctx;
     tvds_data *da = data_new(m, &ctx), *db = data_new(m, &ctx);
-    db->search_global = 1;
+    db->check.search_global = 1;
     int iseg = ch_index(da, TVDS_GROUP_CONTACTS, "slide.segment [-]");
     int iln = ch_index(da, TVDS_GROUP_CONTACTS, "slide.lambda_n [N]");
     int seg0 = -1, seg1 = -1;
@@ -1689,12 +1690,38 @@ static void channels_identical(const tvds_data *da, const tvds_data *db, long k)
     }
 }
 
+/* The run options run.search = scan and run.reuse = off select the reference paths
+ * (tvds_data.check) and, on the sliding model, give every channel bit for bit at every step. */
+START_TEST(test_reference_path_options)
+{
+    tvds_model *m = slide_model(TVDS_METHOD_SUBS_B, 0.3, 1);
+    tvds_ctx ctx;
+    tvds_data *da = data_new(m, &ctx);
+    ck_assert(!da->check.search_global && !da->check.reuse_off);
+    m->opt.search = TVDS_SEARCH_SCAN;
+    m->opt.reuse_off = 1;
+    tvds_data *db = data_new(m, &ctx);
+    ck_assert(db->check.search_global && db->check.reuse_off);
+    ck_assert(!db->check.rows_dense && !db->check.flush_off && !db->check.geometry_table);
+    long k = 0;
+    for (; tvds_data_time(da) < m->opt.t_end; k++) {
+        ck_assert_msg(tvds_step(m, da, &ctx) == TVDS_OK, "%s", ctx.msg);
+        ck_assert_msg(tvds_step(m, db, &ctx) == TVDS_OK, "%s", ctx.msg);
+        channels_identical(da, db, k);
+    }
+    ck_assert_int_gt(k, 100);
+    tvds_data_free(&da);
+    tvds_data_free(&db);
+    tvds_model_free(&m);
+}
+END_TEST
+
 /* Two rows, the step's common size, take the written-out LU (lu2_factor): on a singular W (the
  * same constraint twice, ux = 0 and 2 ux = 0, on a loaded mass) it must hand over to the
  * rank-revealing solve as the general band LU does. Every channel at every step equals the run
- * through the general loops (test hook reuse_off), the motion equals the one with the relation
- * once, ux stays 0, and two rows that contradict each other (ux = 0, 2 ux = 1e-3) are reported
- * as inconsistent. */
+ * through the general loops (reference path check.reuse_off), the motion equals the one with the
+ * relation once, ux stays 0, and two rows that contradict each other (ux = 0, 2 ux = 1e-3) are
+ * reported as inconsistent. */
 START_TEST(test_two_rows_redundant)
 {
     tvds_model *m[3];
@@ -1713,7 +1740,7 @@ START_TEST(test_two_rows_redundant)
     }
     tvds_ctx ctx;
     tvds_data *da = data_new(m[0], &ctx), *db = data_new(m[0], &ctx), *d1 = data_new(m[1], &ctx);
-    db->reuse_off = 1;
+    db->check.reuse_off = 1;
     double dmax = 0.0, umax = 0.0, uxmax = 0.0;
     for (long k = 0; k < 2000; k++) {
         ck_assert_msg(tvds_step(m[0], da, &ctx) == TVDS_OK, "%s", ctx.msg);
@@ -1742,7 +1769,7 @@ START_TEST(test_two_rows_redundant)
         tvds_data *d = NULL;
         tvds_ctx_init(&ctx);
         int rc = tvds_data_create(m[2], &d, &ctx);
-        if (d) d->reuse_off = hook;
+        if (d) d->check.reuse_off = hook;
         rc = steps_until_error(m[2], d, &ctx, rc, 10, NULL);
         ck_assert_int_eq(rc, TVDS_ERR_SINGULAR);
         ck_assert_ptr_nonnull(strstr(ctx.msg, "inconsistent"));
@@ -1755,9 +1782,10 @@ END_TEST
 
 /* A 2D segment master's one-call geometry (sim_seg2d_geometry: closest point, frame and point
  * with each master node read once, the entries' predicted displacements taken from it) against
- * the kind's table (test hook d->geometry_table), every channel of every group bit for bit at
- * every step, for the four methods: on the sliding model (the slave crosses at least 5 segments)
- * and on the beam-on-beam case while the preload ramps (its tip loses and regains contact). */
+ * the kind's table (reference path d->check.geometry_table), every channel of every group bit for
+ * bit at every step, for the four methods: on the sliding model (the slave crosses at least 5
+ * segments) and on the beam-on-beam case while the preload ramps (its tip loses and regains
+ * contact). */
 static void paths_agree(tvds_model *m, long nsteps, int hook, int *crossed, int *regained,
                         int *flips)
 {
@@ -1765,9 +1793,9 @@ static void paths_agree(tvds_model *m, long nsteps, int hook, int *crossed, int 
     tvds_ctx_init(&ctx);
     tvds_data *da = data_new(m, &ctx), *db = data_new(m, &ctx);
     if (hook == 0)
-        db->geometry_table = 1;
+        db->check.geometry_table = 1;
     else
-        db->reuse_off = 1;
+        db->check.reuse_off = 1;
     int seg0 = -1, seg1 = -1, open_prev = 1, state_prev = -1;
     *regained = *flips = 0;
     for (long k = 0; k < nsteps && tvds_data_time(da) < m->opt.t_end; k++) {
@@ -1828,10 +1856,10 @@ END_TEST
 /* What the step keeps from one assembly to the next instead of rebuilding it (W with its buckets
  * and LU while the rows' entries are unchanged; a contact point's entry displacements e_u per
  * state version, carried from x_{n+1} to the next step's x_n) against the run that rebuilds and
- * re-reads them at every use (test hook d->reuse_off): every channel bit for bit at every step,
- * for the four methods, across segment crossings (the sliding model), contact loss and regain
- * (the beam-on-beam while its preload ramps), stick-slip changes (a pad of 12 points on lumped
- * bodies) and a 3D point crossing faces. */
+ * re-reads them at every use (reference path d->check.reuse_off): every channel bit for bit at
+ * every step, for the four methods, across segment crossings (the sliding model), contact loss and
+ * regain (the beam-on-beam while its preload ramps), stick-slip changes (a pad of 12 points on
+ * lumped bodies) and a 3D point crossing faces. */
 START_TEST(test_reuse_paths)
 {
     static const int methods[] = {TVDS_METHOD_SUBS_A, TVDS_METHOD_SUBS_B, TVDS_METHOD_SUBS_C,
@@ -1887,8 +1915,8 @@ static int tiny_coords(const tvds_data *d)
 /* Tiny coordinates set to zero (sim_flush_tiny): while the beam-on-beam's preload ramps, the
  * damped high modes of beam 2 decay below 2^-500 (towards the subnormal range) between the
  * tip's contacts. The run that sets them to zero every SIM_FLUSH_EVERY steps publishes every
- * channel bit for bit as the run that keeps them (test hook d->flush_off), and right after a
- * flush its state has none left. _i: subs-b, FiLm, subs-b with exact propagation. */
+ * channel bit for bit as the run that keeps them (reference path d->check.flush_off), and right
+ * after a flush its state has none left. _i: subs-b, FiLm, subs-b with exact propagation. */
 START_TEST(test_flush_tiny)
 {
     static const int methods[] = {TVDS_METHOD_SUBS_B, TVDS_METHOD_FILM, TVDS_METHOD_SUBS_B};
@@ -1899,7 +1927,7 @@ START_TEST(test_flush_tiny)
     }
     tvds_ctx ctx;
     tvds_data *da = data_new(m, &ctx), *db = data_new(m, &ctx);
-    db->flush_off = 1;
+    db->check.flush_off = 1;
     int kept = 0;
     for (long k = 0; k < 16000; k++) {
         ck_assert_msg(tvds_step(m, da, &ctx) == TVDS_OK, "%s", ctx.msg);
@@ -1929,8 +1957,8 @@ END_TEST
 /* A pad of 12 slave nodes on the lumped-mass track of tvds_bench_synthetic_pad_write: G is
  * diagonal on both bodies (lumped masses), so W pairs only rows whose points share a master node
  * and is banded (band LU). The run must equal, to round-off, the one with every pair of a
- * substructure's entries in one bucket (test hook d->rows_dense: the plain double loop over
- * the rows' entries and the dense LU). _i: 0 subs-b, 1 FiLm, 2 subs-b with exact propagation
+ * substructure's entries in one bucket (reference path d->check.rows_dense: the plain double loop
+ * over the rows' entries and the dense LU). _i: 0 subs-b, 1 FiLm, 2 subs-b with exact propagation
  * (its one-step flexibility couples the whole track: one component, dense W). */
 START_TEST(test_pad_rows)
 {
@@ -1948,7 +1976,7 @@ START_TEST(test_pad_rows)
         m->opt.f_band = 5e3;
     }
     tvds_data *da = data_new(m, &ctx), *db = data_new(m, &ctx);
-    db->rows_dense = 1;
+    db->check.rows_dense = 1;
     ck_assert_int_eq(da->sub[0].gdiag, _i != 2);
     ck_assert_int_eq(da->sub[1].gdiag, _i != 2);
     int nh, nc;
@@ -2357,6 +2385,7 @@ Suite *engine_suite(void)
     tcase_add_test(tl, test_activated_point_direction);
     tcase_add_test(tl, test_deferred_probes);
     tcase_add_loop_test(tl, test_local_search, 0, 2);
+    tcase_add_test(tl, test_reference_path_options);
     tcase_add_loop_test(tl, test_seg2d_geometry_path, 0, 4);
     tcase_add_loop_test(tl, test_reuse_paths, 0, 4);
     tcase_add_loop_test(tl, test_flush_tiny, 0, 3);

@@ -268,7 +268,7 @@ START_TEST(test_readers_linear)
     f = fopen(p, "a");
     fprintf(f, "7 uz 99999 0.5 0\n");
     fclose(f);
-    ck_assert_int_eq(tvds_fe_dofs_read(p, NULL, &n, &d, NULL, NULL, &ctx), TVDS_ERR_PARSE);
+    ck_assert_int_eq(tvds_fe_dofs_read(p, NULL, &n, &d, NULL, NULL, &ctx), TVDS_ERR_INVALID);
     ck_assert_msg(strstr(ctx.msg, ":300001: node 7 uz listed twice (first on line 300000)"), "%s",
                   ctx.msg);
 }

@@ -15,6 +15,7 @@
 #include "tvds/tvds_io.h"
 #include "tvds/tvds_output.h"
 #include "tvds/tvds_reduce.h"
+#include "core/test_hooks_impl.h"
 
 #define IMP_PI 3.14159265358979323846
 

@@ -11,6 +11,7 @@
 
 #include "tvds/tvds_io.h"
 #include "tvds_test.h"
+#include "core/test_hooks_impl.h"
 
 #define DATA "tests/data/mmio/"
 

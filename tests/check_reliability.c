@@ -22,6 +22,7 @@
 #include "tvds/tvds_sim.h"
 #include "tvds/tvds_spectrum.h"
 #include "tvds/tvds_reduce.h"
+#include "core/test_hooks_impl.h"
 
 #ifndef TVDS_BIN
 #define TVDS_BIN "build/bin/tvds"

@@ -19,6 +19,7 @@
 #include "tvds/tvds_output.h"
 #include "tvds/tvds_run.h"
 #include "tvds_test.h"
+#include "core/test_hooks_impl.h"
 
 #ifndef TVDS_BIN
 #define TVDS_BIN "build/bin/tvds"

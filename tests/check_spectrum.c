@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "tvds/tvds_spectrum.h"
+#include "core/test_hooks_impl.h"
 
 #define PI 3.14159265358979323846
 

@@ -10,7 +10,9 @@
 
 #include "tvds/tvds_io.h"
 #include "tvds/tvds_output.h"
+#include "tvds/tvds_reduce.h"
 #include "tvds_test.h"
+#include "core/test_hooks_impl.h"
 
 #define DATA "tests/data/substructure/"
 
@@ -512,15 +514,14 @@ static const sub_case sub_cases[] = {
     {"C.mtx", "%%MatrixMarket matrix coordinate real general\n4 4 1\n1 1 1\n", NULL, NULL,
      TVDS_ERR_INVALID, "C.mtx: substructure 'case': C is 4 x 4 but M.mtx is 3 x 3"},
     {"dofs.txt", "1 ux 0 0 0\n1 uy 0 0 0\n# end\n", NULL, NULL, TVDS_ERR_INVALID,
-     "dofs.txt:3: substructure 'case': 2 DoFs listed but M.mtx is 3 x 3"},
+     "dofs.txt:2: substructure 'case': 2 DoFs listed but M.mtx is 3 x 3"},
     {"dofs.txt", "1 ux 0 0 0\n1 uy 0 0 0\n1 uz 0 0 0\n2 ux 0 0 0\n", NULL, NULL, TVDS_ERR_INVALID,
      "dofs.txt:4: substructure 'case': more DoFs than the 3 of M.mtx"},
     /* The DoF table. */
     {"dofs.txt", "1 ux 0 0 0\n\n1 uy 0 0 0  # comment\n1 ux 0 0 0\n", NULL, NULL, TVDS_ERR_INVALID,
-     "dofs.txt:4: substructure 'case': duplicate DoF label: DoF 3 (node 1 ux) repeats DoF 1 "
-     "(node 1 ux)"},
+     "dofs.txt:4: substructure 'case': node 1 ux listed twice (first on line 1)"},
     {"dofs.txt", "1 ux 0 0 0\nmode 1 10\nmode 1 12\n", NULL, NULL, TVDS_ERR_INVALID,
-     "dofs.txt:3: substructure 'case': duplicate DoF label: DoF 3 (mode 1) repeats DoF 2 (mode 1)"},
+     "dofs.txt:3: substructure 'case': mode 1 listed twice (first on line 2)"},
     {"dofs.txt", "1 ux 0 0 0\n1 uw 0 0 0\n1 uz 0 0 0\n", NULL, NULL, TVDS_ERR_PARSE,
      "dofs.txt:2: substructure 'case': direction 'uw' is not one of ux uy uz rx ry rz"},
     {"dofs.txt", "1 ux 0 0 0\n1 uy 0 0\n1 uz 0 0 0\n", NULL, NULL, TVDS_ERR_PARSE,
@@ -532,11 +533,12 @@ static const sub_case sub_cases[] = {
     {"dofs.txt", "1 ux 0 0 0\nmode 0 5\n1 uz 0 0 0\n", NULL, NULL, TVDS_ERR_PARSE,
      "dofs.txt:2: substructure 'case': mode number '0' is not an integer >= 1"},
     {"dofs.txt", "1 ux 0 0 0\n1 uy 0 0 0\n1 uz 0 0.5 0\n", NULL, NULL, TVDS_ERR_INVALID,
-     "dofs.txt:3: substructure 'case': node 1 has coordinates (0, 0.5, 0) at DoF 3 (node 1 uz) "
-     "but (0, 0, 0) at DoF 1 (node 1 ux)"},
+     "dofs.txt:3: substructure 'case': node 1 uz has coordinates (0, 0.5, 0) but node 1 ux on "
+     "line 1 has (0, 0, 0): the DoFs of a node share its coordinates"},
     /* Node sets. */
     {"sets.txt", "# sets\nset top 1\nset bottom 1 \\\n  7\n", NULL, NULL, TVDS_ERR_INVALID,
-     "sets.txt:3: substructure 'case': set 'bottom' names node 7, which has no DoF in dofs.txt"},
+     "sets.txt:4: substructure 'case': set 'bottom' names node 7, which has no DoF in the DoF "
+     "table"},
     {"sets.txt", "set top 1\nset top 1\n", NULL, NULL, TVDS_ERR_INVALID,
      "sets.txt:2: substructure 'case': set 'top' is defined twice (first on line 1)"},
     {"sets.txt", "set top 1 1\n", NULL, NULL, TVDS_ERR_INVALID,
@@ -565,7 +567,7 @@ static const sub_case sub_cases[] = {
     {"sets.txt", "face top 1 2 3\nset top 1\n", NULL, NULL, TVDS_ERR_INVALID,
      "sets.txt:2: substructure 'case': 'top' is already a face set"},
     {"sets.txt", "face top 1 2 3\n", NULL, NULL, TVDS_ERR_INVALID,
-     "sets.txt: substructure 'case': face set 'top': face 1: node 2 has no ux in dofs.txt"},
+     "sets.txt:1: substructure 'case': face set 'top': node 2 has no ux in the DoF table"},
     {"sets.txt", "set top 1 x\n", NULL, NULL, TVDS_ERR_PARSE,
      "sets.txt:1: substructure 'case': set 'top': node 'x' is not an integer >= 1"},
     /* Matrix Market errors carry the substructure's name. */
@@ -620,6 +622,78 @@ START_TEST(test_validation_errors)
 }
 END_TEST
 
+/* Inputs the full-model reader of `tvds reduce` once accepted and a substructure's reader
+ * refused: both now read dofs.txt and sets.txt with one reader and refuse them alike, with
+ * the same message but for the substructure's name. */
+typedef struct shared_case {
+    const char *file;
+    const char *text;
+    size_t len; /* bytes of text (it may hold a NUL) */
+} shared_case;
+
+#define SHARED(file, lit)                                                                          \
+    {                                                                                              \
+        file, lit, sizeof lit - 1                                                                  \
+    }
+static const shared_case shared_cases[] = {
+    SHARED("dofs.txt", "1 ux 0x1p-2 0 0\n1 uy 0x1p-2 0 0\n1 uz 0x1p-2 0 0\n"), /* hexadecimal */
+    SHARED("dofs.txt", "1 x 0 0 0\n1 y 0 0 0\n1 z 0 0 0\n"),          /* short directions */
+    SHARED("dofs.txt", "1 ux 0 0 0\n1 uy 0 0 0\0junk\n1 uz 0 0 0\n"), /* a NUL byte */
+    SHARED("dofs.txt", "2305843009213693952 ux 0 0 0\n2305843009213693952 uy 0 0 0\n"
+                       "2305843009213693952 uz 0 0 0\n"), /* node id beyond LONG_MAX / 8 */
+    SHARED("sets.txt", "set top 1\n  \\\n"),              /* a lone continuation */
+    SHARED("sets.txt", "set top 1 \\\n"),                 /* file ends after '\' */
+};
+#define NSHARED ((int)(sizeof shared_cases / sizeof shared_cases[0]))
+
+START_TEST(test_one_reader_per_format)
+{
+    const shared_case *c = &shared_cases[_i];
+    char dir[64], sub[128], dofs[160], sets[160];
+    tvds_test_mkdtemp(dir, sizeof dir, "/tmp/tvds_sub_");
+    snprintf(sub, sizeof sub, "%s/case", dir);
+    ck_assert_int_eq(mkdir(sub, 0777), 0);
+    tvds_test_write_file(sub, "M.mtx", SHOE_M);
+    tvds_test_write_file(sub, "K.mtx", SHOE_K);
+    tvds_test_write_file(sub, "dofs.txt", SHOE_DOFS);
+    tvds_test_write_file(sub, "sets.txt", "set top 1\n");
+    char p[200];
+    snprintf(p, sizeof p, "%s/%s", sub, c->file);
+    FILE *f = fopen(p, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(c->text, 1, c->len, f), c->len);
+    ck_assert_int_eq(fclose(f), 0);
+    snprintf(dofs, sizeof dofs, "%s/dofs.txt", sub);
+    snprintf(sets, sizeof sets, "%s/sets.txt", sub);
+
+    tvds_ctx cs, cf;
+    tvds_ctx_init(&cs);
+    tvds_ctx_init(&cf);
+    tvds_substructure *s = NULL;
+    int rs = tvds_substructure_read(sub, NULL, &s, &cs);
+    int n = 0, ns = 0;
+    tvds_dof *d = NULL;
+    tvds_nodeset *ss = NULL;
+    int rf = tvds_fe_dofs_read(dofs, sets, &n, &d, &ns, &ss, &cf);
+    tvds_substructure_free(&s);
+    tvds_free(d);
+    tvds_fe_sets_free(ns, &ss);
+    ck_assert_msg(rs != TVDS_OK && rs == rf,
+                  "substructure reader %d, full-model reader %d:\n  %s\n  %s", rs, rf, cs.msg,
+                  cf.msg);
+    /* The substructure's message names it; otherwise the two are the same. */
+    char want[sizeof cs.msg];
+    const char *own = strstr(cs.msg, "substructure 'case': ");
+    if (own)
+        snprintf(want, sizeof want, "%.*s%s", (int)(own - cs.msg), cs.msg,
+                 own + strlen("substructure 'case': "));
+    else
+        snprintf(want, sizeof want, "%s", cs.msg);
+    ck_assert_str_eq(want, cf.msg);
+    (void)tvds_test_rmtree(dir);
+}
+END_TEST
+
 START_TEST(test_missing_files)
 {
     tvds_ctx ctx;
@@ -652,7 +726,7 @@ START_TEST(test_validate_in_memory)
     s->sets[0].nodes[0] = 999;
     ck_assert_int_eq(tvds_substructure_validate(s, &ctx), TVDS_ERR_INVALID);
     ck_assert_str_eq(ctx.msg, "sets.txt: substructure 'rand': set 'surface' names node 999, "
-                              "which has no DoF in dofs.txt");
+                              "which has no DoF in the DoF table");
     s->sets[0].nodes[0] = 100;
     /* M made indefinite by flipping the sign of its last diagonal entry. */
     double keep = s->M[63];
@@ -714,6 +788,7 @@ Suite *substructure_suite(void)
     tcase_add_test(tc, test_m_indefinite_on_disk);
     tcase_add_loop_test(tc, test_validation_errors, 0, NSUB);
     tcase_add_test(tc, test_validate_in_memory);
+    tcase_add_loop_test(tc, test_one_reader_per_format, 0, NSHARED);
     suite_add_tcase(s, tc);
     return s;
 }

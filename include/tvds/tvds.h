@@ -107,10 +107,6 @@ TVDS_API void *tvds_calloc(size_t n, size_t size);
 TVDS_API void *tvds_realloc(void *p, size_t size);
 TVDS_API void tvds_free(void *p);
 TVDS_API char *tvds_strdup(const char *s);
-/* Test hooks: number of successful allocations so far (malloc, calloc, realloc), and
- * make the allocation after `n` more succeed fail (n < 0 disables injection). */
-TVDS_API long tvds_alloc_count(void);
-TVDS_API void tvds_alloc_fail_after(long n);
 
 #ifdef __cplusplus
 }

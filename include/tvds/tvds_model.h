@@ -309,7 +309,18 @@ typedef struct tvds_options {
     int integrator; /* enum tvds_integrator; default TVDS_INTEGRATOR_CENTRAL */
     double f_band;  /* [Hz] top of the band of interest: sets dt = auto of the exact modal
                        integrator (docs/theory.md, "Exact modal propagation"); 0 = unset */
+    int search;     /* enum tvds_search: how a contact point finds its master segment; default
+                       TVDS_SEARCH_WALK */
+    int reuse_off;  /* 1 (run.reuse = off): rebuild every kept quantity (W, its LU, the contact
+                       entries, the candidate corrections) at every step; the same results,
+                       slower. Default 0 */
 } tvds_options;
+
+/* Values of tvds_options.search (case key run.search). */
+enum tvds_search {
+    TVDS_SEARCH_WALK = 0, /* walk from the last step's segment to its neighbours */
+    TVDS_SEARCH_SCAN = 1  /* scan the whole master surface every step */
+};
 
 /* Values of tvds_options.modal (case key run.path). */
 enum tvds_path { TVDS_PATH_PHYSICAL = 0, TVDS_PATH_MODAL = 1, TVDS_PATH_AUTO = 2 };

@@ -111,13 +111,6 @@ TVDS_API void tvds_commit_abort(const char *dir);
  * otherwise. No manifest (a directory written by hand or by an older tvds): TVDS_OK. */
 TVDS_API int tvds_manifest_check(const char *dir, const char *const *owned, int nowned,
                                  tvds_ctx *ctx);
-/* Test hook: the next tvds_commit_end stops, as a killed process would, after n renames into
- * place (n < 0: never). */
-TVDS_API void tvds_commit_fail_after(long nrenames);
-
-/* Test hook: output data writes (CSV rows) may write nbytes more bytes, then fail with ENOSPC
- * as on a full disk (a write crossing the limit is cut there); nbytes < 0 removes the limit. */
-TVDS_API void tvds_output_fail_after(long nbytes);
 
 #ifdef __cplusplus
 }

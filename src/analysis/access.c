@@ -61,6 +61,8 @@ static const struct {
     {"path", offsetof(tvds_options, modal), OPT_INT},
     {"integrator", offsetof(tvds_options, integrator), OPT_INT},
     {"f_band", offsetof(tvds_options, f_band), OPT_DOUBLE},
+    {"search", offsetof(tvds_options, search), OPT_INT},
+    {"reuse_off", offsetof(tvds_options, reuse_off), OPT_INT},
 };
 #define NRUN_KEYS ((int)(sizeof run_keys / sizeof run_keys[0]))
 

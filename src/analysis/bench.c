@@ -11,6 +11,7 @@
 
 #include "tvds/tvds_io.h"
 #include "tvds/tvds_sim.h"
+#include "core/test_hooks_impl.h"
 
 double tvds_bench_now(void)
 {

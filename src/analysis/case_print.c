@@ -87,6 +87,9 @@ int tvds_model_print(const tvds_model *m, FILE *out, tvds_ctx *ctx)
                                        : "physical");
     if (o->integrator == TVDS_INTEGRATOR_EXACT)
         fprintf(out, "integrator  exact modal propagation, f_band %.6g Hz\n", o->f_band);
+    if (o->search == TVDS_SEARCH_SCAN)
+        fprintf(out, "search      scan (the whole master surface every step)\n");
+    if (o->reuse_off) fprintf(out, "reuse       off (every kept quantity rebuilt every step)\n");
 
     fprintf(out, "\nsubstructures (%d)\n", m->nsub);
     double fmax_all = 0.0;

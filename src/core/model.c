@@ -244,6 +244,8 @@ tvds_options tvds_options_default(void)
     o.modal = TVDS_PATH_AUTO;
     o.integrator = TVDS_INTEGRATOR_CENTRAL;
     o.f_band = 0.0;
+    o.search = TVDS_SEARCH_WALK;
+    o.reuse_off = 0;
     return o;
 }
 

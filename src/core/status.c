@@ -1,5 +1,6 @@
 /* status.c — status-code table, error context and the counting allocator. */
 #include "tvds/tvds.h"
+#include "core/test_hooks_impl.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -124,7 +124,7 @@ int tvds_step(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
     if (!m || !d) return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "tvds_step: NULL model or data");
     /* Damped coordinates that have decayed below SIM_TINY are set to zero: they would reach
      * the subnormal range and slow every pass over them (sim_flush_tiny). */
-    if (d->step % SIM_FLUSH_EVERY == 0 && !d->flush_off) sim_flush_tiny(d);
+    if (d->step % SIM_FLUSH_EVERY == 0 && !d->check.flush_off) sim_flush_tiny(d);
     int rc = sim_predict(m, d, ctx); /* x_new = x* */
     if (rc) return rc;
     sim_rigid_begin(m, d); /* rigid stick-slip elements: stick row or sliding force */

@@ -29,7 +29,7 @@ static inline void pool_put(tvds_data *d, int np, int sb, int df, int cand, int 
 void sim_assemble(const tvds_model *m, tvds_data *d)
 {
     int nr = 0, np = 0, npts = 0;
-    int same = d->W_valid && d->W_dense == d->rows_dense && !d->reuse_off, sst = same;
+    int same = d->W_valid && d->W_dense == d->check.rows_dense && !d->check.reuse_off, sst = same;
     double t1 = d->t0 + (double)(d->step + 1) * d->h;
     for (int b = 0; b < m->nbil; b++) {
         const tvds_bilateral *B = &m->bil[b];

@@ -30,7 +30,7 @@ static void seg2d_entries(const tvds_model *m, tvds_data *d, sim_cp *c, const do
     const long *dd = d->mnodes_dofs[c->contact];
     int ss = C->slave_sub, ms = C->master_sub, k1 = c->seg, k2 = c->seg + 1;
     double N1 = 1.0 - c->alpha, N2 = c->alpha;
-    if (c->e_seg2d == c->seg && c->ne == 6 && !d->reuse_off) {
+    if (c->e_seg2d == c->seg && c->ne == 6 && !d->check.reuse_off) {
         /* Still on the segment of the last build: the same DoFs, new weights. */
         c->e_w[1] = c->e_w[4] = -N1;
         c->e_w[2] = c->e_w[5] = -N2;
@@ -88,11 +88,11 @@ static int cp_geometry(const tvds_model *m, tvds_data *d, sim_cp *c, int mode, d
      * stuck), its frame (predicted or undeformed direction), its predicted position. */
     const sim_master_type *M = sim_master_of(m, c);
     int keep = c->state_prev == TVDS_STICK && c->seg >= 0;
-    if (d->search_global && !keep) c->seg = -1;
+    if (d->check.search_global && !keep) c->seg = -1;
     double Pc[3], Pm[3]; /* predicted master point, magnitude of the positions it is made of */
     int conf_s = mode != 0 ? SIM_CONF_PREDICTED : SIM_CONF_UNDEFORMED;
     int conf_f = mode == 1 ? SIM_CONF_PREDICTED : SIM_CONF_UNDEFORMED;
-    int seg2d = C->master_kind == TVDS_MASTER_SURFACE && !d->geometry_table;
+    int seg2d = C->master_kind == TVDS_MASTER_SURFACE && !d->check.geometry_table;
     if (seg2d) {
         /* A deformable segment master: its own one-call geometry (same values), and the
          * entries of rel(u) with their predicted displacements, which it has read. */

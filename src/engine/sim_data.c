@@ -844,6 +844,8 @@ int sim_data_setup(const tvds_model *m, tvds_data **pd, tvds_ctx *ctx)
     if (!d) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory (run data)");
     d->nsub = m->nsub;
     d->method = m->opt.method;
+    d->check.search_global = m->opt.search == TVDS_SEARCH_SCAN;
+    d->check.reuse_off = m->opt.reuse_off != 0;
     int rmax = m->nbil, pool = 0;
     if ((rc = setup_subs(m, d, ctx)) || (rc = setup_bilaterals(m, d, &pool, ctx)) ||
         (rc = setup_contacts(m, d, &rmax, &pool, ctx)) ||

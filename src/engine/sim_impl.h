@@ -198,6 +198,26 @@ typedef struct sim_row {
     double rhs_mag; /* magnitude of the terms summed into rhs: its round-off is eps * rhs_mag */
 } sim_row;
 
+/* Reference paths: the plain computations that the engine's shortcuts must reproduce bit for bit
+ * (tests/check_engine.c, tests/check_contact3d.c compare the two, step by step). search_global and
+ * reuse_off are also run options (run.search = scan, run.reuse = off: docs/case-file.md), set by
+ * tvds_data_create; the others only tests set, on a tvds_data they created. */
+typedef struct sim_check_paths {
+    int search_global;  /* 1 = find the segment by a full scan of the master surface every step
+                           instead of walking from the last one */
+    int reuse_off;      /* 1 = W and its LU built at every assembly (from the buckets, not W's
+                           kept pairs; the general band LU also for one or two rows), the
+                           candidate corrections from the buckets, a contact point's entries
+                           built anew at every detection and their displacements e_u and keys
+                           e_cand, e_comp read again at every use */
+    int rows_dense;     /* 1 = one bucket per substructure, every pair of its entries through
+                           the stored G (the plain double loop) */
+    int flush_off;      /* 1 = no sim_flush_tiny */
+    int geometry_table; /* 1 = a 2D segment master's geometry through the kind's table (closest,
+                           frame, point, weights) instead of its one-call path
+                           (sim_seg2d_geometry) */
+} sim_check_paths;
+
 struct tvds_data {
     int nsub;
     sim_sub *sub;
@@ -238,8 +258,6 @@ struct tvds_data {
     int ncomp_used;
     int W_n, W_kl, W_ku; /* size and band (lower, upper) of the last W built: outside the band
                             W is zero */
-    int rows_dense;      /* test hook (tests/check_engine.c): 1 = one bucket per substructure, every
-                            pair of its entries through the stored G (the plain double loop) */
     /* W kept across assemblies (docs/theory.md 9): build_W records the pool it summed
      * (W_np entries, W_dense the bucketing); sim_assemble compares the pool it writes with
      * that one entry by entry, and W_same = 1 says W (with its buckets, and its LU when
@@ -306,18 +324,7 @@ struct tvds_data {
     int el_ch0;       /* first element channel in the history group */
     double w_eldiss;  /* element dissipation [J]: sum of Pl h (elements) and p_fric h (penalty) */
     long ver_counter; /* source of the state-buffer versions of the displacement caches */
-    int search_global;  /* test hook (tests/check_engine.c): 1 = find the segment by a full scan
-                           of the master surface every step instead of walking from the last one */
-    int reuse_off;      /* test hook (tests/check_engine.c): 1 = W and its LU built at every
-                           assembly (from the buckets, not W's kept pairs; the general band LU
-                           also for one or two rows), the candidate
-                           corrections from the buckets, a contact point's entries built anew
-                           at every detection and their displacements e_u and keys e_cand,
-                           e_comp read again at every use */
-    int flush_off;      /* test hook (tests/check_engine.c): 1 = no sim_flush_tiny */
-    int geometry_table; /* test hook (tests/check_engine.c): 1 = a 2D segment master's geometry
-                           through the kind's table (closest, frame, point, weights) instead of
-                           its one-call path (sim_seg2d_geometry) */
+    sim_check_paths check; /* the reference paths in use (all 0 in a default run) */
     /* Energy bookkeeping [J]. */
     double e_kin, e_strain, w_damp, w_fric, w_ext, w_imp, w_el, w_norm, e0, e_max, bal_err,
         bal_err_max, inputs_abs;
@@ -476,7 +483,8 @@ static inline const double *sim_cp_eu(const tvds_data *d, const sim_cp *c, int w
     sim_cp *wc = (sim_cp *)c;
     long v[2];
     sim_cp_vers(d, c, which, v);
-    if (c->e_ver[which][0] != v[0] || c->e_ver[which][1] != v[1] || v[0] == -3 || d->reuse_off) {
+    if (c->e_ver[which][0] != v[0] || c->e_ver[which][1] != v[1] || v[0] == -3 ||
+        d->check.reuse_off) {
         for (int e = 0; e < c->ne; e++)
             wc->e_u[which][e] = c->e_dof[e] < 0 ? 0.0 : sim_u(d, c->e_sub[e], c->e_dof[e], which);
         wc->e_ver[which][0] = v[0];
@@ -492,7 +500,8 @@ static inline void sim_cp_promote(const tvds_data *d, sim_cp *c)
 {
     long v[2];
     sim_cp_vers(d, c, 0, v);
-    if (v[0] == -3 || c->e_ver[1][0] != v[0] || c->e_ver[1][1] != v[1] || d->reuse_off) return;
+    if (v[0] == -3 || c->e_ver[1][0] != v[0] || c->e_ver[1][1] != v[1] || d->check.reuse_off)
+        return;
     if (c->e_ver[0][0] == v[0] && c->e_ver[0][1] == v[1]) return;
     for (int e = 0; e < c->ne_u; e++)
         c->e_u[0][e] = c->e_u[1][e];
@@ -540,7 +549,7 @@ static inline void sim_cp_vkin(const tvds_data *d, sim_cp *c)
  * per set of entry DoFs. */
 static inline void sim_cp_keys(const tvds_data *d, sim_cp *c)
 {
-    if (c->e_key_ok && !d->reuse_off) return;
+    if (c->e_key_ok && !d->check.reuse_off) return;
     for (int e = 0; e < c->ne; e++) {
         const sim_sub *s = &d->sub[c->e_sub[e]];
         int a = s->cand[c->e_dof[e]];

@@ -589,7 +589,8 @@ static void apply_group(tvds_data *d, sim_sub *s, const int sel[4], int ns, int 
  * are those of the merge, term by term. Returns 0 when the plan does not apply. */
 static int correct_planned(tvds_data *d, double h2)
 {
-    if (d->cp_np <= 0 || d->cp_np != d->pool_n || d->cp_nrow != d->nrow || d->reuse_off) return 0;
+    if (d->cp_np <= 0 || d->cp_np != d->pool_n || d->cp_nrow != d->nrow || d->check.reuse_off)
+        return 0;
     for (int e = 0; e < d->pool_n; e++)
         if (d->p_cand[e] != d->cp_pc[e] || d->p_row[e] != d->cp_pr[e]) return 0;
     for (int q = 0; q < d->cp_nq; q++)
@@ -623,7 +624,7 @@ void sim_correct(const tvds_model *m, tvds_data *d)
         /* The rows' entries merged per DoF (a normal and a tangential row of a contact point
          * share their DoFs): one column update per distinct DoF. The merge is kept as the plan
          * of the next corrections when every coefficient is nonzero. */
-        int nu = 0, plan = !d->reuse_off && d->pool_n > 0;
+        int nu = 0, plan = !d->check.reuse_off && d->pool_n > 0;
         for (int r = 0; r < d->nrow; r++) {
             const sim_row *R = &d->row[r];
             double l = d->lam[r];

@@ -497,7 +497,7 @@ int sim_record(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
         if (fw) sim_cp_vers(d, c, 2, vp);
         /* x_prev's entries as the last record kept them (the same values as sim_u's). */
         int kept = fw && vp[0] != -3 && c->e_upv[0] == vp[0] && c->e_upv[1] == vp[1] &&
-                   c->ne <= c->ne_up && !d->reuse_off;
+                   c->ne <= c->ne_up && !d->check.reuse_off;
         for (int e = 0; e < c->ne; e++) {
             if (c->e_dof[e] < 0) continue;
             int a = c->e_dir[e];

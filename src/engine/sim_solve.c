@@ -14,7 +14,7 @@
  * double loop over the rows' entries. */
 static inline int bucket_key(const tvds_data *d, int sb, int a)
 {
-    return d->cand_base[sb] + (d->rows_dense ? 0 : d->sub[sb].gcomp[a]);
+    return d->cand_base[sb] + (d->check.rows_dense ? 0 : d->sub[sb].gcomp[a]);
 }
 
 static void bucket_entries(tvds_data *d)
@@ -121,7 +121,7 @@ static void build_W(tvds_data *d)
     d->W_kl = kl;
     d->W_ku = ku;
     d->W_np = d->pool_n;
-    d->W_dense = d->rows_dense;
+    d->W_dense = d->check.rows_dense;
     d->W_valid = 1;
     d->W_lu_ok = 0;
 }
@@ -327,7 +327,7 @@ static void lu2_solve(int kl, int ku, const double *A, const int *ipiv, double *
 static int lu_solve(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
 {
     int nr = d->nrow, kl = d->W_kl, ku = d->W_ku;
-    if (nr <= 2 && !d->reuse_off) {
+    if (nr <= 2 && !d->check.reuse_off) {
         double *A = d->W_lu, *b = d->lam;
         if (!(d->W_same && d->W_lu_ok)) {
             /* The band copy of W (outside the band W_lu keeps what it had: never read). */
@@ -452,7 +452,7 @@ static double du_cand(tvds_data *d, int sb, int a, int k, int key, int pe)
     if (d->du_cv[k] == d->du_ver) return d->du_c[k];
     const sim_sub *s = &d->sub[sb];
     double h2 = d->h * d->h, u = 0.0;
-    if (pe >= 0 && d->wp_n >= 0 && !d->reuse_off) {
+    if (pe >= 0 && d->wp_n >= 0 && !d->check.reuse_off) {
         u = pair_du(d, pe); /* pool entry pe has candidate k */
     } else {
         /* Only the entries of a's bucket (those of build_W, same rows) act on it through G. */
@@ -475,7 +475,7 @@ static double cp_rel_corr(tvds_data *d, sim_cp *c, const double v[3])
 {
     double r = 0.0;
     int pe0 = c->row_n >= 0 ? d->row[c->row_n].off : -1;
-    if (pe0 >= 0 && d->wp_n >= 0 && !d->reuse_off && c->ntan == 1 && d->nrowpts == 1) {
+    if (pe0 >= 0 && d->wp_n >= 0 && !d->check.reuse_off && c->ntan == 1 && d->nrowpts == 1) {
         /* The only point with rows, one tangent: each du is read once per solve, so each
          * entry's du is summed straight from its pairs (du_cand's sum, term by term) without
          * the cache. With two tangents, or points whose entries share candidates (3D faces,
@@ -488,7 +488,7 @@ static double cp_rel_corr(tvds_data *d, sim_cp *c, const double v[3])
     sim_cp_keys(d, c);
     for (int e = 0; e < c->ne; e++) {
         int sb = c->e_sub[e], k = c->e_cand[e];
-        int key = d->rows_dense ? d->cand_base[sb] : c->e_comp[e];
+        int key = d->check.rows_dense ? d->cand_base[sb] : c->e_comp[e];
         if (d->comp_head[key] < 0) continue;
         r += c->e_w[e] * v[c->e_dir[e]] *
              du_cand(d, sb, k - d->cand_base[sb], k, key, pe0 >= 0 ? pe0 + e : -1);

@@ -13,7 +13,7 @@ static const char *const case_run_keys[] = {
     "name",    "method", "dt",           "dt_safety", "allow_unstable_dt",
     "t_end",   "out_dt", "window",       "film_tol",  "film_maxit",
     "v_stick", "path",   "nonconverged", "max_steps", "integrator",
-    "f_band",  NULL};
+    "f_band",  "search", "reuse",        NULL};
 static const char *const case_sub_keys[] = {"dir",   "damping", "alpha",  "beta", "alpha0",
                                             "beta0", "t_hold",  "t_ramp", NULL};
 static const char *const case_constraint_keys[] = {"terms", "value", NULL};

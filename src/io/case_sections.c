@@ -11,6 +11,8 @@ static const char *const method_words[] = {"subs-a", "subs-b", "subs-c", "film",
 static const char *const path_words[] = {"physical", "modal", "auto", NULL};
 static const char *const nonconv_words[] = {"warn", "error", NULL};
 static const char *const integrator_words[] = {"central", "exact", NULL};
+static const char *const search_words[] = {"walk", "scan", NULL}; /* enum tvds_search */
+static const char *const reuse_words[] = {"on", "off", NULL};     /* tvds_options.reuse_off */
 static const char *const yesno_dummy[] = {NULL};
 
 int case_build_run(case_parser *p, tvds_model *m, const char *default_name)
@@ -69,6 +71,8 @@ int case_build_run(case_parser *p, tvds_model *m, const char *default_name)
     }
     if ((rc = case_get_enum(p, sec, "integrator", integrator_words, &o->integrator))) return rc;
     if ((rc = case_get_num(p, sec, "f_band", 0, &o->f_band, 0.0, 1, HUGE_VAL))) return rc;
+    if ((rc = case_get_enum(p, sec, "search", search_words, &o->search))) return rc;
+    if ((rc = case_get_enum(p, sec, "reuse", reuse_words, &o->reuse_off))) return rc;
     if (!o->dt_auto && o->dt > o->t_end)
         return case_err_ent(p, TVDS_ERR_INVALID, case_get(p, sec, "dt"),
                             "dt = %g is longer than t_end = %g", o->dt, o->t_end);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "io/case_impl.h"
+#include "io/io_impl.h"
 
 const char *const case_dir_names[6] = {"ux", "uy", "uz", "rx", "ry", "rz"};
 
@@ -57,17 +58,15 @@ int case_is_integer_text(const char *s)
  * maxtok + 1 when there are more. */
 int case_split_ws(char *s, char **tok, int maxtok)
 {
+    const char *p = s, *e = s + strlen(s), *tb, *te;
     int n = 0;
-    char *q = s;
-    for (;;) {
-        while (*q && isspace((unsigned char)*q))
-            q++;
-        if (!*q) break;
+    while (tvds_token_next(&p, e, &tb, &te)) {
         if (n == maxtok) return maxtok + 1;
-        tok[n++] = q;
-        while (*q && !isspace((unsigned char)*q))
-            q++;
-        if (*q) *q++ = '\0';
+        tok[n++] = (char *)tb;
+        if (te < e) {
+            s[te - s] = '\0';
+            p = te + 1;
+        }
     }
     return n;
 }

@@ -3,6 +3,7 @@
  * refuse a directory whose files differ from its manifest (docs/reliability.md). */
 #include "tvds/tvds_output.h"
 #include "io/io_impl.h"
+#include "core/test_hooks_impl.h"
 
 #include <dirent.h>
 #include <errno.h>

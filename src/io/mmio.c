@@ -211,33 +211,10 @@ static int next_line(mm_src *s, const char **b, const char **e)
     return 1;
 }
 
-static int is_blank(char c)
-{
-    return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
-}
-
-/* Split [b, e) into at most max tokens; returns the number found (max + 1 if there are more). */
-static int tokenize(const char *b, const char *e, const char **tb, const char **te, int max)
-{
-    int n = 0;
-    const char *p = b;
-    for (;;) {
-        while (p < e && is_blank(*p))
-            p++;
-        if (p >= e) return n;
-        if (n == max) return max + 1;
-        tb[n] = p;
-        while (p < e && !is_blank(*p))
-            p++;
-        te[n] = p;
-        n++;
-    }
-}
-
 /* A comment (first non-blank character '%') or blank line. */
 static int skippable(const char *b, const char *e)
 {
-    while (b < e && is_blank(*b))
+    while (b < e && tvds_blank(*b))
         b++;
     return b == e || *b == '%';
 }
@@ -321,7 +298,7 @@ static int parse_banner(mm_src *s, mm_parsed *m, tvds_ctx *ctx)
         return TVDS_ERROR(ctx, TVDS_ERR_PARSE,
                           "%s:1: empty file (expected the banner '%%%%MatrixMarket matrix ...')",
                           s->path);
-    int nt = tokenize(b, e, tb, te, 5);
+    int nt = tvds_tokens(b, e, tb, te, 5);
     if (nt == 0 || tb[0] != b || (size_t)(te[0] - tb[0]) != 14 ||
         memcmp(tb[0], "%%MatrixMarket", 14) != 0)
         return TVDS_ERROR(ctx, TVDS_ERR_PARSE,
@@ -391,7 +368,7 @@ static int parse_size(mm_src *s, mm_parsed *m, long *nnz, tvds_ctx *ctx)
     if (!next_data_line(s, &b, &e))
         return TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s:%ld: file ends before the size line", s->path,
                           s->line > 0 ? s->line : 1);
-    int nt = tokenize(b, e, tb, te, want);
+    int nt = tvds_tokens(b, e, tb, te, want);
     if (nt != want)
         return TVDS_ERROR(ctx, TVDS_ERR_PARSE,
                           "%s:%ld: size line has %s%d fields, expected %d (%s)", s->path, s->line,
@@ -676,10 +653,10 @@ static int parse_entries(mm_src *s, mm_parsed *m, int integer, long nnz, tvds_ct
             goto done;
         }
         if (m->array) {
-            int nt = tokenize(b, e, tb, te, 1);
+            int nt = tvds_tokens(b, e, tb, te, 1);
             if (nt != 1) {
                 const char *g = te[0];
-                while (g < e && is_blank(*g))
+                while (g < e && tvds_blank(*g))
                     g++;
                 rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE,
                                 "%s:%ld: trailing text '%.*s' after the value (array files hold "
@@ -696,10 +673,10 @@ static int parse_entries(mm_src *s, mm_parsed *m, int integer, long nnz, tvds_ct
                 ai = m->symmetric ? aj : 0;
             }
         } else {
-            int nt = tokenize(b, e, tb, te, 3);
+            int nt = tvds_tokens(b, e, tb, te, 3);
             if (nt > 3) {
                 const char *g = te[2];
-                while (g < e && is_blank(*g))
+                while (g < e && tvds_blank(*g))
                     g++;
                 rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s:%ld: trailing text '%.*s' after the value",
                                 s->path, s->line, TOKLEN(g, e), g);

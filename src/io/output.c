@@ -1,5 +1,6 @@
 /* output.c — crash-safe CSV writers, summary.json (atomic replace), output directories. */
 #include "tvds/tvds_output.h"
+#include "core/test_hooks_impl.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -15,153 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int dir_from_token(const char *b, const char *e)
-{
-    for (int d = 0; d < 6; d++)
-        if ((size_t)(e - b) == 2 && memcmp(b, dir_names[d], 2) == 0) return d;
-    return -1;
-}
-
 #define TOKLEN(b, e) ((int)((e) - (b) > 40 ? 40 : (e) - (b)))
-
-/* ---- Line-oriented text files ------------------------------------------------------------- */
-
-typedef struct txt {
-    char path[PATH_MAX + 32];
-    char *buf;
-    size_t len;
-    const char *pos;
-    long line;
-} txt;
-
-static int txt_open(txt *t, const char *path, tvds_ctx *ctx)
-{
-    memset(t, 0, sizeof *t);
-    snprintf(t->path, sizeof t->path, "%s", path);
-    FILE *f = tvds_input_open(path, "substructure file", ctx);
-    if (!f) return tvds_input_open_error(path, ctx);
-    size_t cap = 4096, len = 0;
-    char *buf = tvds_malloc(cap);
-    while (buf) {
-        if (cap - len < 2) {
-            char *nb = tvds_realloc(buf, cap * 2);
-            if (!nb) {
-                tvds_free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-        size_t got = fread(buf + len, 1, cap - 1 - len, f);
-        len += got;
-        if (got == 0) break;
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (!buf) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "%s: out of memory", path);
-    if (bad) {
-        tvds_free(buf);
-        return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: read error", path);
-    }
-    buf[len] = '\0';
-    t->buf = buf;
-    t->len = len;
-    t->pos = buf;
-    if (memchr(buf, '\0', len)) {
-        tvds_free(buf);
-        t->buf = NULL;
-        return TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s: NUL byte (binary data) in a text file", path);
-    }
-    return TVDS_OK;
-}
-
-static void txt_close(txt *t)
-{
-    tvds_free(t->buf);
-    t->buf = NULL;
-}
-
-/* Next line without its end of line and its '#' comment; 0 at end of file. */
-static int txt_line(txt *t, const char **b, const char **e)
-{
-    const char *end = t->buf + t->len;
-    if (t->pos >= end) return 0;
-    const char *nl = memchr(t->pos, '\n', (size_t)(end - t->pos));
-    *b = t->pos;
-    *e = nl ? nl : end;
-    t->pos = nl ? nl + 1 : end;
-    t->line++;
-    const char *hash = memchr(*b, '#', (size_t)(*e - *b));
-    if (hash) *e = hash;
-    return 1;
-}
-
-static int blank(char c)
-{
-    return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
-}
-
-/* Next whitespace-separated token of [*p, e); 0 when none is left. */
-static int tok(const char **p, const char *e, const char **tb, const char **te)
-{
-    const char *q = *p;
-    while (q < e && blank(*q))
-        q++;
-    if (q >= e) {
-        *p = q;
-        return 0;
-    }
-    *tb = q;
-    while (q < e && !blank(*q))
-        q++;
-    *te = q;
-    *p = q;
-    return 1;
-}
-
-static int parse_long_tok(const char *b, const char *e, long *v)
-{
-    const char *q = b;
-    if (q < e && (*q == '+' || *q == '-')) q++;
-    if (q == e) return 0;
-    for (; q < e; q++)
-        if (*q < '0' || *q > '9') return 0;
-    errno = 0;
-    char *end;
-    long x = strtol(b, &end, 10);
-    if (end != e || errno == ERANGE) return 0;
-    *v = x;
-    return 1;
-}
-
-/* Finite decimal number (no hexadecimal, no NaN, no infinity). */
-static int parse_double_tok(const char *b, const char *e, double *v)
-{
-    for (const char *q = b; q < e; q++) {
-        char c = *q;
-        if (!((c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-'))
-            return 0;
-    }
-    errno = 0;
-    char *end;
-    double x = strtod(b, &end);
-    if (end != e || end == b || !isfinite(x)) return 0;
-    *v = x;
-    return 1;
-}
-
-static int valid_name(const char *b, const char *e)
-{
-    if (b == e) return 0;
-    for (const char *q = b; q < e; q++) {
-        char c = *q;
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-              c == '_' || c == '-' || c == '.'))
-            return 0;
-    }
-    return 1;
-}
 
 static char *dup_range(const char *b, const char *e)
 {
@@ -211,333 +65,41 @@ static int read_square(const char *dir, const char *file, const char *name, int 
     return TVDS_OK;
 }
 
-/* dofs.txt: one line per reduced DoF, "<node> <dir> <x> <y> <z>" or "mode <k> <freq_hz>".
- * *lines receives the line of each DoF (for later messages). */
+/* dofs.txt (tvds_dofs_txt_read), as many DoFs as M.mtx has rows. *lines receives the line of
+ * each DoF (for later messages). */
 static int read_dofs(tvds_substructure *s, const char *dir, long **lines, tvds_ctx *ctx)
 {
-    char path[PATH_MAX + 32];
+    char path[PATH_MAX + 32], owner[300];
     snprintf(path, sizeof path, "%s/dofs.txt", dir);
-    txt t;
-    int rc = txt_open(&t, path, ctx);
+    snprintf(owner, sizeof owner, "substructure '%s'", s->name);
+    int n = 0;
+    int rc = tvds_dofs_txt_read(path, owner, 1, &n, &s->dofs, lines, ctx);
     if (rc != TVDS_OK) return rc;
-    s->dofs = tvds_calloc((size_t)s->n, sizeof *s->dofs);
-    *lines = tvds_calloc((size_t)s->n, sizeof **lines);
-    if (!s->dofs || !*lines) {
-        txt_close(&t);
-        return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "%s: out of memory", path);
-    }
-    const char *b, *e, *tb[6], *te[6];
-    int k = 0;
-    while (txt_line(&t, &b, &e)) {
-        const char *p = b;
-        int nt = 0;
-        while (nt < 6 && tok(&p, e, &tb[nt], &te[nt]))
-            nt++;
-        if (nt == 0) continue;
-        if (k == s->n) {
-            rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
-                            "%s:%ld: substructure '%s': more DoFs than the %d of M.mtx", path,
-                            t.line, s->name, s->n);
-            goto done;
-        }
-        tvds_dof *d = &s->dofs[k];
-        (*lines)[k] = t.line;
-        if (te[0] - tb[0] == 4 && memcmp(tb[0], "mode", 4) == 0) {
-            if (nt != 3) {
-                rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE,
-                                "%s:%ld: substructure '%s': a modal DoF line is 'mode <k> "
-                                "<freq_hz>' (%d fields found)",
-                                path, t.line, s->name, nt);
-                goto done;
-            }
-            d->kind = TVDS_DOF_MODAL;
-            d->dir = TVDS_DIR_NONE;
-            if (!parse_long_tok(tb[1], te[1], &d->node) || d->node < 1) {
-                rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE,
-                                "%s:%ld: substructure '%s': mode number '%.*s' is not an "
-                                "integer >= 1",
-                                path, t.line, s->name, TOKLEN(tb[1], te[1]), tb[1]);
-                goto done;
-            }
-            if (!parse_double_tok(tb[2], te[2], &d->freq_hz) || d->freq_hz < 0.0) {
-                rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE,
-                                "%s:%ld: substructure '%s': frequency '%.*s' is not a finite "
-                                "number >= 0",
-                                path, t.line, s->name, TOKLEN(tb[2], te[2]), tb[2]);
-                goto done;
-            }
-        } else {
-            if (nt != 5) {
-                rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE,
-                                "%s:%ld: substructure '%s': a physical DoF line is '<node> "
-                                "<ux|uy|uz|rx|ry|rz> <x> <y> <z>' (%s%d fields found)",
-                                path, t.line, s->name, nt > 5 ? "more than " : "", nt > 5 ? 5 : nt);
-                goto done;
-            }
-            d->kind = TVDS_DOF_PHYSICAL;
-            if (!parse_long_tok(tb[0], te[0], &d->node) || d->node < 1) {
-                rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE,
-                                "%s:%ld: substructure '%s': node '%.*s' is not an integer >= 1 "
-                                "(nor 'mode')",
-                                path, t.line, s->name, TOKLEN(tb[0], te[0]), tb[0]);
-                goto done;
-            }
-            d->dir = dir_from_token(tb[1], te[1]);
-            if (d->dir < 0) {
-                rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE,
-                                "%s:%ld: substructure '%s': direction '%.*s' is not one of ux uy "
-                                "uz rx ry rz",
-                                path, t.line, s->name, TOKLEN(tb[1], te[1]), tb[1]);
-                goto done;
-            }
-            for (int c = 0; c < 3; c++)
-                if (!parse_double_tok(tb[2 + c], te[2 + c], &d->xyz[c])) {
-                    rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE,
-                                    "%s:%ld: substructure '%s': coordinate %c '%.*s' is not a "
-                                    "finite number",
-                                    path, t.line, s->name, "xyz"[c], TOKLEN(tb[2 + c], te[2 + c]),
-                                    tb[2 + c]);
-                    goto done;
-                }
-        }
-        k++;
-    }
-    if (k < s->n)
-        rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
-                        "%s:%ld: substructure '%s': %d DoFs listed but M.mtx is %d x %d", path,
-                        t.line > 0 ? t.line : 1, s->name, k, s->n, s->n);
-done:
-    txt_close(&t);
-    return rc;
-}
-
-/* One "face <name> <node>..." line (the keyword read): append a face of 3, 4, 6, 8 or 9 nodes
- * to face set <name>, created on its first line. */
-static int read_face_line(tvds_substructure *s, const char *path, long line, const char *p,
-                          const char *e, tvds_ctx *ctx)
-{
-    const char *tb, *te;
-    if (!tok(&p, e, &tb, &te) || !valid_name(tb, te))
-        return TVDS_ERROR(ctx, TVDS_ERR_PARSE,
-                          "%s:%ld: substructure '%s': a face set needs a name of letters, "
-                          "digits, '_', '-', '.'",
-                          path, line, s->name);
-    for (int k = 0; k < s->nsets; k++)
-        if (strlen(s->sets[k].name) == (size_t)(te - tb) &&
-            memcmp(s->sets[k].name, tb, (size_t)(te - tb)) == 0)
-            return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
-                              "%s:%ld: substructure '%s': '%s' is already a node set", path, line,
-                              s->name, s->sets[k].name);
-    tvds_faceset *fs = NULL;
-    for (int k = 0; k < s->nfsets && !fs; k++)
-        if (strlen(s->fsets[k].name) == (size_t)(te - tb) &&
-            memcmp(s->fsets[k].name, tb, (size_t)(te - tb)) == 0)
-            fs = &s->fsets[k];
-    if (!fs) {
-        tvds_faceset *nf = tvds_realloc(s->fsets, (size_t)(s->nfsets + 1) * sizeof *nf);
-        if (!nf) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "%s: out of memory", path);
-        s->fsets = nf;
-        fs = &s->fsets[s->nfsets];
-        memset(fs, 0, sizeof *fs);
-        fs->name = dup_range(tb, te);
-        if (!fs->name) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "%s: out of memory", path);
-        s->nfsets++;
-    }
-    long nodes[TVDS_FACE_MAX_NODES + 1];
-    int nn = 0;
-    while (tok(&p, e, &tb, &te)) {
-        long node;
-        if (!parse_long_tok(tb, te, &node) || node < 1)
-            return TVDS_ERROR(ctx, TVDS_ERR_PARSE,
-                              "%s:%ld: substructure '%s': face set '%s': node '%.*s' is not an "
-                              "integer >= 1",
-                              path, line, s->name, fs->name, TOKLEN(tb, te), tb);
-        if (nn == TVDS_FACE_MAX_NODES) {
-            nn++;
-            break;
-        }
-        for (int k = 0; k < nn; k++)
-            if (nodes[k] == node)
-                return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
-                                  "%s:%ld: substructure '%s': face set '%s': a face lists node "
-                                  "%ld twice",
-                                  path, line, s->name, fs->name, node);
-        nodes[nn++] = node;
-    }
-    if (nn != 3 && nn != 4 && nn != 6 && nn != 8 && nn != 9)
-        return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
-                          "%s:%ld: substructure '%s': face set '%s': a face has 3, 4, 6, 8 or 9 "
-                          "nodes, not %d%s",
-                          path, line, s->name, fs->name, nn > 9 ? 10 : nn,
-                          nn > 9 ? " or more" : "");
-    int *nnn = tvds_realloc(fs->nn, (size_t)(fs->nface + 1) * sizeof *nnn);
-    if (!nnn) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "%s: out of memory", path);
-    fs->nn = nnn;
-    long *nno =
-        tvds_realloc(fs->nodes, (size_t)(fs->nface + 1) * TVDS_FACE_MAX_NODES * sizeof *nno);
-    if (!nno) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "%s: out of memory", path);
-    fs->nodes = nno;
-    long *dst = fs->nodes + (size_t)fs->nface * TVDS_FACE_MAX_NODES;
-    for (int k = 0; k < TVDS_FACE_MAX_NODES; k++)
-        dst[k] = k < nn ? nodes[k] : 0;
-    fs->nn[fs->nface++] = nn;
+    if (n > s->n)
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "%s:%ld: %s: more DoFs than the %d of M.mtx", path,
+                          (*lines)[s->n], owner, s->n);
+    if (n < s->n)
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "%s:%ld: %s: %d DoFs listed but M.mtx is %d x %d",
+                          path, (*lines)[n - 1], owner, n, s->n, s->n);
     return TVDS_OK;
 }
 
-/* sets.txt: "set <name> <node>..." (a line ending in '\' continues on the next line) and
- * "face <name> <node>..." (one face per line; the lines of one name make a face set). */
+/* sets.txt (tvds_sets_txt_read), when present: node sets and face sets. */
 static int read_sets(tvds_substructure *s, const char *dir, long **set_lines, tvds_ctx *ctx)
 {
-    char path[PATH_MAX + 32];
+    char path[PATH_MAX + 32], owner[300];
     snprintf(path, sizeof path, "%s/sets.txt", dir);
     if (!file_exists(path)) return TVDS_OK;
-    txt t;
-    int rc = txt_open(&t, path, ctx);
+    snprintf(owner, sizeof owner, "substructure '%s'", s->name);
+    tvds_sets_txt st;
+    int rc = tvds_sets_txt_read(path, owner, s->n, s->dofs, &st, ctx);
     if (rc != TVDS_OK) return rc;
-    int cap_sets = 0, cap_nodes = 0, cont = 0;
-    const char *b, *e, *tb, *te;
-    /* Set names and the nodes of the current set in hash tables: linear in the file. */
-    tvds_smap names;
-    tvds_lmap in_set;
-    memset(&names, 0, sizeof names);
-    memset(&in_set, 0, sizeof in_set);
-    if (tvds_smap_init(&names, 16) != TVDS_OK) {
-        rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "%s: out of memory", path);
-        goto done;
-    }
-    while (txt_line(&t, &b, &e)) {
-        /* A trailing '\' (before any comment) continues the set on the next line. */
-        const char *q = e;
-        while (q > b && blank(q[-1]))
-            q--;
-        int next_cont = q > b && q[-1] == '\\';
-        if (next_cont) e = q - 1;
-        const char *p = b;
-        if (!cont) {
-            if (!tok(&p, e, &tb, &te)) {
-                if (next_cont) {
-                    rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE,
-                                    "%s:%ld: substructure '%s': continuation '\\' outside a set",
-                                    path, t.line, s->name);
-                    goto done;
-                }
-                continue;
-            }
-            if (te - tb == 4 && memcmp(tb, "face", 4) == 0) {
-                if (next_cont) {
-                    rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE,
-                                    "%s:%ld: substructure '%s': a face line cannot continue "
-                                    "('\\')",
-                                    path, t.line, s->name);
-                    goto done;
-                }
-                if ((rc = read_face_line(s, path, t.line, p, e, ctx)) != TVDS_OK) goto done;
-                continue;
-            }
-            if (te - tb != 3 || memcmp(tb, "set", 3) != 0) {
-                rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE,
-                                "%s:%ld: substructure '%s': expected 'set <name> <node>...' or "
-                                "'face <name> <node>...', found '%.*s'",
-                                path, t.line, s->name, TOKLEN(tb, te), tb);
-                goto done;
-            }
-            if (!tok(&p, e, &tb, &te) || !valid_name(tb, te)) {
-                rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE,
-                                "%s:%ld: substructure '%s': a set needs a name of letters, digits, "
-                                "'_', '-', '.'",
-                                path, t.line, s->name);
-                goto done;
-            }
-            for (int k = 0; k < s->nfsets; k++)
-                if (strlen(s->fsets[k].name) == (size_t)(te - tb) &&
-                    memcmp(s->fsets[k].name, tb, (size_t)(te - tb)) == 0) {
-                    rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
-                                    "%s:%ld: substructure '%s': '%s' is already a face set", path,
-                                    t.line, s->name, s->fsets[k].name);
-                    goto done;
-                }
-            int k = tvds_smap_get(&names, tb, (size_t)(te - tb));
-            if (k >= 0) {
-                rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
-                                "%s:%ld: substructure '%s': set '%s' is defined twice (first "
-                                "on line %ld)",
-                                path, t.line, s->name, s->sets[k].name, (*set_lines)[k]);
-                goto done;
-            }
-            if (s->nsets == cap_sets) {
-                int nc = cap_sets ? 2 * cap_sets : 8;
-                tvds_nodeset *ns = tvds_realloc(s->sets, (size_t)nc * sizeof *ns);
-                long *nl = ns ? tvds_realloc(*set_lines, (size_t)nc * sizeof *nl) : NULL;
-                if (ns) s->sets = ns;
-                if (nl) *set_lines = nl;
-                if (!ns || !nl) {
-                    rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "%s: out of memory", path);
-                    goto done;
-                }
-                cap_sets = nc;
-            }
-            tvds_nodeset *set = &s->sets[s->nsets];
-            memset(set, 0, sizeof *set);
-            (*set_lines)[s->nsets] = t.line;
-            s->nsets++;
-            set->name = dup_range(tb, te);
-            tvds_lmap_free(&in_set);
-            if (!set->name || tvds_smap_put(&names, set->name, s->nsets - 1, NULL) != TVDS_OK ||
-                tvds_lmap_init(&in_set, 64) != TVDS_OK) {
-                rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "%s: out of memory", path);
-                goto done;
-            }
-            cap_nodes = 0;
-        }
-        tvds_nodeset *set = &s->sets[s->nsets - 1];
-        while (tok(&p, e, &tb, &te)) {
-            long node;
-            if (!parse_long_tok(tb, te, &node) || node < 1) {
-                rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE,
-                                "%s:%ld: substructure '%s': set '%s': node '%.*s' is not an "
-                                "integer >= 1",
-                                path, t.line, s->name, set->name, TOKLEN(tb, te), tb);
-                goto done;
-            }
-            int seen;
-            if (tvds_lmap_put(&in_set, node, set->n, &seen) != TVDS_OK) {
-                rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "%s: out of memory", path);
-                goto done;
-            }
-            if (seen >= 0) {
-                rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
-                                "%s:%ld: substructure '%s': set '%s' lists node %ld twice", path,
-                                t.line, s->name, set->name, node);
-                goto done;
-            }
-            if (set->n == cap_nodes) {
-                int nc = cap_nodes ? 2 * cap_nodes : 16;
-                long *nn = tvds_realloc(set->nodes, (size_t)nc * sizeof *nn);
-                if (!nn) {
-                    rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "%s: out of memory", path);
-                    goto done;
-                }
-                set->nodes = nn;
-                cap_nodes = nc;
-            }
-            set->nodes[set->n++] = node;
-        }
-        if (!next_cont && set->n == 0) {
-            rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID, "%s:%ld: substructure '%s': set '%s' is empty",
-                            path, t.line, s->name, set->name);
-            goto done;
-        }
-        cont = next_cont;
-    }
-    if (cont)
-        rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE,
-                        "%s:%ld: substructure '%s': file ends after a continuation '\\'", path,
-                        t.line, s->name);
-done:
-    tvds_smap_free(&names);
-    tvds_lmap_free(&in_set);
-    txt_close(&t);
-    return rc;
+    s->nsets = st.nsets;
+    s->sets = st.sets;
+    *set_lines = st.set_lines;
+    s->nfsets = st.nfsets;
+    s->fsets = st.fsets;
+    return TVDS_OK;
 }
 
 /* recovery.txt ("<name> <node> <dir> <x> <y> <z>" per row) with recovery.mtx (nrec x n). */
@@ -568,8 +130,8 @@ static int read_recovery(tvds_substructure *s, const char *dir, tvds_ctx *ctx)
                           "<rows> x %d (one column per DoF) with at least one row",
                           mpath, s->name, nrow, ncol, s->n);
     }
-    txt t;
-    rc = txt_open(&t, tpath, ctx);
+    tvds_text t;
+    rc = tvds_text_open(&t, tpath, "recovery table", ctx);
     if (rc != TVDS_OK) {
         tvds_free(R);
         return rc;
@@ -585,11 +147,8 @@ static int read_recovery(tvds_substructure *s, const char *dir, tvds_ctx *ctx)
         goto done;
     }
     const char *b, *e, *tb[7], *te[7];
-    while (txt_line(&t, &b, &e)) {
-        const char *p = b;
-        int nt = 0;
-        while (nt < 7 && tok(&p, e, &tb[nt], &te[nt]))
-            nt++;
+    while (tvds_text_line(&t, &b, &e)) {
+        int nt = tvds_tokens(b, e, tb, te, 6);
         if (nt == 0) continue;
         if (s->nrec == nrow) {
             rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
@@ -606,7 +165,7 @@ static int read_recovery(tvds_substructure *s, const char *dir, tvds_ctx *ctx)
             goto done;
         }
         tvds_recovery *r = &s->rec[s->nrec];
-        if (!valid_name(tb[0], te[0])) {
+        if (!tvds_token_name(tb[0], te[0])) {
             rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE,
                             "%s:%ld: substructure '%s': recovery name '%.*s' is not made of "
                             "letters, digits, '_', '-', '.'",
@@ -620,14 +179,14 @@ static int read_recovery(tvds_substructure *s, const char *dir, tvds_ctx *ctx)
                             t.line, s->name, s->rec[k].name);
             goto done;
         }
-        if (!parse_long_tok(tb[1], te[1], &r->node) || r->node < 0) {
+        if (!tvds_token_long(tb[1], te[1], &r->node) || r->node < 0) {
             rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE,
                             "%s:%ld: substructure '%s': node '%.*s' is not an integer >= 0 (0: "
                             "not a node)",
                             tpath, t.line, s->name, TOKLEN(tb[1], te[1]), tb[1]);
             goto done;
         }
-        r->dir = dir_from_token(tb[2], te[2]);
+        r->dir = tvds_token_dir(tb[2], te[2]);
         if (r->dir < 0) {
             rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE,
                             "%s:%ld: substructure '%s': direction '%.*s' is not one of ux uy uz "
@@ -636,7 +195,7 @@ static int read_recovery(tvds_substructure *s, const char *dir, tvds_ctx *ctx)
             goto done;
         }
         for (int c = 0; c < 3; c++)
-            if (!parse_double_tok(tb[3 + c], te[3 + c], &r->xyz[c])) {
+            if (!tvds_token_double(tb[3 + c], te[3 + c], &r->xyz[c])) {
                 rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE,
                                 "%s:%ld: substructure '%s': coordinate %c '%.*s' is not a finite "
                                 "number",
@@ -660,7 +219,7 @@ static int read_recovery(tvds_substructure *s, const char *dir, tvds_ctx *ctx)
                         tpath, t.line > 0 ? t.line : 1, s->name, s->nrec, nrow);
 done:
     tvds_smap_free(&names);
-    txt_close(&t);
+    tvds_text_close(&t);
     tvds_free(R);
     return rc;
 }

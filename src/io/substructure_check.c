@@ -221,7 +221,7 @@ static int check_tables(const tvds_substructure *s, const long *dof_lines, const
             if (tvds_lmap_get(&nodes, set->nodes[i]) < 0) {
                 rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
                                 "%s%s: substructure '%s': set '%s' names node %ld, which has "
-                                "no DoF in dofs.txt",
+                                "no DoF in the DoF table",
                                 f, at, name, set->name, set->nodes[i]);
                 goto out;
             }
@@ -250,7 +250,7 @@ static int check_tables(const tvds_substructure *s, const long *dof_lines, const
                     if (tvds_substructure_find_dof(s, nd, dir) < 0) {
                         rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
                                         "%s: substructure '%s': face set '%s': face %d: node "
-                                        "%ld has no %s in dofs.txt (a face node needs ux, uy "
+                                        "%ld has no %s in the DoF table (a face node needs ux, uy "
                                         "and uz)",
                                         f, name, fs->name, q + 1, nd, dir_name(dir));
                         goto out;
