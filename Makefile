@@ -82,7 +82,7 @@ SUITES_H := $(BUILD)/tests/suites.h
 # Deterministic numerics: CHOLMOD and OpenBLAS otherwise start threads of their own.
 TEST_ENV := OMP_THREAD_LIMIT=1 OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 
-.PHONY: all deps test test-tour test-kernel run bench bench-accuracy asan ubsan valgrind format clean help validate layers
+.PHONY: all deps test test-tour test-kernel format-check run bench bench-accuracy asan ubsan valgrind format clean help validate layers
 
 all: $(LIB) $(BIN)
 
@@ -99,7 +99,7 @@ help:
 	@echo "  make asan      the test suite under AddressSanitizer + UndefinedBehaviorSanitizer"
 	@echo "  make ubsan     the test suite under UndefinedBehaviorSanitizer alone"
 	@echo "  make valgrind  the test suite under valgrind memcheck (no fork, leaks are errors)"
-	@echo "  make format    clang-format every C source and header"
+	@echo "  make format    clang-format every C source and header (make format-check: CI's check)"
 	@echo "  make clean     remove build/"
 	@echo "Variables: V=1 verbose, WERROR=1 warnings as errors, BUILD=dir, SAN=address,undefined,"
 	@echo "           NATIVE=1 -march=native (with its own BUILD=build/native)"
@@ -243,6 +243,12 @@ valgrind: deps
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
+
+# CI: the tree as `make format` leaves it (.clang-format; clang-format 14 of Debian bookworm).
+format-check:
+	@$(MAKE) --no-print-directory deps DEB_PKGS=clang-format
+	@clang-format --dry-run --Werror $$(git ls-files '*.c' '*.h') && \
+	  echo "format-check: $$(git ls-files '*.c' '*.h' | wc -l) files as make format leaves them"
 
 clean:
 	rm -rf build

@@ -594,9 +594,9 @@ START_TEST(test_study_cli)
             r += 3;
             if (sscanf(r, "%lf | %lf … %lf | %lf |", &f, &t0, &t1, &gp) != 4) break;
             if (fabs(t0 - 0.3) > 1e-3) continue;
-            ck_assert_msg(sscanf(r, "%lf | %lf … %lf | %lf | %lf (%lf) |", &f, &t0, &t1, &gp, &gm,
-                                 &gpk) == 6,
-                          "%s", r);
+            ck_assert_msg(
+                sscanf(r, "%lf | %lf … %lf | %lf | %lf (%lf) |", &f, &t0, &t1, &gp, &gm, &gpk) == 6,
+                "%s", r);
             ck_assert(f > 0 && t1 > t0 && gp > 0 && gm > 0 && gpk > 0);
             found = 1;
         }

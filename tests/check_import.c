@@ -153,8 +153,7 @@ START_TEST(test_errors_file_line)
          * had 0 or a few of its entries). */
         {"job.inp", "*NODE\n1, 0\n2, 1\n3, 2, 0.5\n2, 1, 0.1\n",
          "job.inp:5: *NODE: node 2 defined twice (first at "},
-        {"job.inp",
-         "*NODE\n1, 0\n2, 1\n3, 2, 0.5\n*ELEMENT, TYPE=C3D4\n7, 1, 2, 3, 9\n",
+        {"job.inp", "*NODE\n1, 0\n2, 1\n3, 2, 0.5\n*ELEMENT, TYPE=C3D4\n7, 1, 2, 3, 9\n",
          "job.inp:6: *ELEMENT: element 7 names node 9, which no *NODE defines"},
         {"job.inp",
          "*NODE\n1, 0\n2, 1\n3, 2, 0.5\n4, 0, 0, 1\n*ELEMENT, TYPE=C3D4\n7, 1, 2, 3, 4\n"
@@ -163,7 +162,7 @@ START_TEST(test_errors_file_line)
         {"job.sti", "", "job.sti: no entries: expected the upper triangle of a 4-DoF matrix"},
         {"job.sti", "1 1  2.0e+03\n1 2  0.0\n2 2  1.0e+03\n",
          "job.sti:3: no diagonal entry (3,3) for DoF 3 (node 3 ux) in the 3 entries"},
-        {"job.mas", "1 1  1.0\n2 2  1.0\n3 3  0.5\n4 4  0.", 
+        {"job.mas", "1 1  1.0\n2 2  1.0\n3 3  0.5\n4 4  0.",
          "job.mas:4: the file ends in the middle of a line (truncated file?)"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {

@@ -81,12 +81,10 @@ static int parse_args(int argc, char **argv, sweep_args *a)
     memset(a, 0, sizeof *a);
     a->o = tvds_sweep_opts_default();
     const char *val;
-    const tvds_cli_opt opts[] = {{"--channel", NULL, &a->o.channel, NULL, 0},
-                                 {"--output", "-o", &a->outdir, NULL, 0},
-                                 {"--resume", NULL, NULL, &a->resume, 1},
-                                 {"--quiet", "-q", NULL, &a->quiet, 1},
-                                 {"--no-refine", NULL, NULL, &a->o.cea_refine, 0},
-                                 {NULL, NULL, NULL, NULL, 0}};
+    const tvds_cli_opt opts[] = {
+        {"--channel", NULL, &a->o.channel, NULL, 0},      {"--output", "-o", &a->outdir, NULL, 0},
+        {"--resume", NULL, NULL, &a->resume, 1},          {"--quiet", "-q", NULL, &a->quiet, 1},
+        {"--no-refine", NULL, NULL, &a->o.cea_refine, 0}, {NULL, NULL, NULL, NULL, 0}};
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
         int r;

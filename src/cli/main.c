@@ -30,7 +30,8 @@ static const struct {
     {"import", tvds_cmd_import, "import a full FE model from CalculiX, Abaqus or Nastran"},
     {"model", tvds_cmd_model, "generate FE models: beam-on-beam (full, reduced), block (3D solid)"},
     {"compare", tvds_cmd_compare, "run several contact methods, compare them with FiLm (report)"},
-    {"study", cmd_study_or_convergence, "beam-on-beam squeal study: model, CEA, transients, report"},
+    {"study", cmd_study_or_convergence,
+     "beam-on-beam squeal study: model, CEA, transients, report"},
     {"sweep", tvds_cmd_sweep, "parameter grid of runs (OpenMP, MPI): CSV and squeal map"},
     {"bench", tvds_cmd_bench, "benchmarks: per-step cost, paths, CEA, reduction, scaling"},
 };

@@ -232,14 +232,14 @@ struct tvds_data {
     /* Contacts. */
     int ncp;
     sim_cp *cp;
-    int nctc;            /* number of contacts (size of the three arrays below) */
-    long *ctc_closed;    /* per contact: point-steps committed closed (stick or slip) */
-    long **mnodes_dofs;  /* per contact: nmaster x 3 DoF indices (master surface), or NULL */
-    double **mnodes_X;   /* per contact: nmaster x 3 undeformed coordinates */
-    double **mnodes_s;   /* per contact: nmaster cumulative undeformed arc length */
-    int **fnb_off;       /* per face-set contact: nface + 1 offsets into fnb */
-    int **fnb;           /* per face-set contact: the faces sharing a node with each face */
-    int **fedge;         /* per face-set contact: nface x 4, the face across each edge or -1 */
+    int nctc;           /* number of contacts (size of the three arrays below) */
+    long *ctc_closed;   /* per contact: point-steps committed closed (stick or slip) */
+    long **mnodes_dofs; /* per contact: nmaster x 3 DoF indices (master surface), or NULL */
+    double **mnodes_X;  /* per contact: nmaster x 3 undeformed coordinates */
+    double **mnodes_s;  /* per contact: nmaster cumulative undeformed arc length */
+    int **fnb_off;      /* per face-set contact: nface + 1 offsets into fnb */
+    int **fnb;          /* per face-set contact: the faces sharing a node with each face */
+    int **fedge;        /* per face-set contact: nface x 4, the face across each edge or -1 */
     /* System. */
     int rmax, nrow;
     int nrowpts;  /* contact points with rows in the last assembly */

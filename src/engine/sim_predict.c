@@ -228,7 +228,8 @@ int sim_forces(const tvds_model *m, tvds_data *d, double t, int vel_from_x, tvds
                     s->cd_a = a;
                     s->cd_b = b;
                 }
-                cd_arrays A = {x, xp, fg, fb, w2, cdh, vw, fe, fl, fd, xn, 0.0, 0.0, NULL, NULL, 0.0, 0.0};
+                cd_arrays A = {x,  xp, fg,  fb,  w2,   cdh,  vw,  fe, fl,
+                               fd, xn, 0.0, 0.0, NULL, NULL, 0.0, 0.0};
                 s->load_done = 0;
                 int fk = s->fext_kind;
                 /* A substructure the last step did not correct (the master of an open contact)
