@@ -533,16 +533,365 @@ static int check_reduced_mass(const tvds_substructure *s, const char *mname, tvd
                       mname, k + 1, la);
 }
 
+/* The state of one Craig–Bampton reduction, shared by its stages. */
+typedef struct cb_work {
+    tvds_reduce_opts o;
+    red_watch w;
+    tvds_reduce_stats st;
+    double t0;
+    const char *kname, *mname;
+    int n, nb, ni, nm, nr;
+    int *pos;  /* -1 interior, else boundary slot */
+    int *iidx; /* interior DoF -> full index */
+    int *bidx;
+    double *freq, *lambda, *phi, *T, *AT;
+    cholmod_sparse *Mf, *Kf, *Kii, *Mii, *Kib, *Kbb;
+    cholmod_factor *L, *Ls;
+    tvds_substructure *s;
+} cb_work;
+
+static int cb_nomem(tvds_ctx *ctx)
+{
+    return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "reduce: out of memory");
+}
+
+static int cb_cholfail(cholmod_common *cc, tvds_ctx *ctx)
+{
+    if (cc->status == CHOLMOD_OUT_OF_MEMORY)
+        return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "reduce: CHOLMOD out of memory");
+    return TVDS_ERROR(ctx, TVDS_ERR_SOLVER, "reduce: CHOLMOD failure (status %d)", cc->status);
+}
+
+/* Boundary slots and interior DoF list; the recovery DoFs checked. */
+static int cb_partition(cb_work *cb, const int *boundary, int nrec, const int *recover,
+                        tvds_ctx *ctx)
+{
+    int rc = TVDS_OK;
+    for (int i = 0; i < cb->n; i++)
+        cb->pos[i] = -1;
+    for (int j = 0; j < cb->nb; j++) {
+        int b = boundary[j];
+        if (b < 0 || b >= cb->n) {
+            return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
+                              "reduce: boundary DoF index %d out of range [0, %d)", b, cb->n);
+        }
+        if (cb->pos[b] >= 0) {
+            return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "reduce: boundary DoF %d listed twice", b);
+        }
+        cb->pos[b] = j;
+        cb->bidx[j] = b;
+    }
+    for (int r = 0; r < nrec; r++)
+        if (recover[r] < 0 || recover[r] >= cb->n) {
+            return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "reduce: recovery DoF index %d out of range",
+                              recover[r]);
+        }
+    for (int i = 0, k = 0; i < cb->n; i++)
+        if (cb->pos[i] < 0) cb->iidx[k++] = i;
+    return rc;
+}
+
+/* K_ii, M_ii, K_ib, K_bb from full-storage copies of M and K. */
+static int cb_submatrices(cb_work *cb, const cholmod_sparse *M, const cholmod_sparse *K,
+                          cholmod_common *cc, tvds_ctx *ctx)
+{
+    int rc = TVDS_OK;
+    /* Submatrices. */
+    cb->Mf = full_storage(M, cc);
+    cb->Kf = full_storage(K, cc);
+    if (!cb->Mf || !cb->Kf) return cb_cholfail(cc, ctx);
+    cb->Kii = sym_sub(cb->Kf, cb->iidx, cb->ni, cc);
+    cb->Mii = sym_sub(cb->Mf, cb->iidx, cb->ni, cc);
+    cb->Kib = cholmod_submatrix(cb->Kf, cb->iidx, cb->ni, cb->bidx, cb->nb, 1, 1, cc);
+    cb->Kbb = cholmod_submatrix(cb->Kf, cb->bidx, cb->nb, cb->bidx, cb->nb, 1, 1, cc);
+    if (!cb->Kbb) return cb_cholfail(cc, ctx);
+    if (!cb->Kii || !cb->Mii || !cb->Kib) return cb_cholfail(cc, ctx);
+    cholmod_free_sparse(&cb->Mf, cc);
+    cholmod_free_sparse(&cb->Kf, cc);
+    return rc;
+}
+
+/* Factor K_ii (and K_ii - sigma M_ii for a shift). */
+static int cb_factor(cb_work *cb, const tvds_dof *dofs, cholmod_common *cc, tvds_ctx *ctx)
+{
+    int rc = TVDS_OK;
+    double t1;
+    /* Factor K_ii: it must be positive definite (the boundary restrains rigid-body motion). */
+    if ((rc = check_interior_diagonal(cb->Kii, cb->Mii, cb->iidx, dofs, cb->kname, cb->mname, ctx)))
+        return rc;
+    if ((rc = watch_stop(&cb->w, ctx))) return rc;
+    watch_stage(&cb->w, 1, "factor", 1);
+    {
+        long minor;
+        cb->L = factor_ll(cb->Kii, &minor, cc);
+        if (!cb->L) {
+            if (minor < 0) return cb_cholfail(cc, ctx);
+            return explain_breakdown(cb->Kii, cb->Mii, cb->iidx[minor], dofs, cb->kname, cc, ctx);
+        }
+        cb->st.nnz_L = (long)(cb->L->is_super ? cb->L->xsize : cb->L->nzmax);
+        cb->st.rcond_Kii = cholmod_rcond(cb->L, cc);
+        /* A zero-energy motion may survive LL' with a pivot at round-off level instead of a
+         * negative one: (min/max diagonal of L)^2 near eps is a singular K_ii. */
+        if (cb->st.rcond_Kii < RED_RCOND_MIN) {
+            return TVDS_ERROR(
+                ctx, TVDS_ERR_NOT_POSDEF,
+                "reduce: interior stiffness K_ii is numerically singular (rcond ~ %.2g):"
+                " the boundary DoFs do not restrain every rigid-body motion; retain "
+                "more DoFs (docs/reduce.md)",
+                cb->st.rcond_Kii);
+        }
+    }
+    if (cb->o.sigma != 0.0) {
+        rc = factor_shifted(cb->Kii, cb->Mii, cb->o.sigma, &cb->Ls, cc, ctx);
+        if (rc) return rc;
+    }
+    t1 = now_s();
+    cb->st.t_factor = t1 - cb->t0;
+    watch_report(&cb->w, 1);
+    if ((rc = watch_stop(&cb->w, ctx))) return rc;
+    watch_stage(&cb->w, 2, "modes", 0);
+    return rc;
+}
+
+/* Fixed-interface modes: ARPACK, widened until the cut-off frequency is passed. */
+static int cb_modes(cb_work *cb, cholmod_common *cc, tvds_ctx *ctx)
+{
+    int rc = TVDS_OK;
+    /* Fixed-interface modes first (their number fixes the width of T). */
+    {
+        double tm = now_s();
+        int nev = cb->o.nmodes > 0 ? cb->o.nmodes : 20;
+        if (nev > cb->ni - 1) nev = cb->ni - 1;
+        for (;;) {
+            tvds_free(cb->lambda);
+            tvds_free(cb->phi);
+            cb->lambda = tvds_malloc((size_t)nev * sizeof(double));
+            cb->phi = tvds_malloc((size_t)cb->ni * nev * sizeof(double));
+            if (!cb->lambda || !cb->phi) {
+                return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "reduce: out of memory for %d modes", nev);
+            }
+            rc = arpack_lowest(cb->Mii, cb->Ls ? cb->Ls : cb->L, cb->ni, nev, cb->o.sigma,
+                               cb->o.tol, cb->lambda, cb->phi, &cb->st.arpack_iter,
+                               &cb->st.arpack_nops, &cb->w, cc, ctx);
+            if (rc) return rc;
+            double fmax = sqrt(fabs(cb->lambda[nev - 1])) / RED_TWO_PI;
+            if (cb->o.nmodes > 0 || fmax >= cb->o.f_cut_hz || nev >= cb->ni - 1) break;
+            nev = 2 * nev < cb->ni - 1 ? 2 * nev : cb->ni - 1;
+        }
+        cb->nm = nev;
+        if (cb->o.f_cut_hz > 0) {
+            cb->nm = 0;
+            while (cb->nm < nev && sqrt(fabs(cb->lambda[cb->nm])) / RED_TWO_PI < cb->o.f_cut_hz)
+                cb->nm++;
+        }
+        cb->freq = tvds_malloc((size_t)(cb->nm > 0 ? cb->nm : 1) * sizeof(double));
+        if (!cb->freq) {
+            return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "reduce: out of memory");
+        }
+        for (int k = 0; k < cb->nm; k++)
+            cb->freq[k] = sqrt(fabs(cb->lambda[k])) / RED_TWO_PI;
+        cb->st.t_modes = now_s() - tm;
+    }
+    watch_report(&cb->w, cb->st.arpack_nops);
+    if ((rc = watch_stop(&cb->w, ctx))) return rc;
+    watch_stage(&cb->w, 3, "constraint modes", cb->nb);
+    return rc;
+}
+
+/* Constraint modes and the transformation T. */
+static int cb_constraint_modes(cb_work *cb, cholmod_common *cc, tvds_ctx *ctx)
+{
+    int rc = TVDS_OK;
+    /* T = [[I, 0], [Psi, Phi]] in the full model's DoF order (n x nr dense). */
+    cb->nr = cb->nb + cb->nm;
+    cb->T = tvds_calloc((size_t)cb->n * cb->nr, sizeof(double));
+    if (!cb->T) {
+        return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "reduce: out of memory for T (%d x %d)", cb->n,
+                          cb->nr);
+    }
+    {
+        double ts = now_s();
+        const int bs = 64; /* right-hand sides per CHOLMOD solve */
+        cholmod_dense *B =
+            cholmod_allocate_dense((size_t)cb->ni, (size_t)bs, (size_t)cb->ni, CHOLMOD_REAL, cc);
+        if (!B) return cb_cholfail(cc, ctx);
+        const int *Kp = cb->Kib->p, *Ki = cb->Kib->i;
+        const double *Kx = cb->Kib->x;
+        for (int j0 = 0; j0 < cb->nb && rc == TVDS_OK; j0 += bs) {
+            if ((rc = watch_stop(&cb->w, ctx))) break;
+            if (j0 > 0) watch_report(&cb->w, j0);
+            int nc = cb->nb - j0 < bs ? cb->nb - j0 : bs;
+            double *bx = B->x;
+            B->ncol = (size_t)nc;
+            memset(bx, 0, (size_t)cb->ni * nc * sizeof(double));
+            for (int c = 0; c < nc; c++)
+                for (int p = Kp[j0 + c]; p < Kp[j0 + c + 1]; p++)
+                    bx[Ki[p] + (size_t)c * cb->ni] = Kx[p];
+            cholmod_dense *X = cholmod_solve(CHOLMOD_A, cb->L, B, cc);
+            if (!X) {
+                rc = TVDS_ERROR(
+                    ctx, cc->status == CHOLMOD_OUT_OF_MEMORY ? TVDS_ERR_NOMEM : TVDS_ERR_SOLVER,
+                    "reduce: CHOLMOD solve failed (status %d)", cc->status);
+                break;
+            }
+            const double *xx = X->x;
+            for (int c = 0; c < nc; c++) {
+                double *tc = cb->T + (size_t)(j0 + c) * cb->n;
+                tc[cb->bidx[j0 + c]] = 1.0;
+                for (int r = 0; r < cb->ni; r++)
+                    tc[cb->iidx[r]] = -xx[r + (size_t)c * cb->ni];
+            }
+            cholmod_free_dense(&X, cc);
+        }
+        B->ncol = (size_t)bs;
+        cholmod_free_dense(&B, cc);
+        if (rc) return rc;
+        for (int k = 0; k < cb->nm; k++) {
+            double *tc = cb->T + (size_t)(cb->nb + k) * cb->n;
+            const double *pk = cb->phi + (size_t)k * cb->ni;
+            for (int r = 0; r < cb->ni; r++)
+                tc[cb->iidx[r]] = pk[r];
+        }
+        cb->st.t_static = now_s() - ts;
+    }
+    watch_report(&cb->w, cb->nb);
+    tvds_free(cb->phi);
+    cb->phi = NULL;
+    cholmod_free_factor(&cb->L, cc);
+    cholmod_free_factor(&cb->Ls, cc);
+    cholmod_free_sparse(&cb->Kii, cc);
+    cholmod_free_sparse(&cb->Mii, cc);
+    return rc;
+}
+
+/* The output substructure: reduced K and M. */
+static int cb_project(cb_work *cb, const cholmod_sparse *M, cholmod_common *cc, tvds_ctx *ctx)
+{
+    int rc = TVDS_OK;
+    cb->s = tvds_calloc(1, sizeof *cb->s);
+    if (!cb->s) return cb_nomem(ctx);
+    cb->s->n = cb->nr;
+    cb->s->name = tvds_strdup("craig-bampton");
+    cb->s->M = tvds_malloc((size_t)cb->nr * cb->nr * sizeof(double));
+    cb->s->K = tvds_malloc((size_t)cb->nr * cb->nr * sizeof(double));
+    cb->s->dofs = tvds_calloc((size_t)cb->nr, sizeof(tvds_dof));
+    cb->AT = tvds_malloc((size_t)cb->n * cb->nr * sizeof(double));
+    if (!cb->s->name || !cb->s->M || !cb->s->K || !cb->s->dofs || !cb->AT) return cb_nomem(ctx);
+    if ((rc = watch_stop(&cb->w, ctx))) return rc;
+    watch_stage(&cb->w, 4, "projection", cb->nr);
+    {
+        double tp = now_s();
+        reduced_stiffness(cb->Kbb, cb->Kib, cb->T, cb->n, cb->nb, cb->nm, cb->iidx, cb->lambda,
+                          cb->s->K);
+        int pr = project((cholmod_sparse *)M, cb->T, cb->n, cb->nr, cb->s->M, cb->AT, &cb->w, cc);
+        if (pr < 0) return watch_stop(&cb->w, ctx);
+        if (!pr) return cb_cholfail(cc, ctx);
+        cb->st.t_project = now_s() - tp;
+    }
+    tvds_free(cb->AT);
+    cb->AT = NULL;
+    return rc;
+}
+
+/* DoFs of the reduced model: the boundary ones, then the modal ones. */
+static void cb_reduced_dofs(cb_work *cb, const tvds_dof *dofs)
+{
+    for (int j = 0; j < cb->nb; j++) {
+        tvds_dof *dd = &cb->s->dofs[j];
+        if (dofs) {
+            *dd = dofs[cb->bidx[j]];
+            dd->kind = TVDS_DOF_PHYSICAL;
+            dd->freq_hz = 0;
+        } else {
+            dd->kind = TVDS_DOF_PHYSICAL;
+            dd->node = cb->bidx[j] + 1;
+            dd->dir = TVDS_DIR_X;
+        }
+    }
+    for (int k = 0; k < cb->nm; k++) {
+        tvds_dof *dd = &cb->s->dofs[cb->nb + k];
+        dd->kind = TVDS_DOF_MODAL;
+        dd->node = k + 1;
+        dd->dir = TVDS_DIR_NONE;
+        dd->freq_hz = cb->freq[k];
+    }
+}
+
+/* Node sets whose nodes all have a boundary DoF. */
+static int cb_sets(cb_work *cb, int nsets, const tvds_nodeset *sets, tvds_ctx *ctx)
+{
+    int rc = TVDS_OK;
+    if (nsets > 0 && sets) {
+        cb->s->sets = tvds_calloc((size_t)nsets, sizeof(tvds_nodeset));
+        if (!cb->s->sets) return cb_nomem(ctx);
+        tvds_lmap bnodes; /* nodes with a boundary DoF */
+        if (tvds_lmap_init(&bnodes, (size_t)cb->nb) != TVDS_OK) return cb_nomem(ctx);
+        for (int j = 0; j < cb->nb; j++)
+            if (tvds_lmap_put(&bnodes, cb->s->dofs[j].node, j, NULL) != TVDS_OK) {
+                tvds_lmap_free(&bnodes);
+                return cb_nomem(ctx);
+            }
+        for (int q = 0; q < nsets; q++) {
+            int all = 1;
+            for (int a = 0; a < sets[q].n && all; a++)
+                all = tvds_lmap_get(&bnodes, sets[q].nodes[a]) >= 0;
+            if (!all || sets[q].n < 1) continue;
+            tvds_nodeset *ns = &cb->s->sets[cb->s->nsets];
+            ns->name = tvds_strdup(sets[q].name);
+            ns->nodes = tvds_malloc((size_t)sets[q].n * sizeof(long));
+            cb->s->nsets++;
+            if (!ns->name || !ns->nodes) {
+                tvds_lmap_free(&bnodes);
+                return cb_nomem(ctx);
+            }
+            ns->n = sets[q].n;
+            memcpy(ns->nodes, sets[q].nodes, (size_t)ns->n * sizeof(long));
+        }
+        tvds_lmap_free(&bnodes);
+    }
+    return rc;
+}
+
+/* Recovery rows: the rows of T of the recovery DoFs. */
+static int cb_recovery(cb_work *cb, const tvds_dof *dofs, int nrec, const int *recover,
+                       tvds_ctx *ctx)
+{
+    int rc = TVDS_OK;
+    if (nrec > 0) {
+        cb->s->rec = tvds_calloc((size_t)nrec, sizeof(tvds_recovery));
+        if (!cb->s->rec) return cb_nomem(ctx);
+        for (int r = 0; r < nrec; r++) {
+            tvds_recovery *rr = &cb->s->rec[r];
+            cb->s->nrec++;
+            int g = recover[r];
+            char name[64];
+            long node = dofs ? dofs[g].node : g + 1;
+            int dir = dofs ? dofs[g].dir : TVDS_DIR_X;
+            snprintf(name, sizeof name, "node%ld.%s", node, dir_name(dir));
+            rr->name = tvds_strdup(name);
+            rr->node = node;
+            rr->dir = dir;
+            if (dofs) memcpy(rr->xyz, dofs[g].xyz, sizeof rr->xyz);
+            rr->row = tvds_malloc((size_t)cb->nr * sizeof(double));
+            if (!rr->name || !rr->row) return cb_nomem(ctx);
+            for (int c = 0; c < cb->nr; c++)
+                rr->row[c] = cb->T[g + (size_t)c * cb->n];
+        }
+    }
+    return rc;
+}
+
 int tvds_reduce_cb(const cholmod_sparse *M, const cholmod_sparse *K, const tvds_dof *dofs, int nb,
                    const int *boundary, int nrec, const int *recover, int nsets,
                    const tvds_nodeset *sets, const tvds_reduce_opts *opt, tvds_substructure **out,
                    tvds_reduce_stats *stats, cholmod_common *cc, tvds_ctx *ctx)
 {
-    double t0 = now_s(), t1;
-    tvds_reduce_opts o = opt ? *opt : tvds_reduce_opts_default();
-    red_watch w = {&o, t0, 0, NULL, 0};
-    tvds_reduce_stats st;
-    memset(&st, 0, sizeof st);
+    cb_work work, *cb = &work;
+    memset(cb, 0, sizeof *cb);
+    cb->t0 = now_s();
+    cb->o = opt ? *opt : tvds_reduce_opts_default();
+    cb->w = (red_watch){&cb->o, cb->t0, 0, NULL, 0};
+    const tvds_reduce_opts o = cb->o;
     if (out) *out = NULL;
     if (!M || !K || !out || (nb > 0 && !boundary) || (nrec > 0 && !recover) || nb < 0 || nrec < 0)
         return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "reduce: missing argument");
@@ -568,328 +917,56 @@ int tvds_reduce_cb(const cholmod_sparse *M, const cholmod_sparse *K, const tvds_
                           "DoFs, so at most %d can be computed; ask for fewer modes or retain "
                           "fewer DoFs",
                           o.nmodes, n - nb, n - nb - 1 > 0 ? n - nb - 1 : 0);
-    const char *kname = o.k_name ? o.k_name : "K", *mname = o.m_name ? o.m_name : "M";
-    int rc = TVDS_OK;
-    int ni = n - nb, nm = 0, nr = 0;
-    int *pos = tvds_malloc((size_t)n * sizeof(int));   /* -1 interior, else boundary slot */
-    int *iidx = tvds_malloc((size_t)ni * sizeof(int)); /* interior DoF -> full index */
-    int *bidx = tvds_malloc((size_t)nb * sizeof(int));
-    double *freq = NULL, *lambda = NULL, *phi = NULL, *T = NULL, *AT = NULL;
-    cholmod_sparse *Mf = NULL, *Kf = NULL, *Kii = NULL, *Mii = NULL, *Kib = NULL, *Kbb = NULL;
-    cholmod_factor *L = NULL, *Ls = NULL;
-    tvds_substructure *s = NULL;
-    if (!pos || !iidx || !bidx) {
-        rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "reduce: out of memory");
-        goto done;
+    cb->kname = o.k_name ? o.k_name : "K";
+    cb->mname = o.m_name ? o.m_name : "M";
+    cb->n = n;
+    cb->nb = nb;
+    cb->ni = n - nb;
+    cb->pos = tvds_malloc((size_t)n * sizeof(int));
+    cb->iidx = tvds_malloc((size_t)cb->ni * sizeof(int));
+    cb->bidx = tvds_malloc((size_t)nb * sizeof(int));
+    int rc = !cb->pos || !cb->iidx || !cb->bidx ? cb_nomem(ctx) : TVDS_OK;
+    if (!rc) rc = cb_partition(cb, boundary, nrec, recover, ctx);
+    if (!rc) rc = cb_submatrices(cb, M, K, cc, ctx);
+    if (!rc) rc = cb_factor(cb, dofs, cc, ctx);
+    if (!rc) rc = cb_modes(cb, cc, ctx);
+    if (!rc) rc = cb_constraint_modes(cb, cc, ctx);
+    if (!rc) rc = cb_project(cb, M, cc, ctx);
+    if (!rc) cb_reduced_dofs(cb, dofs);
+    if (!rc) rc = cb_sets(cb, nsets, sets, ctx);
+    if (!rc) rc = cb_recovery(cb, dofs, nrec, recover, ctx);
+    if (!rc) {
+        cb->st.f_max_hz = cb->nm > 0 ? cb->freq[cb->nm - 1] : 0;
+        rc = check_reduced_mass(cb->s, cb->mname, ctx);
     }
-    for (int i = 0; i < n; i++)
-        pos[i] = -1;
-    for (int j = 0; j < nb; j++) {
-        int b = boundary[j];
-        if (b < 0 || b >= n) {
-            rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID,
-                            "reduce: boundary DoF index %d out of range [0, %d)", b, n);
-            goto done;
-        }
-        if (pos[b] >= 0) {
-            rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID, "reduce: boundary DoF %d listed twice", b);
-            goto done;
-        }
-        pos[b] = j;
-        bidx[j] = b;
-    }
-    for (int r = 0; r < nrec; r++)
-        if (recover[r] < 0 || recover[r] >= n) {
-            rc = TVDS_ERROR(ctx, TVDS_ERR_INVALID, "reduce: recovery DoF index %d out of range",
-                            recover[r]);
-            goto done;
-        }
-    for (int i = 0, k = 0; i < n; i++)
-        if (pos[i] < 0) iidx[k++] = i;
-
-    /* Submatrices. */
-    Mf = full_storage(M, cc);
-    Kf = full_storage(K, cc);
-    if (!Mf || !Kf) goto cholfail;
-    Kii = sym_sub(Kf, iidx, ni, cc);
-    Mii = sym_sub(Mf, iidx, ni, cc);
-    Kib = cholmod_submatrix(Kf, iidx, ni, bidx, nb, 1, 1, cc);
-    Kbb = cholmod_submatrix(Kf, bidx, nb, bidx, nb, 1, 1, cc);
-    if (!Kbb) goto cholfail;
-    if (!Kii || !Mii || !Kib) goto cholfail;
-    cholmod_free_sparse(&Mf, cc);
-    cholmod_free_sparse(&Kf, cc);
-
-    /* Factor K_ii: it must be positive definite (the boundary restrains rigid-body motion). */
-    if ((rc = check_interior_diagonal(Kii, Mii, iidx, dofs, kname, mname, ctx))) goto done;
-    if ((rc = watch_stop(&w, ctx))) goto done;
-    watch_stage(&w, 1, "factor", 1);
-    {
-        long minor;
-        L = factor_ll(Kii, &minor, cc);
-        if (!L) {
-            if (minor < 0) goto cholfail;
-            rc = explain_breakdown(Kii, Mii, iidx[minor], dofs, kname, cc, ctx);
-            goto done;
-        }
-        st.nnz_L = (long)(L->is_super ? L->xsize : L->nzmax);
-        st.rcond_Kii = cholmod_rcond(L, cc);
-        /* A zero-energy motion may survive LL' with a pivot at round-off level instead of a
-         * negative one: (min/max diagonal of L)^2 near eps is a singular K_ii. */
-        if (st.rcond_Kii < RED_RCOND_MIN) {
-            rc =
-                TVDS_ERROR(ctx, TVDS_ERR_NOT_POSDEF,
-                           "reduce: interior stiffness K_ii is numerically singular (rcond ~ %.2g):"
-                           " the boundary DoFs do not restrain every rigid-body motion; retain "
-                           "more DoFs (docs/reduce.md)",
-                           st.rcond_Kii);
-            goto done;
-        }
-    }
-    if (o.sigma != 0.0) {
-        rc = factor_shifted(Kii, Mii, o.sigma, &Ls, cc, ctx);
-        if (rc) goto done;
-    }
-    t1 = now_s();
-    st.t_factor = t1 - t0;
-    watch_report(&w, 1);
-    if ((rc = watch_stop(&w, ctx))) goto done;
-    watch_stage(&w, 2, "modes", 0);
-
-    /* Fixed-interface modes first (their number fixes the width of T). */
-    {
-        double tm = now_s();
-        int nev = o.nmodes > 0 ? o.nmodes : 20;
-        if (nev > ni - 1) nev = ni - 1;
-        for (;;) {
-            tvds_free(lambda);
-            tvds_free(phi);
-            lambda = tvds_malloc((size_t)nev * sizeof(double));
-            phi = tvds_malloc((size_t)ni * nev * sizeof(double));
-            if (!lambda || !phi) {
-                rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "reduce: out of memory for %d modes", nev);
-                goto done;
-            }
-            rc = arpack_lowest(Mii, Ls ? Ls : L, ni, nev, o.sigma, o.tol, lambda, phi,
-                               &st.arpack_iter, &st.arpack_nops, &w, cc, ctx);
-            if (rc) goto done;
-            double fmax = sqrt(fabs(lambda[nev - 1])) / RED_TWO_PI;
-            if (o.nmodes > 0 || fmax >= o.f_cut_hz || nev >= ni - 1) break;
-            nev = 2 * nev < ni - 1 ? 2 * nev : ni - 1;
-        }
-        nm = nev;
-        if (o.f_cut_hz > 0) {
-            nm = 0;
-            while (nm < nev && sqrt(fabs(lambda[nm])) / RED_TWO_PI < o.f_cut_hz)
-                nm++;
-        }
-        freq = tvds_malloc((size_t)(nm > 0 ? nm : 1) * sizeof(double));
-        if (!freq) {
-            rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "reduce: out of memory");
-            goto done;
-        }
-        for (int k = 0; k < nm; k++)
-            freq[k] = sqrt(fabs(lambda[k])) / RED_TWO_PI;
-        st.t_modes = now_s() - tm;
-    }
-    watch_report(&w, st.arpack_nops);
-    if ((rc = watch_stop(&w, ctx))) goto done;
-    watch_stage(&w, 3, "constraint modes", nb);
-
-    /* T = [[I, 0], [Psi, Phi]] in the full model's DoF order (n x nr dense). */
-    nr = nb + nm;
-    T = tvds_calloc((size_t)n * nr, sizeof(double));
-    if (!T) {
-        rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "reduce: out of memory for T (%d x %d)", n, nr);
-        goto done;
-    }
-    {
-        double ts = now_s();
-        const int bs = 64; /* right-hand sides per CHOLMOD solve */
-        cholmod_dense *B =
-            cholmod_allocate_dense((size_t)ni, (size_t)bs, (size_t)ni, CHOLMOD_REAL, cc);
-        if (!B) goto cholfail;
-        const int *Kp = Kib->p, *Ki = Kib->i;
-        const double *Kx = Kib->x;
-        for (int j0 = 0; j0 < nb && rc == TVDS_OK; j0 += bs) {
-            if ((rc = watch_stop(&w, ctx))) break;
-            if (j0 > 0) watch_report(&w, j0);
-            int nc = nb - j0 < bs ? nb - j0 : bs;
-            double *bx = B->x;
-            B->ncol = (size_t)nc;
-            memset(bx, 0, (size_t)ni * nc * sizeof(double));
-            for (int c = 0; c < nc; c++)
-                for (int p = Kp[j0 + c]; p < Kp[j0 + c + 1]; p++)
-                    bx[Ki[p] + (size_t)c * ni] = Kx[p];
-            cholmod_dense *X = cholmod_solve(CHOLMOD_A, L, B, cc);
-            if (!X) {
-                rc = TVDS_ERROR(
-                    ctx, cc->status == CHOLMOD_OUT_OF_MEMORY ? TVDS_ERR_NOMEM : TVDS_ERR_SOLVER,
-                    "reduce: CHOLMOD solve failed (status %d)", cc->status);
-                break;
-            }
-            const double *xx = X->x;
-            for (int c = 0; c < nc; c++) {
-                double *tc = T + (size_t)(j0 + c) * n;
-                tc[bidx[j0 + c]] = 1.0;
-                for (int r = 0; r < ni; r++)
-                    tc[iidx[r]] = -xx[r + (size_t)c * ni];
-            }
-            cholmod_free_dense(&X, cc);
-        }
-        B->ncol = (size_t)bs;
-        cholmod_free_dense(&B, cc);
-        if (rc) goto done;
-        for (int k = 0; k < nm; k++) {
-            double *tc = T + (size_t)(nb + k) * n;
-            const double *pk = phi + (size_t)k * ni;
-            for (int r = 0; r < ni; r++)
-                tc[iidx[r]] = pk[r];
-        }
-        st.t_static = now_s() - ts;
-    }
-    watch_report(&w, nb);
-    tvds_free(phi);
-    phi = NULL;
-    cholmod_free_factor(&L, cc);
-    cholmod_free_factor(&Ls, cc);
-    cholmod_free_sparse(&Kii, cc);
-    cholmod_free_sparse(&Mii, cc);
-
-    /* Output substructure. */
-    s = tvds_calloc(1, sizeof *s);
-    if (!s) goto nomem;
-    s->n = nr;
-    s->name = tvds_strdup("craig-bampton");
-    s->M = tvds_malloc((size_t)nr * nr * sizeof(double));
-    s->K = tvds_malloc((size_t)nr * nr * sizeof(double));
-    s->dofs = tvds_calloc((size_t)nr, sizeof(tvds_dof));
-    AT = tvds_malloc((size_t)n * nr * sizeof(double));
-    if (!s->name || !s->M || !s->K || !s->dofs || !AT) goto nomem;
-    if ((rc = watch_stop(&w, ctx))) goto done;
-    watch_stage(&w, 4, "projection", nr);
-    {
-        double tp = now_s();
-        reduced_stiffness(Kbb, Kib, T, n, nb, nm, iidx, lambda, s->K);
-        int pr = project((cholmod_sparse *)M, T, n, nr, s->M, AT, &w, cc);
-        if (pr < 0) {
-            rc = watch_stop(&w, ctx);
-            goto done;
-        }
-        if (!pr) goto cholfail;
-        st.t_project = now_s() - tp;
-    }
-    tvds_free(AT);
-    AT = NULL;
-    for (int j = 0; j < nb; j++) {
-        tvds_dof *dd = &s->dofs[j];
-        if (dofs) {
-            *dd = dofs[bidx[j]];
-            dd->kind = TVDS_DOF_PHYSICAL;
-            dd->freq_hz = 0;
-        } else {
-            dd->kind = TVDS_DOF_PHYSICAL;
-            dd->node = bidx[j] + 1;
-            dd->dir = TVDS_DIR_X;
-        }
-    }
-    for (int k = 0; k < nm; k++) {
-        tvds_dof *dd = &s->dofs[nb + k];
-        dd->kind = TVDS_DOF_MODAL;
-        dd->node = k + 1;
-        dd->dir = TVDS_DIR_NONE;
-        dd->freq_hz = freq[k];
-    }
-    /* Node sets whose nodes all have a boundary DoF. */
-    if (nsets > 0 && sets) {
-        s->sets = tvds_calloc((size_t)nsets, sizeof(tvds_nodeset));
-        if (!s->sets) goto nomem;
-        tvds_lmap bnodes; /* nodes with a boundary DoF */
-        if (tvds_lmap_init(&bnodes, (size_t)nb) != TVDS_OK) goto nomem;
-        for (int j = 0; j < nb; j++)
-            if (tvds_lmap_put(&bnodes, s->dofs[j].node, j, NULL) != TVDS_OK) {
-                tvds_lmap_free(&bnodes);
-                goto nomem;
-            }
-        for (int q = 0; q < nsets; q++) {
-            int all = 1;
-            for (int a = 0; a < sets[q].n && all; a++)
-                all = tvds_lmap_get(&bnodes, sets[q].nodes[a]) >= 0;
-            if (!all || sets[q].n < 1) continue;
-            tvds_nodeset *ns = &s->sets[s->nsets];
-            ns->name = tvds_strdup(sets[q].name);
-            ns->nodes = tvds_malloc((size_t)sets[q].n * sizeof(long));
-            s->nsets++;
-            if (!ns->name || !ns->nodes) {
-                tvds_lmap_free(&bnodes);
-                goto nomem;
-            }
-            ns->n = sets[q].n;
-            memcpy(ns->nodes, sets[q].nodes, (size_t)ns->n * sizeof(long));
-        }
-        tvds_lmap_free(&bnodes);
-    }
-    if (nrec > 0) {
-        s->rec = tvds_calloc((size_t)nrec, sizeof(tvds_recovery));
-        if (!s->rec) goto nomem;
-        for (int r = 0; r < nrec; r++) {
-            tvds_recovery *rr = &s->rec[r];
-            s->nrec++;
-            int g = recover[r];
-            char name[64];
-            long node = dofs ? dofs[g].node : g + 1;
-            int dir = dofs ? dofs[g].dir : TVDS_DIR_X;
-            snprintf(name, sizeof name, "node%ld.%s", node, dir_name(dir));
-            rr->name = tvds_strdup(name);
-            rr->node = node;
-            rr->dir = dir;
-            if (dofs) memcpy(rr->xyz, dofs[g].xyz, sizeof rr->xyz);
-            rr->row = tvds_malloc((size_t)nr * sizeof(double));
-            if (!rr->name || !rr->row) goto nomem;
-            for (int c = 0; c < nr; c++)
-                rr->row[c] = T[g + (size_t)c * n];
-        }
-    }
-    st.f_max_hz = nm > 0 ? freq[nm - 1] : 0;
-    rc = check_reduced_mass(s, mname, ctx);
-    goto done;
-
-nomem:
-    rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "reduce: out of memory");
-    goto done;
-cholfail:
-    if (cc->status == CHOLMOD_OUT_OF_MEMORY)
-        rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "reduce: CHOLMOD out of memory");
-    else
-        rc = TVDS_ERROR(ctx, TVDS_ERR_SOLVER, "reduce: CHOLMOD failure (status %d)", cc->status);
-done:
     if (rc == TVDS_OK) {
-        *out = s;
-        s = NULL;
+        *out = cb->s;
+        cb->s = NULL;
     }
-    tvds_substructure_free(&s);
-    cholmod_free_factor(&L, cc);
-    cholmod_free_factor(&Ls, cc);
-    cholmod_free_sparse(&Mf, cc);
-    cholmod_free_sparse(&Kf, cc);
-    cholmod_free_sparse(&Kii, cc);
-    cholmod_free_sparse(&Mii, cc);
-    cholmod_free_sparse(&Kib, cc);
-    cholmod_free_sparse(&Kbb, cc);
-    tvds_free(pos);
-    tvds_free(iidx);
-    tvds_free(bidx);
-    tvds_free(freq);
-    tvds_free(lambda);
-    tvds_free(phi);
-    tvds_free(T);
-    tvds_free(AT);
+    tvds_substructure_free(&cb->s);
+    cholmod_free_factor(&cb->L, cc);
+    cholmod_free_factor(&cb->Ls, cc);
+    cholmod_free_sparse(&cb->Mf, cc);
+    cholmod_free_sparse(&cb->Kf, cc);
+    cholmod_free_sparse(&cb->Kii, cc);
+    cholmod_free_sparse(&cb->Mii, cc);
+    cholmod_free_sparse(&cb->Kib, cc);
+    cholmod_free_sparse(&cb->Kbb, cc);
+    tvds_free(cb->pos);
+    tvds_free(cb->iidx);
+    tvds_free(cb->bidx);
+    tvds_free(cb->freq);
+    tvds_free(cb->lambda);
+    tvds_free(cb->phi);
+    tvds_free(cb->T);
+    tvds_free(cb->AT);
+    tvds_reduce_stats st = cb->st;
     st.n = n;
     st.nb = nb;
-    st.ni = ni;
-    st.nm = nm;
+    st.ni = cb->ni;
+    st.nm = cb->nm;
     st.nnz_K = (long)cholmod_nnz((cholmod_sparse *)K, cc);
-    st.t_total = now_s() - t0;
+    st.t_total = now_s() - cb->t0;
     struct rusage ru;
     if (getrusage(RUSAGE_SELF, &ru) == 0) st.peak_rss_kb = ru.ru_maxrss;
     if (stats) *stats = st;

@@ -89,23 +89,33 @@ static int read_unstable(const char *path, double **fmin, double **fmax, int **b
     return 0;
 }
 
-int tvds_cmd_spectrogram(int argc, char **argv)
+typedef struct {
+    const char *hist, *channel, *outdir, *locus;
+    tvds_stft_options so;
+    double fmax, range_db;
+    char dirbuf[4096];
+} spectrogram_args;
+
+/* Options and operands: 0 to go on, -1 after --help, else a usage error's exit code. */
+static int spectrogram_parse(int argc, char **argv, spectrogram_args *a)
 {
-    const char *hist = NULL, *channel = NULL, *outdir = NULL, *locus = NULL, *val;
-    tvds_stft_options so = tvds_stft_options_default();
-    double fmax = 0.0, range_db = 80.0;
+    const char *val;
     int r;
-    const tvds_cli_opt opts[] = {{"--channel", NULL, &channel, NULL, 0},
-                                 {"--output", "-o", &outdir, NULL, 0},
-                                 {"--locus", NULL, &locus, NULL, 0},
-                                 {"--detrend", NULL, NULL, &so.detrend, 1},
+    a->hist = a->channel = a->outdir = a->locus = NULL;
+    a->so = tvds_stft_options_default();
+    a->fmax = 0.0;
+    a->range_db = 80.0;
+    const tvds_cli_opt opts[] = {{"--channel", NULL, &a->channel, NULL, 0},
+                                 {"--output", "-o", &a->outdir, NULL, 0},
+                                 {"--locus", NULL, &a->locus, NULL, 0},
+                                 {"--detrend", NULL, NULL, &a->so.detrend, 1},
                                  {NULL, NULL, NULL, NULL, 0}};
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
+        const char *arg = argv[i];
         double v;
-        if (tvds_cli_is_help(a)) {
+        if (tvds_cli_is_help(arg)) {
             spectrogram_help(stdout);
-            return 0;
+            return -1;
         } else if ((r = tvds_cli_opt_table(argc, argv, &i, opts)) != 0) {
             if (r < 0) return 2;
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--window", NULL, &val)) != 0) {
@@ -113,65 +123,174 @@ int tvds_cmd_spectrogram(int argc, char **argv)
             if (tvds_cli_parse_double(val, &v) || v < 2 || v > (1 << 26) || v != floor(v))
                 return tvds_cli_usage_error("spectrogram: --window %s: expected an integer >= 2",
                                             val);
-            so.nwin = (int)v;
+            a->so.nwin = (int)v;
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--overlap", NULL, &val)) != 0) {
             if (r < 0) return 2;
             if (tvds_cli_parse_double(val, &v) || v < 0 || v >= 1)
                 return tvds_cli_usage_error("spectrogram: --overlap %s: expected 0 <= R < 1", val);
-            so.overlap = v;
+            a->so.overlap = v;
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--fmax", NULL, &val)) != 0) {
             if (r < 0) return 2;
             if (tvds_cli_parse_double(val, &v) || v <= 0)
                 return tvds_cli_usage_error("spectrogram: --fmax %s: expected a frequency > 0",
                                             val);
-            fmax = v;
+            a->fmax = v;
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--range", NULL, &val)) != 0) {
             if (r < 0) return 2;
             if (tvds_cli_parse_double(val, &v) || v <= 0)
                 return tvds_cli_usage_error("spectrogram: --range %s: expected dB > 0", val);
-            range_db = v;
+            a->range_db = v;
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--window-type", NULL, &val)) != 0) {
             if (r < 0) return 2;
             if (!strcmp(val, "hann"))
-                so.window = TVDS_WINDOW_HANN;
+                a->so.window = TVDS_WINDOW_HANN;
             else if (!strcmp(val, "hamming"))
-                so.window = TVDS_WINDOW_HAMMING;
+                a->so.window = TVDS_WINDOW_HAMMING;
             else if (!strcmp(val, "rect"))
-                so.window = TVDS_WINDOW_RECT;
+                a->so.window = TVDS_WINDOW_RECT;
             else
                 return tvds_cli_usage_error(
                     "spectrogram: --window-type %s: expected hann, hamming or rect", val);
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--scaling", NULL, &val)) != 0) {
             if (r < 0) return 2;
             if (!strcmp(val, "amplitude"))
-                so.scaling = TVDS_SPEC_AMPLITUDE;
+                a->so.scaling = TVDS_SPEC_AMPLITUDE;
             else if (!strcmp(val, "psd"))
-                so.scaling = TVDS_SPEC_PSD;
+                a->so.scaling = TVDS_SPEC_PSD;
             else
                 return tvds_cli_usage_error("spectrogram: --scaling %s: expected amplitude or psd",
                                             val);
-        } else if (a[0] == '-' && a[1] != '\0') {
+        } else if (arg[0] == '-' && arg[1] != '\0') {
             return tvds_cli_usage_error(
-                "spectrogram: unknown option '%s' (see 'tvds spectrogram --help')", a);
-        } else if (!hist) {
-            hist = a;
+                "spectrogram: unknown option '%s' (see 'tvds spectrogram --help')", arg);
+        } else if (!a->hist) {
+            a->hist = arg;
         } else {
             return tvds_cli_usage_error("spectrogram: more than one history file ('%s', '%s')",
-                                        hist, a);
+                                        a->hist, arg);
         }
     }
-    if (!hist) return tvds_cli_usage_error("spectrogram: missing HISTORY.csv (see --help)");
-    if (!channel) return tvds_cli_usage_error("spectrogram: missing --channel NAME");
+    if (!a->hist) return tvds_cli_usage_error("spectrogram: missing HISTORY.csv (see --help)");
+    if (!a->channel) return tvds_cli_usage_error("spectrogram: missing --channel NAME");
 
-    char dirbuf[4096];
-    if (!outdir) {
-        const char *sl = strrchr(hist, '/');
-        size_t n = sl ? (size_t)(sl - hist) : 1;
-        if (n >= sizeof dirbuf) n = sizeof dirbuf - 1;
-        memcpy(dirbuf, sl ? hist : ".", n);
-        dirbuf[n] = '\0';
-        outdir = dirbuf;
+    if (!a->outdir) {
+        const char *sl = strrchr(a->hist, '/');
+        size_t n = sl ? (size_t)(sl - a->hist) : 1;
+        if (n >= sizeof a->dirbuf) n = sizeof a->dirbuf - 1;
+        memcpy(a->dirbuf, sl ? a->hist : ".", n);
+        a->dirbuf[n] = '\0';
+        a->outdir = a->dirbuf;
     }
+    return 0;
+}
+
+/* spectrogram.csv: one block per frame, up to bin jmax; *smax the largest value written. */
+static int spectrogram_write_csv(const char *csv, const tvds_stft *st, int jmax, int psd,
+                                 const char *unit, double *smax)
+{
+    FILE *f = fopen(csv, "w");
+    if (!f) {
+        fprintf(stderr, "tvds: %s: cannot write: %s\n", csv, strerror(errno));
+        return 2;
+    }
+    if (psd)
+        fprintf(f, "t [s],f [Hz],psd [(%s)^2/Hz]\n", unit && *unit ? unit : "1");
+    else
+        fprintf(f, "t [s],f [Hz],amplitude [%s]\n", unit && *unit ? unit : "1");
+    for (int k = 0; k < st->nframes; k++) {
+        if (k) fputc('\n', f);
+        for (int j = 0; j < jmax; j++) {
+            double v = st->S[(size_t)k * st->nfreq + j];
+            if (v > *smax) *smax = v;
+            fprintf(f, "%.9g,%.9g,%.9g\n", st->t[k], st->f[j], v);
+        }
+    }
+    if (fclose(f) != 0) {
+        fprintf(stderr, "tvds: %s: write error\n", csv);
+        return 2;
+    }
+    return 0;
+}
+
+/* spectrogram.png: the heat map in dB, with the CEA's unstable frequencies (--locus) as lines.
+ * Returns 0 with the renderer's code in *prc, else the exit code. */
+static int spectrogram_plot(const spectrogram_args *a, const tvds_stft *st, int jmax, double smax,
+                            const char *unit, const char *csv, const char *png,
+                            const double *fmin_u, const double *fmax_u, const int *br_u, int nu,
+                            int *prc, tvds_ctx *ctx)
+{
+    int psd = a->so.scaling == TVDS_SPEC_PSD;
+    /* Colour map in dB: 20 log10 of amplitudes, 10 log10 of PSDs. */
+    double top = smax > 0 ? (psd ? 10.0 : 20.0) * log10(smax) : 0.0;
+    char using[64], cblabel[128];
+    snprintf(using, sizeof using, "1:2:(%s*log10($3 > 0 ? $3 : 1e-300))", psd ? "10" : "20");
+    if (psd)
+        snprintf(cblabel, sizeof cblabel, "PSD [dB re 1 (%s)^2/Hz]", unit && *unit ? unit : "1");
+    else
+        snprintf(cblabel, sizeof cblabel, "amplitude [dB re 1 %s]", unit && *unit ? unit : "");
+    tvds_plot_series se = {
+        .file = csv, .header_lines = 1, .using = using, .style = TVDS_PLOT_HEATMAP};
+    tvds_plot_refline *refs = NULL;
+    char(*labels)[64] = NULL;
+    int nref = 0;
+    if (nu > 0) {
+        refs = tvds_calloc((size_t)nu * 2, sizeof *refs);
+        labels = tvds_calloc((size_t)nu, sizeof *labels);
+        if (!refs || !labels) {
+            tvds_free(refs);
+            tvds_free(labels);
+            return tvds_cli_report(TVDS_ERR_NOMEM, NULL);
+        }
+        double ftop = a->fmax > 0 ? a->fmax : st->f[st->nfreq - 1];
+        for (int u = 0; u < nu; u++) {
+            if (fmin_u[u] > ftop) continue;
+            snprintf(labels[u], sizeof labels[u], "CEA unstable, branch %d", br_u[u]);
+            refs[nref++] = (tvds_plot_refline){
+                .value = fmin_u[u], .label = labels[u], .color = "#ff3030", .dashed = 1};
+            if (fmax_u[u] - fmin_u[u] > 1e-3 * fmax_u[u] && fmax_u[u] <= ftop)
+                refs[nref++] =
+                    (tvds_plot_refline){.value = fmax_u[u], .color = "#ff3030", .dashed = 1};
+        }
+    }
+    tvds_plot_panel pa = tvds_plot_panel_default();
+    char title[512];
+    snprintf(title, sizeof title, "%s: %s (%s window, %d samples, overlap %.2f)", a->hist,
+             a->channel,
+             a->so.window == TVDS_WINDOW_HANN      ? "Hann"
+             : a->so.window == TVDS_WINDOW_HAMMING ? "Hamming"
+                                                   : "rect",
+             a->so.nwin, a->so.overlap);
+    pa.title = title;
+    pa.xlabel = "t [s]";
+    pa.ylabel = "f [Hz]";
+    pa.cblabel = cblabel;
+    pa.grid = 0;
+    pa.xmin = st->t[0];
+    pa.xmax = st->t[st->nframes - 1];
+    pa.ymin = 0.0;
+    pa.ymax = st->f[jmax - 1];
+    pa.cbmin = top - a->range_db;
+    pa.cbmax = top;
+    pa.nseries = 1;
+    pa.series = &se;
+    pa.nrefs = nref;
+    pa.refs = refs;
+    tvds_plot_figure fig = {
+        .output = png, .width = 1200, .height = 700, .npanels = 1, .panels = &pa};
+    *prc = tvds_plot_render(&fig, ctx);
+    tvds_free(refs);
+    tvds_free(labels);
+    return 0;
+}
+
+int tvds_cmd_spectrogram(int argc, char **argv)
+{
+    spectrogram_args a;
+    int pr = spectrogram_parse(argc, argv, &a);
+    if (pr) return pr < 0 ? 0 : pr;
+    const char *hist = a.hist, *channel = a.channel, *outdir = a.outdir, *locus = a.locus;
+    const tvds_stft_options so = a.so;
+    const double fmax = a.fmax;
     tvds_ctx ctx;
     tvds_ctx_init(&ctx);
     double *t = NULL, *x = NULL, *fmin_u = NULL, *fmax_u = NULL;
@@ -218,91 +337,12 @@ int tvds_cmd_spectrogram(int argc, char **argv)
     if (fmax > 0)
         while (jmax > 1 && st->f[jmax - 1] > fmax)
             jmax--;
-    FILE *f = fopen(csv, "w");
-    if (!f) {
-        fprintf(stderr, "tvds: %s: cannot write: %s\n", csv, strerror(errno));
-        rc = 2;
-        goto out;
-    }
     int psd = so.scaling == TVDS_SPEC_PSD;
-    if (psd)
-        fprintf(f, "t [s],f [Hz],psd [(%s)^2/Hz]\n", unit && *unit ? unit : "1");
-    else
-        fprintf(f, "t [s],f [Hz],amplitude [%s]\n", unit && *unit ? unit : "1");
     double smax = 0.0;
-    for (int k = 0; k < st->nframes; k++) {
-        if (k) fputc('\n', f);
-        for (int j = 0; j < jmax; j++) {
-            double v = st->S[(size_t)k * st->nfreq + j];
-            if (v > smax) smax = v;
-            fprintf(f, "%.9g,%.9g,%.9g\n", st->t[k], st->f[j], v);
-        }
-    }
-    if (fclose(f) != 0) {
-        fprintf(stderr, "tvds: %s: write error\n", csv);
-        rc = 2;
-        goto out;
-    }
-    /* Colour map in dB: 20 log10 of amplitudes, 10 log10 of PSDs. */
-    double top = smax > 0 ? (psd ? 10.0 : 20.0) * log10(smax) : 0.0;
-    char using[64], cblabel[128];
-    snprintf(using, sizeof using, "1:2:(%s*log10($3 > 0 ? $3 : 1e-300))", psd ? "10" : "20");
-    if (psd)
-        snprintf(cblabel, sizeof cblabel, "PSD [dB re 1 (%s)^2/Hz]", unit && *unit ? unit : "1");
-    else
-        snprintf(cblabel, sizeof cblabel, "amplitude [dB re 1 %s]", unit && *unit ? unit : "");
-    tvds_plot_series se = {
-        .file = csv, .header_lines = 1, .using = using, .style = TVDS_PLOT_HEATMAP};
-    tvds_plot_refline *refs = NULL;
-    char(*labels)[64] = NULL;
-    int nref = 0;
-    if (nu > 0) {
-        refs = tvds_calloc((size_t)nu * 2, sizeof *refs);
-        labels = tvds_calloc((size_t)nu, sizeof *labels);
-        if (!refs || !labels) {
-            tvds_free(refs);
-            tvds_free(labels);
-            rc = tvds_cli_report(TVDS_ERR_NOMEM, NULL);
-            goto out;
-        }
-        double ftop = fmax > 0 ? fmax : st->f[st->nfreq - 1];
-        for (int u = 0; u < nu; u++) {
-            if (fmin_u[u] > ftop) continue;
-            snprintf(labels[u], sizeof labels[u], "CEA unstable, branch %d", br_u[u]);
-            refs[nref++] = (tvds_plot_refline){
-                .value = fmin_u[u], .label = labels[u], .color = "#ff3030", .dashed = 1};
-            if (fmax_u[u] - fmin_u[u] > 1e-3 * fmax_u[u] && fmax_u[u] <= ftop)
-                refs[nref++] =
-                    (tvds_plot_refline){.value = fmax_u[u], .color = "#ff3030", .dashed = 1};
-        }
-    }
-    tvds_plot_panel pa = tvds_plot_panel_default();
-    char title[512];
-    snprintf(title, sizeof title, "%s: %s (%s window, %d samples, overlap %.2f)", hist, channel,
-             so.window == TVDS_WINDOW_HANN      ? "Hann"
-             : so.window == TVDS_WINDOW_HAMMING ? "Hamming"
-                                                : "rect",
-             so.nwin, so.overlap);
-    pa.title = title;
-    pa.xlabel = "t [s]";
-    pa.ylabel = "f [Hz]";
-    pa.cblabel = cblabel;
-    pa.grid = 0;
-    pa.xmin = st->t[0];
-    pa.xmax = st->t[st->nframes - 1];
-    pa.ymin = 0.0;
-    pa.ymax = st->f[jmax - 1];
-    pa.cbmin = top - range_db;
-    pa.cbmax = top;
-    pa.nseries = 1;
-    pa.series = &se;
-    pa.nrefs = nref;
-    pa.refs = refs;
-    tvds_plot_figure fig = {
-        .output = png, .width = 1200, .height = 700, .npanels = 1, .panels = &pa};
-    int prc = tvds_plot_render(&fig, &ctx);
-    tvds_free(refs);
-    tvds_free(labels);
+    if ((rc = spectrogram_write_csv(csv, st, jmax, psd, unit, &smax)) != 0) goto out;
+    int prc = TVDS_OK;
+    rc = spectrogram_plot(&a, st, jmax, smax, unit, csv, png, fmin_u, fmax_u, br_u, nu, &prc, &ctx);
+    if (rc) goto out;
     printf("spectrogram: %s [%s], %ld samples at %.6g Hz, %d frames x %d bins (df = %.6g Hz)\n",
            channel, unit ? unit : "", n, 1.0 / dt, st->nframes, jmax, st->df);
     printf("  %s\n", csv);

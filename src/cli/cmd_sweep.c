@@ -236,6 +236,118 @@ static void journal_row(void *user, const tvds_sweep_row *row)
     if (j->pg) tvds_cli_progress_count(j->pg, "runs", j->done, j->total);
 }
 
+/* The output directory: rank 0 opens (locks) it and clears a fresh sweep's files. */
+static int sweep_open_outdir(const sweep_args *a, int rank, tvds_outdir **od, tvds_ctx *ctx)
+{
+    int rc = TVDS_OK;
+    if (rank == 0) {
+        rc = tvds_outdir_open(a->outdir, od, ctx);
+        if (!rc && !a->resume)
+            rc = tvds_outdir_clear(*od, sweep_files,
+                                   (int)(sizeof sweep_files / sizeof *sweep_files), ctx);
+    }
+#ifdef TVDS_MPI
+    MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+#endif
+    return rc;
+}
+
+/* The inputs' hash: --resume refuses a journal begun on another case text or input file. The
+ * case is read as for the grid's first point (a grid key may be one the case needs). */
+static int sweep_inputs_hash(const sweep_args *a, char inputs[17], tvds_ctx *ctx)
+{
+    char first[TVDS_SWEEP_MAX_AXES][192];
+    const char **hov = calloc((size_t)a->sets.n + TVDS_SWEEP_MAX_AXES, sizeof *hov);
+    int nhov = 0;
+    for (int i = 0; hov && i < a->sets.n; i++)
+        hov[nhov++] = a->sets.v[i];
+    for (int i = 0; hov && i < a->nax; i++) {
+        snprintf(first[i], sizeof first[i], "%s=%.17g", a->ax[i].key, a->ax[i].a);
+        hov[nhov++] = first[i];
+    }
+    int rc = hov ? tvds_sweep_inputs_hash(a->case_path, hov, nhov, inputs, ctx)
+                 : TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "sweep: out of memory");
+    free(hov);
+    return rc;
+}
+
+/* --resume: the runs already in the journal are marked done; a last line cut by a full disk or a
+ * kill goes before new lines are appended after it. */
+static int sweep_resume_read(const sweep_args *a, int rank, const char *jpath, const char *sig,
+                             long total, unsigned char *done, long *nprev, long *cut, tvds_ctx *ctx)
+{
+    tvds_sweep_row *prev = NULL;
+    int rc = tvds_sweep_journal_read(jpath, sig, a->nax, total, &prev, nprev, ctx);
+    if (!rc && rank == 0) rc = tvds_sweep_journal_trim(jpath, cut, ctx);
+    for (long i = 0; !rc && i < *nprev; i++)
+        done[prev[i].index] = 1;
+    tvds_free(prev);
+    return rc;
+}
+
+/* The journal that receives the new runs, opened for appending; rank 0 writes the signature line
+ * into a new one. */
+static int sweep_journal_open(const char *jpath, char *sig, int rank, int *fd, tvds_ctx *ctx)
+{
+    *fd = open(jpath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+    struct stat st;
+    if (*fd < 0 || fstat(*fd, &st) != 0)
+        return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot open: %s", jpath, strerror(errno));
+    int rc = TVDS_OK;
+    if (st.st_size == 0 && rank == 0) {
+        size_t sl = strlen(sig);
+        sig[sl] = '\n';
+        if (write(*fd, sig, sl + 1) != (ssize_t)(sl + 1))
+            rc = TVDS_ERROR(ctx, TVDS_ERR_WRITE, "%s: write failed: %s", jpath, strerror(errno));
+        sig[sl] = '\0';
+    }
+    return rc;
+}
+
+/* Rank 0's output: sweep.csv from the journal, the map, the summary line. Returns the exit code. */
+static int sweep_output(const sweep_args *a, int size, const char *jpath, const char *sig,
+                        long total, double wall, int exit_code, int interrupted, tvds_ctx *ctx)
+{
+    /* sweep.csv comes from the journal: the runs of this session and of the earlier ones
+     * (--resume), bit for bit as computed. */
+    tvds_sweep_row *all = NULL;
+    long nall = 0;
+    tvds_ctx_init(ctx);
+    int rc = tvds_sweep_journal_read(jpath, sig, a->nax, total, &all, &nall, ctx);
+    if (!rc) rc = tvds_sweep_write_csv(a->outdir, a->ax, a->nax, all, nall, ctx);
+    if (rc) {
+        int ec = tvds_cli_report(rc, ctx);
+        if (!exit_code) exit_code = ec;
+    }
+    if (exit_code && !interrupted) rc = exit_code; /* no plot, no "wrote" line */
+    if (interrupted)
+        fprintf(stderr,
+                "tvds: sweep: %ld of %ld runs finished, kept in %s and %s/sweep.csv; run the "
+                "same command with --resume to complete the grid\n",
+                nall, total, jpath, a->outdir);
+    if (!rc && !interrupted) {
+        tvds_ctx_init(ctx);
+        int pr2 = tvds_sweep_plot(a->outdir, a->ax, a->nax, all, nall, a->o.mode, ctx);
+        if (pr2 > 0)
+            fprintf(stderr, "tvds: warning: %s\n", ctx->msg[0] ? ctx->msg : tvds_strerror(pr2));
+        else if (pr2 < 0)
+            exit_code = tvds_cli_report(pr2, ctx);
+    }
+    long nun = 0;
+    double cpu = 0.0;
+    for (long i = 0; !interrupted && i < nall; i++) {
+        nun += all[i].unstable;
+        cpu += all[i].cpu_seconds;
+    }
+    int nt = a->o.nthreads > 0 ? a->o.nthreads : omp_get_max_threads();
+    if (!interrupted && !exit_code)
+        printf("sweep: %ld runs (%ld unstable) in %.3f s wall, %.3f runs/s, %.3f CPU s; %d "
+               "thread(s) x %d rank(s); wrote %s/sweep.csv and %s/squeal_map.png\n",
+               nall, nun, wall, wall > 0 ? nall / wall : 0.0, cpu, nt, size, a->outdir, a->outdir);
+    tvds_free(all);
+    return exit_code;
+}
+
 int tvds_cmd_sweep(int argc, char **argv)
 {
     int rank = 0, size = 1;
@@ -263,16 +375,7 @@ int tvds_cmd_sweep(int argc, char **argv)
     tvds_ctx ctx;
     tvds_ctx_init(&ctx);
     tvds_outdir *od = NULL;
-    int rc = TVDS_OK;
-    if (rank == 0) {
-        rc = tvds_outdir_open(a.outdir, &od, &ctx);
-        if (!rc && !a.resume)
-            rc = tvds_outdir_clear(od, sweep_files, (int)(sizeof sweep_files / sizeof *sweep_files),
-                                   &ctx);
-    }
-#ifdef TVDS_MPI
-    MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
-#endif
+    int rc = sweep_open_outdir(&a, rank, &od, &ctx);
     if (rc) {
         tvds_cli_sets_free(&a.sets);
         int ec = rank == 0 ? tvds_cli_report(rc, &ctx) : 2;
@@ -284,20 +387,7 @@ int tvds_cmd_sweep(int argc, char **argv)
     }
     char jpath[4200], sig[4096], inputs[17];
     snprintf(jpath, sizeof jpath, "%s/sweep.points.csv", a.outdir);
-    /* The inputs' hash: --resume refuses a journal begun on another case text or input file. The
-     * case is read as for the grid's first point (a grid key may be one the case needs). */
-    char first[TVDS_SWEEP_MAX_AXES][192];
-    const char **hov = calloc((size_t)a.sets.n + TVDS_SWEEP_MAX_AXES, sizeof *hov);
-    int nhov = 0;
-    for (int i = 0; hov && i < a.sets.n; i++)
-        hov[nhov++] = a.sets.v[i];
-    for (int i = 0; hov && i < a.nax; i++) {
-        snprintf(first[i], sizeof first[i], "%s=%.17g", a.ax[i].key, a.ax[i].a);
-        hov[nhov++] = first[i];
-    }
-    rc = hov ? tvds_sweep_inputs_hash(a.case_path, hov, nhov, inputs, &ctx)
-             : TVDS_ERROR(&ctx, TVDS_ERR_NOMEM, "sweep: out of memory");
-    free(hov);
+    rc = sweep_inputs_hash(&a, inputs, &ctx);
     if (rc) {
         int ec = tvds_cli_report(rc, &ctx);
         tvds_outdir_close(&od);
@@ -314,17 +404,10 @@ int tvds_cmd_sweep(int argc, char **argv)
     }
     /* Runs already finished (--resume), then the journal that receives the new ones. */
     unsigned char *done = calloc((size_t)(total > 0 ? total : 1), 1);
-    tvds_sweep_row *prev = NULL;
-    long nprev = 0;
+    long nprev = 0, cut = 0;
     rc = done ? TVDS_OK : TVDS_ERR_NOMEM;
     if (!rc && a.resume)
-        rc = tvds_sweep_journal_read(jpath, sig, a.nax, total, &prev, &nprev, &ctx);
-    long cut = 0;
-    /* A last line cut by a full disk or a kill goes before new lines are appended after it. */
-    if (!rc && a.resume && rank == 0) rc = tvds_sweep_journal_trim(jpath, &cut, &ctx);
-    for (long i = 0; !rc && i < nprev; i++)
-        done[prev[i].index] = 1;
-    tvds_free(prev);
+        rc = sweep_resume_read(&a, rank, jpath, sig, total, done, &nprev, &cut, &ctx);
     tvds_cli_progress pg;
     tvds_cli_progress_init(&pg, a.quiet || rank != 0, "sweep");
     pg.base = nprev;
@@ -333,20 +416,7 @@ int tvds_cmd_sweep(int argc, char **argv)
     /* Rank 0 opens the journal and writes its first line before any rank appends a run. */
     if (rank != 0) MPI_Barrier(MPI_COMM_WORLD);
 #endif
-    if (!rc) {
-        jr.fd = open(jpath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
-        struct stat st;
-        if (jr.fd < 0 || fstat(jr.fd, &st) != 0)
-            rc = TVDS_ERROR(&ctx, TVDS_ERR_IO, "%s: cannot open: %s", jpath, strerror(errno));
-        else if (st.st_size == 0 && rank == 0) {
-            size_t sl = strlen(sig);
-            sig[sl] = '\n';
-            if (write(jr.fd, sig, sl + 1) != (ssize_t)(sl + 1))
-                rc = TVDS_ERROR(&ctx, TVDS_ERR_WRITE, "%s: write failed: %s", jpath,
-                                strerror(errno));
-            sig[sl] = '\0';
-        }
-    }
+    if (!rc) rc = sweep_journal_open(jpath, sig, rank, &jr.fd, &ctx);
 #ifdef TVDS_MPI
     if (rank == 0) MPI_Barrier(MPI_COMM_WORLD);
 #endif
@@ -385,8 +455,8 @@ int tvds_cmd_sweep(int argc, char **argv)
     }
     if (rc) exit_code = tvds_cli_report(rc, &ctx);
     tvds_sweep_row *all = rows;
-    long nall = nrows;
 #ifdef TVDS_MPI
+    long nall = nrows;
     int worst = exit_code;
     MPI_Allreduce(&exit_code, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (worst) {
@@ -428,43 +498,9 @@ int tvds_cmd_sweep(int argc, char **argv)
     free(recv);
 #endif
     if (rank == 0 && (!exit_code || interrupted || jr.failed)) {
-        /* sweep.csv comes from the journal: the runs of this session and of the earlier ones
-         * (--resume), bit for bit as computed. */
         if (all != rows) free(all);
         all = NULL;
-        tvds_ctx_init(&ctx);
-        rc = tvds_sweep_journal_read(jpath, sig, a.nax, total, &all, &nall, &ctx);
-        if (!rc) rc = tvds_sweep_write_csv(a.outdir, a.ax, a.nax, all, nall, &ctx);
-        if (rc) {
-            int ec = tvds_cli_report(rc, &ctx);
-            if (!exit_code) exit_code = ec;
-        }
-        if (exit_code && !interrupted) rc = exit_code; /* no plot, no "wrote" line */
-        if (interrupted)
-            fprintf(stderr,
-                    "tvds: sweep: %ld of %ld runs finished, kept in %s and %s/sweep.csv; run the "
-                    "same command with --resume to complete the grid\n",
-                    nall, total, jpath, a.outdir);
-        if (!rc && !interrupted) {
-            tvds_ctx_init(&ctx);
-            int pr2 = tvds_sweep_plot(a.outdir, a.ax, a.nax, all, nall, a.o.mode, &ctx);
-            if (pr2 > 0)
-                fprintf(stderr, "tvds: warning: %s\n", ctx.msg[0] ? ctx.msg : tvds_strerror(pr2));
-            else if (pr2 < 0)
-                exit_code = tvds_cli_report(pr2, &ctx);
-        }
-        long nun = 0;
-        double cpu = 0.0;
-        for (long i = 0; !interrupted && i < nall; i++) {
-            nun += all[i].unstable;
-            cpu += all[i].cpu_seconds;
-        }
-        int nt = a.o.nthreads > 0 ? a.o.nthreads : omp_get_max_threads();
-        if (!interrupted && !exit_code)
-            printf("sweep: %ld runs (%ld unstable) in %.3f s wall, %.3f runs/s, %.3f CPU s; %d "
-                   "thread(s) x %d rank(s); wrote %s/sweep.csv and %s/squeal_map.png\n",
-                   nall, nun, wall, wall > 0 ? nall / wall : 0.0, cpu, nt, size, a.outdir,
-                   a.outdir);
+        exit_code = sweep_output(&a, size, jpath, sig, total, wall, exit_code, interrupted, &ctx);
     }
     if (all != rows) tvds_free(all);
     free(rows);
