@@ -155,72 +155,6 @@ int tvds_fe_model_write(const tvds_fe_model *m, const char *dir, tvds_ctx *ctx)
 
 /* ---- Reading: DoF table and node sets, linear in the size of the files ---------------------- */
 
-/* Node id -> slot, and per slot the DoF index of each direction (-1: none). Lets the readers
- * and the DoF specifications find a node's DoFs in O(1) instead of scanning the table. */
-typedef struct node_index {
-    tvds_lmap map;
-    int (*dof)[6]; /* nslot */
-    int *mark;     /* nslot: scratch (set duplicate detection) */
-    int nslot, cap;
-} node_index;
-
-static void nix_free(node_index *x)
-{
-    tvds_lmap_free(&x->map);
-    tvds_free(x->dof);
-    tvds_free(x->mark);
-    memset(x, 0, sizeof *x);
-}
-
-static int nix_init(node_index *x, size_t n)
-{
-    memset(x, 0, sizeof *x);
-    return tvds_lmap_init(&x->map, n);
-}
-
-/* Record DoF g = (node, dir). *slot receives the node's slot; *prev the DoF index already
- * given for (node, dir) (-1 if none) and *first the node's first DoF index (-1: new node). */
-static int nix_add(node_index *x, long node, int dir, int g, int *prev, int *first)
-{
-    int old;
-    if (tvds_lmap_put(&x->map, node, x->nslot, &old) != TVDS_OK) return TVDS_ERR_NOMEM;
-    if (old < 0) {
-        if (x->nslot == x->cap) {
-            int nc = x->cap ? 2 * x->cap : 256;
-            int(*nd)[6] = tvds_realloc(x->dof, (size_t)nc * sizeof *nd);
-            if (!nd) return TVDS_ERR_NOMEM;
-            x->dof = nd;
-            x->cap = nc;
-        }
-        old = x->nslot++;
-        for (int d = 0; d < 6; d++)
-            x->dof[old][d] = -1;
-        *first = -1;
-    } else {
-        *first = -1;
-        for (int d = 0; d < 6; d++)
-            if (x->dof[old][d] >= 0 && (*first < 0 || x->dof[old][d] < *first))
-                *first = x->dof[old][d];
-    }
-    *prev = x->dof[old][dir];
-    if (*prev < 0) x->dof[old][dir] = g;
-    return TVDS_OK;
-}
-
-static int nix_build(node_index *x, int n, const tvds_dof *dofs)
-{
-    if (nix_init(x, (size_t)n) != TVDS_OK) return TVDS_ERR_NOMEM;
-    for (int g = 0; g < n; g++) {
-        if (dofs[g].kind != TVDS_DOF_PHYSICAL || dofs[g].dir < 0 || dofs[g].dir >= 6) continue;
-        int prev, first;
-        if (nix_add(x, dofs[g].node, dofs[g].dir, g, &prev, &first) != TVDS_OK) {
-            nix_free(x);
-            return TVDS_ERR_NOMEM;
-        }
-    }
-    return TVDS_OK;
-}
-
 int tvds_fe_dofs_read(const char *dofs_path, const char *sets_path, int *n, tvds_dof **dofs,
                       int *nsets, tvds_nodeset **sets, tvds_ctx *ctx)
 {
@@ -532,7 +466,7 @@ static int add_idx(spec_acc *a, int g)
 }
 
 /* Add the DoFs of node (all directions in ascending order, or only dir >= 0). */
-static int add_node(const node_index *x, long node, int dir, spec_acc *a, int *found)
+static int add_node(const tvds_nix *x, long node, int dir, spec_acc *a, int *found)
 {
     int slot = tvds_lmap_get(&x->map, node);
     if (slot < 0) return TVDS_OK;
@@ -553,8 +487,8 @@ static int parse_spec(const char *spec, int n, const tvds_dof *dofs, int nsets,
     if (!spec || !*spec) return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "empty DoF specification");
     char *copy = tvds_strdup(spec);
     spec_acc a = {NULL, 0, 0, tvds_calloc((size_t)(n > 0 ? n : 1), 1)};
-    node_index x;
-    int rc = (!copy || !a.taken) ? TVDS_ERR_NOMEM : nix_build(&x, n, dofs);
+    tvds_nix x;
+    int rc = (!copy || !a.taken) ? TVDS_ERR_NOMEM : tvds_nix_build(&x, n, dofs);
     if (rc) {
         tvds_free(copy);
         tvds_free(a.taken);
@@ -636,7 +570,7 @@ static int parse_spec(const char *spec, int n, const tvds_dof *dofs, int nsets,
     if (rc == TVDS_ERR_NOMEM) TVDS_ERROR(ctx, rc, "out of memory");
     tvds_free(copy);
     tvds_free(a.taken);
-    nix_free(&x);
+    tvds_nix_free(&x);
     if (rc) {
         tvds_free(a.idx);
         return rc;

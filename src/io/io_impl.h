@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdio.h>
 
+#include "core/hash_impl.h"
 #include "tvds/tvds_io.h"
 
 /* Make ctx the context that receives CHOLMOD errors on this thread and return the previous
@@ -29,6 +30,26 @@ FILE *tvds_input_open(const char *path, const char *what, tvds_ctx *ctx);
 /* The error of a failed tvds_input_open: records "PATH: cannot open: <reason>" when open(2)
  * failed, and returns TVDS_ERR_IO either way. */
 int tvds_input_open_error(const char *path, tvds_ctx *ctx);
+
+/* ---- Node index: node id -> slot, the DoF index of each direction per slot (node_index.c) -- */
+
+/* Lets the DoF-table and node-set readers (text_table.c) and the DoF specifications of the
+ * reduction (reduce/fe_io.c) find a node's DoFs in O(1) instead of scanning the table. */
+typedef struct tvds_nix {
+    tvds_lmap map;
+    int (*dof)[6]; /* nslot: DoF index of (node, direction), -1: none */
+    int *mark; /* nslot, after tvds_nix_build: scratch (-1; the set that last listed the node) */
+    int nslot, cap;
+} tvds_nix;
+
+void tvds_nix_free(tvds_nix *x);
+/* Record DoF g = (node, dir) in x (its map initialised): *prev the DoF index already given for
+ * (node, dir) (-1: none), *first the node's first DoF index (-1: new node). TVDS_OK or
+ * TVDS_ERR_NOMEM. */
+int tvds_nix_add(tvds_nix *x, long node, int dir, int g, int *prev, int *first);
+/* The index of the physical translational and rotational DoFs of dofs[0..n), mark set to -1;
+ * x is freed on failure. TVDS_OK or TVDS_ERR_NOMEM. */
+int tvds_nix_build(tvds_nix *x, int n, const tvds_dof *dofs);
 
 /* ---- The line tokenizer of the text inputs (text_table.c) ---------------------------------- */
 

@@ -92,51 +92,6 @@ static char *dup_range(const char *b, const char *e)
     return d;
 }
 
-/* ---- Node index: node id -> slot, the DoF index of each direction per slot ----------------- */
-
-typedef struct node_index {
-    tvds_lmap map;
-    int (*dof)[6]; /* nslot: DoF index of (node, direction), -1: none */
-    int *mark;     /* nslot: scratch (the set that last listed the node) */
-    int nslot, cap;
-} node_index;
-
-static void nix_free(node_index *x)
-{
-    tvds_lmap_free(&x->map);
-    tvds_free(x->dof);
-    tvds_free(x->mark);
-    memset(x, 0, sizeof *x);
-}
-
-/* Record DoF g = (node, dir): *prev the DoF index already given for (node, dir) (-1: none),
- * *first the node's first DoF index (-1: new node). 0 or TVDS_ERR_NOMEM. */
-static int nix_add(node_index *x, long node, int dir, int g, int *prev, int *first)
-{
-    int slot;
-    if (tvds_lmap_put(&x->map, node, x->nslot, &slot) != TVDS_OK) return TVDS_ERR_NOMEM;
-    *first = -1;
-    if (slot < 0) {
-        if (x->nslot == x->cap) {
-            int nc = x->cap ? 2 * x->cap : 256;
-            int(*nd)[6] = tvds_realloc(x->dof, (size_t)nc * sizeof *nd);
-            if (!nd) return TVDS_ERR_NOMEM;
-            x->dof = nd;
-            x->cap = nc;
-        }
-        slot = x->nslot++;
-        for (int d = 0; d < 6; d++)
-            x->dof[slot][d] = -1;
-    } else {
-        for (int d = 0; d < 6; d++)
-            if (x->dof[slot][d] >= 0 && (*first < 0 || x->dof[slot][d] < *first))
-                *first = x->dof[slot][d];
-    }
-    *prev = x->dof[slot][dir];
-    if (*prev < 0) x->dof[slot][dir] = g;
-    return TVDS_OK;
-}
-
 /* ---- dofs.txt ---------------------------------------------------------------------------- */
 
 /* "substructure 'x': " or "" before a message's text. */
@@ -159,7 +114,7 @@ int tvds_dofs_txt_read(const char *path, const char *owner, int modal_ok, int *n
     tvds_text t;
     int rc = tvds_text_open(&t, path, "DoF table", ctx);
     if (rc != TVDS_OK) return rc;
-    node_index x;
+    tvds_nix x;
     tvds_lmap modes;
     memset(&x, 0, sizeof x);
     memset(&modes, 0, sizeof modes);
@@ -259,7 +214,7 @@ int tvds_dofs_txt_read(const char *path, const char *owner, int modal_ok, int *n
                     goto done;
                 }
             int prev, first;
-            if (nix_add(&x, dd->node, dd->dir, cnt, &prev, &first) != TVDS_OK) {
+            if (tvds_nix_add(&x, dd->node, dd->dir, cnt, &prev, &first) != TVDS_OK) {
                 rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "%s: out of memory", path);
                 goto done;
             }
@@ -286,7 +241,7 @@ int tvds_dofs_txt_read(const char *path, const char *owner, int modal_ok, int *n
     if (cnt == 0) rc = TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s: %sno DoF in the table", path, who);
 done:
     tvds_text_close(&t);
-    nix_free(&x);
+    tvds_nix_free(&x);
     tvds_lmap_free(&modes);
     if (rc != TVDS_OK) {
         tvds_free(d);
@@ -325,7 +280,7 @@ typedef struct face_at {
 
 typedef struct sets_reader {
     const char *path, *who;
-    node_index x; /* the DoF table's nodes */
+    tvds_nix x; /* the DoF table's nodes */
     tvds_smap names, fnames;
     tvds_sets_txt *st;
     int cap_sets, cap_nodes;
@@ -516,18 +471,9 @@ int tvds_sets_txt_read(const char *path, const char *owner, int n, const tvds_do
     tvds_text t;
     int rc = tvds_text_open(&t, path, "node-set file", ctx);
     if (rc != TVDS_OK) return rc;
-    if (tvds_lmap_init(&r.x.map, (size_t)(n > 0 ? n : 1)) != TVDS_OK ||
-        tvds_smap_init(&r.names, 16) != TVDS_OK || tvds_smap_init(&r.fnames, 16) != TVDS_OK)
+    if (tvds_nix_build(&r.x, n, dofs) != TVDS_OK || tvds_smap_init(&r.names, 16) != TVDS_OK ||
+        tvds_smap_init(&r.fnames, 16) != TVDS_OK)
         goto nomem;
-    for (int g = 0; g < n; g++) {
-        int prev, first;
-        if (dofs[g].kind != TVDS_DOF_PHYSICAL || dofs[g].dir < 0 || dofs[g].dir >= 6) continue;
-        if (nix_add(&r.x, dofs[g].node, dofs[g].dir, g, &prev, &first) != TVDS_OK) goto nomem;
-    }
-    r.x.mark = tvds_malloc((size_t)(r.x.nslot > 0 ? r.x.nslot : 1) * sizeof *r.x.mark);
-    if (!r.x.mark) goto nomem;
-    for (int s = 0; s < r.x.nslot; s++)
-        r.x.mark[s] = -1;
     const char *b, *e, *tb, *te;
     int cont = 0;
     while (tvds_text_line(&t, &b, &e)) {
@@ -586,7 +532,7 @@ nomem:
     rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "%s: out of memory", path);
 done:
     tvds_text_close(&t);
-    nix_free(&r.x);
+    tvds_nix_free(&r.x);
     tvds_free(r.face);
     tvds_smap_free(&r.names);
     tvds_smap_free(&r.fnames);
