@@ -285,7 +285,7 @@ fuzz-build: deps
 	  CFLAGS="-O1 -g -fsanitize=fuzzer-no-link -Wno-pass-failed" $(FUZZ_LIB)
 	@$(MAKE) --no-print-directory $(FUZZ_BINS)
 
-$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_util.h $(FUZZ_LIB)
+$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard tests/fuzz/*.h) $(FUZZ_LIB)
 	@[ "$(V)" = 1 ] || echo "  FUZZ $@"
 	$(Q)$(FUZZ_CC) -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g $(INCS) $(FUZZ_FLAGS) $< \
 	  $(FUZZ_LIB) $(LIBS) -o $@

@@ -39,44 +39,6 @@ static void tmp_teardown(void)
     tvds_test_rmtree(tmpdir);
 }
 
-static double mono_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static void sleep_s(double s)
-{
-    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-    nanosleep(&ts, NULL);
-}
-
-/* Run `tvds ARGS` through the shell, stdout and stderr into tmpdir/out.txt, tmpdir/err.txt;
- * returns the exit code (-1 when killed by a signal). */
-static int tvds_sh(const char *args)
-{
-    char cmd[2048];
-    snprintf(cmd, sizeof cmd, "%s %s >'%s/out.txt' 2>'%s/err.txt'", TVDS_BIN, args, tmpdir, tmpdir);
-    int st = system(cmd);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static char *slurp_in(const char *dir, const char *file)
-{
-    char p[512];
-    snprintf(p, sizeof p, "%s/%s", dir, file);
-    return tvds_test_slurp(p, NULL);
-}
-
-static int file_exists(const char *dir, const char *file)
-{
-    char p[512];
-    struct stat st;
-    snprintf(p, sizeof p, "%s/%s", dir, file);
-    return stat(p, &st) == 0;
-}
-
 /* Every line of a CSV text is whole: ends with a newline, has the header's number of fields,
  * and its time column increases. Returns the number of data rows; *t_last the last time. */
 static long check_whole_csv(const char *text, double *t_last)
@@ -121,9 +83,10 @@ static pid_t start_long_run(const char *out, const char *errfile)
               "run.out_dt=1e-3", (char *)NULL);
         _exit(127);
     }
-    for (int k = 0;
-         k < 400 && (!file_exists(out, "summary.json") || !file_exists(out, "history.csv")); k++)
-        sleep_s(0.025);
+    for (int k = 0; k < 400 && (!tvds_test_exists_in(out, "summary.json") ||
+                                !tvds_test_exists_in(out, "history.csv"));
+         k++)
+        tvds_test_sleep_s(0.025);
     return pid;
 }
 
@@ -167,12 +130,12 @@ START_TEST(test_second_run_refused_and_signals)
     snprintf(out, sizeof out, "%s/run", tmpdir);
     snprintf(errf, sizeof errf, "%s/first.err", tmpdir);
     pid_t pid = start_long_run(out, errf);
-    sleep_s(0.3);
+    tvds_test_sleep_s(0.3);
 
     char args[600];
     snprintf(args, sizeof args, "run %s -o %s --set run.t_end=0.01", OSC, out);
-    ck_assert_int_eq(tvds_sh(args), 2);
-    char *err = slurp_in(tmpdir, "err.txt");
+    ck_assert_int_eq(tvds_test_sh(tmpdir, args), 2);
+    char *err = tvds_test_slurp_in(tmpdir, "err.txt");
     ck_assert_msg(strstr(err, "in use by another tvds process") && strstr(err, out), "%s", err);
     free(err);
 
@@ -181,19 +144,19 @@ START_TEST(test_second_run_refused_and_signals)
     ck_assert_int_eq(waitpid(pid, &wst, 0), pid);
     ck_assert_msg(WIFEXITED(wst), "tvds run killed by signal %d", WTERMSIG(wst));
     ck_assert_int_eq(WEXITSTATUS(wst), 3);
-    char *js = slurp_in(out, "summary.json");
+    char *js = tvds_test_slurp_in(out, "summary.json");
     ck_assert_ptr_nonnull(js);
     ck_assert_msg(strstr(js, "\"status\": \"interrupted\"") && strstr(js, stop_names[_i]), "%s",
                   js);
     free(js);
-    char *h = slurp_in(out, "history.csv");
+    char *h = tvds_test_slurp_in(out, "history.csv");
     double tl;
     ck_assert_int_ge(check_whole_csv(h, &tl), 2);
     ck_assert(tl < 1000.0);
     free(h);
     /* The lock went with the process: a new run may use the directory. */
     snprintf(args, sizeof args, "run %s -o %s -q", OSC, out);
-    ck_assert_int_eq(tvds_sh(args), 0);
+    ck_assert_int_eq(tvds_test_sh(tmpdir, args), 0);
     tmp_teardown();
 }
 END_TEST
@@ -231,7 +194,7 @@ START_TEST(test_enospc_injected)
     ck_assert_msg(rc == TVDS_ERR_WRITE, "rc %d: %s", rc, ctx.msg);
     ck_assert_int_eq(tvds_status_exit_code(rc), 1);
     ck_assert_msg(strstr(ctx.msg, "No space left on device"), "%s", ctx.msg);
-    char *js = slurp_in(tmpdir, "summary.json");
+    char *js = tvds_test_slurp_in(tmpdir, "summary.json");
     ck_assert_ptr_nonnull(js);
     ck_assert_msg(strstr(js, "\"status\": \"write_failed\"") && strstr(js, "TVDS_ERR_WRITE") &&
                       strstr(js, "No space left"),
@@ -240,7 +203,7 @@ START_TEST(test_enospc_injected)
     long total = 0;
     for (int i = 0; i < 3; i++) {
         static const char *const f[] = {"history.csv", "contacts.csv", "energy.csv"};
-        char *t = slurp_in(tmpdir, f[i]);
+        char *t = tvds_test_slurp_in(tmpdir, f[i]);
         total += (long)strlen(t);
         check_whole_csv(t, NULL);
         free(t);
@@ -285,10 +248,10 @@ START_TEST(test_enospc_tmpfs)
     char out[300], args[600];
     snprintf(out, sizeof out, "%s/run", mnt);
     snprintf(args, sizeof args, "run %s -o %s -q --set run.t_end=10 --set run.out_dt=0", OSC, out);
-    int code = tvds_sh(args);
-    char *js = slurp_in(out, "summary.json");
-    char *h = slurp_in(out, "history.csv");
-    char *err = slurp_in(tmpdir, "err.txt");
+    int code = tvds_test_sh(tmpdir, args);
+    char *js = tvds_test_slurp_in(out, "summary.json");
+    char *h = tvds_test_slurp_in(out, "history.csv");
+    char *err = tvds_test_slurp_in(tmpdir, "err.txt");
     umount(mnt);
     ck_assert_msg(code == 1, "exit %d: %s", code, err);
     ck_assert_ptr_nonnull(js);
@@ -313,23 +276,23 @@ START_TEST(test_rerun_after_parse_error)
     char out[256], args[700], bad[256];
     snprintf(out, sizeof out, "%s/run", tmpdir);
     snprintf(args, sizeof args, "run %s -o %s -q", OSC, out);
-    ck_assert_int_eq(tvds_sh(args), 0);
-    ck_assert(file_exists(out, "history.csv"));
+    ck_assert_int_eq(tvds_test_sh(tmpdir, args), 0);
+    ck_assert(tvds_test_exists_in(out, "history.csv"));
     snprintf(bad, sizeof bad, "%s/bad.ini", tmpdir);
     tvds_test_write_file(NULL, bad, "[run]\nt_end = 0.05\ndt = banana\n");
     snprintf(args, sizeof args, "run %s -o %s -q", bad, out);
-    ck_assert_int_eq(tvds_sh(args), 2);
-    char *js = slurp_in(out, "summary.json");
+    ck_assert_int_eq(tvds_test_sh(tmpdir, args), 2);
+    char *js = tvds_test_slurp_in(out, "summary.json");
     ck_assert_ptr_nonnull(js);
     ck_assert_msg(strstr(js, "\"status\": \"invalid_input\"") && strstr(js, "bad.ini:3"), "%s", js);
     free(js);
-    ck_assert(!file_exists(out, "history.csv"));
-    ck_assert(!file_exists(out, "energy.csv"));
+    ck_assert(!tvds_test_exists_in(out, "history.csv"));
+    ck_assert(!tvds_test_exists_in(out, "energy.csv"));
     /* A user's own file in the directory is not touched. */
     tvds_test_write_file(out, "notes.txt", "mine\n");
     snprintf(args, sizeof args, "run %s -o %s -q", OSC, out);
-    ck_assert_int_eq(tvds_sh(args), 0);
-    ck_assert(file_exists(out, "notes.txt"));
+    ck_assert_int_eq(tvds_test_sh(tmpdir, args), 0);
+    ck_assert(tvds_test_exists_in(out, "notes.txt"));
     tmp_teardown();
 }
 END_TEST
@@ -394,7 +357,7 @@ START_TEST(test_sweep_interrupt_resume)
     }
     /* Signature line + 2 finished runs, then stop it. */
     for (int k = 0; k < 3000 && count_lines(jp) < 3; k++) /* 60 s: slow under sanitizers */
-        sleep_s(0.02);
+        tvds_test_sleep_s(0.02);
     ck_assert_int_ge(count_lines(jp), 3);
     ck_assert_int_eq(kill(pid, SIGTERM), 0);
     int wst = 0;
@@ -406,13 +369,13 @@ START_TEST(test_sweep_interrupt_resume)
     char p[400];
     snprintf(p, sizeof p, "%s/sweep.csv", out);
     ck_assert_int_eq(count_lines(p), kept + 1);
-    char *err = slurp_in(tmpdir, "int.err");
+    char *err = tvds_test_slurp_in(tmpdir, "int.err");
     ck_assert_msg(strstr(err, "--resume"), "%s", err);
     free(err);
 
     snprintf(args, sizeof args, SWEEP_ARGS "%s --resume", out);
-    ck_assert_int_eq(tvds_sh(args), 0);
-    char *o = slurp_in(tmpdir, "out.txt");
+    ck_assert_int_eq(tvds_test_sh(tmpdir, args), 0);
+    char *o = tvds_test_slurp_in(tmpdir, "out.txt");
     char want[64];
     snprintf(want, sizeof want, "resuming: %ld of 6 runs", kept);
     ck_assert_msg(strstr(o, want), "%s", o);
@@ -420,7 +383,7 @@ START_TEST(test_sweep_interrupt_resume)
     ck_assert_int_eq(count_lines(jp), 7); /* only the missing runs were added */
 
     snprintf(args, sizeof args, SWEEP_ARGS "%s", ref);
-    ck_assert_int_eq(tvds_sh(args), 0);
+    ck_assert_int_eq(tvds_test_sh(tmpdir, args), 0);
     static char a[8192], b[8192];
     csv_without_cpu(p, a, sizeof a);
     snprintf(p, sizeof p, "%s/sweep.csv", ref);
@@ -433,8 +396,8 @@ START_TEST(test_sweep_interrupt_resume)
              "sweep " OSC " --grid initial.release.u0=1e-3:3e-3:6 --set run.t_end=600 -o %s "
              "--resume",
              out);
-    ck_assert_int_eq(tvds_sh(args), 2);
-    err = slurp_in(tmpdir, "err.txt");
+    ck_assert_int_eq(tvds_test_sh(tmpdir, args), 2);
+    err = tvds_test_slurp_in(tmpdir, "err.txt");
     ck_assert_msg(strstr(err, "another sweep"), "%s", err);
     free(err);
     tmp_teardown();
@@ -464,19 +427,22 @@ START_TEST(test_compare_fewer_methods)
     snprintf(args, sizeof args,
              "compare %s/c.ini -o %s --methods subs-a,subs-b,film --set run.t_end=0.02 -q", tmpdir,
              out);
-    ck_assert_int_eq(tvds_sh(args), 0);
-    ck_assert(file_exists(out, "subs-a/summary.json"));
-    ck_assert(file_exists(out, "accel_subs-a.png") || file_exists(out, "accel_subs-a.gp"));
+    ck_assert_int_eq(tvds_test_sh(tmpdir, args), 0);
+    ck_assert(tvds_test_exists_in(out, "subs-a/summary.json"));
+    ck_assert(tvds_test_exists_in(out, "accel_subs-a.png") ||
+              tvds_test_exists_in(out, "accel_subs-a.gp"));
     tvds_test_write_file(out, "notes.txt", "mine\n");
     tvds_test_write_file(out, "film/mine.txt", "mine\n");
     snprintf(args, sizeof args,
              "compare %s/c.ini -o %s --methods subs-b,film --set run.t_end=0.02 -q", tmpdir, out);
-    ck_assert_int_eq(tvds_sh(args), 0);
-    ck_assert(!file_exists(out, "subs-a"));
-    ck_assert(!file_exists(out, "accel_subs-a.png") && !file_exists(out, "accel_subs-a.gp"));
-    ck_assert(file_exists(out, "subs-b/summary.json") && file_exists(out, "film/summary.json"));
-    ck_assert(file_exists(out, "notes.txt") && file_exists(out, "film/mine.txt"));
-    char *rep = slurp_in(out, "report.md");
+    ck_assert_int_eq(tvds_test_sh(tmpdir, args), 0);
+    ck_assert(!tvds_test_exists_in(out, "subs-a"));
+    ck_assert(!tvds_test_exists_in(out, "accel_subs-a.png") &&
+              !tvds_test_exists_in(out, "accel_subs-a.gp"));
+    ck_assert(tvds_test_exists_in(out, "subs-b/summary.json") &&
+              tvds_test_exists_in(out, "film/summary.json"));
+    ck_assert(tvds_test_exists_in(out, "notes.txt") && tvds_test_exists_in(out, "film/mine.txt"));
+    char *rep = tvds_test_slurp_in(out, "report.md");
     ck_assert_ptr_nonnull(rep);
     ck_assert_msg(strstr(rep, "subs-a") == NULL, "report still names subs-a");
     free(rep);
@@ -506,11 +472,11 @@ static double stop_latency;
 /* SIGTERM pid, wait for it; its exit code (-1 when killed by the signal itself). */
 static int term_pid(pid_t pid)
 {
-    double t0 = mono_s();
+    double t0 = tvds_test_mono_s();
     ck_assert_int_eq(kill(pid, SIGTERM), 0);
     int wst = 0;
     ck_assert_int_eq(waitpid(pid, &wst, 0), pid);
-    stop_latency = mono_s() - t0;
+    stop_latency = tvds_test_mono_s() - t0;
     return WIFEXITED(wst) ? WEXITSTATUS(wst) : -1;
 }
 
@@ -519,7 +485,7 @@ static int term_pid(pid_t pid)
 static int term_after(const char *args, double after)
 {
     pid_t pid = start_bg(args);
-    sleep_s(after);
+    tvds_test_sleep_s(after);
     int code = term_pid(pid);
     char a[300], b[300];
     snprintf(a, sizeof a, "%s/bg.out", tmpdir);
@@ -552,17 +518,17 @@ START_TEST(test_cea_study_signals)
     snprintf(args, sizeof args,
              "cea models/beam_on_beam/beam_on_beam.ini --positions 2001 --threads 1 -o %s", out);
     int code = term_after(args, 1.5);
-    char *err = slurp_in(tmpdir, "err.txt");
+    char *err = tvds_test_slurp_in(tmpdir, "err.txt");
     ck_assert_msg(code == 3, "cea exit %d: %s", code, err);
     ck_assert_msg(strstr(err, "interrupted after"), "%s", err);
     ck_assert_msg(stop_latency < STOP_BOUND_S, "cea took %.2f s to stop", stop_latency);
     free(err);
-    char *loc = slurp_in(out, "locus.csv");
+    char *loc = tvds_test_slurp_in(out, "locus.csv");
     ck_assert_ptr_nonnull(loc);
     ck_assert_msg(!strncmp(loc, "position [m],", 13), "%.40s", loc);
     ck_assert(loc[strlen(loc) - 1] == '\n' && strchr(loc, '\n')[1] != '\0');
     free(loc);
-    char *js = slurp_in(out, "status.json");
+    char *js = tvds_test_slurp_in(out, "status.json");
     ck_assert_ptr_nonnull(js);
     ck_assert_msg(strstr(js, "\"status\": \"interrupted\"") && strstr(js, "\"partial\": true") &&
                       strstr(js, "\"positions_requested\": 2001") && strstr(js, "SIGTERM"),
@@ -579,12 +545,12 @@ START_TEST(test_cea_study_signals)
     snprintf(args, sizeof args,
              "study models/beam_on_beam/beam_on_beam.ini -o %s --threads 1 --no-plots -q", out);
     code = term_after(args, 2.0);
-    err = slurp_in(tmpdir, "err.txt");
+    err = tvds_test_slurp_in(tmpdir, "err.txt");
     ck_assert_msg(code == 3, "study exit %d: %s", code, err);
     ck_assert_msg(strstr(err, "interrupted"), "%s", err);
     ck_assert_msg(stop_latency < STOP_BOUND_S, "study took %.2f s to stop", stop_latency);
     free(err);
-    char *rep = slurp_in(out, "report.md");
+    char *rep = tvds_test_slurp_in(out, "report.md");
     ck_assert_ptr_nonnull(rep);
     ck_assert_msg(strstr(rep, "**interrupted** (SIGTERM)") &&
                       strstr(rep, "| CEA survey | `cea/` | **incomplete**") &&
@@ -592,8 +558,8 @@ START_TEST(test_cea_study_signals)
                       !strstr(rep, "an earlier study: complete"),
                   "%s", rep);
     free(rep);
-    ck_assert(!file_exists(sub, "locus_undeformed.csv"));
-    loc = slurp_in(sub, "locus.csv");
+    ck_assert(!tvds_test_exists_in(sub, "locus_undeformed.csv"));
+    loc = tvds_test_slurp_in(sub, "locus.csv");
     ck_assert_msg(!loc || !strncmp(loc, "position [m],", 13), "%.40s", loc);
     free(loc);
     tmp_teardown();
@@ -613,20 +579,20 @@ START_TEST(test_study_second_refused)
     pid_t pid = start_bg(args);
     char rp[400];
     snprintf(rp, sizeof rp, "%s/report.md", out);
-    for (int k = 0; k < 400 && !file_exists(out, "report.md"); k++)
-        sleep_s(0.025);
-    char *rep = slurp_in(out, "report.md");
+    for (int k = 0; k < 400 && !tvds_test_exists_in(out, "report.md"); k++)
+        tvds_test_sleep_s(0.025);
+    char *rep = tvds_test_slurp_in(out, "report.md");
     ck_assert_msg(rep && strstr(rep, "**running**"), "%s", rep ? rep : "(no report.md)");
     free(rep);
     snprintf(args, sizeof args,
              "study models/beam_on_beam/beam_on_beam.ini -o %s --threads 1 --no-plots -q "
              "--mesh 100x2/50x4",
              out);
-    ck_assert_int_eq(tvds_sh(args), 2);
-    char *err = slurp_in(tmpdir, "err.txt");
+    ck_assert_int_eq(tvds_test_sh(tmpdir, args), 2);
+    char *err = tvds_test_slurp_in(tmpdir, "err.txt");
     ck_assert_msg(strstr(err, "in use by another tvds process") && strstr(err, out), "%s", err);
     free(err);
-    rep = slurp_in(out, "report.md");
+    rep = tvds_test_slurp_in(out, "report.md");
     ck_assert_msg(rep && strstr(rep, "**running**"), "%s", rep ? rep : "(no report.md)");
     free(rep);
     ck_assert_int_eq(term_pid(pid), 3);
@@ -650,10 +616,10 @@ START_TEST(test_sweep_cea_stops)
              out);
     pid_t pid = start_bg(args);
     for (int k = 0; k < 400 && count_lines(jp) < 1; k++)
-        sleep_s(0.025);
-    sleep_s(1.5);
+        tvds_test_sleep_s(0.025);
+    tvds_test_sleep_s(1.5);
     int code = term_pid(pid);
-    char *err = slurp_in(tmpdir, "bg.err");
+    char *err = tvds_test_slurp_in(tmpdir, "bg.err");
     ck_assert_msg(code == 3, "sweep exit %d: %s", code, err);
     ck_assert_msg(stop_latency < STOP_BOUND_S, "sweep took %.2f s to stop", stop_latency);
     ck_assert_msg(strstr(err, "--resume"), "%s", err);
@@ -676,7 +642,7 @@ START_TEST(test_sweep_truncated_journal)
     snprintf(out, sizeof out, "%s/sw", tmpdir);
     snprintf(jp, sizeof jp, "%s/sweep.points.csv", out);
     snprintf(args, sizeof args, SHORT_SWEEP "%s", out);
-    ck_assert_int_eq(tvds_sh(args), 0);
+    ck_assert_int_eq(tvds_test_sh(tmpdir, args), 0);
     static char ref[8192], got[8192];
     snprintf(p, sizeof p, "%s/sweep.csv", out);
     csv_without_cpu(p, ref, sizeof ref);
@@ -689,16 +655,16 @@ START_TEST(test_sweep_truncated_journal)
     ck_assert_int_eq(unlink(p), 0);
     for (int pass = 0; pass < 2; pass++) {
         snprintf(args, sizeof args, SHORT_SWEEP "%s --resume", out);
-        int code = tvds_sh(args);
-        char *err = slurp_in(tmpdir, "err.txt");
+        int code = tvds_test_sh(tmpdir, args);
+        char *err = tvds_test_slurp_in(tmpdir, "err.txt");
         ck_assert_msg(code == 0, "resume %d: exit %d: %s", pass, code, err);
         free(err);
-        char *o = slurp_in(tmpdir, "out.txt");
+        char *o = tvds_test_slurp_in(tmpdir, "out.txt");
         ck_assert_msg(strstr(o, pass ? "resuming: 4 of 4" : "resuming: 3 of 4") &&
                           (pass || strstr(o, "cut short, removed")),
                       "%s", o);
         free(o);
-        j = slurp_in(out, "sweep.points.csv");
+        j = tvds_test_slurp_in(out, "sweep.points.csv");
         ck_assert_int_eq(count_lines(jp), 5);
         ck_assert(j[strlen(j) - 1] == '\n');
         free(j);
@@ -725,16 +691,16 @@ START_TEST(test_sweep_changed_case_refused)
     snprintf(out, sizeof out, "%s/sw", tmpdir);
 #define CH_SWEEP "sweep %s/c.ini --grid initial.release.u0=1e-3:2e-3:2 --threads 1 -o %s"
     snprintf(args, sizeof args, CH_SWEEP, tmpdir, out);
-    ck_assert_int_eq(tvds_sh(args), 0);
+    ck_assert_int_eq(tvds_test_sh(tmpdir, args), 0);
     snprintf(args, sizeof args, CH_SWEEP " --resume", tmpdir, out);
-    ck_assert_int_eq(tvds_sh(args), 0); /* unchanged: resumes (nothing to run) */
+    ck_assert_int_eq(tvds_test_sh(tmpdir, args), 0); /* unchanged: resumes (nothing to run) */
     *strstr(text, "dt = 1e-4") = '\0';
     char edited[1300];
     snprintf(edited, sizeof edited, "%sdt = 1.5e-4%s", text,
              strstr(text + strlen(text) + 1, "\nt_end"));
     tvds_test_write_file(tmpdir, "c.ini", edited);
-    ck_assert_int_eq(tvds_sh(args), 2);
-    char *err = slurp_in(tmpdir, "err.txt");
+    ck_assert_int_eq(tvds_test_sh(tmpdir, args), 2);
+    char *err = tvds_test_slurp_in(tmpdir, "err.txt");
     ck_assert_msg(strstr(err, "changed since this sweep began"), "%s", err);
     free(err);
 #undef CH_SWEEP
@@ -771,8 +737,8 @@ START_TEST(test_sweep_disk_full)
     "sweep " OSC " --grid initial.release.u0=1e-3:2e-3:1200 --set run.t_end=0.01 --threads 1 -o "  \
     "%s"
     snprintf(args, sizeof args, FULL_SWEEP, out);
-    int code = tvds_sh(args);
-    char *err = slurp_in(tmpdir, "err.txt"), *o = slurp_in(tmpdir, "out.txt");
+    int code = tvds_test_sh(tmpdir, args);
+    char *err = tvds_test_slurp_in(tmpdir, "err.txt"), *o = tvds_test_slurp_in(tmpdir, "out.txt");
     char jp[400], p[400];
     snprintf(jp, sizeof jp, "%s/sweep.points.csv", out);
     snprintf(p, sizeof p, "%s/sweep.csv", out);
@@ -781,8 +747,8 @@ START_TEST(test_sweep_disk_full)
     long kept = count_lines(jp) - 1;
     unlink(filler);
     snprintf(args, sizeof args, FULL_SWEEP " --resume", out);
-    int code2 = tvds_sh(args);
-    char *err2 = slurp_in(tmpdir, "err.txt");
+    int code2 = tvds_test_sh(tmpdir, args);
+    char *err2 = tvds_test_slurp_in(tmpdir, "err.txt");
     long jl = count_lines(jp), cl = count_lines(p);
     umount(mnt);
 #undef FULL_SWEEP
@@ -841,28 +807,28 @@ START_TEST(test_cea_resume)
     pid_t pid = start_bg(args);
     struct stat st;
     for (int i = 0; i < 800 && (stat(jp, &st) != 0 || st.st_size < 400000); i++)
-        sleep_s(0.025);
+        tvds_test_sleep_s(0.025);
     int code = term_pid(pid);
     ck_assert_msg(code == 3, "cea exit %d", code);
     ck_assert_int_eq(stat(jp, &st), 0);
     ck_assert_int_eq(truncate(jp, st.st_size - 1000), 0);
     snprintf(args, sizeof args, RES_CEA " --resume", cp, out);
-    code = tvds_sh(args);
-    char *err = slurp_in(tmpdir, "err.txt");
+    code = tvds_test_sh(tmpdir, args);
+    char *err = tvds_test_slurp_in(tmpdir, "err.txt");
     ck_assert_msg(code == 0, "resume exit %d: %s", code, err);
     ck_assert_msg(strstr(err, "resuming:") && strstr(err, "cut short, removed"), "%s", err);
     free(err);
-    ck_assert(!file_exists(out, "cea.points"));
+    ck_assert(!tvds_test_exists_in(out, "cea.points"));
     snprintf(args, sizeof args, RES_CEA, cp, ref);
-    ck_assert_int_eq(tvds_sh(args), 0);
-    char *a = slurp_in(out, "locus.csv"), *b = slurp_in(ref, "locus.csv");
+    ck_assert_int_eq(tvds_test_sh(tmpdir, args), 0);
+    char *a = tvds_test_slurp_in(out, "locus.csv"), *b = tvds_test_slurp_in(ref, "locus.csv");
     ck_assert_ptr_nonnull(a);
     ck_assert_ptr_nonnull(b);
     ck_assert_msg(strcmp(a, b) == 0, "resumed locus differs from the uninterrupted one");
     free(a);
     free(b);
-    a = slurp_in(out, "unstable.csv");
-    b = slurp_in(ref, "unstable.csv");
+    a = tvds_test_slurp_in(out, "unstable.csv");
+    b = tvds_test_slurp_in(ref, "unstable.csv");
     ck_assert_str_eq(a, b);
     free(a);
     free(b);
@@ -871,14 +837,14 @@ START_TEST(test_cea_resume)
     snprintf(args, sizeof args, RES_CEA, cp, out);
     pid = start_bg(args);
     for (int i = 0; i < 800 && (stat(jp, &st) != 0 || st.st_size < 200000); i++)
-        sleep_s(0.025);
+        tvds_test_sleep_s(0.025);
     ck_assert_int_eq(term_pid(pid), 3);
     size_t l = strlen(abs_text);
     snprintf(abs_text + l, sizeof abs_text - l, "; edited\n");
     tvds_test_write_file(tmpdir, "bob.ini", abs_text);
     snprintf(args, sizeof args, RES_CEA " --resume", cp, out);
-    ck_assert_int_eq(tvds_sh(args), 2);
-    err = slurp_in(tmpdir, "err.txt");
+    ck_assert_int_eq(tvds_test_sh(tmpdir, args), 2);
+    err = tvds_test_slurp_in(tmpdir, "err.txt");
     ck_assert_msg(strstr(err, "changed since this CEA began"), "%s", err);
     free(err);
 #undef RES_CEA
@@ -911,21 +877,21 @@ START_TEST(test_compare_interrupted)
              "compare %s/c.ini -o %s --methods subs-a,subs-b,film --set run.t_end=1000 -q", tmpdir,
              out);
     pid_t pid = start_bg(args);
-    for (int k = 0; k < 400 && !file_exists(out, "subs-a/history.csv"); k++)
-        sleep_s(0.025);
-    ck_assert(file_exists(out, "subs-a/history.csv"));
+    for (int k = 0; k < 400 && !tvds_test_exists_in(out, "subs-a/history.csv"); k++)
+        tvds_test_sleep_s(0.025);
+    ck_assert(tvds_test_exists_in(out, "subs-a/history.csv"));
     snprintf(args, sizeof args, "compare %s/c.ini -o %s --methods subs-a --analyse-only -q", tmpdir,
              out);
-    ck_assert_int_eq(tvds_sh(args), 2);
-    char *err = slurp_in(tmpdir, "err.txt");
+    ck_assert_int_eq(tvds_test_sh(tmpdir, args), 2);
+    char *err = tvds_test_slurp_in(tmpdir, "err.txt");
     ck_assert_msg(strstr(err, "in use by another tvds process"), "%s", err);
     free(err);
     int code = term_pid(pid);
-    err = slurp_in(tmpdir, "bg.err");
+    err = tvds_test_slurp_in(tmpdir, "bg.err");
     ck_assert_msg(code == 3, "compare exit %d: %s", code, err);
     free(err);
     ck_assert_msg(stop_latency < STOP_BOUND_S, "compare took %.2f s to stop", stop_latency);
-    char *rep = slurp_in(out, "report.md");
+    char *rep = tvds_test_slurp_in(out, "report.md");
     ck_assert_ptr_nonnull(rep);
     ck_assert_msg(strstr(rep, "**interrupted**") && strstr(rep, "| subs-a | interrupted") &&
                       strstr(rep, "| film | not started |"),
@@ -949,12 +915,12 @@ START_TEST(test_film_nonconverged_never_silent)
              "run models/shoe/sdnd100a_lagrange.ini -o %s -q --method film --set "
              "run.film_maxit=1",
              out);
-    ck_assert_int_eq(tvds_sh(args), 3);
-    char *js = slurp_in(out, "summary.json");
+    ck_assert_int_eq(tvds_test_sh(tmpdir, args), 3);
+    char *js = tvds_test_slurp_in(out, "summary.json");
     ck_assert_msg(strstr(js, "\"status\": \"solver_failure\"") && strstr(js, "film_maxit = 1"),
                   "%s", js);
     free(js);
-    char *err = slurp_in(tmpdir, "err.txt");
+    char *err = tvds_test_slurp_in(tmpdir, "err.txt");
     ck_assert_msg(strstr(err, "did not reach film_tol"), "%s", err);
     free(err);
 
@@ -962,21 +928,21 @@ START_TEST(test_film_nonconverged_never_silent)
              "run models/shoe/sdnd100a_lagrange.ini -o %s -q --method film --set "
              "run.film_maxit=1 --set run.nonconverged=warn",
              out);
-    ck_assert_int_eq(tvds_sh(args), 0);
-    js = slurp_in(out, "summary.json");
+    ck_assert_int_eq(tvds_test_sh(tmpdir, args), 0);
+    js = tvds_test_slurp_in(out, "summary.json");
     ck_assert_msg(strstr(js, "\"status\": \"warning\"") && strstr(js, "TVDS_WARN_NOT_CONVERGED") &&
                       strstr(js, "\"film non-converged steps [-]\": 13001"),
                   "%s", js);
     free(js);
-    err = slurp_in(tmpdir, "err.txt");
+    err = tvds_test_slurp_in(tmpdir, "err.txt");
     ck_assert_msg(strstr(err, "warning:"), "%s", err);
     free(err);
 
     /* The default iteration limit converges on the same case: status ok, count 0. */
     snprintf(args, sizeof args, "run models/shoe/sdnd100a_lagrange.ini -o %s -q --method film",
              out);
-    ck_assert_int_eq(tvds_sh(args), 0);
-    js = slurp_in(out, "summary.json");
+    ck_assert_int_eq(tvds_test_sh(tmpdir, args), 0);
+    js = tvds_test_slurp_in(out, "summary.json");
     ck_assert_msg(strstr(js, "\"status\": \"ok\"") &&
                       strstr(js, "\"film non-converged steps [-]\": 0"),
                   "%s", js);
@@ -988,7 +954,7 @@ END_TEST
 /* x(t) of history.csv in dir at the row nearest t. */
 static double x_at(const char *dir, double t)
 {
-    char *text = slurp_in(dir, "history.csv");
+    char *text = tvds_test_slurp_in(dir, "history.csv");
     ck_assert_ptr_nonnull(text);
     double best = INFINITY, x = NAN;
     for (char *line = strchr(text, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
@@ -1023,7 +989,7 @@ START_TEST(test_rigid_ef_smaller_step_not_worse)
                  "run models/shoe/ef_belt.ini -q -o %s --set element.friction.rigid=yes --set "
                  "run.dt=%g --set run.t_end=0.81",
                  out, dts[i]);
-        ck_assert_int_eq(tvds_sh(args), 0);
+        ck_assert_int_eq(tvds_test_sh(tmpdir, args), 0);
         double x = x_at(out, 0.8);
         err[i] = fabs(x - x_cf);
         ck_assert_msg(err[i] <= 3.0 * V * dts[i], "dt = %g: x(0.8) = %.9g, closed form %.9g",
@@ -1080,8 +1046,8 @@ START_TEST(test_stick_on_moving_master)
                  "run %s/belt.ini -q -o %s --method %s --set run.path=%s --set run.t_end=0.1 "
                  "--set run.dt=1e-4 --set run.out_dt=0",
                  tmpdir, out, methods[i / 2], i % 2 ? "physical" : "modal");
-        ck_assert_int_eq(tvds_sh(args), 0);
-        char *h = slurp_in(out, "history.csv");
+        ck_assert_int_eq(tvds_test_sh(tmpdir, args), 0);
+        char *h = tvds_test_slurp_in(out, "history.csv");
         for (char *line = strchr(h, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
             char *e;
             double t = strtod(line + 1, &e), x = strtod(e + 1, &e), v = strtod(e + 1, NULL);
@@ -1090,7 +1056,7 @@ START_TEST(test_stick_on_moving_master)
                           "%s: t = %.17g x = %.17g v = %.17g", args, t, x, v);
         }
         free(h);
-        char *c = slurp_in(out, "contacts.csv");
+        char *c = tvds_test_slurp_in(out, "contacts.csv");
         char *last = c + strlen(c) - 2;
         while (last > c && *last != '\n')
             last--;
@@ -1125,7 +1091,7 @@ START_TEST(test_belt_stick_slip_contact)
         snprintf(out, sizeof out, "%s/o%d", tmpdir, i);
         snprintf(args, sizeof args, "run %s/belt.ini -q -o %s --method %s --set run.dt=%g", tmpdir,
                  out, methods[i / 2], dt);
-        ck_assert_int_eq(tvds_sh(args), 0);
+        ck_assert_int_eq(tvds_test_sh(tmpdir, args), 0);
         double x = x_at(out, 0.8);
         ck_assert_msg(fabs(x - x_cf) <= 3.0 * V * dt, "%s: x(0.8) = %.9g, closed form %.9g", args,
                       x, x_cf);
@@ -1143,8 +1109,9 @@ START_TEST(test_check_is_run)
 {
     tmp_setup();
     char args[700], out[256];
-    ck_assert_int_eq(tvds_sh("check models/shoe/sdnd104_penalty.ini --set run.dt=auto"), 0);
-    char *o = slurp_in(tmpdir, "out.txt");
+    ck_assert_int_eq(
+        tvds_test_sh(tmpdir, "check models/shoe/sdnd104_penalty.ini --set run.dt=auto"), 0);
+    char *o = tvds_test_slurp_in(tmpdir, "out.txt");
     const char *p = strstr(o, "chosen dt");
     ck_assert_msg(p != NULL, "%s", o);
     double dt_check = strtod(p + strlen("chosen dt"), NULL);
@@ -1154,8 +1121,8 @@ START_TEST(test_check_is_run)
              "run models/shoe/sdnd104_penalty.ini -q -o %s --set run.dt=auto --set "
              "run.t_end=0.01 --set 'run.window=0 0.01'",
              out);
-    ck_assert_int_eq(tvds_sh(args), 0);
-    char *js = slurp_in(out, "summary.json");
+    ck_assert_int_eq(tvds_test_sh(tmpdir, args), 0);
+    char *js = tvds_test_slurp_in(out, "summary.json");
     p = strstr(js, "\"dt\": ");
     ck_assert_ptr_nonnull(p);
     double dt_run = strtod(p + 6, NULL);
@@ -1171,11 +1138,11 @@ START_TEST(test_check_is_run)
     };
     for (int i = 0; i < 3; i++) {
         snprintf(args, sizeof args, "run %s -q -o %s/r%d", bad[i], tmpdir, i);
-        int rc_run = tvds_sh(args);
-        char *er = slurp_in(tmpdir, "err.txt");
+        int rc_run = tvds_test_sh(tmpdir, args);
+        char *er = tvds_test_slurp_in(tmpdir, "err.txt");
         snprintf(args, sizeof args, "check %s", bad[i]);
-        int rc_check = tvds_sh(args);
-        char *ec = slurp_in(tmpdir, "err.txt");
+        int rc_check = tvds_test_sh(tmpdir, args);
+        char *ec = tvds_test_slurp_in(tmpdir, "err.txt");
         ck_assert_msg(rc_run == 2 && rc_check == 2, "%s: run %d, check %d", bad[i], rc_run,
                       rc_check);
         ck_assert_str_eq(er, ec);
@@ -1192,16 +1159,16 @@ START_TEST(test_absurd_step_count)
     tmp_setup();
     char args[600];
     snprintf(args, sizeof args, "run %s -q -o %s/r --set run.dt=1e-300", OSC, tmpdir);
-    ck_assert_int_eq(tvds_sh(args), 2);
-    char *e = slurp_in(tmpdir, "err.txt");
+    ck_assert_int_eq(tvds_test_sh(tmpdir, args), 2);
+    char *e = tvds_test_slurp_in(tmpdir, "err.txt");
     ck_assert_msg(strstr(e, "5e+298 steps") && strstr(e, "max_steps"), "%s", e);
     free(e);
     snprintf(args, sizeof args, "run %s -q -o %s/r --set run.dt=1e-5 --set run.max_steps=1000", OSC,
              tmpdir);
-    ck_assert_int_eq(tvds_sh(args), 2);
+    ck_assert_int_eq(tvds_test_sh(tmpdir, args), 2);
     snprintf(args, sizeof args, "run %s -q -o %s/r --set run.dt=1e-5 --set run.max_steps=0", OSC,
              tmpdir);
-    ck_assert_int_eq(tvds_sh(args), 0);
+    ck_assert_int_eq(tvds_test_sh(tmpdir, args), 0);
     tmp_teardown();
 }
 END_TEST
@@ -1302,9 +1269,9 @@ START_TEST(test_bad_inputs_refused)
     }
     args[k] = '\0';
     double t0 = now_s();
-    int code = tvds_sh(args);
+    int code = tvds_test_sh(tmpdir, args);
     double el = now_s() - t0;
-    char *err = slurp_in(tmpdir, "err.txt");
+    char *err = tvds_test_slurp_in(tmpdir, "err.txt");
     ck_assert_msg(code == 2, "%s: exit %d: %s", args, code, err);
     ck_assert_msg(strstr(err, bad_inputs[_i].want) != NULL, "%s: %s", args, err);
     ck_assert_msg(strchr(err, '\n') == err + strlen(err) - 1, "%s: not one line: %s", args, err);

@@ -652,12 +652,6 @@ static int count_fields(const char *b, const char *e)
     return n;
 }
 
-static void sleep_s(double s)
-{
-    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-    nanosleep(&ts, NULL);
-}
-
 START_TEST(test_sigint_interrupted)
 {
     tmp_setup();
@@ -680,8 +674,8 @@ START_TEST(test_sigint_interrupted)
     snprintf(summ, sizeof summ, "%s/summary.json", out);
     struct stat st;
     for (int k = 0; k < 200 && (stat(summ, &st) != 0 || stat(hist, &st) != 0); k++)
-        sleep_s(0.05);
-    sleep_s(0.5);
+        tvds_test_sleep_s(0.05);
+    tvds_test_sleep_s(0.5);
     ck_assert_int_eq(kill(pid, SIGINT), 0);
     int wst = 0;
     ck_assert_int_eq(waitpid(pid, &wst, 0), pid);

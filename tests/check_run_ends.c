@@ -39,30 +39,6 @@ static void tmp_teardown(void)
     tvds_test_rmtree(tmpdir);
 }
 
-/* `tvds ARGS`, stdout and stderr into tmpdir/out.txt and tmpdir/err.txt; the exit code. */
-static int tvds_sh(const char *args)
-{
-    char cmd[2048];
-    snprintf(cmd, sizeof cmd, "%s %s >'%s/out.txt' 2>'%s/err.txt'", TVDS_BIN, args, tmpdir, tmpdir);
-    int st = system(cmd);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static char *slurp_in(const char *dir, const char *file)
-{
-    char p[512];
-    snprintf(p, sizeof p, "%s/%s", dir, file);
-    return tvds_test_slurp(p, NULL);
-}
-
-static int exists_in(const char *dir, const char *file)
-{
-    char p[512];
-    struct stat st;
-    snprintf(p, sizeof p, "%s/%s", dir, file);
-    return stat(p, &st) == 0;
-}
-
 static int count_lines(const char *t)
 {
     int n = 0;
@@ -112,8 +88,9 @@ START_TEST(test_contact_never_closed)
         plate_case(lifted ? 0.01 : 0.0, path, sizeof path);
         snprintf(out, sizeof out, "%s/run%d", tmpdir, lifted);
         snprintf(args, sizeof args, "run %s -o %s -q --set run.t_end=0.05", path, out);
-        int code = tvds_sh(args);
-        char *js = slurp_in(out, "summary.json"), *err = slurp_in(tmpdir, "err.txt");
+        int code = tvds_test_sh(tmpdir, args);
+        char *js = tvds_test_slurp_in(out, "summary.json"),
+             *err = tvds_test_slurp_in(tmpdir, "err.txt");
         ck_assert_msg(code == 0, "exit %d: %s", code, err);
         ck_assert_ptr_nonnull(js);
         if (lifted) {
@@ -165,8 +142,8 @@ START_TEST(test_no_room_for_reserve)
                       strstr(ctx.msg, "No space left on device") &&
                       strstr(ctx.msg, "nothing written"),
                   "%s", ctx.msg);
-    ck_assert(!exists_in(out, "history.csv"));
-    ck_assert(!exists_in(out, "summary.json"));
+    ck_assert(!tvds_test_exists_in(out, "history.csv"));
+    ck_assert(!tvds_test_exists_in(out, "summary.json"));
     /* Room for the reserve and 10 bytes: history.csv's header is cut, the summary is whole. */
     snprintf(out, sizeof out, "%s/reserve_only", tmpdir);
     tvds_ctx_init(&ctx);
@@ -174,7 +151,7 @@ START_TEST(test_no_room_for_reserve)
     rc = tvds_run(m, out, NULL, &ctx);
     tvds_output_fail_after(-1);
     ck_assert_int_eq(rc, TVDS_ERR_WRITE);
-    char *js = slurp_in(out, "summary.json");
+    char *js = tvds_test_slurp_in(out, "summary.json");
     ck_assert_ptr_nonnull(js);
     ck_assert_msg(strstr(js, "\"status\": \"write_failed\"") && strstr(js, "No space left"), "%s",
                   js);
@@ -210,10 +187,11 @@ START_TEST(test_no_room_tmpfs)
     fclose(f);
     snprintf(out, sizeof out, "%s/run", mnt);
     snprintf(args, sizeof args, "run %s -o %s -q --set run.t_end=0.1", OSC, out);
-    int code = tvds_sh(args);
-    int has_summary = exists_in(out, "summary.json"), has_hist = exists_in(out, "history.csv");
+    int code = tvds_test_sh(tmpdir, args);
+    int has_summary = tvds_test_exists_in(out, "summary.json"),
+        has_hist = tvds_test_exists_in(out, "history.csv");
     umount(mnt);
-    char *err = slurp_in(tmpdir, "err.txt");
+    char *err = tvds_test_slurp_in(tmpdir, "err.txt");
     ck_assert_msg(code == 1, "exit %d: %s", code, err);
     ck_assert_msg(count_lines(err) == 1 && strstr(err, "no room") && strstr(err, "summary.json") &&
                       strstr(err, "nothing written"),

@@ -11,6 +11,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#ifndef TVDS_BIN
+#define TVDS_BIN "build/bin/tvds"
+#endif
 
 /* Create a private directory named prefix + 6 random characters (mkdtemp) into dir[n]; the
  * creation must succeed. */
@@ -66,6 +73,48 @@ static inline char *tvds_test_slurp(const char *path, long *len)
  * number of digits: the difference is round-off, and round-off scales with the unit round-off
  * eps = DBL_EPSILON / 2, the number of operations summed, and the condition of the problem.
  * These helpers give those factors; each check says which bound it applies. */
+
+/* ---- Running the command-line tool and looking at what it wrote ---------------------------- */
+
+/* Monotonic clock [s]; a sleep of s seconds. */
+static inline double tvds_test_mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static inline void tvds_test_sleep_s(double s)
+{
+    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+    nanosleep(&ts, NULL);
+}
+
+/* `tvds ARGS` through the shell, stdout and stderr into dir/out.txt and dir/err.txt; the exit
+ * code (-1 when killed by a signal). */
+static inline int tvds_test_sh(const char *dir, const char *args)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "%s %s >'%s/out.txt' 2>'%s/err.txt'", TVDS_BIN, args, dir, dir);
+    int st = system(cmd);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* dir/file read whole (tvds_test_slurp: NULL when it cannot be read); whether dir/file exists. */
+static inline char *tvds_test_slurp_in(const char *dir, const char *file)
+{
+    char p[512];
+    snprintf(p, sizeof p, "%s/%s", dir, file);
+    return tvds_test_slurp(p, NULL);
+}
+
+static inline int tvds_test_exists_in(const char *dir, const char *file)
+{
+    char p[512];
+    struct stat st;
+    snprintf(p, sizeof p, "%s/%s", dir, file);
+    return stat(p, &st) == 0;
+}
 
 /* 1-norm condition number kappa_1(A) = |A|_1 |A^-1|_1 of the n x n column-major A (leading
  * dimension n), estimated by LAPACK (dgetrf + dgecon: within a factor 3 in practice, Higham,

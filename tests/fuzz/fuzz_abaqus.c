@@ -5,9 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "fuzz_util.h"
-#include "tvds/tvds_io.h"
-#include "tvds/tvds_reduce.h"
+#include "fuzz_fe.h"
 
 static char jobdir[256], outdir[256], inp[300], kp[300], mp[300];
 static cholmod_common cc;
@@ -48,38 +46,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         tvds_cholmod_ctx(NULL);
         return 0;
     }
-    for (int k = 1; k < m->n; k++) /* ascending node, then direction */
-        FUZZ_ASSERT(
-            m->dofs[k - 1].node < m->dofs[k].node ||
-                (m->dofs[k - 1].node == m->dofs[k].node && m->dofs[k - 1].dir < m->dofs[k].dir),
-            "DoFs %d and %d out of order", k, k + 1);
     tvds_fe_paths names_ = {mp, kp, inp, NULL, 1};
-    tvds_ctx_init(&ctx);
-    rc = tvds_fe_model_check(m, &names_, &cc, &ctx);
-    fuzz_check_status(rc, &ctx);
-    if (rc == TVDS_OK) {
-        rc = tvds_fe_model_write(m, outdir, &ctx);
-        FUZZ_ASSERT(rc == TVDS_OK, "cannot write: %s", ctx.msg);
-        char mm[320], km[320], dp[320], sp[320];
-        snprintf(mm, sizeof mm, "%s/M.mtx", outdir);
-        snprintf(km, sizeof km, "%s/K.mtx", outdir);
-        snprintf(dp, sizeof dp, "%s/dofs.txt", outdir);
-        snprintf(sp, sizeof sp, "%s/sets.txt", outdir);
-        tvds_fe_paths p = {mm, km, dp, sp, 1};
-        tvds_fe_model *back = NULL;
-        rc = tvds_fe_model_read(&p, &back, &cc, &ctx);
-        FUZZ_ASSERT(rc == TVDS_OK, "written model refused: %s", ctx.msg);
-        FUZZ_ASSERT(back->n == m->n && back->nsets == m->nsets && back->nfsets == m->nfsets,
-                    "n %d/%d sets %d/%d face sets %d/%d", back->n, m->n, back->nsets, m->nsets,
-                    back->nfsets, m->nfsets);
-        for (int k = 0; k < m->n; k++)
-            FUZZ_ASSERT(back->dofs[k].node == m->dofs[k].node &&
-                            back->dofs[k].dir == m->dofs[k].dir &&
-                            memcmp(back->dofs[k].xyz, m->dofs[k].xyz, sizeof m->dofs[k].xyz) == 0,
-                        "DoF %d differs after write and read", k + 1);
-        tvds_fe_model_free(&back, &cc);
-    }
+    fuzz_fe_roundtrip(m, &names_, outdir, 1, 1, &cc);
     tvds_fe_model_free(&m, &cc);
-    tvds_cholmod_ctx(NULL);
     return 0;
 }

@@ -5,9 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "fuzz_util.h"
-#include "tvds/tvds_io.h"
-#include "tvds/tvds_reduce.h"
+#include "fuzz_fe.h"
 
 static char jobdir[256], outdir[256], inp[300];
 static cholmod_common cc;
@@ -42,40 +40,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int rc = tvds_import_calculix(inp, &m, NULL, &cc, &ctx);
     fuzz_check_status(rc, &ctx);
     FUZZ_ASSERT((rc == TVDS_OK) == (m != NULL), "rc %d but m %p", rc, (void *)m);
-    if (rc != TVDS_OK) return 0;
-    tvds_fe_paths names_ = {"job.mas", "job.sti", "job.dof", NULL, 1};
-    tvds_ctx_init(&ctx);
-    rc = tvds_fe_model_check(m, &names_, &cc, &ctx);
-    fuzz_check_status(rc, &ctx);
-    if (rc == TVDS_OK) {
-        rc = tvds_fe_model_write(m, outdir, &ctx);
-        FUZZ_ASSERT(rc == TVDS_OK, "cannot write: %s", ctx.msg);
-        char mp[320], kp[320], dp[320], sp[320];
-        snprintf(mp, sizeof mp, "%s/M.mtx", outdir);
-        snprintf(kp, sizeof kp, "%s/K.mtx", outdir);
-        snprintf(dp, sizeof dp, "%s/dofs.txt", outdir);
-        snprintf(sp, sizeof sp, "%s/sets.txt", outdir);
-        tvds_fe_paths p = {mp, kp, dp, sp, 1};
-        tvds_fe_model *back = NULL;
-        rc = tvds_fe_model_read(&p, &back, &cc, &ctx);
-        FUZZ_ASSERT(rc == TVDS_OK, "written model refused: %s", ctx.msg);
-        FUZZ_ASSERT(back->n == m->n && back->nsets == m->nsets && back->nfsets == m->nfsets,
-                    "n %d/%d sets %d/%d face sets %d/%d", back->n, m->n, back->nsets, m->nsets,
-                    back->nfsets, m->nfsets);
-        for (int q = 0; q < m->nfsets; q++)
-            FUZZ_ASSERT(
-                back->fsets[q].nface == m->fsets[q].nface &&
-                    memcmp(back->fsets[q].nodes, m->fsets[q].nodes,
-                           (size_t)m->fsets[q].nface * TVDS_FACE_MAX_NODES * sizeof(long)) == 0,
-                "face set %d differs after write and read", q);
-        for (int k = 0; k < m->n; k++)
-            FUZZ_ASSERT(back->dofs[k].node == m->dofs[k].node &&
-                            back->dofs[k].dir == m->dofs[k].dir &&
-                            memcmp(back->dofs[k].xyz, m->dofs[k].xyz, sizeof m->dofs[k].xyz) == 0,
-                        "DoF %d differs after write and read", k + 1);
-        tvds_fe_model_free(&back, &cc);
+    if (rc != TVDS_OK) {
+        tvds_cholmod_ctx(NULL);
+        return 0;
     }
+    tvds_fe_paths names_ = {"job.mas", "job.sti", "job.dof", NULL, 1};
+    fuzz_fe_roundtrip(m, &names_, outdir, 0, 1, &cc);
     tvds_fe_model_free(&m, &cc);
-    tvds_cholmod_ctx(NULL);
     return 0;
 }
