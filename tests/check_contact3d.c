@@ -1113,9 +1113,10 @@ START_TEST(test_case_file_disc)
                                        "contact.disc.dim=2", "contact.disc.law=penalty",
                                        "contact.disc.master=rigid"};
     static const char *const want[5] = {
-        "t1 does not apply to a disc", "motion_x does not apply to a disc",
-        "dim: a rotating disc is a 3D master", "(a disc takes law = lagrange)",
-        "omega only applies with master = disc"};
+        "t1 only applies with master = rigid (not a rotating disc)",
+        "motion_x only applies with master = rigid (not a rotating disc)",
+        "dim: a rotating disc is a 3D master", "(a rotating disc takes law = lagrange)",
+        "omega only applies with master = disc (not a rigid master)"};
     for (int k = 0; k < 5; k++) {
         const char *ov[2] = {bad[k], "contact.disc.kn=1e3"};
         tvds_ctx_init(&ctx);
@@ -1163,7 +1164,7 @@ START_TEST(test_case_file_faces)
     tvds_data_free(&d);
     tvds_model_free(&m);
     const char *bad[2] = {"contact.tip.dim=2", "contact.tip.law=penalty"};
-    const char *want[2] = {"dim: a face set is a 3D master surface",
+    const char *want[2] = {"dim: a face set is a 3D master (dim = 3)",
                            "law: the penalty law needs a 2D master surface or a rigid master"};
     for (int k = 0; k < 2; k++) {
         const char *ov[2] = {bad[k], "contact.tip.kn=1e3"};

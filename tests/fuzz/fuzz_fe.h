@@ -16,10 +16,10 @@ static void fuzz_fe_roundtrip(const tvds_fe_model *m, const tvds_fe_paths *names
 {
     if (sorted)
         for (int k = 1; k < m->n; k++)
-            FUZZ_ASSERT(m->dofs[k - 1].node < m->dofs[k].node ||
-                            (m->dofs[k - 1].node == m->dofs[k].node &&
-                             m->dofs[k - 1].dir < m->dofs[k].dir),
-                        "DoFs %d and %d out of order", k, k + 1);
+            FUZZ_ASSERT(
+                m->dofs[k - 1].node < m->dofs[k].node ||
+                    (m->dofs[k - 1].node == m->dofs[k].node && m->dofs[k - 1].dir < m->dofs[k].dir),
+                "DoFs %d and %d out of order", k, k + 1);
     tvds_ctx ctx;
     tvds_ctx_init(&ctx);
     tvds_cholmod_ctx(&ctx);
@@ -43,11 +43,11 @@ static void fuzz_fe_roundtrip(const tvds_fe_model *m, const tvds_fe_paths *names
                         "sets %d/%d face sets %d/%d", back->nsets, m->nsets, back->nfsets,
                         m->nfsets);
             for (int q = 0; q < m->nfsets; q++)
-                FUZZ_ASSERT(back->fsets[q].nface == m->fsets[q].nface &&
-                                memcmp(back->fsets[q].nodes, m->fsets[q].nodes,
-                                       (size_t)m->fsets[q].nface * TVDS_FACE_MAX_NODES *
-                                           sizeof(long)) == 0,
-                            "face set %d differs after write and read", q);
+                FUZZ_ASSERT(
+                    back->fsets[q].nface == m->fsets[q].nface &&
+                        memcmp(back->fsets[q].nodes, m->fsets[q].nodes,
+                               (size_t)m->fsets[q].nface * TVDS_FACE_MAX_NODES * sizeof(long)) == 0,
+                    "face set %d differs after write and read", q);
         }
         for (int k = 0; k < m->n; k++)
             FUZZ_ASSERT(back->dofs[k].node == m->dofs[k].node &&
