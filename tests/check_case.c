@@ -241,7 +241,8 @@ static const struct {
     {HEAD2 "[contact c]\nslave = shoe:1\nmaster = bar:top\nkn = 5\n", 10,
      "kn only applies with law = penalty"},
     {HEAD2 "[contact c]\nslave = shoe:1\nmaster = bar:top\nnormal = 0 1 0\n", 10,
-     "normal only applies with master = rigid or disc (not a node-set master surface)"},
+     "normal only applies with master = rigid or disc or SUB:FACESET with omega (not a node-set "
+     "master surface)"},
     {HEAD2 "[contact c]\nslave = shoe:1\nmaster = rigid\nnormal = 0 1 0\nt1 = 0 1 1\n", 11,
      "not perpendicular"},
     {HEAD2 "[contact c]\nslave = shoe:1\nmaster = rigid\n", 7, "missing key 'normal'"},

@@ -1116,7 +1116,7 @@ START_TEST(test_case_file_disc)
         "t1 only applies with master = rigid (not a rotating disc)",
         "motion_x only applies with master = rigid (not a rotating disc)",
         "dim: a rotating disc is a 3D master", "(a rotating disc takes law = lagrange)",
-        "omega only applies with master = disc (not a rigid master)"};
+        "omega only applies with master = disc or SUB:FACESET with omega (not a rigid master)"};
     for (int k = 0; k < 5; k++) {
         const char *ov[2] = {bad[k], "contact.disc.kn=1e3"};
         tvds_ctx_init(&ctx);

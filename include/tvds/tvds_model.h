@@ -161,6 +161,9 @@ enum tvds_master_kind {
     TVDS_MASTER_DISC,        /* rigid disc face (3D) rotating about its axis: rigid_point is
                                 the centre, rigid_normal the axis (toward the slave), omega(t)
                                 the angular speed */
+    TVDS_MASTER_FACES_ROT,   /* face set of a substructure that turns rigidly about the axis
+                                (rigid_point, rigid_normal) with omega(t), elastic in its own
+                                frame (docs/theory.md 3d) */
     TVDS_MASTER_KIND_COUNT
 };
 
@@ -189,7 +192,8 @@ typedef struct tvds_contact {
      * of the rigid master along axis k over time. */
     double rigid_point[3], rigid_normal[3], rigid_t1[3];
     tvds_fn rigid_motion[3];
-    tvds_fn omega; /* TVDS_MASTER_DISC: angular speed about rigid_normal [rad/s] (right-hand) */
+    tvds_fn omega; /* TVDS_MASTER_DISC, _FACES_ROT: angular speed about rigid_normal [rad/s]
+                      (right-hand) */
     /* Friction. mu_axis[k] > = 0 replaces mu for tangent k when anisotropic (one-way
      * friction: SDND100 modeling D). */
     double mu_s, mu_k;

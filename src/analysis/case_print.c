@@ -138,6 +138,11 @@ int tvds_model_print(const tvds_model *m, FILE *out, tvds_ctx *ctx)
         else if (c->master_kind == TVDS_MASTER_FACES)
             fprintf(out, "%d faces (%d nodes) of %s", c->nface, c->nmaster,
                     m->subs[c->master_sub]->name);
+        else if (c->master_kind == TVDS_MASTER_FACES_ROT)
+            fprintf(out, "%d faces (%d nodes) of %s turning about (%g %g %g) + s (%g %g %g)",
+                    c->nface, c->nmaster, m->subs[c->master_sub]->name, c->rigid_point[0],
+                    c->rigid_point[1], c->rigid_point[2], c->rigid_normal[0], c->rigid_normal[1],
+                    c->rigid_normal[2]);
         else
             fprintf(out, "%d master nodes of %s (%s)", c->nmaster, m->subs[c->master_sub]->name,
                     c->master_kind == TVDS_MASTER_SURFACE_C1 ? "C1 Hermite" : "C0 segments");

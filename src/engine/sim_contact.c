@@ -128,12 +128,23 @@ static int cp_geometry(const tvds_model *m, tvds_data *d, sim_cp *c, int mode, d
         double N[SIM_MASTER_MAX_NODES];
         int nw = M->weights(m, d, c, node, N);
         const long *dd = d->mnodes_dofs[c->contact];
+        double R[9];
+        if (M->node_frame) M->node_frame(m, c, R);
         c->ne = 0;
         c->e_seg2d = -1;
         for (int q = 0; q < dim; q++) {
             sim_cp_add_entry(c, ss, c->sdof[q], q, 1.0);
-            for (int k = 0; k < nw; k++)
-                sim_cp_add_entry(c, C->master_sub, (int)dd[3 * node[k] + q], q, -N[k]);
+            for (int k = 0; k < nw; k++) {
+                const long *nd = dd + 3 * node[k];
+                if (!M->node_frame) {
+                    sim_cp_add_entry(c, C->master_sub, (int)nd[q], q, -N[k]);
+                    continue;
+                }
+                /* A turning master: its DoFs are in its own frame, R turns them to this one. */
+                for (int j = 0; j < 3; j++)
+                    if (R[3 * q + j] != 0.0)
+                        sim_cp_add_entry(c, C->master_sub, (int)nd[j], q, -N[k] * R[3 * q + j]);
+            }
         }
     }
     /* Predicted gap with the actual predicted positions. */

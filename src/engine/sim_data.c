@@ -757,7 +757,7 @@ static int setup_master_geometry(const tvds_model *m, tvds_data *d, tvds_ctx *ct
     int rc;
     for (int c = 0; c < m->ncontact; c++) {
         const tvds_contact *C = &m->contacts[c];
-        if (C->master_kind == TVDS_MASTER_FACES) {
+        if (sim_masters[C->master_kind]->face_set) {
             rc = face_topology(m, d, c, ctx);
             if (rc == TVDS_ERR_NOMEM) goto nomem;
             if (rc) return rc;

@@ -127,6 +127,7 @@ typedef struct sim_cp {
     double mref[3];     /* rotating disc: the touched material point in the disc's own frame
                            (its position from the centre at angle 0) */
     double mpt[3];      /* rotating disc: that material point's position at the last search */
+    double mth;         /* turning face set: the angle theta of the last search [rad] */
     double s;           /* curvilinear position along the master [m] */
     double n[3];        /* unit normal toward the slave */
     double t[2][3];     /* unit tangents */

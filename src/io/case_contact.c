@@ -59,11 +59,12 @@ static int parse_faces_ref(case_parser *p, const tvds_model *m, const case_entry
  * default first); whether law = penalty applies; and its own parser, called once the keys that
  * belong to other kinds have been refused. A new kind is an entry here, its parser and, when it
  * owns keys, its bit in kind_keys. */
-enum { K_SURFACE = 1, K_FACES = 2, K_RIGID = 4, K_DISC = 8 };
+enum { K_SURFACE = 1, K_FACES = 2, K_RIGID = 4, K_DISC = 8, K_FACES_ROT = 16 };
 
 typedef struct master_syntax {
     int bit;
     const char *word;   /* the value of `master` that selects the kind; NULL: a SUB:SET reference */
+    const char *form;   /* `master = ...` as messages write it */
     const char *name;   /* how messages name it */
     int dim, dim_other; /* the default dimension, and the other one it accepts (0: none) */
     int penalty;        /* law = penalty applies */
@@ -74,9 +75,14 @@ typedef struct master_syntax {
 static const struct {
     const char *key;
     int kinds;
-} kind_keys[] = {{"omega", K_DISC},     {"point", K_RIGID | K_DISC}, {"normal", K_RIGID | K_DISC},
-                 {"t1", K_RIGID},       {"motion_x", K_RIGID},       {"motion_y", K_RIGID},
-                 {"motion_z", K_RIGID}, {"surface", K_SURFACE}};
+} kind_keys[] = {{"omega", K_DISC | K_FACES_ROT},
+                 {"point", K_RIGID | K_DISC | K_FACES_ROT},
+                 {"normal", K_RIGID | K_DISC | K_FACES_ROT},
+                 {"t1", K_RIGID},
+                 {"motion_x", K_RIGID},
+                 {"motion_y", K_RIGID},
+                 {"motion_z", K_RIGID},
+                 {"surface", K_SURFACE}};
 
 /* SUB:NODESET, 2D: straight segments between the nodes, or the C1 curve (surface = c1). */
 static int parse_node_surface(case_parser *p, tvds_model *m, int sec, case_entry *em,
@@ -163,11 +169,34 @@ static int parse_disc(case_parser *p, tvds_model *m, int sec, case_entry *em, tv
     return TVDS_OK;
 }
 
+/* SUB:FACESET with omega: the face set turns with its substructure about the axis through
+ * point (default the origin) along normal (right-handed with omega). */
+static int parse_face_set_rot(case_parser *p, tvds_model *m, int sec, case_entry *em,
+                              tvds_contact *c)
+{
+    int rc = case_check_translations(p, m, em, c->master_sub, c->nmaster, c->master_nodes, 3);
+    if (rc) return rc;
+    if ((rc = case_get_fn(p, sec, "omega", 1, &c->omega))) return rc;
+    int given;
+    if ((rc = case_get_vec(p, sec, "point", 3, c->rigid_point, &given))) return rc;
+    if ((rc = case_get_vec(p, sec, "normal", 3, c->rigid_normal, &given))) return rc;
+    if (!given) return case_missing(p, sec, "normal");
+    double *nv = c->rigid_normal;
+    if (nv[0] == 0 && nv[1] == 0 && nv[2] == 0)
+        return case_err_ent(p, TVDS_ERR_INVALID, case_get(p, sec, "normal"),
+                            "normal: zero vector (the axis the face set turns about)");
+    case_normalize3(nv);
+    c->master_kind = TVDS_MASTER_FACES_ROT;
+    return TVDS_OK;
+}
+
 static const master_syntax master_kinds[] = {
-    {K_SURFACE, NULL, "a node-set master surface", 2, 0, 1, parse_node_surface},
-    {K_FACES, NULL, "a face set", 3, 0, 0, parse_face_set},
-    {K_RIGID, "rigid", "a rigid master", 3, 2, 1, parse_rigid},
-    {K_DISC, "disc", "a rotating disc", 3, 0, 0, parse_disc},
+    {K_SURFACE, NULL, "SUB:NODESET (2D)", "a node-set master surface", 2, 0, 1, parse_node_surface},
+    {K_FACES, NULL, "SUB:FACESET", "a face set", 3, 0, 0, parse_face_set},
+    {K_RIGID, "rigid", "rigid", "a rigid master", 3, 2, 1, parse_rigid},
+    {K_DISC, "disc", "disc", "a rotating disc", 3, 0, 0, parse_disc},
+    {K_FACES_ROT, NULL, "SUB:FACESET with omega", "a turning face set", 3, 0, 0,
+     parse_face_set_rot},
 };
 #define NKINDS ((int)(sizeof master_kinds / sizeof master_kinds[0]))
 
@@ -178,10 +207,10 @@ static const master_syntax *kind_of_bit(int bit)
     return NULL;
 }
 
-/* The kind `master = VALUE` names: a word of the table, a face set (taken into c), or a node
- * set. NULL with *rc set on an error. */
-static const master_syntax *master_kind(case_parser *p, const tvds_model *m, case_entry *em,
-                                        tvds_contact *c, int *rc)
+/* The kind `master = VALUE` names: a word of the table, a face set (taken into c; turning
+ * when the section gives omega), or a node set. NULL with *rc set on an error. */
+static const master_syntax *master_kind(case_parser *p, const tvds_model *m, int sec,
+                                        case_entry *em, tvds_contact *c, int *rc)
 {
     *rc = TVDS_OK;
     for (int i = 0; i < NKINDS; i++)
@@ -192,7 +221,8 @@ static const master_syntax *master_kind(case_parser *p, const tvds_model *m, cas
         *rc = r;
         return NULL;
     }
-    return kind_of_bit(r == 0 ? K_FACES : K_SURFACE);
+    if (r == 0) return kind_of_bit(case_get(p, sec, "omega") ? K_FACES_ROT : K_FACES);
+    return kind_of_bit(K_SURFACE);
 }
 
 /* "KEY only applies with master = rigid or disc" for a key of other kinds than k. */
@@ -205,8 +235,7 @@ static int refuse_other_keys(case_parser *p, int sec, const master_syntax *k)
         for (int j = 0; j < NKINDS; j++) {
             if (!(kind_keys[i].kinds & master_kinds[j].bit)) continue;
             size_t l = strlen(owners);
-            snprintf(owners + l, sizeof owners - l, "%s%s", l ? " or " : "",
-                     master_kinds[j].word ? master_kinds[j].word : "SUB:NODESET (2D)");
+            snprintf(owners + l, sizeof owners - l, "%s%s", l ? " or " : "", master_kinds[j].form);
         }
         return case_err_ent(p, TVDS_ERR_INVALID, x, "%s only applies with master = %s (not %s)",
                             kind_keys[i].key, owners, k->name);
@@ -219,7 +248,7 @@ static int parse_master(case_parser *p, tvds_model *m, int sec, case_entry *em, 
                         const master_syntax **kind)
 {
     int rc;
-    const master_syntax *k = master_kind(p, m, em, c, &rc);
+    const master_syntax *k = master_kind(p, m, sec, em, c, &rc);
     if (!k) return rc;
     *kind = k;
     c->dim = k->dim;

@@ -9,8 +9,8 @@
 
 /* Node positions of face f of a face-set master (nn x 3), undeformed (deformed = 0), X + u*
  * (1) or X + u_n (2). Returns the number of nodes. */
-static int face_nodes_pos(const tvds_model *m, const tvds_data *d, int ic, int f, int deformed,
-                          double *P)
+int sim_faces3d_nodes(const tvds_model *m, const tvds_data *d, int ic, int f, int deformed,
+                      double *P)
 {
     const tvds_contact *C = &m->contacts[ic];
     int nn = C->face_nn[f];
@@ -37,7 +37,7 @@ static face_hit face_try(const tvds_model *m, const tvds_data *d, const sim_cp *
                          int deformed, const double Q[3])
 {
     double P[3 * FACE_MAX_NODES];
-    int nn = face_nodes_pos(m, d, c->contact, f, deformed, P);
+    int nn = sim_faces3d_nodes(m, d, c->contact, f, deformed, P);
     face_hit h;
     /* Newton starts from the last xi on the point's own face, from the centre on another. */
     int edge = -1;
@@ -129,7 +129,7 @@ static int faces_closest(const tvds_model *m, tvds_data *d, sim_cp *c, int conf,
 static void faces_frame(const tvds_model *m, const tvds_data *d, sim_cp *c, int conf)
 {
     double P[3 * FACE_MAX_NODES];
-    int nn = face_nodes_pos(m, d, c->contact, c->seg, conf, P);
+    int nn = sim_faces3d_nodes(m, d, c->contact, c->seg, conf, P);
     double n[3], t1[3], t2[3];
     /* A collapsed face (no normal) keeps the last frame; the run then diverges and says so. */
     if (face_frame(nn, P, c->xi, n, t1, t2) != 0) return;
@@ -154,7 +154,7 @@ static void faces_point(const tvds_model *m, const tvds_data *d, const sim_cp *c
                         double t, double P[3], double Pm[3])
 {
     double X[3 * FACE_MAX_NODES], N[FACE_MAX_NODES];
-    int nn = face_nodes_pos(m, d, c->contact, c->seg, conf, X);
+    int nn = sim_faces3d_nodes(m, d, c->contact, c->seg, conf, X);
     face_shape(nn, c->xi, N, NULL);
     for (int a = 0; a < 3; a++) {
         P[a] = Pm[a] = 0.0;
@@ -527,6 +527,7 @@ static void faces_static_kg(const sim_master_static *ms, const sim_master_at *g,
 const sim_master_type sim_master_faces3d = {
     .name = "faces3d",
     .prescribed = 0,
+    .face_set = 1,
     .closest = faces_closest,
     .frame = faces_frame,
     .weights = faces_weights,

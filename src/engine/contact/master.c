@@ -8,6 +8,7 @@ const sim_master_type *sim_masters[SIM_MASTER_SLOTS] = {
     [TVDS_MASTER_RIGID] = &sim_master_rigid_plane,
     [TVDS_MASTER_FACES] = &sim_master_faces3d,
     [TVDS_MASTER_DISC] = &sim_master_disc,
+    [TVDS_MASTER_FACES_ROT] = &sim_master_faces_rot,
 };
 
 int sim_master_register(const sim_master_type *t)

@@ -80,6 +80,8 @@ typedef struct sim_master_type {
     const char *name;
     /* 1 when the master moves by prescribed motion (motion() is not zero). */
     int prescribed;
+    /* 1 when the master is a face set (set-up builds its face topology, sim_data.c). */
+    int face_set;
     /* Set-up (sim_data.c): checks contact ic, marks the master DoFs a row can touch as
      * candidates (sim_mark_cand) and sets *ent, the most entries of one of its rows (the slave
      * and the master nodes). */
@@ -105,6 +107,11 @@ typedef struct sim_master_type {
      * velocity, 2: acceleration) at time t, beyond the motion its nodes carry; zero when not
      * prescribed. */
     void (*motion)(const tvds_model *m, const sim_cp *c, double t, int deriv, double out[3]);
+    /* The rotation R (row-major 3 x 3) from the components of the master nodes' DoFs to the
+     * global frame, at the time of the last closest() (a master that turns: docs/theory.md 3d);
+     * a row's entry on master DoF component j for global component i is then -N_k R_ij. NULL:
+     * the identity. */
+    void (*node_frame)(const tvds_model *m, const sim_cp *c, double R[9]);
 
     /* ---- Analyses about a steady sliding state (the CEA) ---- */
     /* 1: several slave nodes keep their offsets along the master (positions are arc lengths). */
@@ -170,6 +177,12 @@ double sim_seg2d_static_follow(const sim_master_static *ms, const double *u, con
 void sim_seg2d_static_kg(const sim_master_static *ms, const sim_master_at *g, const int sd[3],
                          double lambda, double chi, const double *u, int N, double *Kt);
 
+/* Node positions of face f of the face-set master of contact ic in the run (nn x 3): X
+ * (deformed = SIM_CONF_UNDEFORMED), X + u* (SIM_CONF_PREDICTED) or X + u_n (SIM_CONF_CURRENT),
+ * in the master substructure's own frame. Returns the number of nodes (faces3d.c). */
+int sim_faces3d_nodes(const tvds_model *m, const tvds_data *d, int ic, int f, int deformed,
+                      double *P);
+
 /* Face set (faces3d.c): node positions of face f, X + u (u: NULL, undeformed), returns its node
  * count; closest face of Q (cur first; *valid = 0 when none holds Q's projection); shape
  * functions, normal and sliding direction at g->face, g->xi (SIM_AT_*). */
@@ -212,6 +225,7 @@ extern const sim_master_type sim_master_rigid_plane;  /* rigid_plane.c */
 extern const sim_master_type sim_master_segment2d_c1; /* segment2d_c1.c */
 extern const sim_master_type sim_master_faces3d;      /* faces3d.c */
 extern const sim_master_type sim_master_disc;         /* disc.c */
+extern const sim_master_type sim_master_faces_rot;    /* faces_rot.c */
 
 /* The type of the master of contact point c. */
 static inline const sim_master_type *sim_master_of(const tvds_model *m, const sim_cp *c)
