@@ -40,10 +40,10 @@ static void write_disc(const char *dir, int shift, double kxy, double kz, double
     int nn = NRING * NSEC + 1, n = 3 * nn;
     size_t cap = (size_t)n * 48 + 1024;
     char *M = malloc(cap), *K = malloc(cap), *D = malloc((size_t)n * 64), *S = malloc(65536);
-    int lm = snprintf(M, cap, "%%%%MatrixMarket matrix coordinate real symmetric\n%d %d %d\n", n,
-                      n, n);
-    int lk = snprintf(K, cap, "%%%%MatrixMarket matrix coordinate real symmetric\n%d %d %d\n", n,
-                      n, n);
+    int lm =
+        snprintf(M, cap, "%%%%MatrixMarket matrix coordinate real symmetric\n%d %d %d\n", n, n, n);
+    int lk =
+        snprintf(K, cap, "%%%%MatrixMarket matrix coordinate real symmetric\n%d %d %d\n", n, n, n);
     for (int g = 1; g <= n; g++) {
         lm += snprintf(M + lm, cap - lm, "%d %d %.17g\n", g, g, mnode);
         lk += snprintf(K + lk, cap - lk, "%d %d %.17g\n", g, g, g % 3 == 0 ? kz : kxy);
@@ -104,8 +104,9 @@ static void write_case_omega(const char *dir, const char *name, const char *ddir
     char text[2048], dsec[256] = "", om[128];
     if (flex)
         snprintf(dsec, sizeof dsec, "[substructure disc]\ndir = %s\n%s%.17g\n", ddir,
-                 alpha > 0 ? "damping = rayleigh\nalpha = "
-                           : alpha < 0 ? "damping = rayleigh\nbeta = " : "# alpha ",
+                 alpha > 0   ? "damping = rayleigh\nalpha = "
+                 : alpha < 0 ? "damping = rayleigh\nbeta = "
+                             : "# alpha ",
                  fabs(alpha));
     if (omega)
         snprintf(om, sizeof om, "%s", omega);
@@ -125,8 +126,8 @@ static void write_case_omega(const char *dir, const char *name, const char *ddir
     tvds_test_write_file(NULL, path, text);
 }
 
-static void write_case(const char *dir, const char *name, const char *ddir, int flex,
-                       double alpha, const char *method, double t_end, char *path, size_t np)
+static void write_case(const char *dir, const char *name, const char *ddir, int flex, double alpha,
+                       const char *method, double t_end, char *path, size_t np)
 {
     write_case_omega(dir, name, ddir, flex, alpha, method, t_end, NULL, path, np);
 }

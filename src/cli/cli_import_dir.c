@@ -6,6 +6,7 @@
 
 #include "cli/cli.h"
 #include "cli/cmd_import_impl.h"
+#include "tvds/tvds_io.h"
 #include "tvds/tvds_output.h"
 #include "tvds/tvds_reduce.h"
 
@@ -23,6 +24,11 @@ int tvds_cli_import_begin(tvds_cli_import_dir *s, const char *cmd, const char *o
     if (rc) return tvds_cli_report(rc, &ctx);
     tvds_cli_sigint(1);
     tvds_cli_stop_watchdog(cmd, 0.5, tvds_cli_outdir_undo_fn, &s->undo);
+    tvds_ctx_init(&s->ctx);
+    rc = tvds_cholmod_start(&s->cc);
+    if (rc) return tvds_cli_import_end(s, rc, NULL);
+    s->cc_on = 1;
+    tvds_cholmod_ctx(&s->ctx);
     return 0;
 }
 
@@ -43,6 +49,11 @@ int tvds_cli_import_write(tvds_cli_import_dir *s, const tvds_fe_model *m, int rc
 
 int tvds_cli_import_end(tvds_cli_import_dir *s, int rc, tvds_ctx *ctx)
 {
+    if (s->cc_on) {
+        tvds_cholmod_ctx(NULL);
+        cholmod_finish(&s->cc);
+        s->cc_on = 0;
+    }
     tvds_cli_stop_watchdog_end();
     tvds_cli_sigint(0);
     tvds_outdir_close(&s->od);
@@ -54,4 +65,41 @@ int tvds_cli_import_end(tvds_cli_import_dir *s, int rc, tvds_ctx *ctx)
     }
     if (rc) return tvds_cli_report(rc, ctx);
     return 0;
+}
+
+int tvds_cli_import_args(int argc, char **argv, const tvds_cli_opt *opts, void (*help)(FILE *),
+                         const char *name, const char **pos, int npos)
+{
+    int np = 0, r;
+    for (int k = 0; k < npos; k++)
+        pos[k] = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (tvds_cli_is_help(a)) {
+            help(stdout);
+            return -1;
+        } else if ((r = tvds_cli_opt_table(argc, argv, &i, opts)) != 0) {
+            if (r < 0) return 2;
+        } else if (a[0] == '-') {
+            return tvds_cli_usage_error("%s: unknown option '%s' (see 'tvds %s --help')", name, a,
+                                        name);
+        } else if (np < npos) {
+            pos[np++] = a;
+        } else {
+            return tvds_cli_usage_error("%s: unexpected argument '%s' (see 'tvds %s --help')", name,
+                                        a, name);
+        }
+    }
+    return 0;
+}
+
+void tvds_cli_import_dropped(const tvds_ccx_info *info)
+{
+    if (info->sets_dropped)
+        printf("import: %d node set(s) left out, no node with a DoF (first: %s)\n",
+               info->sets_dropped, info->first_dropped);
+    if (info->faces_dropped)
+        printf("import: %d face(s) left out, a node without ux, uy, uz (first in surface %s); "
+               "%d surface(s) left out entirely\n",
+               info->faces_dropped, info->first_face_dropped, info->fsets_dropped);
 }

@@ -69,8 +69,8 @@ static void import_help(FILE *out)
 
 int tvds_cmd_import(int argc, char **argv)
 {
-    const char *format = NULL, *inp = NULL, *outdir = NULL;
-    int no_mass_check = 0, r;
+    const char *pos[2], *outdir = NULL;
+    int no_mass_check = 0;
     const tvds_cli_opt opts[] = {{"--output", "-o", &outdir, NULL, 0},
                                  {"--no-mass-check", NULL, NULL, &no_mass_check, 1},
                                  {NULL, NULL, NULL, NULL, 0}};
@@ -78,26 +78,9 @@ int tvds_cmd_import(int argc, char **argv)
         return tvds_cmd_import_abaqus(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "nastran") == 0)
         return tvds_cmd_import_nastran(argc - 1, argv + 1);
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (tvds_cli_is_help(a)) {
-            import_help(stdout);
-            return 0;
-        } else if ((r = tvds_cli_opt_table(argc, argv, &i, opts)) != 0) {
-            if (r < 0) return 2;
-        } else if (a[0] == '-') {
-            return tvds_cli_usage_error("import: unknown option '%s' (see 'tvds import --help')",
-                                        a);
-        } else if (!format) {
-            format = a;
-        } else if (!inp) {
-            inp = a;
-        } else {
-            return tvds_cli_usage_error("import: unexpected argument '%s' (see 'tvds import "
-                                        "--help')",
-                                        a);
-        }
-    }
+    int r = tvds_cli_import_args(argc, argv, opts, import_help, "import", pos, 2);
+    if (r) return r < 0 ? 0 : r;
+    const char *format = pos[0], *inp = pos[1];
     if (!format || !inp)
         return tvds_cli_usage_error("import: usage 'tvds import calculix JOB.inp [-o DIR]' (see "
                                     "'tvds import --help')");
@@ -112,18 +95,12 @@ int tvds_cmd_import(int argc, char **argv)
         snprintf(dbuf, sizeof dbuf, "%.*s_full", (int)(l > 4 ? l - 4 : l), inp);
         outdir = dbuf;
     }
-    tvds_ctx ctx;
-    tvds_ctx_init(&ctx);
     tvds_cli_import_dir dir;
     int rc = tvds_cli_import_begin(&dir, "import", outdir);
     if (rc) return rc;
-    cholmod_common cc;
-    rc = tvds_cholmod_start(&cc);
-    if (rc) return tvds_cli_import_end(&dir, rc, NULL);
-    tvds_cholmod_ctx(&ctx);
     tvds_fe_model *m = NULL;
     tvds_ccx_info info;
-    rc = tvds_import_calculix(inp, &m, &info, &cc, &ctx);
+    rc = tvds_import_calculix(inp, &m, &info, &dir.cc, &dir.ctx);
     if (!rc) {
         /* Checked in memory, with the job's own file names, before anything is written. */
         size_t l = strlen(inp) - 4;
@@ -132,24 +109,16 @@ int tvds_cmd_import(int argc, char **argv)
         snprintf(sti, sizeof sti, "%.*s.sti", (int)l, inp);
         snprintf(dof, sizeof dof, "%.*s.dof", (int)l, inp);
         tvds_fe_paths names = {mas, sti, dof, NULL, !no_mass_check};
-        rc = tvds_fe_model_check(m, &names, &cc, &ctx);
+        rc = tvds_fe_model_check(m, &names, &dir.cc, &dir.ctx);
     }
-    rc = tvds_cli_import_write(&dir, m, rc, &ctx);
+    rc = tvds_cli_import_write(&dir, m, rc, &dir.ctx);
     if (!rc && !dir.sig) {
         printf("import: wrote %s (%d DoFs of %d nodes, nnz K = %ld, %d node sets, %d face sets "
                "from %d solid elements)\n",
-               outdir, m->n, info.nodes, (long)cholmod_nnz(m->K, &cc), m->nsets, m->nfsets,
+               outdir, m->n, info.nodes, (long)cholmod_nnz(m->K, &dir.cc), m->nsets, m->nfsets,
                info.elements);
-        if (info.sets_dropped)
-            printf("import: %d node set(s) left out, no node with a DoF (first: %s)\n",
-                   info.sets_dropped, info.first_dropped);
-        if (info.faces_dropped)
-            printf("import: %d face(s) left out, a node without ux, uy, uz (first in surface "
-                   "%s); %d surface(s) left out entirely\n",
-                   info.faces_dropped, info.first_face_dropped, info.fsets_dropped);
+        tvds_cli_import_dropped(&info);
     }
-    tvds_fe_model_free(&m, &cc);
-    tvds_cholmod_ctx(NULL);
-    cholmod_finish(&cc);
-    return tvds_cli_import_end(&dir, rc, &ctx);
+    tvds_fe_model_free(&m, &dir.cc);
+    return tvds_cli_import_end(&dir, rc, &dir.ctx);
 }

@@ -105,21 +105,21 @@ static int find_one(const char *pattern, const char *option, char *out, size_t n
 
 /* Check, write and report; frees m. */
 static int finish(tvds_fe_model **m, const tvds_fe_paths *names, tvds_cli_import_dir *dir,
-                  const char *source, cholmod_common *cc, tvds_ctx *ctx)
+                  const char *source)
 {
-    int rc = tvds_fe_model_check(*m, names, cc, ctx);
-    rc = tvds_cli_import_write(dir, *m, rc, ctx);
+    int rc = tvds_fe_model_check(*m, names, &dir->cc, &dir->ctx);
+    rc = tvds_cli_import_write(dir, *m, rc, &dir->ctx);
     if (!rc && !dir->sig)
         printf("import: wrote %s (%d DoFs, nnz K = %ld, %d node sets, %d face sets; %s)\n",
-               dir->undo.dir, (*m)->n, (long)cholmod_nnz((*m)->K, cc), (*m)->nsets, (*m)->nfsets,
-               source);
-    tvds_fe_model_free(m, cc);
+               dir->undo.dir, (*m)->n, (long)cholmod_nnz((*m)->K, &dir->cc), (*m)->nsets,
+               (*m)->nfsets, source);
+    tvds_fe_model_free(m, &dir->cc);
     return rc;
 }
 
 int tvds_cmd_import_abaqus(int argc, char **argv)
 {
-    const char *job = NULL, *outdir = NULL, *kpath = NULL, *mpath = NULL;
+    const char *job, *outdir = NULL, *kpath = NULL, *mpath = NULL;
     int no_mass_check = 0, no_deck = 0, r;
     const tvds_cli_opt opts[] = {{"--output", "-o", &outdir, NULL, 0},
                                  {"--stiffness", NULL, &kpath, NULL, 0},
@@ -127,23 +127,8 @@ int tvds_cmd_import_abaqus(int argc, char **argv)
                                  {"--no-deck", NULL, NULL, &no_deck, 1},
                                  {"--no-mass-check", NULL, NULL, &no_mass_check, 1},
                                  {NULL, NULL, NULL, NULL, 0}};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (tvds_cli_is_help(a)) {
-            abaqus_help(stdout);
-            return 0;
-        } else if ((r = tvds_cli_opt_table(argc, argv, &i, opts)) != 0) {
-            if (r < 0) return 2;
-        } else if (a[0] == '-') {
-            return tvds_cli_usage_error(
-                "import abaqus: unknown option '%s' (see 'tvds import abaqus --help')", a);
-        } else if (!job) {
-            job = a;
-        } else {
-            return tvds_cli_usage_error(
-                "import abaqus: unexpected argument '%s' (see 'tvds import abaqus --help')", a);
-        }
-    }
+    if ((r = tvds_cli_import_args(argc, argv, opts, abaqus_help, "import abaqus", &job, 1)))
+        return r < 0 ? 0 : r;
     if (!job)
         return tvds_cli_usage_error("import abaqus: usage 'tvds import abaqus JOB[.inp] [-o DIR]' "
                                     "(see 'tvds import abaqus --help')");
@@ -169,18 +154,12 @@ int tvds_cmd_import_abaqus(int argc, char **argv)
         snprintf(dbuf, sizeof dbuf, "%s_full", base);
         outdir = dbuf;
     }
-    tvds_ctx ctx;
-    tvds_ctx_init(&ctx);
     tvds_cli_import_dir dir;
     int rc = tvds_cli_import_begin(&dir, "import", outdir);
     if (rc) return rc;
-    cholmod_common cc;
-    rc = tvds_cholmod_start(&cc);
-    if (rc) return tvds_cli_import_end(&dir, rc, NULL);
-    tvds_cholmod_ctx(&ctx);
     tvds_fe_model *m = NULL;
     tvds_ccx_info info;
-    rc = tvds_import_abaqus(kpath, mpath, deck, &m, &info, &cc, &ctx);
+    rc = tvds_import_abaqus(kpath, mpath, deck, &m, &info, &dir.cc, &dir.ctx);
     if (!rc) {
         char source[600];
         if (deck)
@@ -189,24 +168,16 @@ int tvds_cmd_import_abaqus(int argc, char **argv)
         else
             snprintf(source, sizeof source, "no deck: coordinates 0");
         tvds_fe_paths names = {mpath, kpath, deck ? deck : kpath, NULL, !no_mass_check};
-        rc = finish(&m, &names, &dir, source, &cc, &ctx);
-        if (!rc && !dir.sig && info.sets_dropped)
-            printf("import: %d node set(s) left out, no node with a DoF (first: %s)\n",
-                   info.sets_dropped, info.first_dropped);
-        if (!rc && !dir.sig && info.faces_dropped)
-            printf("import: %d face(s) left out, a node without ux, uy, uz (first in surface "
-                   "%s); %d surface(s) left out entirely\n",
-                   info.faces_dropped, info.first_face_dropped, info.fsets_dropped);
+        rc = finish(&m, &names, &dir, source);
+        if (!rc && !dir.sig) tvds_cli_import_dropped(&info);
     }
-    tvds_fe_model_free(&m, &cc);
-    tvds_cholmod_ctx(NULL);
-    cholmod_finish(&cc);
-    return tvds_cli_import_end(&dir, rc, &ctx);
+    tvds_fe_model_free(&m, &dir.cc);
+    return tvds_cli_import_end(&dir, rc, &dir.ctx);
 }
 
 int tvds_cmd_import_nastran(int argc, char **argv)
 {
-    const char *pch = NULL, *outdir = NULL, *kname = NULL, *mname = NULL, *bulk = NULL;
+    const char *pch, *outdir = NULL, *kname = NULL, *mname = NULL, *bulk = NULL;
     int no_mass_check = 0, r;
     const tvds_cli_opt opts[] = {{"--output", "-o", &outdir, NULL, 0},
                                  {"--stiffness", NULL, &kname, NULL, 0},
@@ -214,23 +185,8 @@ int tvds_cmd_import_nastran(int argc, char **argv)
                                  {"--bulk", NULL, &bulk, NULL, 0},
                                  {"--no-mass-check", NULL, NULL, &no_mass_check, 1},
                                  {NULL, NULL, NULL, NULL, 0}};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (tvds_cli_is_help(a)) {
-            nastran_help(stdout);
-            return 0;
-        } else if ((r = tvds_cli_opt_table(argc, argv, &i, opts)) != 0) {
-            if (r < 0) return 2;
-        } else if (a[0] == '-') {
-            return tvds_cli_usage_error(
-                "import nastran: unknown option '%s' (see 'tvds import nastran --help')", a);
-        } else if (!pch) {
-            pch = a;
-        } else {
-            return tvds_cli_usage_error(
-                "import nastran: unexpected argument '%s' (see 'tvds import nastran --help')", a);
-        }
-    }
+    if ((r = tvds_cli_import_args(argc, argv, opts, nastran_help, "import nastran", &pch, 1)))
+        return r < 0 ? 0 : r;
     if (!pch)
         return tvds_cli_usage_error("import nastran: usage 'tvds import nastran FILE.pch [-o DIR]' "
                                     "(see 'tvds import nastran --help')");
@@ -241,18 +197,12 @@ int tvds_cmd_import_nastran(int argc, char **argv)
         snprintf(dbuf, sizeof dbuf, "%.*s_full", (int)l, pch);
         outdir = dbuf;
     }
-    tvds_ctx ctx;
-    tvds_ctx_init(&ctx);
     tvds_cli_import_dir dir;
     int rc = tvds_cli_import_begin(&dir, "import", outdir);
     if (rc) return rc;
-    cholmod_common cc;
-    rc = tvds_cholmod_start(&cc);
-    if (rc) return tvds_cli_import_end(&dir, rc, NULL);
-    tvds_cholmod_ctx(&ctx);
     tvds_fe_model *m = NULL;
     tvds_ccx_info info;
-    rc = tvds_import_nastran(pch, kname, mname, bulk, &m, &info, &cc, &ctx);
+    rc = tvds_import_nastran(pch, kname, mname, bulk, &m, &info, &dir.cc, &dir.ctx);
     if (!rc) {
         char source[600];
         if (info.nodes)
@@ -260,10 +210,8 @@ int tvds_cmd_import_nastran(int argc, char **argv)
         else
             snprintf(source, sizeof source, "no GRID entry: coordinates 0");
         tvds_fe_paths names = {pch, pch, bulk ? bulk : pch, NULL, !no_mass_check};
-        rc = finish(&m, &names, &dir, source, &cc, &ctx);
+        rc = finish(&m, &names, &dir, source);
     }
-    tvds_fe_model_free(&m, &cc);
-    tvds_cholmod_ctx(NULL);
-    cholmod_finish(&cc);
-    return tvds_cli_import_end(&dir, rc, &ctx);
+    tvds_fe_model_free(&m, &dir.cc);
+    return tvds_cli_import_end(&dir, rc, &dir.ctx);
 }

@@ -19,14 +19,26 @@ typedef struct tvds_cli_import_dir {
     const char *cmd;
     tvds_outdir *od;
     tvds_cli_outdir_undo undo;
-    int sig; /* the signal that stopped the import, or 0 */
+    int sig;           /* the signal that stopped the import, or 0 */
+    tvds_ctx ctx;      /* the import's errors (CHOLMOD's too) */
+    cholmod_common cc; /* the import's CHOLMOD workspace */
+    int cc_on;
 } tvds_cli_import_dir;
-/* Lock DIR, install the stop handlers and the watchdog. Returns 0 or the exit code. */
+/* Lock DIR, install the stop handlers and the watchdog, start CHOLMOD with its errors into
+ * s->ctx. Returns 0 or the exit code (then nothing is left to end). */
 int tvds_cli_import_begin(tvds_cli_import_dir *s, const char *cmd, const char *outdir);
 /* Write m into DIR through the commit, unless rc (the import's status) is an error. */
 int tvds_cli_import_write(tvds_cli_import_dir *s, const tvds_fe_model *m, int rc, tvds_ctx *ctx);
-/* Release DIR (undone on failure or stop) and the handlers; the exit code: 0, 3 when stopped
- * (nothing committed), else the report of rc. */
+/* Release CHOLMOD, DIR (undone on failure or stop) and the handlers; the exit code: 0, 3 when
+ * stopped (nothing committed), else the report of rc from ctx. */
 int tvds_cli_import_end(tvds_cli_import_dir *s, int rc, tvds_ctx *ctx);
+
+/* The arguments of an import subcommand (name: "import abaqus"): -h/--help prints help and
+ * gives -1 (exit 0), the options of opts, and at most npos positional arguments into pos[]
+ * (NULL when absent). Returns 0, -1 (help printed) or the exit code of a usage error. */
+int tvds_cli_import_args(int argc, char **argv, const tvds_cli_opt *opts, void (*help)(FILE *),
+                         const char *name, const char **pos, int npos);
+/* The lines on what the deck gave that was left out (node sets, faces, surfaces). */
+void tvds_cli_import_dropped(const tvds_ccx_info *info);
 
 #endif

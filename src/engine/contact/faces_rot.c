@@ -187,8 +187,8 @@ static int rot_setup(const tvds_model *m, tvds_data *d, int ic, int *ent, tvds_c
     if (!(nn > 0.0))
         return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
                           "contact '%s': a turning face set needs its axis (normal)", cn);
-    int zeros = (C->rigid_normal[0] == 0.0) + (C->rigid_normal[1] == 0.0) +
-                (C->rigid_normal[2] == 0.0);
+    int zeros =
+        (C->rigid_normal[0] == 0.0) + (C->rigid_normal[1] == 0.0) + (C->rigid_normal[2] == 0.0);
     int per = zeros == 2 ? 5 : 9, nmax = (*ent - 3) / 3;
     *ent = 3 + per * nmax;
     if (*ent > SIM_ROW_MAX_CP)
