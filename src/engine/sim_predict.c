@@ -158,203 +158,224 @@ corr_pass(corr_arrays *A, int n, int ns, int ext, double c0, double c1, double c
     A->wd = 0.5 * wd;
 }
 
-/* fext and fel at time t from coordinates x and coordinate velocities vel (vel stored in
- * each sub's tmp; with vel_from_x computed here as (x - x_prev)/h, and the modal predictor
- * x_new fused in), fdamp = C vel. Element and penalty laws are stepped once per call, except
- * that step 0 reuses the evaluation at t_0 made for the initial acceleration. */
-int sim_forces(const tvds_model *m, tvds_data *d, double t, int vel_from_x, tvds_ctx *ctx)
+/* The modal substructure i's predictor in one pass (sim_forces with vel_from_x): backward
+ * velocity, external, element (zeroed) and damping forces, and x_new from the dense part of the
+ * force; the sparse forces added afterwards (loads, elements, penalty) update x_new as well
+ * (add_force). A non-finite value makes the sum of value * 0 a NaN. */
+static inline __attribute__((always_inline)) void modal_predict(const tvds_model *m, tvds_data *d,
+                                                                int i, double t, int vel_from_x,
+                                                                double rh, double gs, double ba)
 {
-    double rh = 1.0 / d->h;
-    double gs = tvds_fn_eval(&m->gravity_fn, t);
-    double ba = m->has_base_acc ? tvds_fn_eval(&m->base_acc, t) : 0.0;
-    /* The loads' values first: nothing below depends on them until add_force. */
-    for (int l = 0; l < m->nload; l++)
-        d->load_val[l] = tvds_fn_eval_hint(&m->loads[l].fn, t, &d->load_hint[l]);
-    for (int i = 0; i < d->nsub; i++) {
-        sim_sub *s = &d->sub[i];
-        const tvds_substructure *S = m->subs[i];
-        int n = s->n;
-        /* Local restrict pointers: the stores cannot alias the inputs (vectorisable). */
-        double *restrict fe = s->fext, *restrict fl = s->fel, *restrict fd = s->fdamp;
-        const double *restrict fg = s->fgrav, *restrict fb = s->fbase, *restrict w2 = s->w2;
-        const double *restrict x = s->x, *restrict xp = s->x_prev;
-        double *restrict vw = s->tmp;
-        if (vel_from_x && s->modal) {
-            /* The whole diagonal predictor in one pass: backward velocity, external, element
-             * (zeroed) and damping forces, and x_new from the dense part of the force; the
-             * sparse forces added below (loads, elements, penalty) update x_new as well
-             * (add_force). A non-finite value makes the sum of value * 0 a NaN. */
-            double a = 0.0, b = 0.0, h2 = d->h * d->h, chk = 0.0;
-            if (s->damp_kind != TVDS_DAMP_NONE) tvds_damping_at(&m->damping[i], t, &a, &b);
-            double *restrict xn = s->x_new;
-            if (s->bh) {
-                /* Exact modal propagation: central differences with the modal mass 1/bh and
-                 * damping chat + the schedule's remainder (docs/theory.md 10b). Locals that
-                 * are not address-taken, so that the loop vectorises. */
-                const double *restrict bh = s->bh, *restrict ch = s->chat;
-                const double da = a - s->a_ref, db = b - s->b_ref;
-                if (d->fel_used) {
+    sim_sub *s = &d->sub[i];
+    int n = s->n;
+    /* Local restrict pointers: the stores cannot alias the inputs (vectorisable). */
+    double *restrict fe = s->fext, *restrict fl = s->fel, *restrict fd = s->fdamp;
+    const double *restrict fg = s->fgrav, *restrict fb = s->fbase, *restrict w2 = s->w2;
+    const double *restrict x = s->x, *restrict xp = s->x_prev;
+    double *restrict vw = s->tmp;
+    /* The whole diagonal predictor in one pass: backward velocity, external, element
+     * (zeroed) and damping forces, and x_new from the dense part of the force; the
+     * sparse forces added below (loads, elements, penalty) update x_new as well
+     * (add_force). A non-finite value makes the sum of value * 0 a NaN. */
+    double a = 0.0, b = 0.0, h2 = d->h * d->h, chk = 0.0;
+    if (s->damp_kind != TVDS_DAMP_NONE) tvds_damping_at(&m->damping[i], t, &a, &b);
+    double *restrict xn = s->x_new;
+    if (s->bh) {
+        /* Exact modal propagation: central differences with the modal mass 1/bh and
+         * damping chat + the schedule's remainder (docs/theory.md 10b). Locals that
+         * are not address-taken, so that the loop vectorises. */
+        const double *restrict bh = s->bh, *restrict ch = s->chat;
+        const double da = a - s->a_ref, db = b - s->b_ref;
+        if (d->fel_used) {
 #pragma omp simd reduction(+ : chk)
-                    for (int k = 0; k < n; k++) {
-                        double vk = (x[k] - xp[k]) * rh;
-                        double fek = gs * fg[k] + ba * fb[k], fdk = (ch[k] + da + db * w2[k]) * vk;
-                        vw[k] = vk;
-                        fe[k] = fek;
-                        fl[k] = 0.0;
-                        fd[k] = fdk;
-                        xn[k] = 2.0 * x[k] - xp[k] + h2 * bh[k] * (fek - fdk - w2[k] * x[k]);
-                        chk += xn[k] * 0.0;
-                    }
-                } else {
-#pragma omp simd reduction(+ : chk)
-                    for (int k = 0; k < n; k++) {
-                        double vk = (x[k] - xp[k]) * rh;
-                        double fek = gs * fg[k] + ba * fb[k], fdk = (ch[k] + da + db * w2[k]) * vk;
-                        fe[k] = fek;
-                        fd[k] = fdk;
-                        xn[k] = 2.0 * x[k] - xp[k] + h2 * bh[k] * (fek - fdk - w2[k] * x[k]);
-                        chk += xn[k] * 0.0;
-                    }
-                }
-            } else {
-                /* Without element or penalty forces fel stays 0 and nothing reads the
-                 * velocities in tmp; fext is written as its dense part says (fext_kind). */
-                /* The modal damping over h, (a + b w2) / h, kept while the schedule gives the
-                 * same pair. */
-                double *restrict cdh = s->cdamp;
-                if (a != s->cd_a || b != s->cd_b) {
-                    for (int k = 0; k < n; k++)
-                        cdh[k] = (a + b * w2[k]) * rh;
-                    s->cd_a = a;
-                    s->cd_b = b;
-                }
-                cd_arrays A = {x,  xp, fg,  fb,  w2,   cdh,  vw,  fe, fl,
-                               fd, xn, 0.0, 0.0, NULL, NULL, 0.0, 0.0};
-                s->load_done = 0;
-                int fk = s->fext_kind;
-                /* A substructure the last step did not correct (the master of an open contact)
-                 * likely keeps x_new = x*: its work sums in this pass (nothing changes x_new
-                 * after it without loads, element or penalty forces; a correction replaces
-                 * them). */
-                int work = !s->corrected && fk != 1 && !d->fel_used && vel_from_x == 1;
-                if (d->fel_used)
-                    chk = fk == 2   ? cd_pass(&A, n, 1, 2, 0, 0, rh, h2, gs, ba)
-                          : fk == 1 ? cd_pass(&A, n, 1, 1, 0, 0, rh, h2, gs, ba)
-                                    : cd_pass(&A, n, 1, 0, 0, 0, rh, h2, gs, ba);
-                else if (work)
-                    chk = fk == 2 ? cd_pass(&A, n, 0, 2, 1, 0, rh, h2, gs, ba)
-                                  : cd_pass(&A, n, 0, 0, 1, 0, rh, h2, gs, ba);
-                else if (fk == 1 && s->load1 >= 0) {
-                    /* The one load of s in this pass (add_force's updates, the same values). */
-                    const tvds_load *L = &m->loads[s->load1];
-                    A.ly = s->Y + (size_t)L->dof * n;
-                    A.lyx = s->Yx + (size_t)L->dof * n;
-                    A.lf = d->load_val[s->load1];
-                    A.lc = h2 * A.lf;
-                    chk = cd_pass(&A, n, 0, 1, 0, 1, rh, h2, gs, ba);
-                    s->load_done = 1;
-                } else
-                    chk = fk == 2   ? cd_pass(&A, n, 0, 2, 0, 0, rh, h2, gs, ba)
-                          : fk == 1 ? cd_pass(&A, n, 0, 1, 0, 0, rh, h2, gs, ba)
-                                    : cd_pass(&A, n, 0, 0, 0, 0, rh, h2, gs, ba);
-                s->work[0] = A.we;
-                s->work[1] = A.wd;
-                s->work_ver = work ? -3 : 0; /* -3: x*'s, stamped by sim_predict */
-            }
-            s->pchk = chk;
-            s->fused_h2 = h2;
-            continue;
-        }
-        if (vel_from_x && s->lumped) {
-            /* The lumped predictor (docs/theory.md 9c): K x and K (x - x_prev) in one sparse
-             * pass (into cpush and fdamp), then one pass for v = (x - x_prev)/h, fd = a M v +
-             * b K v and x* = 2x - x_prev + h^2 M^-1 (fe - fd - K x). The sparse forces added
-             * below update x_new as well (add_force). */
-            double a = 0.0, b = 0.0, h2 = d->h * d->h, chk = 0.0;
-            if (s->damp_kind != TVDS_DAMP_NONE) tvds_damping_at(&m->damping[i], t, &a, &b);
-            double *restrict kx = s->cpush, *restrict xn = s->x_new;
-            const double *restrict md = s->mdiag, *restrict mi = s->minv;
-            sim_lumped_kx(s, x, xp, kx, fd);
-            s->kx_ver = s->ver[0];
-            const double brh = b * rh;
-            if (d->fel_used) {
-#pragma omp simd reduction(+ : chk)
-                for (int r = 0; r < n; r++) {
-                    double vr = (x[r] - xp[r]) * rh;
-                    double fek = gs * fg[r] + ba * fb[r], fdk = a * md[r] * vr + brh * fd[r];
-                    vw[r] = vr;
-                    fl[r] = 0.0;
-                    fe[r] = fek;
-                    fd[r] = fdk;
-                    xn[r] = 2.0 * x[r] - xp[r] + h2 * mi[r] * (fek - fdk - kx[r]);
-                    chk += xn[r] * 0.0;
-                }
-            } else {
-#pragma omp simd reduction(+ : chk)
-                for (int r = 0; r < n; r++) {
-                    double vr = (x[r] - xp[r]) * rh;
-                    double fek = gs * fg[r] + ba * fb[r], fdk = a * md[r] * vr + brh * fd[r];
-                    fe[r] = fek;
-                    fd[r] = fdk;
-                    xn[r] = 2.0 * x[r] - xp[r] + h2 * mi[r] * (fek - fdk - kx[r]);
-                    chk += xn[r] * 0.0;
-                }
-            }
-            s->pchk = chk;
-            s->fused_h2 = h2;
-            continue;
-        }
-        if (vel_from_x) {
-#pragma omp simd
             for (int k = 0; k < n; k++) {
-                vw[k] = (x[k] - xp[k]) * rh;
-                fe[k] = gs * fg[k] + ba * fb[k];
+                double vk = (x[k] - xp[k]) * rh;
+                double fek = gs * fg[k] + ba * fb[k], fdk = (ch[k] + da + db * w2[k]) * vk;
+                vw[k] = vk;
+                fe[k] = fek;
                 fl[k] = 0.0;
+                fd[k] = fdk;
+                xn[k] = 2.0 * x[k] - xp[k] + h2 * bh[k] * (fek - fdk - w2[k] * x[k]);
+                chk += xn[k] * 0.0;
             }
         } else {
-#pragma omp simd
+#pragma omp simd reduction(+ : chk)
             for (int k = 0; k < n; k++) {
-                fe[k] = gs * fg[k] + ba * fb[k];
-                fl[k] = 0.0;
+                double vk = (x[k] - xp[k]) * rh;
+                double fek = gs * fg[k] + ba * fb[k], fdk = (ch[k] + da + db * w2[k]) * vk;
+                fe[k] = fek;
+                fd[k] = fdk;
+                xn[k] = 2.0 * x[k] - xp[k] + h2 * bh[k] * (fek - fdk - w2[k] * x[k]);
+                chk += xn[k] * 0.0;
             }
         }
-        /* Damping force C v in coordinates. */
-        const double *restrict v = s->tmp;
-        if (s->damp_kind == TVDS_DAMP_NONE) {
+    } else {
+        /* Without element or penalty forces fel stays 0 and nothing reads the
+         * velocities in tmp; fext is written as its dense part says (fext_kind). */
+        /* The modal damping over h, (a + b w2) / h, kept while the schedule gives the
+         * same pair. */
+        double *restrict cdh = s->cdamp;
+        if (a != s->cd_a || b != s->cd_b) {
             for (int k = 0; k < n; k++)
-                fd[k] = 0.0;
-        } else if (s->modal) {
-            double a, b;
-            tvds_damping_at(&m->damping[i], t, &a, &b);
-            if (s->bh) {
-                const double *restrict ch = s->chat;
-                a -= s->a_ref, b -= s->b_ref;
-                for (int k = 0; k < n; k++)
-                    fd[k] = (ch[k] + a + b * w2[k]) * v[k];
-            } else {
-#pragma omp simd
-                for (int k = 0; k < n; k++)
-                    fd[k] = (a + b * w2[k]) * v[k];
-            }
-        } else if (s->lumped) {
-            double a, b;
-            tvds_damping_at(&m->damping[i], t, &a, &b);
-            sim_lumped_kx(s, v, NULL, fd, NULL);
-            for (int r = 0; r < n; r++)
-                fd[r] = a * s->mdiag[r] * v[r] + b * fd[r];
-        } else {
-            double a = 0.0, b = 0.0;
-            int mat = s->damp_kind == TVDS_DAMP_MATRIX;
-            if (!mat) tvds_damping_at(&m->damping[i], t, &a, &b);
-            if (mat) {
-                cblas_dgemv(CblasColMajor, CblasNoTrans, n, n, 1.0, S->C, n, v, 1, 0.0, s->fdamp,
-                            1);
-            } else {
-                cblas_dgemv(CblasColMajor, CblasNoTrans, n, n, a, S->M, n, v, 1, 0.0, s->fdamp, 1);
-                cblas_dgemv(CblasColMajor, CblasNoTrans, n, n, b, S->K, n, v, 1, 1.0, s->fdamp, 1);
-            }
+                cdh[k] = (a + b * w2[k]) * rh;
+            s->cd_a = a;
+            s->cd_b = b;
+        }
+        cd_arrays A = {x, xp, fg, fb, w2, cdh, vw, fe, fl, fd, xn, 0.0, 0.0, NULL, NULL, 0.0, 0.0};
+        s->load_done = 0;
+        int fk = s->fext_kind;
+        /* A substructure the last step did not correct (the master of an open contact)
+         * likely keeps x_new = x*: its work sums in this pass (nothing changes x_new
+         * after it without loads, element or penalty forces; a correction replaces
+         * them). */
+        int work = !s->corrected && fk != 1 && !d->fel_used && vel_from_x == 1;
+        if (d->fel_used)
+            chk = fk == 2   ? cd_pass(&A, n, 1, 2, 0, 0, rh, h2, gs, ba)
+                  : fk == 1 ? cd_pass(&A, n, 1, 1, 0, 0, rh, h2, gs, ba)
+                            : cd_pass(&A, n, 1, 0, 0, 0, rh, h2, gs, ba);
+        else if (work)
+            chk = fk == 2 ? cd_pass(&A, n, 0, 2, 1, 0, rh, h2, gs, ba)
+                          : cd_pass(&A, n, 0, 0, 1, 0, rh, h2, gs, ba);
+        else if (fk == 1 && s->load1 >= 0) {
+            /* The one load of s in this pass (add_force's updates, the same values). */
+            const tvds_load *L = &m->loads[s->load1];
+            A.ly = s->Y + (size_t)L->dof * n;
+            A.lyx = s->Yx + (size_t)L->dof * n;
+            A.lf = d->load_val[s->load1];
+            A.lc = h2 * A.lf;
+            chk = cd_pass(&A, n, 0, 1, 0, 1, rh, h2, gs, ba);
+            s->load_done = 1;
+        } else
+            chk = fk == 2   ? cd_pass(&A, n, 0, 2, 0, 0, rh, h2, gs, ba)
+                  : fk == 1 ? cd_pass(&A, n, 0, 1, 0, 0, rh, h2, gs, ba)
+                            : cd_pass(&A, n, 0, 0, 0, 0, rh, h2, gs, ba);
+        s->work[0] = A.we;
+        s->work[1] = A.wd;
+        s->work_ver = work ? -3 : 0; /* -3: x*'s, stamped by sim_predict */
+    }
+    s->pchk = chk;
+    s->fused_h2 = h2;
+}
+
+/* The lumped substructure i's predictor (docs/theory.md 9c): K x and K (x - x_prev) in one
+ * sparse pass (into cpush and fdamp), then one pass for v = (x - x_prev)/h, fd = a M v + b K v
+ * and x* = 2x - x_prev + h^2 M^-1 (fe - fd - K x). The sparse forces added afterwards update
+ * x_new as well (add_force). */
+static inline __attribute__((always_inline)) void
+lumped_predict(const tvds_model *m, tvds_data *d, int i, double t, double rh, double gs, double ba)
+{
+    sim_sub *s = &d->sub[i];
+    int n = s->n;
+    /* Local restrict pointers: the stores cannot alias the inputs (vectorisable). */
+    double *restrict fe = s->fext, *restrict fl = s->fel, *restrict fd = s->fdamp;
+    const double *restrict fg = s->fgrav, *restrict fb = s->fbase;
+    const double *restrict x = s->x, *restrict xp = s->x_prev;
+    double *restrict vw = s->tmp;
+    /* The lumped predictor (docs/theory.md 9c): K x and K (x - x_prev) in one sparse
+     * pass (into cpush and fdamp), then one pass for v = (x - x_prev)/h, fd = a M v +
+     * b K v and x* = 2x - x_prev + h^2 M^-1 (fe - fd - K x). The sparse forces added
+     * below update x_new as well (add_force). */
+    double a = 0.0, b = 0.0, h2 = d->h * d->h, chk = 0.0;
+    if (s->damp_kind != TVDS_DAMP_NONE) tvds_damping_at(&m->damping[i], t, &a, &b);
+    double *restrict kx = s->cpush, *restrict xn = s->x_new;
+    const double *restrict md = s->mdiag, *restrict mi = s->minv;
+    sim_lumped_kx(s, x, xp, kx, fd);
+    s->kx_ver = s->ver[0];
+    const double brh = b * rh;
+    if (d->fel_used) {
+#pragma omp simd reduction(+ : chk)
+        for (int r = 0; r < n; r++) {
+            double vr = (x[r] - xp[r]) * rh;
+            double fek = gs * fg[r] + ba * fb[r], fdk = a * md[r] * vr + brh * fd[r];
+            vw[r] = vr;
+            fl[r] = 0.0;
+            fe[r] = fek;
+            fd[r] = fdk;
+            xn[r] = 2.0 * x[r] - xp[r] + h2 * mi[r] * (fek - fdk - kx[r]);
+            chk += xn[r] * 0.0;
+        }
+    } else {
+#pragma omp simd reduction(+ : chk)
+        for (int r = 0; r < n; r++) {
+            double vr = (x[r] - xp[r]) * rh;
+            double fek = gs * fg[r] + ba * fb[r], fdk = a * md[r] * vr + brh * fd[r];
+            fe[r] = fek;
+            fd[r] = fdk;
+            xn[r] = 2.0 * x[r] - xp[r] + h2 * mi[r] * (fek - fdk - kx[r]);
+            chk += xn[r] * 0.0;
         }
     }
+    s->pchk = chk;
+    s->fused_h2 = h2;
+}
+
+/* Substructure i without a fused predictor: velocities (with vel_from_x), external forces,
+ * fel zeroed, and the damping force C v in its coordinates. */
+static void sub_forces(const tvds_model *m, tvds_data *d, int i, double t, int vel_from_x,
+                       double rh, double gs, double ba)
+{
+    const tvds_substructure *S = m->subs[i];
+    sim_sub *s = &d->sub[i];
+    int n = s->n;
+    /* Local restrict pointers: the stores cannot alias the inputs (vectorisable). */
+    double *restrict fe = s->fext, *restrict fl = s->fel, *restrict fd = s->fdamp;
+    const double *restrict fg = s->fgrav, *restrict fb = s->fbase, *restrict w2 = s->w2;
+    const double *restrict x = s->x, *restrict xp = s->x_prev;
+    double *restrict vw = s->tmp;
+    if (vel_from_x) {
+#pragma omp simd
+        for (int k = 0; k < n; k++) {
+            vw[k] = (x[k] - xp[k]) * rh;
+            fe[k] = gs * fg[k] + ba * fb[k];
+            fl[k] = 0.0;
+        }
+    } else {
+#pragma omp simd
+        for (int k = 0; k < n; k++) {
+            fe[k] = gs * fg[k] + ba * fb[k];
+            fl[k] = 0.0;
+        }
+    }
+    /* Damping force C v in coordinates. */
+    const double *restrict v = s->tmp;
+    if (s->damp_kind == TVDS_DAMP_NONE) {
+        for (int k = 0; k < n; k++)
+            fd[k] = 0.0;
+    } else if (s->modal) {
+        double a, b;
+        tvds_damping_at(&m->damping[i], t, &a, &b);
+        if (s->bh) {
+            const double *restrict ch = s->chat;
+            a -= s->a_ref, b -= s->b_ref;
+            for (int k = 0; k < n; k++)
+                fd[k] = (ch[k] + a + b * w2[k]) * v[k];
+        } else {
+#pragma omp simd
+            for (int k = 0; k < n; k++)
+                fd[k] = (a + b * w2[k]) * v[k];
+        }
+    } else if (s->lumped) {
+        double a, b;
+        tvds_damping_at(&m->damping[i], t, &a, &b);
+        sim_lumped_kx(s, v, NULL, fd, NULL);
+        for (int r = 0; r < n; r++)
+            fd[r] = a * s->mdiag[r] * v[r] + b * fd[r];
+    } else {
+        double a = 0.0, b = 0.0;
+        int mat = s->damp_kind == TVDS_DAMP_MATRIX;
+        if (!mat) tvds_damping_at(&m->damping[i], t, &a, &b);
+        if (mat) {
+            cblas_dgemv(CblasColMajor, CblasNoTrans, n, n, 1.0, S->C, n, v, 1, 0.0, s->fdamp, 1);
+        } else {
+            cblas_dgemv(CblasColMajor, CblasNoTrans, n, n, a, S->M, n, v, 1, 0.0, s->fdamp, 1);
+            cblas_dgemv(CblasColMajor, CblasNoTrans, n, n, b, S->K, n, v, 1, 1.0, s->fdamp, 1);
+        }
+    }
+}
+
+/* The loads' values (d->load_val) on their DoFs. */
+static int add_loads(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
+{
     for (int l = 0; l < m->nload; l++) {
         const tvds_load *L = &m->loads[l];
         if (L->sub < 0 || L->sub >= d->nsub || L->dof < 0 || L->dof >= d->sub[L->sub].n)
@@ -368,47 +389,82 @@ int sim_forces(const tvds_model *m, tvds_data *d, double t, int vel_from_x, tvds
         }
         add_force(ls, L->dof, d->load_val[l], ls->fext);
     }
-    if (m->nel > 0) {
-        /* The laws advance their state once per force evaluation: the ElasticFriction
-         * forces at t_0 computed by the start (sim.c) are reused by step 0 (d->law_cached: state
-         * NULL), so t_0 is stepped once; springs and dampers are re-evaluated. */
-        for (int e = 0; e < m->nel; e++) {
-            const tvds_element *E = &m->elements[e];
-            const sim_sub *a = &d->sub[E->sub[0]];
-            double du = sim_phys(a, a->x, E->dof[0]), dv = sim_phys(a, a->tmp, E->dof[0]);
-            if (E->sub[1] >= 0) {
-                const sim_sub *b = &d->sub[E->sub[1]];
-                du -= sim_phys(b, b->x, E->dof[1]);
-                dv -= sim_phys(b, b->tmp, E->dof[1]);
-            }
-            d->el_du[e] = du;
-            d->el_dv[e] = dv;
+    return TVDS_OK;
+}
+
+/* The discrete elements' forces at t from the relative displacements in x and velocities in
+ * tmp. */
+static int element_forces(const tvds_model *m, tvds_data *d, double t, tvds_ctx *ctx)
+{
+    /* The laws advance their state once per force evaluation: the ElasticFriction
+     * forces at t_0 computed by the start (sim.c) are reused by step 0 (d->law_cached: state
+     * NULL), so t_0 is stepped once; springs and dampers are re-evaluated. */
+    for (int e = 0; e < m->nel; e++) {
+        const tvds_element *E = &m->elements[e];
+        const sim_sub *a = &d->sub[E->sub[0]];
+        double du = sim_phys(a, a->x, E->dof[0]), dv = sim_phys(a, a->tmp, E->dof[0]);
+        if (E->sub[1] >= 0) {
+            const sim_sub *b = &d->sub[E->sub[1]];
+            du -= sim_phys(b, b->x, E->dof[1]);
+            dv -= sim_phys(b, b->tmp, E->dof[1]);
         }
-        int rc = tvds_elements_force(m, t, d->h, d->el_du, d->el_dv,
-                                     d->law_cached ? NULL : d->el_state, d->el_f, d->el_res, ctx);
-        if (rc) return rc;
-        for (int e = 0; e < m->nel; e++) {
-            const tvds_element *E = &m->elements[e];
-            add_force(&d->sub[E->sub[0]], E->dof[0], d->el_f[e], d->sub[E->sub[0]].fel);
-            if (E->sub[1] >= 0)
-                add_force(&d->sub[E->sub[1]], E->dof[1], -d->el_f[e], d->sub[E->sub[1]].fel);
+        d->el_du[e] = du;
+        d->el_dv[e] = dv;
+    }
+    int rc = tvds_elements_force(m, t, d->h, d->el_du, d->el_dv, d->law_cached ? NULL : d->el_state,
+                                 d->el_f, d->el_res, ctx);
+    if (rc) return rc;
+    for (int e = 0; e < m->nel; e++) {
+        const tvds_element *E = &m->elements[e];
+        add_force(&d->sub[E->sub[0]], E->dof[0], d->el_f[e], d->sub[E->sub[0]].fel);
+        if (E->sub[1] >= 0)
+            add_force(&d->sub[E->sub[1]], E->dof[1], -d->el_f[e], d->sub[E->sub[1]].fel);
+    }
+    return TVDS_OK;
+}
+
+/* Penalty contacts: explicit forces at t_n on the slave and the master nodes (a run with
+ * penalty points has fel_used). */
+static int penalty_forces(const tvds_model *m, tvds_data *d, double t, tvds_ctx *ctx)
+{
+    int rc = sim_penalty_forces(m, d, t, ctx);
+    if (rc) return rc;
+    for (int i = 0; i < d->ncp; i++) {
+        const sim_cp *c = &d->cp[i];
+        if (!c->pen) continue;
+        for (int e = 0; e < c->ne; e++) {
+            double F = c->e_w[e] * c->pen_F[c->e_dir[e]];
+            if (F != 0.0) add_force(&d->sub[c->e_sub[e]], c->e_dof[e], F, d->sub[c->e_sub[e]].fel);
         }
     }
-    /* Penalty contacts: explicit forces at t_n on the slave and the master nodes (a run with
-     * penalty points has fel_used). */
-    if (d->fel_used) {
-        int rc = sim_penalty_forces(m, d, t, ctx);
-        if (rc) return rc;
-        for (int i = 0; i < d->ncp; i++) {
-            const sim_cp *c = &d->cp[i];
-            if (!c->pen) continue;
-            for (int e = 0; e < c->ne; e++) {
-                double F = c->e_w[e] * c->pen_F[c->e_dir[e]];
-                if (F != 0.0)
-                    add_force(&d->sub[c->e_sub[e]], c->e_dof[e], F, d->sub[c->e_sub[e]].fel);
-            }
-        }
+    return TVDS_OK;
+}
+
+/* fext and fel at time t from coordinates x and coordinate velocities vel (vel stored in
+ * each sub's tmp; with vel_from_x computed here as (x - x_prev)/h, and the modal predictor
+ * x_new fused in), fdamp = C vel. Element and penalty laws are stepped once per call, except
+ * that step 0 reuses the evaluation at t_0 made for the initial acceleration. */
+int sim_forces(const tvds_model *m, tvds_data *d, double t, int vel_from_x, tvds_ctx *ctx)
+{
+    double rh = 1.0 / d->h;
+    double gs = tvds_fn_eval(&m->gravity_fn, t);
+    double ba = m->has_base_acc ? tvds_fn_eval(&m->base_acc, t) : 0.0;
+    /* The loads' values first: nothing below depends on them until add_force. */
+    for (int l = 0; l < m->nload; l++)
+        d->load_val[l] = tvds_fn_eval_hint(&m->loads[l].fn, t, &d->load_hint[l]);
+    for (int i = 0; i < d->nsub; i++) {
+        const sim_sub *s = &d->sub[i];
+        if (vel_from_x && s->modal)
+            modal_predict(m, d, i, t, vel_from_x, rh, gs, ba);
+        else if (vel_from_x && s->lumped)
+            lumped_predict(m, d, i, t, rh, gs, ba);
+        else
+            sub_forces(m, d, i, t, vel_from_x, rh, gs, ba);
     }
+    int rc = add_loads(m, d, ctx);
+    if (!rc && m->nel > 0) rc = element_forces(m, d, t, ctx);
+    if (!rc && d->fel_used) rc = penalty_forces(m, d, t, ctx);
+    if (rc) return rc;
     d->law_init = 0;
     d->law_cached = 0;
     return TVDS_OK;
