@@ -84,6 +84,7 @@ struct cea_geom {
     /* Face-set master: face (-1: the node is off the face set), its node count, the natural
      * coordinates of the closest point and the shape functions there. */
     int face, nn;
+    int face_prev, pin; /* the face before the last change; kept on its face (master.h) */
     double xi[2], N[FACE_MAX_NODES];
     double xc[3]; /* placed slave position: the surface point of the undeformed geometry [m] */
     double lam;   /* static multiplier of this node's row */

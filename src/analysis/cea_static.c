@@ -13,6 +13,8 @@ static void at_from_geom(const cea_geom *g, sim_master_at *a)
     memcpy(a->wgt, g->wgt, sizeof a->wgt);
     a->face = g->face;
     a->nn = g->nn;
+    a->face_prev = g->face_prev;
+    a->pin = g->pin;
     memcpy(a->xi, g->xi, sizeof a->xi);
     memcpy(a->N, g->N, sizeof a->N);
     memcpy(a->xc, g->xc, sizeof a->xc);
@@ -28,6 +30,8 @@ static void geom_from_at(const sim_master_at *a, cea_geom *g)
     memcpy(g->wgt, a->wgt, sizeof g->wgt);
     g->face = a->face;
     g->nn = a->nn;
+    g->face_prev = a->face_prev;
+    g->pin = a->pin;
     memcpy(g->xi, a->xi, sizeof g->xi);
     memcpy(g->N, a->N, sizeof g->N);
     memcpy(g->xc, a->xc, sizeof g->xc);

@@ -69,6 +69,9 @@ typedef struct sim_master_at {
     double len;        /* segment length [m] (1 without segments) */
     double wgt[2];     /* 2D nodes: shares of the segment's nodes */
     int face, nn;      /* face set: face (-1: off), its nodes */
+    int face_prev;     /* face set: the face before the last change of face (-1: none) */
+    int pin;           /* face set: 1 when the point alternated between two faces over their
+                          common edge or corner and is kept on the lower-numbered one */
     double xi[2], N[SIM_MASTER_MAX_NODES]; /* face set: natural coordinates, shape functions */
     double xc[3];                          /* slave placed on the surface [m] (3D masters) */
 } sim_master_at;
