@@ -1075,7 +1075,7 @@ END_TEST
  * path. */
 static const double PAD_F = 90.0, PAD_MU = 0.3;
 
-static const char *pad_on_plate(double x0, double y0)
+static const char *pad_on_plate(double x0, double y0, int flip)
 {
     tvds_block_params bp = tvds_block_default();
     bp.lx = 0.06, bp.ly = 0.02, bp.lz = 0.004;
@@ -1089,6 +1089,21 @@ static const char *pad_on_plate(double x0, double y0)
     tvds_reduce_stats st;
     ck_assert_msg(reduce_modes(fm, "face:top_faces", "top_faces", 12, &s, &st, &ctx) == TVDS_OK,
                   "%s", ctx.msg);
+    if (flip) {
+        /* The face x in [30, 35] mm, y in [5, 10] mm turned over (corners clockwise: its
+         * normal points into the plate, away from the pad). */
+        const long c0 = 1 + 6 + 13L * (1 + 5 * 2);
+        tvds_faceset *fs = &s->fsets[0];
+        int hit = 0;
+        for (int f = 0; f < fs->nface; f++) {
+            long *v = fs->nodes + (size_t)f * TVDS_FACE_MAX_NODES;
+            if (v[0] != c0) continue;
+            long t = v[1];
+            v[1] = v[3], v[3] = t;
+            hit++;
+        }
+        ck_assert_int_eq(hit, 1);
+    }
     ck_assert_int_eq(tvds_substructure_write(s, path_of("plate"), &ctx), TVDS_OK);
     tvds_substructure_free(&s);
     tvds_fe_model_free(&fm, &cc);
@@ -1148,7 +1163,7 @@ static const char *pad_on_plate(double x0, double y0)
 START_TEST(test_cea_pad_on_mesh_lines)
 {
     const double x0 = _i == 0 ? 0.03 : 0.0313, y0 = _i == 0 ? 0.01 : 0.0113;
-    const char *cpath = pad_on_plate(x0, y0);
+    const char *cpath = pad_on_plate(x0, y0, 0);
     tvds_ctx ctx;
     tvds_ctx_init(&ctx);
     tvds_model *m = NULL;
@@ -1175,6 +1190,51 @@ START_TEST(test_cea_pad_on_mesh_lines)
 }
 END_TEST
 
+/* A position that cannot be solved is left out and listed, and the survey goes on: one face of
+ * the plate turned over (its normal into the plate), the pad's first node alone in contact
+ * (o.slave = 0, at (26.3 mm + s, 6.3 mm)): over that face (s = 4, 5 mm) its multiplier pulls
+ * and no sliding contact is left; the other 9 positions are solved and tracked. */
+START_TEST(test_cea_failed_position_skipped)
+{
+    const char *cpath = pad_on_plate(0.0313, 0.0113, 1);
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_model *m = NULL;
+    ck_assert_msg(tvds_case_read(cpath, NULL, 0, &m, &ctx) == TVDS_OK, "%s", ctx.msg);
+    tvds_cea_options o = tvds_cea_options_default();
+    o.slave = 0;
+    o.nmodes = 6;
+    o.nthreads = 1;
+    o.solver = TVDS_CEA_QZ;
+    enum { NPOS = 11 };
+    double s[NPOS];
+    for (int i = 0; i < NPOS; i++)
+        s[i] = -0.005 + 0.001 * i;
+    for (int refine = 0; refine < 2; refine++) {
+        o.refine = refine;
+        o.ds_min = 2.5e-4;
+        tvds_cea_result *r = NULL;
+        int rc = tvds_cea_run(m, 0, s, NPOS, &o, &r, &ctx);
+        ck_assert_msg(rc == TVDS_OK, "%s", ctx.msg);
+        ck_assert_int_eq(r->nfailed, 2);
+        ck_assert_int_eq(r->npos, NPOS - 2 + r->nrefined);
+        for (int k = 0; k < 2; k++) {
+            ck_assert_double_eq(r->failed[k].s, s[9 + k]);
+            ck_assert_int_lt(r->failed[k].status, 0);
+            ck_assert_msg(strstr(r->failed[k].reason, "position s = ") != NULL, "%s",
+                          r->failed[k].reason);
+        }
+        for (int i = 0; i < r->npos; i++) {
+            ck_assert_double_lt(r->s[i], 0.0035);
+            ck_assert_msg(fabs(r->lambda_n[i] / PAD_F - 1.0) < 1e-3, "s = %g: lambda_N %.9g",
+                          r->s[i], r->lambda_n[i]);
+        }
+        tvds_cea_result_free(&r);
+    }
+    tvds_model_free(&m);
+}
+END_TEST
+
 Suite *faces_fe_suite(void)
 {
     Suite *s = suite_create("faces_fe");
@@ -1189,6 +1249,7 @@ Suite *faces_fe_suite(void)
     tcase_add_test(tc, test_deck_surfaces_alloc_failures);
     tcase_add_test(tc, test_reduce_fe_alloc_failures);
     tcase_add_loop_test(tc, test_cea_pad_on_mesh_lines, 0, 2);
+    tcase_add_test(tc, test_cea_failed_position_skipped);
     suite_add_tcase(s, tc);
     TCase *tcli = tcase_create("faces_fe_cli");
     tcase_set_tags(tcli, "long"); /* spawns the command */

@@ -211,6 +211,8 @@ typedef struct cea_survey {
     cea_pos **P, **P2;
     double *S, *S2;
     double *fq, *rr, *zz, *mc, *an;
+    int nfailed;               /* positions that failed (cap_pos: failed) */
+    tvds_cea_failure *failed;
     tvds_cea_result *res;
 } cea_survey;
 
@@ -233,6 +235,7 @@ static void survey_free(cea_survey *v)
     tvds_free(v->zz);
     tvds_free(v->mc);
     tvds_free(v->an);
+    tvds_free(v->failed);
     tvds_cea_result_free(&v->res);
     memset(v, 0, sizeof *v);
 }
@@ -277,7 +280,9 @@ static int survey_alloc(cea_survey *v, cea_problem *p, const tvds_cea_options *o
     v->S = tvds_malloc((size_t)v->cap_pos * sizeof *v->S);
     v->S2 = tvds_malloc((size_t)v->cap_pos * sizeof *v->S2);
     v->res = tvds_calloc(1, sizeof *v->res);
-    if (!v->work || !v->pool || !v->P || !v->P2 || !v->S || !v->S2 || !v->res) return -1;
+    v->failed = tvds_calloc((size_t)v->cap_pos, sizeof *v->failed);
+    if (!v->work || !v->pool || !v->P || !v->P2 || !v->S || !v->S2 || !v->res || !v->failed)
+        return -1;
     /* auto: the shift-invert Arnoldi above the size where it is measured faster than the dense
      * eigenproblem (docs/cea.md, "Cost"); only then are the dense 2N x 2N arrays left out. */
     if (p->solver == TVDS_CEA_AUTO && !dense &&
@@ -376,6 +381,11 @@ static int position_error(const cea_pos *ps, double si, int arpack, int *arpack_
     if (ps->err == TVDS_ERR_INVALID && !(arpack && ps->info == -4))
         return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
                           "cea: position s = %g puts a slave node off its face set", si);
+    if (ps->err == TVDS_ERR_CONTACT_LOST)
+        return TVDS_ERROR(ctx, TVDS_ERR_CONTACT_LOST,
+                          "cea: position s = %g: no sliding contact: every slave node's "
+                          "multiplier pulls (the load lifts the slave off the master here)",
+                          si);
     if (ps->err == TVDS_ERR_SINGULAR)
         return TVDS_ERROR(ctx, TVDS_ERR_SINGULAR, "cea: position s = %g: %s", si,
                           ps->info == -2 ? "no static sliding state (the loaded "
@@ -402,6 +412,52 @@ static int position_error(const cea_pos *ps, double si, int arpack, int *arpack_
                                        "code"
                                      : "LAPACK info",
                       ps->info);
+}
+
+/* The positions of this round that failed (pool[base .. base + nnew - 1], at pool_s): each is
+ * recorded with its status and reason and taken out of the path order, the survey going on
+ * without it. An Arnoldi failure under TVDS_CEA_AUTO (dense 0) is returned instead (the survey
+ * is redone dense), as is the first failure when no position is left. Returns 0 or the error
+ * (in ctx). */
+static int survey_failures(cea_survey *v, int base, int nnew, const double *pool_s, int round,
+                           int autodense, int *arpack_failed, tvds_ctx *ctx)
+{
+    int nbad = 0;
+    for (int i = base; i < base + nnew; i++) {
+        const cea_pos *ps = &v->pool[i];
+        if (ps->err == TVDS_OK || ps->err == TVDS_ERR_INTERRUPTED) continue;
+        tvds_ctx pc;
+        tvds_ctx_init(&pc);
+        int af = 0, e = position_error(ps, pool_s[i - base], v->arpack, &af, &pc);
+        if (e == TVDS_ERR_NOMEM || (af && autodense)) {
+            *arpack_failed |= af;
+            return position_error(ps, pool_s[i - base], v->arpack, &af, ctx);
+        }
+        tvds_cea_failure *f = &v->failed[v->nfailed++];
+        f->s = pool_s[i - base];
+        f->status = e;
+        size_t len = strlen(pc.msg);
+        if (len >= sizeof f->reason) len = sizeof f->reason - 1;
+        memcpy(f->reason, pc.msg, len);
+        f->reason[len] = '\0';
+        nbad++;
+    }
+    if (!nbad) return TVDS_OK;
+    int k = 0;
+    for (int i = 0; i < v->nord; i++) {
+        int e = v->P[i]->err;
+        if (e == TVDS_OK || e == TVDS_ERR_INTERRUPTED) {
+            v->P[k] = v->P[i];
+            v->S[k] = v->S[i];
+            k++;
+        }
+    }
+    if (round > 0) v->res->nrefined -= v->nord - k;
+    v->nord = k;
+    if (k == 0)
+        return TVDS_ERROR(ctx, v->failed[0].status, "%s (every one of the %d positions failed)",
+                          v->failed[0].reason, v->nfailed);
+    return TVDS_OK;
 }
 
 /* Round 0: the branches tracked (the lowest nmodes oscillating eigenvalues of the first
@@ -517,6 +573,19 @@ static int survey_result(cea_survey *v, const tvds_cea_options *o, int stopped)
         res->slope[i] = P[i]->slope;
         if (P[i]->resid > res->resid_max) res->resid_max = P[i]->resid;
     }
+    if (v->nfailed) {
+        /* In path order: the direction of the given positions (refined ones fall between). */
+        int asc = v->nfailed < 2 || v->S[nord - 1] >= v->S[0];
+        for (int i = 1; i < v->nfailed; i++)
+            for (int j = i; j > 0 && ((v->failed[j].s < v->failed[j - 1].s) == asc); j--) {
+                tvds_cea_failure t = v->failed[j];
+                v->failed[j] = v->failed[j - 1];
+                v->failed[j - 1] = t;
+            }
+        res->nfailed = v->nfailed;
+        res->failed = v->failed;
+        v->failed = NULL;
+    }
     if (cea_find_windows(res, o)) return -1;
     return 0;
 }
@@ -562,17 +631,17 @@ static int cea_run(const tvds_model *m, int contact, const double *s, int npos,
                 pool_s[i] = s[i];
         int base = v.ncomp;
         if (survey_solve(&v, &p, &o, base, nnew, pool_s, &nsolved)) goto nomem;
+        rc = survey_failures(&v, base, nnew, pool_s, round,
+                             !dense && o.solver == TVDS_CEA_AUTO, arpack_failed, ctx);
+        if (rc) {
+            v.ncomp += nnew;
+            goto fail;
+        }
         if (o.stop && *o.stop) {
             int keep = 0;
             rc = survey_stopped(&v, round, base, nnew, &keep, ctx);
             if (!keep) goto fail;
             stopped = 1;
-        }
-        for (int i = base; i < base + nnew && !stopped; i++) {
-            if (v.pool[i].err == TVDS_OK) continue;
-            rc = position_error(&v.pool[i], pool_s[i - base], v.arpack, arpack_failed, ctx);
-            v.ncomp += nnew;
-            goto fail;
         }
         if (!stopped) v.ncomp += nnew;
         if (round == 0) {

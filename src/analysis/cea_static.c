@@ -349,7 +349,9 @@ static double gap_deformed(const cea_problem *x, const cea_geom *g, const double
  * (lambda_a > 0 beyond 1e-9 of the total) are released; when none pulls, the released node
  * that penetrates its master deepest at the new state is taken back; until the set is
  * consistent (docs/cea.md). On return w->krhs holds the static displacement u (its first N
- * entries) of the last solve. */
+ * entries) of the last solve. TVDS_ERR_CONTACT_LOST when every node pulls (no sliding
+ * contact), TVDS_ERR_SINGULAR (a mechanism, or a master without normal under a node),
+ * TVDS_ERR_SOLVER (no convergence or no consistent contact set). */
 int cea_static_state_gen(const cea_problem *p, cea_geom *g, cea_work *w, double *lambda)
 {
     int N = p->N, nt = p->nact_all;
@@ -374,7 +376,7 @@ int cea_static_state_gen(const cea_problem *p, cea_geom *g, cea_work *w, double 
     if (!(ks > 0)) ks = 1.0;
     for (int cycle = 0; cycle <= 2 * nt + 2; cycle++) {
         int na = nodes_in_row_order(p, g, part, gg);
-        if (na == 0) return TVDS_ERR_SINGULAR; /* every node pulls: no sliding contact */
+        if (na == 0) return TVDS_ERR_CONTACT_LOST; /* every node pulls: no sliding contact */
         double last = INFINITY, change = INFINITY;
         for (int it = 0; it < 30; it++) {
             cea_build_rows(p, g, w);
