@@ -57,12 +57,13 @@ int cea_node_geometry(const cea_problem *p, int a, double s, cea_geom *g)
     return at_status(p, e);
 }
 
-/* Frame of a node at x on the disc (disc.c); returns the sliding speed there. */
-static double disc_frame(const cea_problem *p, const double x[3], cea_geom *g)
+/* Frame of a node at x on a master whose sliding direction differs from node to node (the
+ * kind's static_slide: the disc); returns the sliding speed there. */
+static double slide_frame(const cea_problem *p, const double x[3], cea_geom *g)
 {
     sim_master_at at;
     at_from_geom(g, &at);
-    double wl = sim_disc_frame_at(&p->ms, x, &at);
+    double wl = p->ms.type->static_slide(&p->ms, x, &at);
     geom_from_at(&at, g);
     return wl;
 }
@@ -90,7 +91,7 @@ int cea_contact_geometries(const cea_problem *p, double s, cea_geom *g)
 static double chi_along(const cea_problem *p, const double t[3])
 {
     if (p->chi_fixed != 0.0) return p->chi_fixed;
-    if (p->ms.disc) return 1.0; /* t is each node's own sliding direction */
+    if (p->ms.type->static_slide) return 1.0; /* t is each node's own sliding direction */
     double vt = p->ms.v_rel[0] * t[0] + p->ms.v_rel[1] * t[1];
     if (p->ncomp == 3) vt += p->ms.v_rel[2] * t[2];
     return vt > 0 ? 1.0 : (vt < 0 ? -1.0 : 0.0);
@@ -478,12 +479,12 @@ static int lateral_node(const cea_problem *x, const cea_geom *g, double lam, con
     int N = x->N;
     const int *sd = x->act_dof + 3 * g->act;
     double n[3], t[3], wl;
-    if (x->ms.disc) {
+    if (x->ms.type->static_slide) {
         double Q[3];
         for (int k = 0; k < 3; k++)
             Q[k] = g->xc[k] + (u ? u[sd[k]] : 0.0);
         cea_geom h = *g;
-        wl = disc_frame(x, Q, &h);
+        wl = slide_frame(x, Q, &h);
         for (int k = 0; k < 3; k++)
             n[k] = h.n[k], t[k] = h.t[k];
     } else {

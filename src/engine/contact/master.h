@@ -39,7 +39,6 @@ typedef struct sim_master_static {
     int rigid;                     /* 1: no nodes, the master moves by prescribed motion only */
     int smooth;                    /* 1: C1 master curve (segment2d_c1.c) */
     int faces;                     /* 1: face set (faces3d.c) */
-    int disc;                      /* 1: rotating disc (disc.c; rigid = 1 too) */
     int nmaster;                   /* master nodes */
     int *master_dof;               /* 2D nodes: nmaster x 2 global x, y DoFs */
     double *master_xy;             /* 2D nodes: nmaster x 2 undeformed coordinates [m] */
@@ -143,6 +142,12 @@ typedef struct sim_master_type {
      * (docs/cea.md). NULL: none (a rigid plane). */
     void (*static_kg)(const sim_master_static *ms, const sim_master_at *g, const int sd[3],
                       double lambda, double chi, const double *u, int N, double *Kt);
+    /* A sliding direction that differs from node to node (a rotating master: the slave's
+     * velocity relative to the material point under it): g's frame at the slave position x (n,
+     * and t along that relative velocity, chi = +1) and that speed (0: t is any direction of
+     * the face). Every node then takes the general static state. NULL: one sliding direction
+     * for every node, along ms->v_rel. */
+    double (*static_slide)(const sim_master_static *ms, const double x[3], sim_master_at *g);
 } sim_master_type;
 
 /* Makes DoF dof of s a candidate of the contact rows. */
@@ -180,10 +185,6 @@ int sim_faces_pos(const sim_master_static *ms, int f, const double *u, double *P
 int sim_faces_pick(const sim_master_static *ms, const double *u, const double Q[3], int cur,
                    double xi[2], int *valid);
 int sim_faces_fill(const sim_master_static *ms, const double *u, sim_master_at *g);
-
-/* Disc (disc.c): frame of a slave at x on the face, t along its velocity relative to the disc's
- * material point there; returns that speed (0: t is any direction of the face). */
-double sim_disc_frame_at(const sim_master_static *ms, const double x[3], sim_master_at *g);
 
 /* Releases what static_setup allocated (static.c). */
 void sim_master_static_free(sim_master_static *ms);
