@@ -1235,6 +1235,38 @@ START_TEST(test_cea_failed_position_skipped)
 }
 END_TEST
 
+/* The same through `tvds cea`: exit 0, the 9 positions solved in locus.csv, the 2 failed ones
+ * in status.json with their status and reason, a warning on stderr. */
+START_TEST(test_cli_cea_failed_positions)
+{
+    pad_on_plate(0.0313, 0.0113, 1);
+    ck_assert_int_eq(run_cli("cea pad.ini --slave 0 --positions 11 --s0 -0.005 --s1 0.005 "
+                             "--no-refine --no-undamped --solver qz --modes 6 --threads 1 -q "
+                             "-o out"),
+                     0);
+    char *st = tvds_test_slurp(path_of("out/status.json"), NULL);
+    ck_assert_msg(strstr(st, "\"status\": \"ok\"") && strstr(st, "\"positions_written\": 9,") &&
+                      strstr(st, "\"positions_failed\": 2,") &&
+                      strstr(st, "\"TVDS_ERR_CONTACT_LOST\", \"reason\": \"cea: position s = "
+                                 "0.004: no sliding contact") &&
+                      strstr(st, "\"reason\": \"cea: position s = 0.005: ") &&
+                      strstr(st, "\"failed_undamped\": [],"),
+                  "%s", st);
+    free(st);
+    char *lc = tvds_test_slurp(path_of("out/locus.csv"), NULL);
+    int rows = 0;
+    for (const char *c = lc; *c; c++)
+        rows += *c == '\n';
+    ck_assert_int_eq(rows, 1 + 9 * 6);
+    free(lc);
+    char *er = tvds_test_slurp(path_of("stderr"), NULL);
+    ck_assert_msg(strstr(er, "warning: 2 positions of the damped locus could not be solved") !=
+                      NULL,
+                  "%s", er);
+    free(er);
+}
+END_TEST
+
 Suite *faces_fe_suite(void)
 {
     Suite *s = suite_create("faces_fe");
@@ -1256,6 +1288,7 @@ Suite *faces_fe_suite(void)
     tcase_add_checked_fixture(tcli, setup, teardown);
     tcase_set_timeout(tcli, 30);
     tcase_add_test(tcli, test_cli_faces);
+    tcase_add_test(tcli, test_cli_cea_failed_positions);
     suite_add_tcase(s, tcli);
     TCase *tl = tcase_create("faces_fe_ccx");
     tcase_set_tags(tl, "long");
