@@ -188,9 +188,9 @@ typedef struct tvds_cea_result {
                      locus holds only the positions it finished */
     char arpack_failure[256]; /* TVDS_CEA_AUTO only: non-empty when the ARPACK path failed (its
                                  message) and the dense eigenproblem computed the locus instead */
-    int nfailed;               /* positions that could not be solved (no static sliding state,
-                                  a singular constraint operator, an eigensolver failure) */
-    tvds_cea_failure *failed;  /* nfailed, in path order; they are not in s[] */
+    int nfailed;              /* positions that could not be solved (no static sliding state,
+                                 a singular constraint operator, an eigensolver failure) */
+    tvds_cea_failure *failed; /* nfailed, in path order; they are not in s[] */
 } tvds_cea_result;
 
 /* Length [m] of the contact's master surface (undeformed, sum of its segments).

@@ -211,7 +211,7 @@ typedef struct cea_survey {
     cea_pos **P, **P2;
     double *S, *S2;
     double *fq, *rr, *zz, *mc, *an;
-    int nfailed;               /* positions that failed (cap_pos: failed) */
+    int nfailed; /* positions that failed (cap_pos: failed) */
     tvds_cea_failure *failed;
     tvds_cea_result *res;
 } cea_survey;
@@ -243,8 +243,8 @@ static void survey_free(cea_survey *v)
 /* Sizes, refinement spacing, solver and buffers of the survey of the npos positions s (in path
  * order, solved first). dense: 1 keeps TVDS_CEA_AUTO off the ARPACK path. Returns 0, or -1
  * when out of memory. */
-static int survey_alloc(cea_survey *v, cea_problem *p, const tvds_cea_options *o,
-                        const double *s, int npos, int dense)
+static int survey_alloc(cea_survey *v, cea_problem *p, const tvds_cea_options *o, const double *s,
+                        int npos, int dense)
 {
     memset(v, 0, sizeof *v);
     double smin = s[0], smax = s[0];
@@ -285,8 +285,7 @@ static int survey_alloc(cea_survey *v, cea_problem *p, const tvds_cea_options *o
         return -1;
     /* auto: the shift-invert Arnoldi above the size where it is measured faster than the dense
      * eigenproblem (docs/cea.md, "Cost"); only then are the dense 2N x 2N arrays left out. */
-    if (p->solver == TVDS_CEA_AUTO && !dense &&
-        (N >= TVDS_CEA_ARPACK_MIN_DOFS || p->wshift > 0.0))
+    if (p->solver == TVDS_CEA_AUTO && !dense && (N >= TVDS_CEA_ARPACK_MIN_DOFS || p->wshift > 0.0))
         p->solver = TVDS_CEA_ARPACK;
     v->arpack = p->solver == TVDS_CEA_ARPACK ? (p->wshift > 0.0 ? 2 : 1) : 0;
     for (; v->nw < nthreads; v->nw++)
@@ -363,9 +362,9 @@ static int survey_stopped(cea_survey *v, int round, int base, int nnew, int *kee
             k++;
         }
     v->ncomp += nnew;
-    int rc = TVDS_ERROR(ctx, TVDS_ERR_INTERRUPTED, "cea: interrupted after %d of %d positions%s",
-                        done, base + nnew,
-                        k > 0 ? " (the finished ones are kept)" : " (none finished)");
+    int rc =
+        TVDS_ERROR(ctx, TVDS_ERR_INTERRUPTED, "cea: interrupted after %d of %d positions%s", done,
+                   base + nnew, k > 0 ? " (the finished ones are kept)" : " (none finished)");
     *keep = !(k == 0 || (round == 0 && v->P[0]->ncand < 1));
     if (!*keep) return rc;
     if (round > 0) v->res->nrefined -= v->nord - k;
@@ -631,8 +630,8 @@ static int cea_run(const tvds_model *m, int contact, const double *s, int npos,
                 pool_s[i] = s[i];
         int base = v.ncomp;
         if (survey_solve(&v, &p, &o, base, nnew, pool_s, &nsolved)) goto nomem;
-        rc = survey_failures(&v, base, nnew, pool_s, round,
-                             !dense && o.solver == TVDS_CEA_AUTO, arpack_failed, ctx);
+        rc = survey_failures(&v, base, nnew, pool_s, round, !dense && o.solver == TVDS_CEA_AUTO,
+                             arpack_failed, ctx);
         if (rc) {
             v.ncomp += nnew;
             goto fail;
