@@ -449,6 +449,8 @@ static int survey_failures(cea_survey *v, int base, int nnew, const double *pool
             v->P[k] = v->P[i];
             v->S[k] = v->S[i];
             k++;
+        } else if (k > 0) {
+            v->P[k - 1]->gap_after = 1; /* not split again across the failed position */
         }
     }
     if (round > 0) v->res->nrefined -= v->nord - k;
@@ -479,7 +481,7 @@ static int survey_branches(cea_survey *v, const cea_problem *p, const tvds_cea_o
 }
 
 /* Intervals to split, in path order (where a window could hide, and inside windows down to 2 to
- * 4 ds_min); their midpoints go to the pool's end (S2[0 .. *nnew - 1]) and into the path order.
+ * 4 ds_min; not across a position that failed); their midpoints go to the pool's end (S2[0 .. *nnew - 1]) and into the path order.
  * Returns 1 when positions were added, 0 when none, -1 when out of memory. */
 static int survey_refine(cea_survey *v, const tvds_cea_options *o, int round, int *nnew)
 {
@@ -494,16 +496,18 @@ static int survey_refine(cea_survey *v, const tvds_cea_options *o, int round, in
     }
     for (int i = 0; i + 1 < nord; i++) {
         double h = fabs(v->S[i + 1] - v->S[i]);
-        if (h < 2 * v->ds_min) continue;
+        if (h < 2 * v->ds_min || v->P[i]->gap_after) continue;
         if (cea_needs_split(o, nb, nord, v->fq, v->rr, i)) split[i] = 1;
         /* Inside a window, positions every 2 to 4 ds_min for the growth integral. */
         if (h >= 4 * v->ds_min && cea_interval_unstable(o, nb, v->fq, v->rr, i)) split[i] = 1;
     }
     for (int i = 0; i + 1 < nord; i++)
         if (split[i]) add++;
-    if (add > v->cap_pos - nord) {
+    /* The pool holds the positions solved and those that failed (ncomp = nord without
+     * failures). */
+    if (add > v->cap_pos - v->ncomp) {
         v->res->capped = 1;
-        add = v->cap_pos - nord;
+        add = v->cap_pos - v->ncomp;
     }
     if (getenv("TVDS_CEA_DEBUG"))
         fprintf(stderr, "cea: round %d: %d positions, %d intervals to split\n", round, nord, add);

@@ -142,6 +142,7 @@ typedef struct cea_pos {
     double slope;      /* angle of the master segment in the linearised state [rad] */
     double *u;         /* ncand x N x 2 (re, im interleaved): physical mode shapes */
     cea_eig_stats eig; /* what the ARPACK path did (zero for the dense one) */
+    int gap_after;     /* 1: a position that failed follows in path order (no split there) */
 } cea_pos;
 
 /* Each translational physical DoF i (global dof[i]) and its mirror image: the same component
