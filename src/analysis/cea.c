@@ -425,10 +425,13 @@ static int survey_failures(cea_survey *v, int base, int nnew, const double *pool
     for (int i = base; i < base + nnew; i++) {
         const cea_pos *ps = &v->pool[i];
         if (ps->err == TVDS_OK || ps->err == TVDS_ERR_INTERRUPTED) continue;
+        if (ps->err == TVDS_ERR_NOMEM)
+            return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "cea: out of memory at position s = %g",
+                              pool_s[i - base]);
         tvds_ctx pc;
         tvds_ctx_init(&pc);
         int af = 0, e = position_error(ps, pool_s[i - base], v->arpack, &af, &pc);
-        if (e == TVDS_ERR_NOMEM || (af && autodense)) {
+        if (af && autodense) {
             *arpack_failed |= af;
             return position_error(ps, pool_s[i - base], v->arpack, &af, ctx);
         }
@@ -480,9 +483,10 @@ static int survey_branches(cea_survey *v, const cea_problem *p, const tvds_cea_o
     return 0;
 }
 
-/* Intervals to split, in path order (where a window could hide, and inside windows down to 2 to
- * 4 ds_min; not across a position that failed); their midpoints go to the pool's end (S2[0 .. *nnew - 1]) and into the path order.
- * Returns 1 when positions were added, 0 when none, -1 when out of memory. */
+/* Intervals to split, in path order: where a window could hide, inside windows down to 2 to 4
+ * ds_min, never across a position that failed. Their midpoints go to the pool's end (S2, *nnew
+ * of them) and into the path order. Returns 1 when positions were added, 0 when none, -1 when
+ * out of memory. */
 static int survey_refine(cea_survey *v, const tvds_cea_options *o, int round, int *nnew)
 {
     int nord = v->nord, nb = v->nb;
