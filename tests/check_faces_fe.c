@@ -15,6 +15,7 @@
 
 #include "engine/sim_impl.h" /* the contact point's forces and face */
 #include "tvds/tvds_case.h"
+#include "tvds/tvds_cea.h"
 #include "tvds/tvds_io.h"
 #include "tvds/tvds_reduce.h"
 #include "tvds/tvds_sim.h"
@@ -1064,6 +1065,207 @@ START_TEST(test_ccx_block_contact)
 }
 END_TEST
 
+/* ---- 6. The CEA of a pad whose nodes lie on the master's mesh lines ------------------------ */
+
+/* A plate of the generator, 60 x 20 x 4 mm in 12 x 4 x 2 hexahedra (faces of 5 x 5 mm, clamped
+ * at x = 0), its top face set reduced with 12 fixed-interface modes, and a pad of 9 contact
+ * nodes 5 mm apart (the plate's mesh pitch) tied by springs to a carriage pressed with 90 N and
+ * driven along x, centred at (x0, y0). At (30, 10) mm every pad node sits on a corner or an
+ * edge of the master faces (on the y lines at every position). Writes the case; returns its
+ * path. */
+static const double PAD_F = 90.0, PAD_MU = 0.3;
+
+static const char *pad_on_plate(double x0, double y0, int flip)
+{
+    tvds_block_params bp = tvds_block_default();
+    bp.lx = 0.06, bp.ly = 0.02, bp.lz = 0.004;
+    bp.nx = 12, bp.ny = 4, bp.nz = 2;
+    bp.E = 2.1e11, bp.nu = 0.3, bp.rho = 7800;
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_fe_model *fm = NULL;
+    ck_assert_msg(tvds_block_build(&bp, &fm, &cc, &ctx) == TVDS_OK, "%s", ctx.msg);
+    tvds_substructure *s = NULL;
+    tvds_reduce_stats st;
+    ck_assert_msg(reduce_modes(fm, "face:top_faces", "top_faces", 12, &s, &st, &ctx) == TVDS_OK,
+                  "%s", ctx.msg);
+    if (flip) {
+        /* The face x in [30, 35] mm, y in [5, 10] mm turned over (corners clockwise: its
+         * normal points into the plate, away from the pad). */
+        const long c0 = 1 + 6 + 13L * (1 + 5 * 2);
+        tvds_faceset *fs = &s->fsets[0];
+        int hit = 0;
+        for (int f = 0; f < fs->nface; f++) {
+            long *v = fs->nodes + (size_t)f * TVDS_FACE_MAX_NODES;
+            if (v[0] != c0) continue;
+            long t = v[1];
+            v[1] = v[3], v[3] = t;
+            hit++;
+        }
+        ck_assert_int_eq(hit, 1);
+    }
+    ck_assert_int_eq(tvds_substructure_write(s, path_of("plate"), &ctx), TVDS_OK);
+    tvds_substructure_free(&s);
+    tvds_fe_model_free(&fm, &cc);
+    /* Pad: nodes 1..9 on the plate's top (z = lz), node 10 the carriage 5 mm above; each
+     * contact node tied to the carriage (k_c) and to its neighbours (k_n) in x, y and z. */
+    enum { NP = 10, ND = 3 * NP };
+    double xyz[3 * NP], M[ND * ND] = {0}, K[ND * ND] = {0};
+    const double kc = 2e7, kn = 1e7;
+    long tips[9];
+    for (int j = 0; j < 3; j++)
+        for (int i = 0; i < 3; i++) {
+            int a = 3 * j + i;
+            xyz[3 * a] = x0 + 0.005 * (i - 1);
+            xyz[3 * a + 1] = y0 + 0.005 * (j - 1);
+            xyz[3 * a + 2] = bp.lz;
+            tips[a] = a + 1;
+        }
+    xyz[27] = x0, xyz[28] = y0, xyz[29] = bp.lz + 0.005;
+    for (int k = 0; k < ND; k++)
+        M[k + ND * k] = k < 27 ? 1e-3 : 1e-2;
+    for (int a = 0; a < 10; a++)
+        for (int b = a + 1; b < 10; b++) {
+            double k = 0.0;
+            if (b == 9)
+                k = kc;
+            else if ((b == a + 1 && b % 3 != 0) || b == a + 3)
+                k = kn;
+            for (int c = 0; c < 3 && k > 0; c++) {
+                int p = 3 * a + c, q = 3 * b + c;
+                K[p + ND * p] += k, K[q + ND * q] += k;
+                K[p + ND * q] -= k, K[q + ND * p] -= k;
+            }
+        }
+    tvds_test_write_points(path_of("pad"), "pad", NP, xyz, M, K, "tips", 9, tips);
+    static char cpath[600];
+    snprintf(cpath, sizeof cpath, "%s/pad.ini", dir);
+    FILE *f = fopen(cpath, "w");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f,
+            "[run]\nname = pad\nmethod = subs-b\ndt = 1e-6\nt_end = 0.1\n\n"
+            "[substructure plate]\ndir = plate\ndamping = rayleigh\nalpha = 10\nbeta = 1e-7\n\n"
+            "[substructure pad]\ndir = pad\ndamping = rayleigh\nalpha = 10\nbeta = 1e-7\n\n"
+            "[contact c]\nslave = pad:tips\nmaster = plate:top_faces\nmu = %.17g\n\n"
+            "[load press]\ndof = pad:10:uz\nf = %.17g\n\n"
+            "[constraint drive_x]\nterms = pad:10:ux\nvalue = table 0 0  1 0.1\n\n"
+            "[constraint drive_y]\nterms = pad:10:uy\nvalue = 0\n",
+            PAD_MU, -PAD_F);
+    ck_assert_int_eq(fclose(f), 0);
+    return cpath;
+}
+
+/* The pad's nodes on the plate's mesh lines (x0 = 30 mm: on the x lines at s = -5, 0, +5 mm,
+ * on the y lines everywhere): the static sliding state exists at every position and the survey
+ * solves them all; the multipliers carry the press (sum lambda_N = F up to the tilt of the
+ * deformed faces, n_z >= 1 - 1e-3 for a deflection far below the 5 mm faces). Off the lines
+ * (centre moved by 1.3 mm in x and y) the same. */
+START_TEST(test_cea_pad_on_mesh_lines)
+{
+    const double x0 = _i == 0 ? 0.03 : 0.0313, y0 = _i == 0 ? 0.01 : 0.0113;
+    const char *cpath = pad_on_plate(x0, y0, 0);
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_model *m = NULL;
+    ck_assert_msg(tvds_case_read(cpath, NULL, 0, &m, &ctx) == TVDS_OK, "%s", ctx.msg);
+    tvds_cea_options o = tvds_cea_options_default();
+    o.slave = TVDS_CEA_ALL_SLAVES;
+    o.nmodes = 6;
+    o.refine = 0;
+    o.nthreads = 1;
+    enum { NPOS = 11 };
+    double s[NPOS];
+    for (int i = 0; i < NPOS; i++)
+        s[i] = -0.005 + 0.001 * i;
+    tvds_cea_result *r = NULL;
+    int rc = tvds_cea_run(m, 0, s, NPOS, &o, &r, &ctx);
+    ck_assert_msg(rc == TVDS_OK, "x0 = %g: %s", x0, ctx.msg);
+    ck_assert_int_eq(r->npos, NPOS);
+    for (int i = 0; i < NPOS; i++)
+        ck_assert_msg(fabs(r->lambda_n[i] / PAD_F - 1.0) < 1e-3, "s = %g: lambda_N %.9g", s[i],
+                      r->lambda_n[i]);
+    tvds_cea_result_free(&r);
+    tvds_model_free(&m);
+}
+END_TEST
+
+/* A position that cannot be solved is left out and listed, and the survey goes on: one face of
+ * the plate turned over (its normal into the plate), the pad's first node alone in contact
+ * (o.slave = 0, at (26.3 mm + s, 6.3 mm)): over that face (s = 4 ... 8 mm) its multiplier
+ * pulls and no sliding contact is left; the other 10 positions are solved and tracked, and the
+ * refinement does not split the interval (3, 9) mm across them. */
+START_TEST(test_cea_failed_position_skipped)
+{
+    const char *cpath = pad_on_plate(0.0313, 0.0113, 1);
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_model *m = NULL;
+    ck_assert_msg(tvds_case_read(cpath, NULL, 0, &m, &ctx) == TVDS_OK, "%s", ctx.msg);
+    tvds_cea_options o = tvds_cea_options_default();
+    o.slave = 0;
+    o.nmodes = 6;
+    o.nthreads = 1;
+    enum { NPOS = 15, NBAD = 5 };
+    double s[NPOS];
+    for (int i = 0; i < NPOS; i++)
+        s[i] = -0.005 + 0.001 * i;
+    for (int refine = 0; refine < 2; refine++) {
+        o.refine = refine;
+        o.ds_min = 2.5e-4;
+        tvds_cea_result *r = NULL;
+        int rc = tvds_cea_run(m, 0, s, NPOS, &o, &r, &ctx);
+        ck_assert_msg(rc == TVDS_OK, "%s", ctx.msg);
+        ck_assert_int_eq(r->nfailed, NBAD);
+        ck_assert_int_eq(r->npos, NPOS - NBAD + r->nrefined);
+        for (int k = 0; k < NBAD; k++) {
+            ck_assert_double_eq(r->failed[k].s, s[9 + k]);
+            ck_assert_int_lt(r->failed[k].status, 0);
+            ck_assert_msg(strstr(r->failed[k].reason, "position s = ") != NULL, "%s",
+                          r->failed[k].reason);
+        }
+        for (int i = 0; i < r->npos; i++) {
+            ck_assert_msg(r->s[i] < 0.0031 || r->s[i] > 0.0089, "s = %g", r->s[i]);
+            ck_assert_msg(fabs(r->lambda_n[i] / PAD_F - 1.0) < 1e-3, "s = %g: lambda_N %.9g",
+                          r->s[i], r->lambda_n[i]);
+        }
+        tvds_cea_result_free(&r);
+    }
+    tvds_model_free(&m);
+}
+END_TEST
+
+/* The same through `tvds cea`: exit 0, the 9 positions solved in locus.csv, the 2 failed ones
+ * in status.json with their status and reason, a warning on stderr. */
+START_TEST(test_cli_cea_failed_positions)
+{
+    pad_on_plate(0.0313, 0.0113, 1);
+    ck_assert_int_eq(run_cli("cea pad.ini --slave 0 --positions 11 --s0 -0.005 --s1 0.005 "
+                             "--no-refine --no-undamped --modes 6 --threads 1 -q "
+                             "-o out"),
+                     0);
+    char *st = tvds_test_slurp(path_of("out/status.json"), NULL);
+    ck_assert_msg(strstr(st, "\"status\": \"ok\"") && strstr(st, "\"positions_written\": 9,") &&
+                      strstr(st, "\"positions_failed\": 2,") &&
+                      strstr(st, "\"TVDS_ERR_CONTACT_LOST\", \"reason\": \"cea: position s = "
+                                 "0.004: no sliding contact") &&
+                      strstr(st, "\"reason\": \"cea: position s = 0.005: ") &&
+                      strstr(st, "\"failed_undamped\": [],"),
+                  "%s", st);
+    free(st);
+    char *lc = tvds_test_slurp(path_of("out/locus.csv"), NULL);
+    int rows = 0;
+    for (const char *c = lc; *c; c++)
+        rows += *c == '\n';
+    ck_assert_int_eq(rows, 1 + 9 * 6);
+    free(lc);
+    char *er = tvds_test_slurp(path_of("stderr"), NULL);
+    ck_assert_msg(strstr(er, "warning: 2 positions of the damped locus could not be solved") !=
+                      NULL,
+                  "%s", er);
+    free(er);
+}
+END_TEST
+
 Suite *faces_fe_suite(void)
 {
     Suite *s = suite_create("faces_fe");
@@ -1077,12 +1279,15 @@ Suite *faces_fe_suite(void)
     tcase_add_test(tc, test_sets_face_line_errors);
     tcase_add_test(tc, test_deck_surfaces_alloc_failures);
     tcase_add_test(tc, test_reduce_fe_alloc_failures);
+    tcase_add_loop_test(tc, test_cea_pad_on_mesh_lines, 0, 2);
+    tcase_add_test(tc, test_cea_failed_position_skipped);
     suite_add_tcase(s, tc);
     TCase *tcli = tcase_create("faces_fe_cli");
     tcase_set_tags(tcli, "long"); /* spawns the command */
     tcase_add_checked_fixture(tcli, setup, teardown);
     tcase_set_timeout(tcli, 30);
     tcase_add_test(tcli, test_cli_faces);
+    tcase_add_test(tcli, test_cli_cea_failed_positions);
     suite_add_tcase(s, tcli);
     TCase *tl = tcase_create("faces_fe_ccx");
     tcase_set_tags(tl, "long");

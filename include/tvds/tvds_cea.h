@@ -144,6 +144,14 @@ typedef struct tvds_cea_window {
                               tvds_cea_options.mirror) */
 } tvds_cea_window;
 
+/* A position the survey could not solve (tvds_cea_result.failed): left out of the locus, the
+ * survey going on without it. */
+typedef struct tvds_cea_failure {
+    double s;         /* position [m] */
+    int status;       /* its tvds status (TVDS_ERR_SOLVER, TVDS_ERR_SINGULAR, ...) */
+    char reason[256]; /* why, one line (as an error message: "cea: position s = ...: ...") */
+} tvds_cea_failure;
+
 /* The locus: npos positions x nbranch branches, position-major ([p * nbranch + b]). */
 typedef struct tvds_cea_result {
     int npos, nbranch;
@@ -180,6 +188,9 @@ typedef struct tvds_cea_result {
                      locus holds only the positions it finished */
     char arpack_failure[256]; /* TVDS_CEA_AUTO only: non-empty when the ARPACK path failed (its
                                  message) and the dense eigenproblem computed the locus instead */
+    int nfailed;              /* positions that could not be solved (no static sliding state,
+                                 a singular constraint operator, an eigensolver failure) */
+    tvds_cea_failure *failed; /* nfailed, in path order; they are not in s[] */
 } tvds_cea_result;
 
 /* Length [m] of the contact's master surface (undeformed, sum of its segments).
@@ -198,7 +209,11 @@ TVDS_API int tvds_cea_surface_length(const tvds_model *m, int contact, double *l
  * sliding direction: the message says which), TVDS_ERR_SINGULAR (constraints of different
  * rank for compatibility and equilibrium, or no DoF left), TVDS_ERR_SOLVER (LAPACK failure),
  * TVDS_ERR_NOMEM, TVDS_ERR_INTERRUPTED (opt->stop raised: *out holds the positions finished,
- * tracked and with their windows, (*out)->partial = 1; NULL when none was). */
+ * tracked and with their windows, (*out)->partial = 1; NULL when none was). A position that
+ * cannot be solved does not stop the survey: it is left out of the locus and listed with its
+ * status and reason in (*out)->failed (the refinement does not split next to it); the errors
+ * above for it are returned only when every position fails (the first one's) or when, under
+ * TVDS_CEA_AUTO, the Arnoldi path failed (the survey is then redone dense). */
 TVDS_API int tvds_cea_run(const tvds_model *m, int contact, const double *s, int npos,
                           const tvds_cea_options *opt, tvds_cea_result **out, tvds_ctx *ctx);
 

@@ -84,6 +84,7 @@ struct cea_geom {
     /* Face-set master: face (-1: the node is off the face set), its node count, the natural
      * coordinates of the closest point and the shape functions there. */
     int face, nn;
+    int face_prev, pin; /* the face before the last change; kept on its face (master.h) */
     double xi[2], N[FACE_MAX_NODES];
     double xc[3]; /* placed slave position: the surface point of the undeformed geometry [m] */
     double lam;   /* static multiplier of this node's row */
@@ -141,6 +142,7 @@ typedef struct cea_pos {
     double slope;      /* angle of the master segment in the linearised state [rad] */
     double *u;         /* ncand x N x 2 (re, im interleaved): physical mode shapes */
     cea_eig_stats eig; /* what the ARPACK path did (zero for the dense one) */
+    int gap_after;     /* 1: a position that failed follows in path order (no split there) */
 } cea_pos;
 
 /* Each translational physical DoF i (global dof[i]) and its mirror image: the same component

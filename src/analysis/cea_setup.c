@@ -328,11 +328,11 @@ static int setup_contact(const tvds_model *m, int contact, const tvds_cea_option
     p->ms.ncomp = p->ncomp;
     p->ms.mu = p->mu;
     if ((rc = kind->static_setup(m, contact, t_eval, vs, off, &p->ms, vm, ctx))) return rc;
-    if (p->ms.faces || p->ms.disc) p->gen_static = 1;
+    if (p->ms.faces || kind->static_slide) p->gen_static = 1;
     for (int k = 0; k < 3; k++)
         p->ms.v_rel[k] = vs[k] - vm[k];
     if (p->chi_fixed == 0.0 && p->mu != 0.0 && p->ms.v_rel[0] == 0.0 && p->ms.v_rel[1] == 0.0 &&
-        p->ms.v_rel[2] == 0.0 && !p->ms.disc)
+        p->ms.v_rel[2] == 0.0 && !kind->static_slide)
         return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
                           "cea: contact '%s': no sliding velocity at t = %g (slave_kin, imposed "
                           "motions of the slave substructure and rigid master motion are all at "

@@ -13,6 +13,8 @@ static void at_from_geom(const cea_geom *g, sim_master_at *a)
     memcpy(a->wgt, g->wgt, sizeof a->wgt);
     a->face = g->face;
     a->nn = g->nn;
+    a->face_prev = g->face_prev;
+    a->pin = g->pin;
     memcpy(a->xi, g->xi, sizeof a->xi);
     memcpy(a->N, g->N, sizeof a->N);
     memcpy(a->xc, g->xc, sizeof a->xc);
@@ -28,6 +30,8 @@ static void geom_from_at(const sim_master_at *a, cea_geom *g)
     memcpy(g->wgt, a->wgt, sizeof g->wgt);
     g->face = a->face;
     g->nn = a->nn;
+    g->face_prev = a->face_prev;
+    g->pin = a->pin;
     memcpy(g->xi, a->xi, sizeof g->xi);
     memcpy(g->N, a->N, sizeof g->N);
     memcpy(g->xc, a->xc, sizeof g->xc);
@@ -53,12 +57,13 @@ int cea_node_geometry(const cea_problem *p, int a, double s, cea_geom *g)
     return at_status(p, e);
 }
 
-/* Frame of a node at x on the disc (disc.c); returns the sliding speed there. */
-static double disc_frame(const cea_problem *p, const double x[3], cea_geom *g)
+/* Frame of a node at x on a master whose sliding direction differs from node to node (the
+ * kind's static_slide: the disc); returns the sliding speed there. */
+static double slide_frame(const cea_problem *p, const double x[3], cea_geom *g)
 {
     sim_master_at at;
     at_from_geom(g, &at);
-    double wl = sim_disc_frame_at(&p->ms, x, &at);
+    double wl = p->ms.type->static_slide(&p->ms, x, &at);
     geom_from_at(&at, g);
     return wl;
 }
@@ -86,7 +91,7 @@ int cea_contact_geometries(const cea_problem *p, double s, cea_geom *g)
 static double chi_along(const cea_problem *p, const double t[3])
 {
     if (p->chi_fixed != 0.0) return p->chi_fixed;
-    if (p->ms.disc) return 1.0; /* t is each node's own sliding direction */
+    if (p->ms.type->static_slide) return 1.0; /* t is each node's own sliding direction */
     double vt = p->ms.v_rel[0] * t[0] + p->ms.v_rel[1] * t[1];
     if (p->ncomp == 3) vt += p->ms.v_rel[2] * t[2];
     return vt > 0 ? 1.0 : (vt < 0 ? -1.0 : 0.0);
@@ -345,7 +350,9 @@ static double gap_deformed(const cea_problem *x, const cea_geom *g, const double
  * (lambda_a > 0 beyond 1e-9 of the total) are released; when none pulls, the released node
  * that penetrates its master deepest at the new state is taken back; until the set is
  * consistent (docs/cea.md). On return w->krhs holds the static displacement u (its first N
- * entries) of the last solve. */
+ * entries) of the last solve. TVDS_ERR_CONTACT_LOST when every node pulls (no sliding
+ * contact), TVDS_ERR_SINGULAR (a mechanism, or a master without normal under a node),
+ * TVDS_ERR_SOLVER (no convergence or no consistent contact set). */
 int cea_static_state_gen(const cea_problem *p, cea_geom *g, cea_work *w, double *lambda)
 {
     int N = p->N, nt = p->nact_all;
@@ -370,7 +377,7 @@ int cea_static_state_gen(const cea_problem *p, cea_geom *g, cea_work *w, double 
     if (!(ks > 0)) ks = 1.0;
     for (int cycle = 0; cycle <= 2 * nt + 2; cycle++) {
         int na = nodes_in_row_order(p, g, part, gg);
-        if (na == 0) return TVDS_ERR_SINGULAR; /* every node pulls: no sliding contact */
+        if (na == 0) return TVDS_ERR_CONTACT_LOST; /* every node pulls: no sliding contact */
         double last = INFINITY, change = INFINITY;
         for (int it = 0; it < 30; it++) {
             cea_build_rows(p, g, w);
@@ -472,12 +479,12 @@ static int lateral_node(const cea_problem *x, const cea_geom *g, double lam, con
     int N = x->N;
     const int *sd = x->act_dof + 3 * g->act;
     double n[3], t[3], wl;
-    if (x->ms.disc) {
+    if (x->ms.type->static_slide) {
         double Q[3];
         for (int k = 0; k < 3; k++)
             Q[k] = g->xc[k] + (u ? u[sd[k]] : 0.0);
         cea_geom h = *g;
-        wl = disc_frame(x, Q, &h);
+        wl = slide_frame(x, Q, &h);
         for (int k = 0; k < 3; k++)
             n[k] = h.n[k], t[k] = h.t[k];
     } else {

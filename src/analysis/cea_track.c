@@ -160,6 +160,7 @@ void tvds_cea_result_free(tvds_cea_result **r)
     tvds_free((*r)->slope);
     tvds_free((*r)->win);
     tvds_free((*r)->anti);
+    tvds_free((*r)->failed);
     tvds_free(*r);
     *r = NULL;
 }

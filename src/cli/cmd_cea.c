@@ -102,6 +102,9 @@ static void cea_help(FILE *out)
           "uninterrupted CEA, byte for byte. It refuses a journal of other options or of an\n"
           "edited case or input file (a hash of them is in its first line), and cuts off a\n"
           "last record left incomplete. The journal is removed when the CEA completes.\n"
+          "A position that cannot be solved (no static sliding state, a singular constraint\n"
+          "operator, an eigensolver failure) is left out of the loci and listed with its\n"
+          "reason in D/status.json (\"failed\"); the survey goes on (--resume tries it again).\n"
           "\n"
           "exit codes: 0 success (a missing gnuplot is a warning), 2 bad input or D in use,\n"
           "3 solver failure or interrupted, 1 internal error or an output that cannot be\n"
@@ -112,10 +115,37 @@ static void cea_help(FILE *out)
           out);
 }
 
+/* A JSON string of text (quotes and backslashes escaped, control characters left out). */
+static void json_string(FILE *f, const char *text)
+{
+    fputc('"', f);
+    for (const char *c = text; *c; c++) {
+        if (*c == '"' || *c == '\\') fputc('\\', f);
+        if ((unsigned char)*c >= 0x20) fputc(*c, f);
+    }
+    fputc('"', f);
+}
+
+/* The positions of r that could not be solved, as the value of key: [{"s": ..., "status":
+ * "TVDS_ERR_...", "reason": "..."}, ...]. */
+static void json_failed(FILE *f, const char *key, const tvds_cea_result *r)
+{
+    fprintf(f, "  \"%s\": [", key);
+    for (int i = 0; r && i < r->nfailed; i++) {
+        const tvds_cea_failure *x = &r->failed[i];
+        fprintf(f, "%s\n    {\"s\": %.17g, \"status\": \"%s\", \"reason\": ", i ? "," : "", x->s,
+                tvds_status_name(x->status));
+        json_string(f, x->reason);
+        fputc('}', f);
+    }
+    fputs(r && r->nfailed ? "\n  ],\n" : "],\n", f);
+}
+
 /* DIR/status.json, replaced whole (temporary file, fsync, rename): what the CEA in DIR is
- * ("running", "ok", "interrupted"), and whether locus.csv holds every position. */
+ * ("running", "ok", "interrupted"), whether locus.csv holds every position, and the positions
+ * that could not be solved (damped r, undamped u; left out of the loci). */
 static int cea_status(const char *dir, const char *status, const char *msg, int requested,
-                      const tvds_cea_result *r, tvds_ctx *ctx)
+                      const tvds_cea_result *r, const tvds_cea_result *u, tvds_ctx *ctx)
 {
     char path[4200], tmp[4220];
     snprintf(path, sizeof path, "%s/status.json", dir);
@@ -126,14 +156,13 @@ static int cea_status(const char *dir, const char *status, const char *msg, int 
     fprintf(f, "  \"partial\": %s,\n", r && !r->partial ? "false" : "true");
     fprintf(f, "  \"positions_requested\": %d,\n  \"positions_written\": %d,\n", requested,
             r ? r->npos : 0);
+    fprintf(f, "  \"positions_failed\": %d,\n", r ? r->nfailed : 0);
+    json_failed(f, "failed", r);
+    json_failed(f, "failed_undamped", u);
     fputs("  \"message\": ", f);
     if (msg) {
-        fputc('"', f);
-        for (const char *c = msg; *c; c++) {
-            if (*c == '"' || *c == '\\') fputc('\\', f);
-            if ((unsigned char)*c >= 0x20) fputc(*c, f);
-        }
-        fputs("\"\n}\n", f);
+        json_string(f, msg);
+        fputs("\n}\n", f);
     } else {
         fputs("null\n}\n", f);
     }
@@ -628,7 +657,7 @@ static int cea_outdir(int argc, char **argv, const cea_args *a, cea_job *j)
     long pcut = 0;
     if (a->resume && (rc = points_read(ppath, psig, &j->known, &pcut)) != 0) return rc;
     rc = tvds_outdir_clear(j->od, owned, nowned, &j->ctx);
-    if (!rc) rc = cea_status(outdir, "running", NULL, a->npos, NULL, &j->ctx);
+    if (!rc) rc = cea_status(outdir, "running", NULL, a->npos, NULL, NULL, &j->ctx);
     if (!rc) {
         j->cb.fd = open(ppath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
         struct stat st;
@@ -699,7 +728,7 @@ static int cea_solve(cea_args *a, cea_job *j)
         int wrc = TVDS_OK;
         if (j->res) wrc = tvds_cea_write_csv(j->res, outdir, &wctx);
         if (!wrc && j->und) wrc = tvds_cea_write_csv_tag(j->und, outdir, "_undamped", &wctx);
-        if (!wrc) wrc = cea_status(outdir, "interrupted", why, a->npos, j->res, &wctx);
+        if (!wrc) wrc = cea_status(outdir, "interrupted", why, a->npos, j->res, j->und, &wctx);
         if (wrc) tvds_cli_report(wrc, &wctx);
         rc = tvds_cli_report(rc, &j->ctx);
         if (j->res)
@@ -747,6 +776,20 @@ static void cea_summary(const cea_args *a, const cea_job *j)
                 "tvds: cea: warning: the shift-invert Arnoldi failed (%s); the dense eigenproblem "
                 "computed the locus instead\n",
                 res->arpack_failure);
+    for (int k = 0; k < 2; k++) {
+        const tvds_cea_result *r = k ? und : res;
+        if (!r || !r->nfailed) continue;
+        fprintf(stderr,
+                "tvds: cea: warning: %d position%s of the %s locus could not be solved and %s "
+                "left out (%s/status.json); the first: %s\n",
+                r->nfailed, r->nfailed == 1 ? "" : "s", k ? "undamped" : "damped",
+                r->nfailed == 1 ? "is" : "are", outdir, r->failed[0].reason);
+        printf("  %d position%s of the %s locus failed:", r->nfailed, r->nfailed == 1 ? "" : "s",
+               k ? "undamped" : "damped");
+        for (int i = 0; i < r->nfailed && i < 8; i++)
+            printf(" %g", r->failed[i].s);
+        printf("%s m\n", r->nfailed > 8 ? " ..." : "");
+    }
     if (res->nwin == 0) printf("  no unstable window\n");
     for (int w = 0; w < res->nwin; w++) {
         const tvds_cea_window *cw = &res->win[w];
@@ -789,7 +832,7 @@ static int cea_output(const cea_args *a, cea_job *j)
     }
     rc = tvds_cea_write_csv(j->res, outdir, &j->ctx);
     if (!rc && j->und) rc = tvds_cea_write_csv_tag(j->und, outdir, "_undamped", &j->ctx);
-    if (!rc) rc = cea_status(outdir, "ok", NULL, a->npos, j->res, &j->ctx);
+    if (!rc) rc = cea_status(outdir, "ok", NULL, a->npos, j->res, j->und, &j->ctx);
     if (!rc) {
         /* Every position is in locus.csv now: the journal is no longer needed. */
         close(j->cb.fd);

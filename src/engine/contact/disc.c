@@ -165,7 +165,7 @@ static int disc_static_setup(const tvds_model *m, int ic, double t, const double
     if (!(nn > 0))
         return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "cea: contact '%s': disc without axis",
                           c->name ? c->name : "?");
-    ms->rigid = ms->disc = 1;
+    ms->rigid = 1;
     for (int k = 0; k < 3; k++) {
         ms->rigid_n[k] = c->rigid_normal[k] / nn;
         ms->rigid_pt[k] = c->rigid_point[k];
@@ -174,7 +174,9 @@ static int disc_static_setup(const tvds_model *m, int ic, double t, const double
     return TVDS_OK;
 }
 
-double sim_disc_frame_at(const sim_master_static *ms, const double x[3], sim_master_at *g)
+/* Frame of a slave at x on the face, t along its velocity relative to the disc's material point
+ * there; returns that speed (0: t is any direction of the face). The kind's static_slide. */
+static double disc_frame_at(const sim_master_static *ms, const double x[3], sim_master_at *g)
 {
     const double *a = ms->rigid_n;
     double r[3], ar[3], h = 0.0, wl = 0.0;
@@ -224,7 +226,7 @@ static int disc_static_at(const sim_master_static *ms, const double X[3], double
         h += n[k] * (X[k] - ms->rigid_pt[k]);
     for (int k = 0; k < 3; k++)
         g->xc[k] = X[k] - h * n[k];
-    return sim_disc_frame_at(ms, g->xc, g) > 0 ? SIM_AT_OK : SIM_AT_NO_SLIDING;
+    return disc_frame_at(ms, g->xc, g) > 0 ? SIM_AT_OK : SIM_AT_NO_SLIDING;
 }
 
 /* The material point under the displaced slave, its velocity, the sliding direction. */
@@ -232,7 +234,7 @@ static double disc_static_follow(const sim_master_static *ms, const double *u, c
                                  sim_master_at *g)
 {
     sim_master_at ng = *g;
-    sim_disc_frame_at(ms, Q, &ng);
+    disc_frame_at(ms, Q, &ng);
     double ch = fabs(ng.t[0] - g->t[0]) + fabs(ng.t[1] - g->t[1]) + fabs(ng.t[2] - g->t[2]);
     *g = ng;
     return ch;
@@ -250,7 +252,7 @@ static void disc_static_kg(const sim_master_static *ms, const sim_master_at *g, 
     for (int k = 0; k < 3; k++)
         Q[k] = g->xc[k] + u[sd[k]];
     sim_master_at h = *g;
-    double wl = sim_disc_frame_at(ms, Q, &h);
+    double wl = disc_frame_at(ms, Q, &h);
     if (!(wl > 0)) return;
     cross3(ms->rigid_n, g->t, b);
     double c = lambda * chi * ms->mu * ms->omega / wl;
@@ -273,4 +275,5 @@ const sim_master_type sim_master_disc = {
     .static_at = disc_static_at,
     .static_follow = disc_static_follow,
     .static_kg = disc_static_kg,
+    .static_slide = disc_frame_at,
 };

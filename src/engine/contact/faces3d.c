@@ -380,6 +380,8 @@ static int faces_static_at(const sim_master_static *ms, const double X[3], doubl
     for (int k = 0; k < 3; k++)
         Q[k] = X[k] + s * ms->drive[k];
     int valid = 0;
+    g->face_prev = -1;
+    g->pin = 0;
     g->face = sim_faces_pick(ms, NULL, Q, -1, g->xi, &valid);
     if (!valid) {
         g->face = -1;
@@ -412,14 +414,38 @@ static void faces_static_sep(const sim_master_static *ms, const double *u, const
         r[k] = Q[k] - xp[k];
 }
 
-/* The closest point of Q on the deformed face set (the current face first). */
+/* The closest point of Q on the deformed face set (the current face first, as the stepping
+ * engine follows a point: face_search). A slave node on an edge or a corner of the face set
+ * (a pad node on the master's mesh lines) can alternate between two faces: on face A the
+ * solve leaves it on A's plane just beyond the edge, where face B holds its projection, and on
+ * B just beyond it on A's side (the deformed faces meet at a small angle). When the face picked
+ * is the one the point left last, the point is kept (pinned) on the lower-numbered of the two,
+ * its projection clamped to that face's boundary (the edge point, with that face's normal):
+ * the same face whichever of the two the iteration started on, and a fixed point the
+ * iteration reaches. */
 static double faces_static_follow(const sim_master_static *ms, const double *u, const double Q[3],
                                   sim_master_at *g)
 {
     sim_master_at ng = *g;
     int valid = 0;
-    ng.face = sim_faces_pick(ms, u, Q, g->face, ng.xi, &valid);
-    if (ng.face < 0) return -1.0;
+    if (g->pin) {
+        ng.face = g->face;
+    } else {
+        ng.face = sim_faces_pick(ms, u, Q, g->face, ng.xi, &valid);
+        if (ng.face < 0) return -1.0;
+        if (ng.face != g->face && g->face >= 0) {
+            if (ng.face == g->face_prev) {
+                ng.pin = 1;
+                if (g->face < ng.face) ng.face = g->face;
+            }
+            ng.face_prev = g->face;
+        }
+    }
+    if (ng.pin) {
+        double P[3 * FACE_MAX_NODES];
+        int nn = sim_faces_pos(ms, ng.face, u, P);
+        face_closest(nn, P, Q, g->face == ng.face ? g->xi : NULL, ng.xi, &valid, NULL);
+    }
     int e = sim_faces_fill(ms, u, &ng);
     if (e == SIM_AT_NO_NORMAL || (e == SIM_AT_NO_SLIDING && ms->mu != 0.0)) return -1.0;
     double ch = fabs(ng.xi[0] - g->xi[0]) + fabs(ng.xi[1] - g->xi[1]) + fabs(ng.n[0] - g->n[0]) +

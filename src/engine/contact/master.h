@@ -39,7 +39,6 @@ typedef struct sim_master_static {
     int rigid;                     /* 1: no nodes, the master moves by prescribed motion only */
     int smooth;                    /* 1: C1 master curve (segment2d_c1.c) */
     int faces;                     /* 1: face set (faces3d.c) */
-    int disc;                      /* 1: rotating disc (disc.c; rigid = 1 too) */
     int nmaster;                   /* master nodes */
     int *master_dof;               /* 2D nodes: nmaster x 2 global x, y DoFs */
     double *master_xy;             /* 2D nodes: nmaster x 2 undeformed coordinates [m] */
@@ -69,6 +68,9 @@ typedef struct sim_master_at {
     double len;        /* segment length [m] (1 without segments) */
     double wgt[2];     /* 2D nodes: shares of the segment's nodes */
     int face, nn;      /* face set: face (-1: off), its nodes */
+    int face_prev;     /* face set: the face before the last change of face (-1: none) */
+    int pin;           /* face set: 1 when the point alternated between two faces over their
+                          common edge or corner and is kept on the lower-numbered one */
     double xi[2], N[SIM_MASTER_MAX_NODES]; /* face set: natural coordinates, shape functions */
     double xc[3];                          /* slave placed on the surface [m] (3D masters) */
 } sim_master_at;
@@ -147,6 +149,12 @@ typedef struct sim_master_type {
      * (docs/cea.md). NULL: none (a rigid plane). */
     void (*static_kg)(const sim_master_static *ms, const sim_master_at *g, const int sd[3],
                       double lambda, double chi, const double *u, int N, double *Kt);
+    /* A sliding direction that differs from node to node (a rotating master: the slave's
+     * velocity relative to the material point under it): g's frame at the slave position x (n,
+     * and t along that relative velocity, chi = +1) and that speed (0: t is any direction of
+     * the face). Every node then takes the general static state. NULL: one sliding direction
+     * for every node, along ms->v_rel. */
+    double (*static_slide)(const sim_master_static *ms, const double x[3], sim_master_at *g);
 } sim_master_type;
 
 /* Makes DoF dof of s a candidate of the contact rows. */
@@ -190,10 +198,6 @@ int sim_faces_pos(const sim_master_static *ms, int f, const double *u, double *P
 int sim_faces_pick(const sim_master_static *ms, const double *u, const double Q[3], int cur,
                    double xi[2], int *valid);
 int sim_faces_fill(const sim_master_static *ms, const double *u, sim_master_at *g);
-
-/* Disc (disc.c): frame of a slave at x on the face, t along its velocity relative to the disc's
- * material point there; returns that speed (0: t is any direction of the face). */
-double sim_disc_frame_at(const sim_master_static *ms, const double x[3], sim_master_at *g);
 
 /* Releases what static_setup allocated (static.c). */
 void sim_master_static_free(sim_master_static *ms);
