@@ -14,8 +14,9 @@
 TVDS_API int tvds_hex8_iso_(const double x[8][3], double E, double nu, double rho, int incompatible,
                             double Ke[24][24], double Me[24][24]);
 
-/* Modified Bessel functions of the first and second kind of integer order n >= 0, x > 0, by
- * the trapezoidal rule on their integral representations (exponentially convergent). */
+/* Modified Bessel functions of the first and second kind of integer order n >= 0, x > 0: I_n
+ * by its power series (positive terms), K_n by the trapezoidal rule on int_0^inf exp(-x cosh t)
+ * cosh(n t) dt (exponentially convergent, positive integrand). */
 TVDS_API double tvds_bessel_i_(int n, double x);
 TVDS_API double tvds_bessel_k_(int n, double x);
 
