@@ -362,6 +362,119 @@ START_TEST(disc_plate)
 }
 END_TEST
 
+/* The written model: sizes, face-set orientation (outward normals, first edge along +theta),
+ * the pads on the disc's faces, the case reads (as `tvds check` reads it) with loads summing to
+ * pressure x pad area, and the reduced disc's lowest frequency a Rayleigh-Ritz upper bound of
+ * the full model's, within (f / f_kept)^2 (the truncation of the fixed-interface modes). */
+START_TEST(disc_written)
+{
+    char dir[256], path[512];
+    tvds_test_mkdtemp(dir, sizeof dir, "/tmp/tvds_disc_");
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    cholmod_common c;
+    ck_assert_int_eq(tvds_cholmod_start(&c), TVDS_OK);
+    tvds_disc_params p = tvds_disc_default();
+    tvds_reduce_stats st[3];
+    ck_assert_int_eq(tvds_disc_brake_write(&p, dir, st, &c, &ctx), TVDS_OK);
+    /* the pad (132.5 .. 172.5 mm) covers the outer two of four element rings: 3 node rings */
+    ck_assert_int_eq(st[0].nb, 3 * p.nt * 2 * 3);
+    ck_assert_int_eq(st[0].nm, p.modes);
+    ck_assert_int_eq(st[1].nb, 3 * (2 * (p.pad_nr + 1) * (p.pad_nt + 1) + 2 * (p.pad_nr + 1)));
+    tvds_model *m = NULL;
+    snprintf(path, sizeof path, "%s/disc_brake.ini", dir);
+    ck_assert_msg(tvds_case_read(path, NULL, 0, &m, &ctx) == TVDS_OK, "%s", ctx.msg);
+    ck_assert_int_eq(m->nsub, 3);
+    ck_assert_int_eq(m->ncontact, 2);
+    ck_assert_int_eq(m->nload, 2 * (p.pad_nr + 1) * (p.pad_nt + 1));
+    const char *fsn[3][2] = {{"disc", "ring_out"}, {"disc", "ring_in"}, {"pad_out", "friction"}};
+    const double nz_want[3] = {1, -1, -1}, z_want[3] = {0.005, -0.005, 0.005};
+    for (int q = 0; q < 3; q++) {
+        const tvds_substructure *s = m->subs[tvds_model_find_sub(m, fsn[q][0])];
+        int k = tvds_substructure_find_faceset(s, fsn[q][1]);
+        ck_assert_int_ge(k, 0);
+        const tvds_faceset *fs = &s->fsets[k];
+        ck_assert_int_eq(fs->nface, q < 2 ? 2 * p.nt : p.pad_nr * p.pad_nt);
+        for (int f = 0; f < fs->nface; f++) {
+            double x[4][3];
+            for (int l = 0; l < 4; l++) {
+                int d = tvds_substructure_find_dof(s, fs->nodes[9 * f + l], 2);
+                ck_assert_int_ge(d, 0);
+                memcpy(x[l], s->dofs[d].xyz, sizeof x[l]);
+                ck_assert_double_eq_tol(x[l][2], z_want[q], 1e-15);
+                double r = hypot(x[l][0], x[l][1]);
+                ck_assert(r >= (q < 2 ? 0.13125 : p.pad_r_in) - 1e-12 && r <= p.r_out + 1e-12);
+            }
+            double a1[3], a2[3];
+            for (int cc = 0; cc < 3; cc++) {
+                a1[cc] = x[1][cc] - x[0][cc];
+                a2[cc] = x[3][cc] - x[0][cc];
+            }
+            double nz = a1[0] * a2[1] - a1[1] * a2[0], et = -x[0][1] * a1[0] + x[0][0] * a1[1];
+            ck_assert_msg(nz * nz_want[q] > 0 && et > 0, "%s face %d: normal z %g, a1.e_theta %g",
+                          fsn[q][1], f, nz, et);
+        }
+    }
+    /* loads: pressure 1 MPa times the pad's area, per pad */
+    long len;
+    char *txt = tvds_test_slurp(path, &len), *at = txt;
+    double sum = 0;
+    while ((at = strstr(at, "f = smooth ")) != NULL) {
+        at += strlen("f = smooth ");
+        sum += fabs(strtod(at, NULL));
+    }
+    free(txt);
+    double area = 0.5 * p.pad_arc_deg * PI / 180 * (p.pad_r_out * p.pad_r_out - p.pad_r_in * p.pad_r_in);
+    ck_assert_double_eq_tol(sum, 2 * 1e6 * area, 1e-12 * sum);
+    /* reduced disc against the full one */
+    tvds_substructure *d = m->subs[tvds_model_find_sub(m, "disc")];
+    int n = d->n;
+    double *A = malloc((size_t)n * n * sizeof *A), *B = malloc((size_t)n * n * sizeof *B),
+           *w = malloc((size_t)n * sizeof *w);
+    memcpy(A, d->K, (size_t)n * n * sizeof *A);
+    memcpy(B, d->M, (size_t)n * n * sizeof *B);
+    ck_assert_int_eq(LAPACKE_dsygv(LAPACK_COL_MAJOR, 1, 'N', 'U', n, A, n, B, n, w), 0);
+    double f_cb = sqrt(w[0]) / (2 * PI), f_full;
+    tvds_fe_model *full = NULL;
+    ck_assert_int_eq(tvds_disc_build(&p, &full, &c, &ctx), TVDS_OK);
+    ck_assert_int_eq(tvds_eigs_lowest(full->M, full->K, 1, 0, 1e-12, &f_full, NULL, &c, &ctx),
+                     TVDS_OK);
+    double trunc = pow(f_full / st[0].f_max_hz, 2);
+    ck_assert_msg(f_cb >= f_full * (1 - 1e-10) && f_cb <= f_full * (1 + trunc),
+                  "reduced %.9g Hz, full %.9g Hz, (f / f_kept)^2 %g", f_cb, f_full, trunc);
+    if (verbose())
+        printf("disc CB %.6f Hz, full %.6f Hz (kept modes up to %.1f Hz)\n", f_cb, f_full,
+               st[0].f_max_hz);
+    free(A);
+    free(B);
+    free(w);
+    tvds_fe_model_free(&full, &c);
+    tvds_model_free(&m);
+    cholmod_finish(&c);
+    ck_assert_int_eq(tvds_test_rmtree(dir), 0);
+}
+END_TEST
+
+/* Parameter checks: nt not a multiple of 4, a pad off the disc, an unknown key. */
+START_TEST(disc_params)
+{
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_disc_params p = tvds_disc_default();
+    ck_assert_int_eq(tvds_disc_check(&p, &ctx), TVDS_OK);
+    ck_assert_int_eq(tvds_disc_set(&p, "disc.nt=26", &ctx), TVDS_OK);
+    ck_assert_int_eq(tvds_disc_check(&p, &ctx), TVDS_ERR_INVALID);
+    ck_assert_ptr_nonnull(strstr(ctx.msg, "multiple of 4"));
+    p = tvds_disc_default();
+    ck_assert_int_eq(tvds_disc_set(&p, "pad.r_out=0.18", &ctx), TVDS_OK);
+    ck_assert_int_eq(tvds_disc_check(&p, &ctx), TVDS_ERR_INVALID);
+    ck_assert_int_eq(tvds_disc_set(&p, "pad.colour=3", &ctx), TVDS_ERR_INVALID);
+    ck_assert_int_eq(tvds_disc_set(&p, "disc.nr=2.5", &ctx), TVDS_ERR_INVALID);
+    ck_assert_int_eq(tvds_disc_set(&p, "disc.E=2e11", &ctx), TVDS_OK);
+    ck_assert_double_eq(p.E, 2e11);
+}
+END_TEST
+
 Suite *disc_suite(void)
 {
     Suite *s = suite_create("disc");
@@ -376,6 +489,8 @@ Suite *disc_suite(void)
     tc = tcase_create("modes");
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, disc_plate);
+    tcase_add_test(tc, disc_written);
+    tcase_add_test(tc, disc_params);
     suite_add_tcase(s, tc);
     return s;
 }
