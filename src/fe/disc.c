@@ -11,7 +11,6 @@
 #include "fe/disc_impl.h"
 #include "tvds/tvds_disc.h"
 #include "tvds/tvds_io.h"
-#include "tvds/tvds_output.h"
 
 #define DB_PI 3.14159265358979323846
 
