@@ -341,10 +341,11 @@ START_TEST(disc_plate)
                           k, n, f1[n], f2[n], split, bound);
             f[k][n] = f1[n];
             if (verbose())
-                printf("disc %d x %d x %d: n %d: %.4f Hz (thin plate %.4f, %+.4f %%), doublet split "
-                       "%.2e (bound %.2e)\n",
-                       q.nr, q.nt, q.nz, n, f1[n], kirchhoff_hz(&p, l2[n]),
-                       100 * (f1[n] / kirchhoff_hz(&p, l2[n]) - 1), split, bound);
+                printf(
+                    "disc %d x %d x %d: n %d: %.4f Hz (thin plate %.4f, %+.4f %%), doublet split "
+                    "%.2e (bound %.2e)\n",
+                    q.nr, q.nt, q.nz, n, f1[n], kirchhoff_hz(&p, l2[n]),
+                    100 * (f1[n] / kirchhoff_hz(&p, l2[n]) - 1), split, bound);
         }
     }
     for (int n = 0; n < 4; n++) {
@@ -353,8 +354,9 @@ START_TEST(disc_plate)
         double finf = f[2][n] - e2 / 3, fk = kirchhoff_hz(&p, l2[n]);
         double rel = finf / fk - 1, dm = mindlin_shift(&p, l2[n]);
         if (verbose())
-            printf("n %d: Richardson %.4f Hz, solid / plate - 1 = %+.4f %%, bulk Mindlin %+.4f %%\n",
-                   n, finf, 100 * rel, 100 * dm);
+            printf(
+                "n %d: Richardson %.4f Hz, solid / plate - 1 = %+.4f %%, bulk Mindlin %+.4f %%\n",
+                n, finf, 100 * rel, 100 * dm);
         ck_assert_msg(rel < 0 && rel > -p.thick / p.r_out, "n %d: solid / plate - 1 = %g", n, rel);
         if (n == 0)
             ck_assert_msg(fabs(rel - dm) <= 0.25 * fabs(dm), "n 0: %g against Mindlin %g", rel, dm);
@@ -424,7 +426,8 @@ START_TEST(disc_written)
         sum += fabs(strtod(at, NULL));
     }
     free(txt);
-    double area = 0.5 * p.pad_arc_deg * PI / 180 * (p.pad_r_out * p.pad_r_out - p.pad_r_in * p.pad_r_in);
+    double area =
+        0.5 * p.pad_arc_deg * PI / 180 * (p.pad_r_out * p.pad_r_out - p.pad_r_in * p.pad_r_in);
     ck_assert_double_eq_tol(sum, 2 * 1e6 * area, 1e-12 * sum);
     /* reduced disc against the full one */
     tvds_substructure *d = m->subs[tvds_model_find_sub(m, "disc")];

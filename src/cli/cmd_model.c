@@ -171,7 +171,8 @@ static int model_main(int argc, char **argv, const char **sets)
     if (!solid && strcmp(which, "beam-on-beam") != 0)
         return tvds_cli_usage_error(
             "model: unknown model '%s' (known: beam-on-beam, beam-on-beam-3d, block, "
-            "disc-brake)", which);
+            "disc-brake)",
+            which);
     if (!outdir) return tvds_cli_usage_error("model: missing -o DIR");
     tvds_bob_params p = solid ? tvds_bob3d_default() : tvds_bob_default();
     for (int k = 0; k < nset; k++) {

@@ -201,10 +201,10 @@ static int mesh_model(const hexmesh *g, const char *name, tvds_fe_model **out, c
                       tvds_ctx *ctx)
 {
     size_t nz = (size_t)g->nel * 300;
-    cholmod_triplet *TK = cholmod_allocate_triplet((size_t)g->neq, (size_t)g->neq, nz, 1,
-                                                   CHOLMOD_REAL, cc);
-    cholmod_triplet *TM = cholmod_allocate_triplet((size_t)g->neq, (size_t)g->neq, nz, 1,
-                                                   CHOLMOD_REAL, cc);
+    cholmod_triplet *TK =
+        cholmod_allocate_triplet((size_t)g->neq, (size_t)g->neq, nz, 1, CHOLMOD_REAL, cc);
+    cholmod_triplet *TM =
+        cholmod_allocate_triplet((size_t)g->neq, (size_t)g->neq, nz, 1, CHOLMOD_REAL, cc);
     tvds_fe_model *m = tvds_calloc(1, sizeof *m);
     int rc = TVDS_OK;
     if (!TK || !TM || !m) rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "%s: out of memory", name);
@@ -403,8 +403,8 @@ int tvds_pad_build(const tvds_disc_params *p, int side, tvds_fe_model **out, cho
             for (int i = 0; i <= p->pad_nr; i++) {
                 long id = p_id(p, i, j, k);
                 double r = p->pad_r_in + (p->pad_r_out - p->pad_r_in) * i / p->pad_nr;
-                double d = k <= p->pad_nz ? p->pad_thick * k / p->pad_nz
-                                          : p->pad_thick + p->back_thick;
+                double d =
+                    k <= p->pad_nz ? p->pad_thick * k / p->pad_nz : p->pad_thick + p->back_thick;
                 double t = p_theta(p, j);
                 g.xyz[id - 1][0] = r * cos(t);
                 g.xyz[id - 1][1] = r * sin(t);
@@ -416,7 +416,7 @@ int tvds_pad_build(const tvds_disc_params *p, int side, tvds_fe_model **out, cho
     for (int k = 0; !rc && k <= p->pad_nz; k++)
         for (int j = 0; j < p->pad_nt; j++)
             for (int i = 0; i < p->pad_nr; i++, el++) {
-                g.mat[el] = k == p->pad_nz; /* the last layer is the backplate */
+                g.mat[el] = k == p->pad_nz;   /* the last layer is the backplate */
                 for (int l = 0; l < 8; l++) { /* (r, theta, z) right-handed: z up */
                     int o[3];
                     tvds_hex8_corner(l, o);

@@ -109,7 +109,8 @@ static int write_case(const tvds_disc_params *p, tvds_fe_model *const pad[2], co
             "# (backplate end face at the larger angle), mu = 0.3. The disc does not turn: a\n"
             "# static press that settles into stick (no sliding velocity).\n",
             p->pads, 2000 * p->r_out, 1000 * p->r_hub, pressure / 1e6, pressure * total, t_ramp);
-    fprintf(f, "[run]\nname = disc_brake\nmethod = subs-b\ndt = auto\nt_end = %g\nout_dt = 1e-4\n\n",
+    fprintf(f,
+            "[run]\nname = disc_brake\nmethod = subs-b\ndt = auto\nt_end = %g\nout_dt = 1e-4\n\n",
             2 * t_ramp);
     fprintf(f, "[substructure disc]\ndir = disc\ndamping = rayleigh\nalpha = 10\nbeta = 1e-7\n\n");
     for (int s = 0; s < p->pads; s++) {
@@ -121,8 +122,7 @@ static int write_case(const tvds_disc_params *p, tvds_fe_model *const pad[2], co
         const char *nm = s ? "pad_in" : "pad_out";
         fprintf(f, "[contact %s]\nslave = %s:friction_nodes\nmaster = disc:%s\nmu = 0.3\n\n",
                 s ? "inner" : "outer", nm, s ? "ring_in" : "ring_out");
-        const tvds_nodeset *back = find_set(pad[s], "back"),
-                           *lead = find_set(pad[s], "abut_lead");
+        const tvds_nodeset *back = find_set(pad[s], "back"), *lead = find_set(pad[s], "abut_lead");
         for (int k = 0; back && k < back->n && k < nb; k++)
             fprintf(f, "[load %s_p%d]\ndof = %s:%ld:uz\nf = smooth %.17g 0 %g\n\n", nm, k + 1, nm,
                     back->nodes[k], (s ? 1.0 : -1.0) * pressure * area[k], t_ramp);
@@ -165,9 +165,8 @@ int tvds_disc_brake_write(const tvds_disc_params *p, const char *dir, tvds_reduc
         disc = NULL;
     }
     for (int s = 0; !rc && s < p->pads; s++) {
-        rc = write_pair(pad[s], s ? "pad_in" : "pad_out",
-                        "face:friction,back,abut_lead,abut_trail", p->pad_modes, dir,
-                        stats ? &stats[1 + s] : NULL, cc, ctx);
+        rc = write_pair(pad[s], s ? "pad_in" : "pad_out", "face:friction,back,abut_lead,abut_trail",
+                        p->pad_modes, dir, stats ? &stats[1 + s] : NULL, cc, ctx);
         pad[s] = NULL;
     }
     tvds_fe_model_free(&disc, cc);

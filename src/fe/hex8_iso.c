@@ -28,8 +28,7 @@ static void bcol(double B[6][33], int col, int a, const double g[3])
 
 /* Jacobian J[c][d] = dx_c / dxi_d at xi from the node coordinates; returns det J and the
  * inverse (Ji[d][c] = dxi_d / dx_c). */
-static double jacobian(const double x[8][3], const double xi[3], double Ji[3][3],
-                       double dN[8][3])
+static double jacobian(const double x[8][3], const double xi[3], double Ji[3][3], double dN[8][3])
 {
     double J[3][3] = {{0}};
     for (int l = 0; l < 8; l++) {
