@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "fe/disc_impl.h"
 #include "tvds/tvds.h"
@@ -478,6 +479,47 @@ START_TEST(disc_params)
 }
 END_TEST
 
+#ifndef TVDS_BIN
+#define TVDS_BIN "build/bin/tvds"
+#endif
+
+/* Exit status of "tvds ARGS" (stdout and stderr into dir/out, dir/err). */
+static int run_tvds(const char *dir, const char *args)
+{
+    char cmd[1500];
+    snprintf(cmd, sizeof cmd, "%s %s >'%s/out' 2>'%s/err'", TVDS_BIN, args, dir, dir);
+    int st = system(cmd);
+    ck_assert(WIFEXITED(st));
+    return WEXITSTATUS(st);
+}
+
+/* The command: one pad, then `tvds check` on the case it wrote; a bad key is a usage error
+ * with one line on stderr. */
+START_TEST(disc_cli)
+{
+    char dir[256], args[1200];
+    tvds_test_mkdtemp(dir, sizeof dir, "/tmp/tvds_disc_cli_");
+    snprintf(args, sizeof args, "model disc-brake -o '%s/m' --set pads=1 --set disc.modes=12", dir);
+    ck_assert_int_eq(run_tvds(dir, args), 0);
+    snprintf(args, sizeof args, "check '%s/m/disc_brake.ini'", dir);
+    ck_assert_int_eq(run_tvds(dir, args), 0);
+    char p[400];
+    snprintf(p, sizeof p, "%s/out", dir);
+    char *out = tvds_test_slurp(p, NULL);
+    ck_assert_ptr_nonnull(strstr(out, "disc          228 DoFs (216 physical, 12 modal)"));
+    ck_assert_ptr_null(strstr(out, "pad_in"));
+    free(out);
+    snprintf(args, sizeof args, "model disc-brake -o '%s/m2' --set disc.nt=30", dir);
+    ck_assert_int_eq(run_tvds(dir, args), 2);
+    snprintf(p, sizeof p, "%s/err", dir);
+    char *err = tvds_test_slurp(p, NULL);
+    ck_assert_ptr_nonnull(strstr(err, "multiple of 4"));
+    ck_assert_ptr_eq(strchr(err, '\n'), err + strlen(err) - 1);
+    free(err);
+    ck_assert_int_eq(tvds_test_rmtree(dir), 0);
+}
+END_TEST
+
 Suite *disc_suite(void)
 {
     Suite *s = suite_create("disc");
@@ -494,6 +536,7 @@ Suite *disc_suite(void)
     tcase_add_test(tc, disc_plate);
     tcase_add_test(tc, disc_written);
     tcase_add_test(tc, disc_params);
+    tcase_add_test(tc, disc_cli);
     suite_add_tcase(s, tc);
     return s;
 }
