@@ -390,9 +390,10 @@ START_TEST(disc_written)
     ck_assert_int_eq(m->nsub, 3);
     ck_assert_int_eq(m->ncontact, 2);
     ck_assert_int_eq(m->nload, 2 * (p.pad_nr + 1) * (p.pad_nt + 1));
-    const char *fsn[3][2] = {{"disc", "ring_out"}, {"disc", "ring_in"}, {"pad_out", "friction"}};
-    const double nz_want[3] = {1, -1, -1}, z_want[3] = {0.005, -0.005, 0.005};
-    for (int q = 0; q < 3; q++) {
+    const char *fsn[4][2] = {
+        {"disc", "ring_out"}, {"disc", "ring_in"}, {"pad_out", "friction"}, {"pad_in", "friction"}};
+    const double nz_want[4] = {1, -1, -1, 1}, z_want[4] = {0.005, -0.005, 0.005, -0.005};
+    for (int q = 0; q < 4; q++) {
         const tvds_substructure *s = m->subs[tvds_model_find_sub(m, fsn[q][0])];
         int k = tvds_substructure_find_faceset(s, fsn[q][1]);
         ck_assert_int_ge(k, 0);
