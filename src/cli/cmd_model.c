@@ -5,6 +5,7 @@
 
 #include "cli/cli.h"
 #include "tvds/tvds_beams.h"
+#include "tvds/tvds_disc.h"
 #include "tvds/tvds_io.h"
 #include "tvds/tvds_output.h"
 #include "tvds/tvds_reduce.h"
@@ -15,6 +16,7 @@ static void model_help(FILE *out)
             "usage: tvds model beam-on-beam -o DIR [--set key=value]... [--verbose]\n"
             "       tvds model beam-on-beam-3d -o DIR [--set key=value]... [--verbose]\n"
             "       tvds model block --dofs N -o DIR\n"
+            "       tvds model disc-brake -o DIR [--set key=value]... [--verbose]\n"
             "\n"
             "Build the plane-stress FE models (9-node quadrilaterals) of the paper's two beams:\n"
             "beam 1 (aluminium, 75 x 1.5 x 10 mm, 30 deg, tip C at x = s0 on beam 2's upper\n"
@@ -41,6 +43,18 @@ static void model_help(FILE *out)
             "and the face set top_faces (the 4-node faces of z = 2 mm off the clamped end,\n"
             "normal +z; 'tvds reduce --boundary face:top_faces' keeps it as a 3D contact\n"
             "surface): the solid of the reduction benchmark (docs/performance.md).\n"
+            "\n"
+            "'disc-brake' builds an annular cast-iron disc of 8-node hexahedra (350 mm outer\n"
+            "diameter, 10 mm thick, clamped at r = 87.5 mm; nr x nt x nz = 4 x 24 x 2) and one\n"
+            "or two pads (60 deg, r = 132.5 .. 172.5 mm, 15 mm friction material on a 5 mm steel\n"
+            "backplate) on its faces, and writes DIR/disc_full, DIR/pad_out_full,\n"
+            "DIR/pad_in_full (full models), their Craig-Bampton reductions DIR/disc (boundary:\n"
+            "the face sets ring_out, normal +z, and ring_in, normal -z, over the full circle),\n"
+            "DIR/pad_out, DIR/pad_in (boundary: face set friction, node sets back, abut_lead,\n"
+            "abut_trail) and the case DIR/disc_brake.ini (pads pressed by 1 MPa, the disc not\n"
+            "turning). Keys disc.KEY (r_out r_hub thick E nu rho nr nt nz modes), pad.KEY\n"
+            "(r_in r_out arc theta thick E nu rho nr nt nz modes), back.KEY (thick E nu rho),\n"
+            "pads (docs/models.md).\n"
             "\n"
             "options:\n"
             "  -o, --output DIR   output directory (created)\n"
@@ -82,6 +96,39 @@ static int model_block(double ndofs, const char *outdir)
     return rc ? tvds_cli_report(rc, &ctx) : 0;
 }
 
+static int model_disc(const char *outdir, const char **sets, int nset, int verbose)
+{
+    if (!outdir) return tvds_cli_usage_error("model: missing -o DIR");
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_disc_params p = tvds_disc_default();
+    for (int k = 0; k < nset; k++) {
+        int rc = tvds_disc_set(&p, sets[k], &ctx);
+        if (rc) return tvds_cli_report(rc, &ctx);
+    }
+    cholmod_common cc;
+    int rc = tvds_cholmod_start(&cc);
+    if (rc) return tvds_cli_report(rc, NULL);
+    tvds_cholmod_ctx(&ctx);
+    tvds_reduce_stats st[3];
+    memset(st, 0, sizeof st);
+    rc = tvds_disc_brake_write(&p, outdir, st, &cc, &ctx);
+    tvds_cholmod_ctx(NULL);
+    cholmod_finish(&cc);
+    if (rc) return tvds_cli_report(rc, &ctx);
+    static const char *const names[3] = {"disc", "pad_out", "pad_in"};
+    for (int b = 0; b < 1 + p.pads; b++) {
+        printf("model: wrote %s/%s_full (%d DoFs), %s/%s (%d boundary + %d modes)\n", outdir,
+               names[b], st[b].n, outdir, names[b], st[b].nb, st[b].nm);
+        if (verbose)
+            printf("model: %s reduction: fixed-interface modes up to %.6g Hz, total %.3f s, "
+                   "peak RSS %.1f MiB\n",
+                   names[b], st[b].f_max_hz, st[b].t_total, st[b].peak_rss_kb / 1024.0);
+    }
+    printf("model: wrote %s/disc_brake.ini\n", outdir);
+    return 0;
+}
+
 static int model_main(int argc, char **argv, const char **sets)
 {
     const char *outdir = NULL, *val, *which = NULL;
@@ -117,12 +164,15 @@ static int model_main(int argc, char **argv, const char **sets)
     }
     if (!which)
         return tvds_cli_usage_error("model: missing model name (beam-on-beam, beam-on-beam-3d, "
-                                    "block)");
+                                    "block, disc-brake)");
     if (strcmp(which, "block") == 0) return model_block(ndofs, outdir);
+    if (strcmp(which, "disc-brake") == 0) return model_disc(outdir, sets, nset, verbose);
     int solid = strcmp(which, "beam-on-beam-3d") == 0;
     if (!solid && strcmp(which, "beam-on-beam") != 0)
         return tvds_cli_usage_error(
-            "model: unknown model '%s' (known: beam-on-beam, beam-on-beam-3d, block)", which);
+            "model: unknown model '%s' (known: beam-on-beam, beam-on-beam-3d, block, "
+            "disc-brake)",
+            which);
     if (!outdir) return tvds_cli_usage_error("model: missing -o DIR");
     tvds_bob_params p = solid ? tvds_bob3d_default() : tvds_bob_default();
     for (int k = 0; k < nset; k++) {

@@ -28,7 +28,7 @@ static const struct {
     {"spectrogram", tvds_cmd_spectrogram, "STFT spectrogram of a history channel (CSV + PNG)"},
     {"reduce", tvds_cmd_reduce, "Craig-Bampton reduction of a full Matrix Market model"},
     {"import", tvds_cmd_import, "import a full FE model from CalculiX, Abaqus or Nastran"},
-    {"model", tvds_cmd_model, "generate FE models: beam-on-beam (full, reduced), block (3D solid)"},
+    {"model", tvds_cmd_model, "generate FE models: beam-on-beam (full, reduced), block (3D solid), disc-brake"},
     {"compare", tvds_cmd_compare, "run several contact methods, compare them with FiLm (report)"},
     {"study", cmd_study_or_convergence,
      "beam-on-beam squeal study: model, CEA, transients, report"},
