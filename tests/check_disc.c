@@ -390,6 +390,15 @@ START_TEST(disc_written)
     ck_assert_int_eq(m->nsub, 3);
     ck_assert_int_eq(m->ncontact, 2);
     ck_assert_int_eq(m->nload, 2 * (p.pad_nr + 1) * (p.pad_nt + 1));
+    /* The disc turns under both pads about +z, once they are pressed (10 ms): its ring faces
+     * are turning face sets with the same axis and speed. */
+    for (int c = 0; c < 2; c++) {
+        const tvds_contact *C = &m->contacts[c];
+        ck_assert_int_eq(C->master_kind, TVDS_MASTER_FACES_ROT);
+        ck_assert(C->rigid_normal[0] == 0 && C->rigid_normal[1] == 0 && C->rigid_normal[2] == 1);
+        ck_assert_double_eq(tvds_fn_eval(&C->omega, 0.005), 0.0);
+        ck_assert_double_eq_tol(tvds_fn_eval(&C->omega, 0.025), p.omega, 1e-12 * p.omega);
+    }
     const char *fsn[4][2] = {
         {"disc", "ring_out"}, {"disc", "ring_in"}, {"pad_out", "friction"}, {"pad_in", "friction"}};
     const double nz_want[4] = {1, -1, -1, 1}, z_want[4] = {0.005, -0.005, 0.005, -0.005};

@@ -31,12 +31,14 @@ typedef struct tvds_disc_params {
     int pad_nr, pad_nt, pad_nz; /* pad elements: radial, around, through the friction material
                                    (the backplate has one layer) */
     int pad_modes;              /* fixed-interface modes of each pad */
+    double omega; /* the disc's angular speed about +z once the pads are pressed [rad/s]; 0: it
+                     does not turn */
 } tvds_disc_params;
 
 /* The documented defaults (docs/models.md). */
 TVDS_API tvds_disc_params tvds_disc_default(void);
 /* Apply one "key=value" override: disc.KEY with KEY one of r_out r_hub thick E nu rho nr nt nz
- * modes; pad.KEY with KEY one of r_in r_out arc theta thick E nu rho nr nt nz modes; back.KEY
+ * modes omega; pad.KEY with KEY one of r_in r_out arc theta thick E nu rho nr nt nz modes; back.KEY
  * with KEY one of thick E nu rho; pads (1 or 2). SI units, angles in degrees. */
 TVDS_API int tvds_disc_set(tvds_disc_params *p, const char *key_value, tvds_ctx *ctx);
 /* Check the parameters (sizes, materials, the pad over the disc); TVDS_ERR_INVALID names the

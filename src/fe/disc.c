@@ -51,6 +51,8 @@ tvds_disc_params tvds_disc_default(void)
     p.pad_nt = 4;
     p.pad_nz = 2;
     p.pad_modes = 10;
+    /* 10 rad/s: 1.5 m/s at the pads' mean radius, a brake dragged at walking pace. */
+    p.omega = 10;
     return p;
 }
 
@@ -93,6 +95,7 @@ int tvds_disc_set(tvds_disc_params *p, const char *kv, tvds_ctx *ctx)
         DK("disc.nt", nt, 1),
         DK("disc.nz", nz, 1),
         DK("disc.modes", modes, 1),
+        DK("disc.omega", omega, 0),
         DK("pads", pads, 1),
         DK("pad.r_in", pad_r_in, 0),
         DK("pad.r_out", pad_r_out, 0),

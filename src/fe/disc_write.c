@@ -83,7 +83,9 @@ static double back_shares(const tvds_disc_params *p, double *area)
 }
 
 /* The case: pads pressed on the disc's ring faces by a uniform pressure on their backs
- * (smooth ramp), held tangentially at their leading abutments; the disc does not turn. */
+ * (smooth ramp over t_ramp), held tangentially at their leading abutments; then the disc spins
+ * up about +z to omega (smooth, over the next t_ramp), its ring faces turning under the pads
+ * (master = disc:ring_* with omega: docs/theory.md 3d), and turns on to t_end. */
 static int write_case(const tvds_disc_params *p, tvds_fe_model *const pad[2], const char *dir,
                       tvds_ctx *ctx)
 {
@@ -106,12 +108,15 @@ static int write_case(const tvds_disc_params *p, tvds_fe_model *const pad[2], co
             "# Disc brake (tvds model disc-brake; docs/models.md): %d pad(s) pressed on a disc of\n"
             "# %g mm outer diameter clamped at r = %g mm, by %g MPa on their backplates (%.6g N\n"
             "# per pad, smooth ramp over %g s), held tangentially at their leading abutments\n"
-            "# (backplate end face at the larger angle), mu = 0.3. The disc does not turn: a\n"
-            "# static press that settles into stick (no sliding velocity).\n",
-            p->pads, 2000 * p->r_out, 1000 * p->r_hub, pressure / 1e6, pressure * total, t_ramp);
+            "# (backplate end face at the larger angle), mu = 0.3. %s\n",
+            p->pads, 2000 * p->r_out, 1000 * p->r_hub, pressure / 1e6, pressure * total, t_ramp,
+            p->omega > 0 ? "Then the disc spins up to\n# omega (smooth ramp over the next "
+                           "interval as long) and turns on: the pads slide."
+                         : "The disc does not turn: a\n# static press that settles into "
+                           "stick (no sliding velocity).");
     fprintf(f,
             "[run]\nname = disc_brake\nmethod = subs-b\ndt = auto\nt_end = %g\nout_dt = 1e-4\n\n",
-            2 * t_ramp);
+            (p->omega > 0 ? 3 : 2) * t_ramp);
     fprintf(f, "[substructure disc]\ndir = disc\ndamping = rayleigh\nalpha = 10\nbeta = 1e-7\n\n");
     for (int s = 0; s < p->pads; s++) {
         const char *nm = s ? "pad_in" : "pad_out";
@@ -120,8 +125,12 @@ static int write_case(const tvds_disc_params *p, tvds_fe_model *const pad[2], co
     }
     for (int s = 0; s < p->pads; s++) {
         const char *nm = s ? "pad_in" : "pad_out";
-        fprintf(f, "[contact %s]\nslave = %s:friction_nodes\nmaster = disc:%s\nmu = 0.3\n\n",
+        fprintf(f, "[contact %s]\nslave = %s:friction_nodes\nmaster = disc:%s\nmu = 0.3\n",
                 s ? "inner" : "outer", nm, s ? "ring_in" : "ring_out");
+        if (p->omega > 0)
+            fprintf(f, "point = 0 0 0\nnormal = 0 0 1\nomega = smooth %.17g %g %g\n", p->omega,
+                    t_ramp, 2 * t_ramp);
+        fprintf(f, "\n");
         const tvds_nodeset *back = find_set(pad[s], "back"), *lead = find_set(pad[s], "abut_lead");
         for (int k = 0; back && k < back->n && k < nb; k++)
             fprintf(f, "[load %s_p%d]\ndof = %s:%ld:uz\nf = smooth %.17g 0 %g\n\n", nm, k + 1, nm,
