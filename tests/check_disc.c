@@ -392,8 +392,8 @@ START_TEST(disc_written)
     ck_assert_int_eq(m->nload, 2 * (p.pad_nr + 1) * (p.pad_nt + 1));
     /* The disc turns under both pads about +z, once they are pressed (10 ms): its ring faces
      * are turning face sets with the same axis and speed. */
-    for (int c = 0; c < 2; c++) {
-        const tvds_contact *C = &m->contacts[c];
+    for (int ic = 0; ic < 2; ic++) {
+        const tvds_contact *C = &m->contacts[ic];
         ck_assert_int_eq(C->master_kind, TVDS_MASTER_FACES_ROT);
         ck_assert(C->rigid_normal[0] == 0 && C->rigid_normal[1] == 0 && C->rigid_normal[2] == 1);
         ck_assert_double_eq(tvds_fn_eval(&C->omega, 0.005), 0.0);
