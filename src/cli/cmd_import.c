@@ -133,6 +133,20 @@ int tvds_cmd_import(int argc, char **argv)
         snprintf(dof, sizeof dof, "%.*s.dof", (int)l, inp);
         tvds_fe_paths names = {mas, sti, dof, NULL, !no_mass_check};
         rc = tvds_fe_model_check(m, &names, &cc, &ctx);
+        if (rc == TVDS_ERR_NOT_POSDEF && info.lowmass_elements > 0 &&
+            strstr(ctx.msg, "M is not positive definite")) {
+            /* The cause and the remedy (docs/import.md, "Element types"). */
+            char why[sizeof ctx.msg];
+            snprintf(why, sizeof why, "%s", ctx.msg);
+            tvds_ctx_init(&ctx);
+            rc = TVDS_ERROR(&ctx, TVDS_ERR_NOT_POSDEF,
+                            "%s: CalculiX integrates the mass of %s (%d of the %d elements) at "
+                            "its stiffness points, so each element mass is singular and this "
+                            "mesh's M too; import with --no-mass-check and let tvds reduce "
+                            "condense the massless directions (they have no fixed-interface "
+                            "mode), or mesh with C3D20 or C3D8 elements",
+                            why, info.lowmass_type, info.lowmass_elements, info.elements);
+        }
     }
     rc = tvds_cli_import_write(&dir, m, rc, &ctx);
     if (!rc && !dir.sig) {
