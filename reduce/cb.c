@@ -156,12 +156,10 @@ static int fsolve(cholmod_factor *L, const double *x, double *y, cholmod_common 
 }
 
 /* ARPACK (mode 3, bmat G) on K x = lambda M x with L the factor of K - sigma M (n x n).
- * lambda (nev) ascending, phi n x nev M-normalised (may be NULL). purify (M singular): each
- * vector is replaced by (K - sigma M)^-1 M z before its normalisation, which removes the part
- * in the null space of M that the Krylov vectors gather (an eigenvector only changes scale). */
+ * lambda (nev) ascending, phi n x nev M-normalised (may be NULL). */
 static int arpack_lowest(cholmod_sparse *Msym, cholmod_factor *L, int n, int nev, double sigma,
-                         double tol, int purify, double *lambda, double *phi, int *iters,
-                         int *nops, red_watch *w, cholmod_common *cc, tvds_ctx *ctx)
+                         double tol, double *lambda, double *phi, int *iters, int *nops,
+                         red_watch *w, cholmod_common *cc, tvds_ctx *ctx)
 {
     if (nev < 1 || nev >= n)
         return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
@@ -268,15 +266,8 @@ static int arpack_lowest(cholmod_sparse *Msym, cholmod_factor *L, int n, int nev
     for (int k = 0; k < nev; k++) {
         lambda[k] = d[order[k]];
         if (!phi) continue;
-        double *zk = z + (size_t)order[k] * n;
+        const double *zk = z + (size_t)order[k] * n;
         double *pk = phi + (size_t)k * n;
-        if (purify && (!spmv(Msym, zk, tmp, cc) || !fsolve(L, tmp, zk, cc))) {
-            rc = TVDS_ERROR(ctx,
-                            cc->status == CHOLMOD_OUT_OF_MEMORY ? TVDS_ERR_NOMEM : TVDS_ERR_SOLVER,
-                            "CHOLMOD failed purifying eigenvector %d (status %d)", k + 1,
-                            cc->status);
-            goto done;
-        }
         if (!spmv(Msym, zk, tmp, cc)) {
             rc = TVDS_ERROR(ctx,
                             cc->status == CHOLMOD_OUT_OF_MEMORY ? TVDS_ERR_NOMEM : TVDS_ERR_SOLVER,
@@ -286,14 +277,14 @@ static int arpack_lowest(cholmod_sparse *Msym, cholmod_factor *L, int n, int nev
         double m = 0;
         for (int i = 0; i < n; i++)
             m += zk[i] * tmp[i];
-        if (!(m > 0.0) || (purify && !(lambda[k] > sigma))) {
+        if (!(m > 0.0)) {
             /* Only with a singular M (positive semidefinite): a Ritz vector of its null space,
              * the Krylov space having run into the massless directions. */
             rc = TVDS_ERROR(ctx, TVDS_ERR_NOT_POSDEF,
-                            "eigenvector %d of %d (lambda %.6g, mass z'Mz = %.3g) is spurious: M "
+                            "eigenvector %d of %d (lambda %.6g) has the mass z'Mz = %.3g <= 0: M "
                             "is singular (massless directions, e.g. the CalculiX mass of "
-                            "C3D20R, C3D10 or C3D4 elements) and the Krylov space ran into its "
-                            "null space; ask for fewer modes (docs/reduce.md)",
+                            "C3D20R, C3D10 or C3D4 elements) and the eigensolver's vectors "
+                            "are spurious (docs/formats.md)",
                             k + 1, nev, lambda[k], m);
             goto done;
         }
@@ -361,7 +352,7 @@ int tvds_eigs_lowest(const cholmod_sparse *M, const cholmod_sparse *K, int nev, 
     }
     rc = factor_shifted(Ks, Ms, sigma, &L, cc, ctx);
     if (rc) goto done;
-    rc = arpack_lowest(Ms, L, n, nev, sigma, tol > 0 ? tol : 1e-12, 0, lambda, phi, NULL, NULL, NULL,
+    rc = arpack_lowest(Ms, L, n, nev, sigma, tol > 0 ? tol : 1e-12, lambda, phi, NULL, NULL, NULL,
                        cc, ctx);
     if (rc) goto done;
     for (int k = 0; k < nev; k++)
@@ -567,7 +558,6 @@ typedef struct cb_work {
     double *freq, *lambda, *phi, *T, *AT;
     cholmod_sparse *Mf, *Kf, *Kii, *Mii, *Kib, *Kbb;
     cholmod_factor *L, *Ls;
-    int mii_singular; /* M_ii singular: purify the eigenvectors */
     tvds_substructure *s;
 } cb_work;
 
@@ -666,17 +656,6 @@ static int cb_factor(cb_work *cb, const tvds_dof *dofs, cholmod_common *cc, tvds
         rc = factor_shifted(cb->Kii, cb->Mii, cb->o.sigma, &cb->Ls, cc, ctx);
         if (rc) return rc;
     }
-    {
-        /* A singular M_ii (CalculiX's mass of C3D20R, C3D10, C3D4 elements integrated at the
-         * stiffness points): LL' breaks down or leaves a pivot at round-off level. Its
-         * eigenvectors are then purified (arpack_lowest); a positive definite M_ii keeps the
-         * vectors as ARPACK gives them. */
-        long minor;
-        cholmod_factor *LM = factor_ll(cb->Mii, &minor, cc);
-        if (!LM && minor < 0) return cb_cholfail(cc, ctx);
-        cb->mii_singular = !LM || cholmod_rcond(LM, cc) < RED_RCOND_MIN;
-        cholmod_free_factor(&LM, cc);
-    }
     t1 = now_s();
     cb->st.t_factor = t1 - cb->t0;
     watch_report(&cb->w, 1);
@@ -703,7 +682,7 @@ static int cb_modes(cb_work *cb, cholmod_common *cc, tvds_ctx *ctx)
                 return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "reduce: out of memory for %d modes", nev);
             }
             rc = arpack_lowest(cb->Mii, cb->Ls ? cb->Ls : cb->L, cb->ni, nev, cb->o.sigma,
-                               cb->o.tol, cb->mii_singular, cb->lambda, cb->phi, &cb->st.arpack_iter,
+                               cb->o.tol, cb->lambda, cb->phi, &cb->st.arpack_iter,
                                &cb->st.arpack_nops, &cb->w, cc, ctx);
             if (rc) return rc;
             double fmax = sqrt(fabs(cb->lambda[nev - 1])) / RED_TWO_PI;

@@ -110,8 +110,8 @@ START_TEST(test_set_equals_nodes)
     char sec[16384] = "";
     for (int k = 1; k <= 16; k++) {
         char b[200];
-        snprintf(b, sizeof b, "[load push%d]\ndof = plate:%d:uz\nf = smooth %.17g 0 0.002\n", k,
-                 k, F / 16);
+        snprintf(b, sizeof b, "[load push%d]\ndof = plate:%d:uz\nf = smooth %.17g 0 0.002\n", k, k,
+                 F / 16);
         strcat(sec, b);
     }
     static const int nine[9] = {1, 2, 3, 5, 6, 7, 9, 10, 11};
@@ -123,8 +123,9 @@ START_TEST(test_set_equals_nodes)
     }
     for (int k = 1; k <= 4; k++) {
         char b[200];
-        snprintf(b, sizeof b, "[constraint hold%d]\nterms = plate:%d:uy*2\n"
-                              "value = harmonic 1e-6 500\n",
+        snprintf(b, sizeof b,
+                 "[constraint hold%d]\nterms = plate:%d:uy*2\n"
+                 "value = harmonic 1e-6 500\n",
                  k, k);
         strcat(sec, b);
     }
@@ -211,7 +212,7 @@ START_TEST(test_pressure_flat)
     char *a = cat2(c, "[load p]\nfaces = plate:top\npressure = ramp 2e5 0 1\n");
     tvds_model *m = read_case(a, base);
     const double h = 0.005, P = 1e5, tol = 64 * DBL_EPSILON; /* at t = 0.5 */
-    ck_assert_int_eq(m->nload, 1 + 16);                         /* uz only */
+    ck_assert_int_eq(m->nload, 1 + 16);                      /* uz only */
     ck_assert_double_eq_tol(load_sum(m, 0, TVDS_DIR_Z, 0.5), -P * 9 * h * h, tol * P * 9 * h * h);
     ck_assert(load_sum(m, 0, TVDS_DIR_X, 0.5) == 0.0 && load_sum(m, 0, TVDS_DIR_Y, 0.5) == 0.0);
     for (long node = 1; node <= 16; node++) {

@@ -142,9 +142,9 @@ int tvds_cmd_import(int argc, char **argv)
             rc = TVDS_ERROR(&ctx, TVDS_ERR_NOT_POSDEF,
                             "%s: CalculiX integrates the mass of %s (%d of the %d elements) at "
                             "its stiffness points, so each element mass is singular and this "
-                            "mesh's M too; import with --no-mass-check and let tvds reduce "
-                            "condense the massless directions (they have no fixed-interface "
-                            "mode), or mesh with C3D20 or C3D8 elements",
+                            "mesh's M too; mesh with C3D20 or C3D8 (full integration) or more "
+                            "elements until M is positive definite (--no-mass-check imports it "
+                            "as it is, with massless motions the reduced model keeps)",
                             why, info.lowmass_type, info.lowmass_elements, info.elements);
         }
     }

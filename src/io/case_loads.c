@@ -14,8 +14,7 @@
 /* The nodes of the node set or face set `name` of s (a face set: its distinct nodes in order of
  * first appearance), freshly allocated. *fset: the face set's index, or -1 for a node set.
  * Returns 0, 1 when s has no such set, or -1 when out of memory. */
-static int set_nodes(const tvds_substructure *s, const char *name, int *n, long **nodes,
-                     int *fset)
+static int set_nodes(const tvds_substructure *s, const char *name, int *n, long **nodes, int *fset)
 {
     *fset = -1;
     int k = tvds_substructure_find_set(s, name);
@@ -103,8 +102,7 @@ static int face_integrals(const tvds_substructure *s, const tvds_faceset *fs, in
         double xi[9][2], w[9];
         int ng = gauss_points(nn, xi, w);
         for (int g = 0; g < ng; g++) {
-            double N[FACE_MAX_NODES], dN[2 * FACE_MAX_NODES], a1[3] = {0, 0, 0},
-                                                               a2[3] = {0, 0, 0};
+            double N[FACE_MAX_NODES], dN[2 * FACE_MAX_NODES], a1[3] = {0, 0, 0}, a2[3] = {0, 0, 0};
             face_shape(nn, xi[g], N, dN);
             for (int a = 0; a < nn; a++)
                 for (int i = 0; i < 3; i++) {
@@ -171,8 +169,7 @@ static tvds_load *new_load(case_parser *p, tvds_model *m, int sec, int *cap)
     return l;
 }
 
-static tvds_bilateral *new_constraint(case_parser *p, tvds_model *m, int sec, int nterms,
-                                      int *cap)
+static tvds_bilateral *new_constraint(case_parser *p, tvds_model *m, int sec, int nterms, int *cap)
 {
     if (m->nbil == *cap) {
         int nc = *cap ? 2 * *cap : 8;
@@ -259,15 +256,14 @@ static int build_pressure(case_parser *p, tvds_model *m, int sec, int *cap)
         return case_err_ent(p, TVDS_ERR_INVALID, ef, "faces: unknown substructure '%s'", f[0]);
     const tvds_substructure *s = m->subs[sub];
     if (tvds_substructure_find_faceset(s, f[1]) < 0)
-        return case_err_ent(p, TVDS_ERR_INVALID, ef, "faces: substructure '%s' has no face set '%s'",
-                            f[0], f[1]);
+        return case_err_ent(p, TVDS_ERR_INVALID, ef,
+                            "faces: substructure '%s' has no face set '%s'", f[0], f[1]);
     tvds_fn P = {0};
     if ((rc = case_get_fn(p, sec, "pressure", 1, &P))) return rc;
     int n, fset;
     long *nodes = NULL;
     double *c = NULL;
-    if (set_nodes(s, f[1], &n, &nodes, &fset) ||
-        !(c = tvds_calloc((size_t)n * 3, sizeof *c))) {
+    if (set_nodes(s, f[1], &n, &nodes, &fset) || !(c = tvds_calloc((size_t)n * 3, sizeof *c))) {
         rc = case_err_ent(p, TVDS_ERR_NOMEM, ef, "out of memory");
         goto done;
     }
