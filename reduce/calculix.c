@@ -395,7 +395,7 @@ int tvds_import_calculix(const char *inp_path, tvds_fe_model **out, tvds_ccx_inf
                  ? TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory")
                  : TVDS_OK;
     if (!rc) {
-        ccx_state st = {CCX_OTHER, 0, -1, -1, -1, 0, 0};
+        ccx_state st = {CCX_OTHER, 0, -1, -1, -1, 0, 0, 0};
         rc = ccx_read_deck(inp_path, 0, &d, &st, ctx);
         if (!rc) rc = ccx_check_pending(&d, &st, inp_path, 0, ctx);
         if (!rc) rc = ccx_check_element_nodes(&d, ctx);
@@ -432,6 +432,8 @@ int tvds_import_calculix(const char *inp_path, tvds_fe_model **out, tvds_ccx_inf
         info->nsets_deck = d.nsets;
         info->elements = d.nelem;
         info->nsurf_deck = d.nsurfs;
+        info->lowmass_elements = d.nlowmass;
+        snprintf(info->lowmass_type, sizeof info->lowmass_type, "%s", d.lowmass_type);
     }
     ccx_deck_free(&d);
     tvds_free(base);
@@ -460,7 +462,7 @@ int tvds_deck_read(const char *inp_path, tvds_deck **out, tvds_ctx *ctx)
                  ? TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "out of memory")
                  : TVDS_OK;
     if (!rc) {
-        ccx_state st = {CCX_OTHER, 0, -1, -1, -1, 0, 0};
+        ccx_state st = {CCX_OTHER, 0, -1, -1, -1, 0, 0, 0};
         rc = ccx_read_deck(inp_path, 0, &dk->d, &st, ctx);
         if (!rc) rc = ccx_check_pending(&dk->d, &st, inp_path, 0, ctx);
     }
@@ -494,6 +496,8 @@ int tvds_deck_sets(const tvds_deck *dk, tvds_fe_model *m, tvds_ccx_info *info, t
         info->nsets_deck = dk->d.nsets;
         info->elements = dk->d.nelem;
         info->nsurf_deck = dk->d.nsurfs;
+        info->lowmass_elements = dk->d.nlowmass;
+        snprintf(info->lowmass_type, sizeof info->lowmass_type, "%s", dk->d.lowmass_type);
     }
     return rc;
 }

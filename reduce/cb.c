@@ -277,6 +277,17 @@ static int arpack_lowest(cholmod_sparse *Msym, cholmod_factor *L, int n, int nev
         double m = 0;
         for (int i = 0; i < n; i++)
             m += zk[i] * tmp[i];
+        if (!(m > 0.0)) {
+            /* Only with a singular M (positive semidefinite): a Ritz vector of its null space,
+             * the Krylov space having run into the massless directions. */
+            rc = TVDS_ERROR(ctx, TVDS_ERR_NOT_POSDEF,
+                            "eigenvector %d of %d (lambda %.6g) has the mass z'Mz = %.3g <= 0: M "
+                            "is singular (massless directions, e.g. the CalculiX mass of "
+                            "C3D20R, C3D10 or C3D4 elements) and the eigensolver's vectors "
+                            "are spurious (docs/formats.md)",
+                            k + 1, nev, lambda[k], m);
+            goto done;
+        }
         double s = 1.0 / sqrt(m);
         /* Sign convention: largest-magnitude component positive (reproducible output). */
         int imax = 0;

@@ -72,6 +72,17 @@ static int elem_type_of(const char *name)
     return -1;
 }
 
+/* Does CalculiX integrate the element's mass at its stiffness points? Then the element mass has
+ * the rank of 3 x the points (C3D20R: 24 of 60, C3D10: 12 of 30, C3D4: 3 of 12, C3D8R: 3 of
+ * 24; measured on one element's JOB.mas), and a coarse mesh of them has a singular M. */
+static int elem_lowmass(const char *name)
+{
+    static const char *const low[] = {"C3D20R", "C3D10", "C3D4", "C3D8R"};
+    for (size_t k = 0; k < sizeof low / sizeof low[0]; k++)
+        if (strcasecmp(name, low[k]) == 0) return 1;
+    return 0;
+}
+
 /* Nodes of face f (0-based) of an element of type t with connectivity conn, oriented with the
  * outward normal: the manual's corner order reversed (c1, cn, ..., c2), the midside nodes
  * following the reversed edges. Returns the node count. */
@@ -360,6 +371,9 @@ static int keyword(char *kw, const char *path, long line, int depth, ccx_deck *d
                               line);
         st->block = CCX_ELEMENT;
         st->etype = elem_type_of(val); /* other types (shells, beams, springs): skipped */
+        st->lowmass = elem_lowmass(val);
+        if (st->lowmass && !d->lowmass_type[0])
+            snprintf(d->lowmass_type, sizeof d->lowmass_type, "%s", val);
         st->pending = -1;
         if (param(kw, "ELSET", val, sizeof val) && *val)
             return get_or_add(d, 1, val, path, line, &st->set, ctx);
@@ -503,6 +517,7 @@ static int element_data(ccx_deck *d, ccx_state *st, char **f, int nf, const char
         if (old >= 0)
             return TVDS_ERROR(ctx, TVDS_ERR_PARSE, "%s:%ld: *ELEMENT: element %ld defined twice",
                               path, line, id);
+        d->nlowmass += st->lowmass;
         if (d->nelem == d->ecap) {
             int nc = d->ecap ? 2 * d->ecap : 256;
             int *nt = tvds_realloc(d->etype, (size_t)nc * sizeof *nt);

@@ -49,6 +49,10 @@ typedef struct ccx_deck {
     ccx_surf *surfs;
     int nsurfs, sfcap;
     int flat_only; /* refuse *PART and *INSTANCE (node labels of a matrix output, abaqus.c) */
+    /* Elements whose CalculiX mass is integrated at the stiffness points (C3D20R, C3D10, C3D4,
+     * C3D8R: a singular element mass), and the first such type. */
+    int nlowmass;
+    char lowmass_type[16];
 } ccx_deck;
 
 enum { CCX_OTHER, CCX_NODE, CCX_NSET, CCX_ELEMENT, CCX_ELSET, CCX_SURF_ELEM, CCX_SURF_NODE };
@@ -61,10 +65,11 @@ typedef struct ccx_state {
     int pending;  /* *ELEMENT: slot of an element whose nodes continue on the next line, -1 */
     int filled;   /* nodes of the pending element read so far */
     long pending_id;
+    int lowmass; /* *ELEMENT: a type counted in ccx_deck.nlowmass */
 } ccx_state;
 
 /* Read the deck file path (depth: *INCLUDE nesting) into d, st the parse state (start:
- * {CCX_OTHER, 0, -1, -1, -1, 0, 0}). */
+ * {CCX_OTHER, 0, -1, -1, -1, 0, 0, 0}). */
 int ccx_read_deck(const char *path, int depth, ccx_deck *d, ccx_state *st, tvds_ctx *ctx);
 /* An element whose node list did not end before a keyword or the end of the deck. */
 int ccx_check_pending(const ccx_deck *d, const ccx_state *st, const char *path, long line,

@@ -77,6 +77,9 @@ typedef struct tvds_ccx_info {
     int faces_dropped;           /* faces left out: a node without ux, uy, uz (constrained) */
     int fsets_dropped;           /* surfaces left out: every face dropped */
     char first_face_dropped[64]; /* surface of the first dropped face */
+    int lowmass_elements;        /* elements whose ccx mass is integrated at the stiffness
+                                    points (C3D20R, C3D10, C3D4, C3D8R): singular element mass */
+    char lowmass_type[16];       /* the first such type, "" when none */
 } tvds_ccx_info;
 
 /* Offsets in {0, 1}^3 of node l (0..7) of the box: the bottom face (z offset 0)

@@ -110,6 +110,21 @@ int tvds_cmd_import(int argc, char **argv)
         snprintf(dof, sizeof dof, "%.*s.dof", (int)l, inp);
         tvds_fe_paths names = {mas, sti, dof, NULL, !no_mass_check};
         rc = tvds_fe_model_check(m, &names, &dir.cc, &dir.ctx);
+        if (rc == TVDS_ERR_NOT_POSDEF && info.lowmass_elements > 0 &&
+            strstr(dir.ctx.msg, "M is not positive definite")) {
+            /* The cause and the remedy (docs/formats.md, "Element types whose mass CalculiX
+             * integrates at the stiffness points"). */
+            char why[sizeof dir.ctx.msg];
+            snprintf(why, sizeof why, "%s", dir.ctx.msg);
+            tvds_ctx_init(&dir.ctx);
+            rc = TVDS_ERROR(&dir.ctx, TVDS_ERR_NOT_POSDEF,
+                            "%s: CalculiX integrates the mass of %s (%d of the %d elements) at "
+                            "its stiffness points, so each element mass is singular and this "
+                            "mesh's M too; mesh with C3D20 or C3D8 (full integration) or more "
+                            "elements until M is positive definite (--no-mass-check imports it "
+                            "as it is, with massless motions the reduced model keeps)",
+                            why, info.lowmass_type, info.lowmass_elements, info.elements);
+        }
     }
     rc = tvds_cli_import_write(&dir, m, rc, &dir.ctx);
     if (!rc && !dir.sig) {

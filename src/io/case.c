@@ -25,16 +25,16 @@ static int build_model(case_parser *p, tvds_model *m, const char *default_name)
         (ne && !(m->elements = tvds_calloc((size_t)ne, sizeof *m->elements))) ||
         (np && !(m->probes = tvds_calloc((size_t)np, sizeof *m->probes))))
         return case_err_line(p, TVDS_ERR_NOMEM, 1, "out of memory");
-    int iccap = 0;
+    int iccap = 0, bilcap = nb, loadcap = nl;
     for (int sec = 0; sec < p->nsec; sec++) {
         const char *t = p->secs[sec].type;
         /* Count first so that a failed build still frees what it half-filled. */
         if (!strcmp(t, "contact")) {
             rc = case_build_contact(p, m, sec, &m->contacts[m->ncontact++]);
         } else if (!strcmp(t, "constraint")) {
-            rc = case_build_constraint(p, m, sec, &m->bil[m->nbil++]);
+            rc = case_build_constraint(p, m, sec, &bilcap);
         } else if (!strcmp(t, "load")) {
-            rc = case_build_load(p, m, sec, &m->loads[m->nload++]);
+            rc = case_build_load(p, m, sec, &loadcap);
         } else if (!strcmp(t, "element")) {
             rc = case_build_element(p, m, sec, &m->elements[m->nel++]);
         } else if (!strcmp(t, "probe")) {

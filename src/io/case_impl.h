@@ -102,15 +102,18 @@ int case_parse_nodes_ref(case_parser *p, const tvds_model *m, const case_entry *
 char *case_reader(char *str, int num, void *stream);
 const char *case_sec_label(const case_parser *p, int sec, char *buf, size_t size);
 
-/* ---- case_sections.c: the sections run, substructure, constraint, load, gravity, base, element,
- * initial and probe into the model ---- */
-int case_build_constraint(case_parser *p, tvds_model *m, int sec, tvds_bilateral *b);
+/* ---- case_sections.c: the sections run, substructure, element, initial and probe into the
+ * model ---- */
 int case_build_element(case_parser *p, tvds_model *m, int sec, tvds_element *el);
 int case_build_initial(case_parser *p, tvds_model *m, int sec, int *cap);
-int case_build_load(case_parser *p, tvds_model *m, int sec, tvds_load *l);
 int case_build_probe(case_parser *p, tvds_model *m, int sec, tvds_probe *pr);
 int case_build_run(case_parser *p, tvds_model *m, const char *default_name);
 int case_build_substructures(case_parser *p, tvds_model *m);
+
+/* ---- case_loads.c: [load] and [constraint], a node set or face set expanded to one entry per
+ * node; both append to the model's arrays (capacity *cap) ---- */
+int case_build_constraint(case_parser *p, tvds_model *m, int sec, int *cap);
+int case_build_load(case_parser *p, tvds_model *m, int sec, int *cap);
 
 /* ---- case_contact.c: the contact sections into the model ---- */
 int case_build_contact(case_parser *p, tvds_model *m, int sec, tvds_contact *c);

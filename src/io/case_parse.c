@@ -17,7 +17,7 @@ static const char *const case_run_keys[] = {
 static const char *const case_sub_keys[] = {"dir",   "damping", "alpha",  "beta", "alpha0",
                                             "beta0", "t_hold",  "t_ramp", NULL};
 static const char *const case_constraint_keys[] = {"terms", "value", NULL};
-static const char *const case_load_keys[] = {"dof", "f", NULL};
+static const char *const case_load_keys[] = {"dof", "f", "split", "faces", "pressure", NULL};
 static const char *const case_gravity_keys[] = {"g", "scale", NULL};
 static const char *const case_base_keys[] = {"dir", "acc", NULL};
 static const char *const case_element_keys[] = {

@@ -1,5 +1,5 @@
-/* case_sections.c — case-file sections into the model: run, substructure, constraint, load,
- * element, initial, probe (the contact sections are in case_contact.c). */
+/* case_sections.c — case-file sections into the model: run, substructure, element, initial,
+ * probe (constraints and loads are in case_loads.c, the contact sections in case_contact.c). */
 #include <math.h>
 #include <string.h>
 
@@ -141,67 +141,6 @@ int case_build_substructures(case_parser *p, tvds_model *m)
                                 "damping = matrix but substructure '%s' has no C matrix", s->name);
     }
     return TVDS_OK;
-}
-
-int case_build_constraint(case_parser *p, tvds_model *m, int sec, tvds_bilateral *b)
-{
-    int rc;
-    b->name = tvds_strdup(p->secs[sec].name);
-    if (!b->name) return case_err_sec(p, TVDS_ERR_NOMEM, sec, "out of memory");
-    case_entry *e = case_get(p, sec, "terms");
-    if (!e) return case_missing(p, sec, "terms");
-    size_t len = strlen(e->value);
-    char *buf = tvds_malloc(len + 1);
-    char **tok = tvds_malloc((len / 2 + 2) * sizeof *tok);
-    if (!buf || !tok) {
-        tvds_free(buf);
-        tvds_free(tok);
-        return case_err_ent(p, TVDS_ERR_NOMEM, e, "out of memory");
-    }
-    memcpy(buf, e->value, len + 1);
-    int nt = case_split_ws(buf, tok, (int)(len / 2 + 1));
-    rc = TVDS_OK;
-    if (nt == 0) rc = case_err_ent(p, TVDS_ERR_PARSE, e, "terms: empty");
-    if (!rc) {
-        b->terms = tvds_calloc((size_t)nt, sizeof *b->terms);
-        if (!b->terms) rc = case_err_ent(p, TVDS_ERR_NOMEM, e, "out of memory");
-    }
-    for (int i = 0; !rc && i < nt; i++) {
-        tvds_term *t = &b->terms[i];
-        t->coef = 1.0;
-        char *star = strchr(tok[i], '*');
-        if (star) {
-            *star = '\0';
-            if (!case_parse_double(star + 1, &t->coef) || t->coef == 0.0) {
-                rc = case_err_ent(p, TVDS_ERR_PARSE, e,
-                                  "terms: coefficient '%s' is not a finite nonzero number",
-                                  star + 1);
-                break;
-            }
-        }
-        if ((rc = case_parse_dof_ref(p, m, e, "terms", tok[i], &t->sub, &t->dof))) break;
-        for (int j = 0; j < i; j++)
-            if (b->terms[j].sub == t->sub && b->terms[j].dof == t->dof) {
-                rc = case_err_ent(p, TVDS_ERR_INVALID, e, "terms: DoF '%s' appears twice", tok[i]);
-                break;
-            }
-        b->nterms = i + 1;
-    }
-    tvds_free(buf);
-    tvds_free(tok);
-    if (rc) return rc;
-    return case_get_fn(p, sec, "value", 0, &b->value);
-}
-
-int case_build_load(case_parser *p, tvds_model *m, int sec, tvds_load *l)
-{
-    int rc;
-    l->name = tvds_strdup(p->secs[sec].name);
-    if (!l->name) return case_err_sec(p, TVDS_ERR_NOMEM, sec, "out of memory");
-    case_entry *e = case_get(p, sec, "dof");
-    if (!e) return case_missing(p, sec, "dof");
-    if ((rc = case_parse_dof_ref(p, m, e, "dof", e->value, &l->sub, &l->dof))) return rc;
-    return case_get_fn(p, sec, "f", 1, &l->fn);
 }
 
 static const char *const eltype_words[] = {"spring", "damper", "elastic_friction", NULL};
