@@ -370,6 +370,64 @@ START_TEST(test_two_method_compare)
 }
 END_TEST
 
+/* The measured growth depends on the physics, not on the row interval: the same run of the
+ * beam-on-beam (dt = 2.5e-7 s fixed, FiLm, to 12 ms) recorded with out_dt = 80 dt and 80.4 dt,
+ * its window at 10.57 kHz over 6-9 ms. Aligned (the default of compare), the second writes its
+ * rows every round(80.4) = 80 steps as well: uniform rows, the same samples, the same growth
+ * (1e-6 relative asked; it is exact). Unaligned, its rows fall 80 or 81 steps apart: the entry
+ * says so (resampled). */
+static void growth_at_out_dt(const char *out_dt, int align, double *gp, double *ge, int *resampled,
+                             double *row_dt)
+{
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_model *m = NULL;
+    char set[64];
+    snprintf(set, sizeof set, "run.out_dt=%s", out_dt);
+    const char *sets[] = {set, "run.t_end=0.012", "run.dt=2.5e-7"};
+    ck_assert_msg(tvds_case_read("models/beam_on_beam/beam_on_beam.ini", sets, 3, &m, &ctx) ==
+                      TVDS_OK,
+                  "%s", ctx.msg);
+    char dir[64];
+    tvds_test_mkdtemp(dir, sizeof dir, "/tmp/tvds_check_compare_");
+    tvds_compare_opts o = tvds_compare_opts_default();
+    o.nmethods = 1;
+    o.methods[0] = TVDS_METHOD_FILM;
+    o.plots = 0;
+    o.align_out = align;
+    tvds_growth_window gw = {0, 10570.0, 0.0, -1.0, 0.006, 0.009, NAN};
+    o.nwindows = 1;
+    o.windows = &gw;
+    tvds_compare_result res;
+    ck_assert_msg(tvds_compare_run(m, dir, &o, &res, &ctx) == TVDS_OK, "%s", ctx.msg);
+    ck_assert_int_eq(res.e[0].status, TVDS_OK);
+    *gp = res.e[0].growth_peak[0];
+    *ge = res.e[0].growth_exit[0];
+    *resampled = res.e[0].resampled;
+    *row_dt = res.e[0].row_dt;
+    tvds_model_free(&m);
+    ck_assert_int_eq(tvds_test_rmtree(dir), 0);
+}
+
+START_TEST(test_growth_independent_of_out_dt)
+{
+    double gp0, ge0, gp1, ge1, h0, h1;
+    int rs0, rs1;
+    growth_at_out_dt("2e-5", 1, &gp0, &ge0, &rs0, &h0);
+    growth_at_out_dt("2.01e-5", 1, &gp1, &ge1, &rs1, &h1);
+    ck_assert(isfinite(gp0) && isfinite(ge0));
+    ck_assert_int_eq(rs0, 0);
+    ck_assert_int_eq(rs1, 0);
+    ck_assert_msg(fabs(h1 / h0 - 1.0) < 1e-9, "row intervals %.9g and %.9g", h0, h1);
+    ck_assert_msg(fabs(gp1 / gp0 - 1.0) < 1e-6 && fabs(ge1 / ge0 - 1.0) < 1e-6,
+                  "growth %.9g (exit %.9g) at out_dt = 80 dt, %.9g (%.9g) at 80.4 dt", gp0, ge0,
+                  gp1, ge1);
+    /* Unaligned, the rows are irregular and the report is told. */
+    growth_at_out_dt("2.01e-5", 0, &gp1, &ge1, &rs1, &h1);
+    ck_assert_int_eq(rs1, 1);
+}
+END_TEST
+
 /* The window a transient studies: the strongest CEA window without a master node inside it or
  * within the masked span (4 kernel widths of its band, travelled at the sliding speed). Nodes
  * every 1 mm, 30 mm/s, 10566 Hz: the span is 4 sqrt(ln 2) / (2 pi 0.05 f) = 1.0036 ms, 30.1 um. */
@@ -731,6 +789,7 @@ Suite *compare_suite(void)
     tc = tcase_create("run");
     tcase_set_timeout(tc, 5);
     tcase_add_test(tc, test_two_method_compare);
+    tcase_add_test(tc, test_growth_independent_of_out_dt);
     tcase_add_test(tc, test_no_crossings_from_open_start);
     tcase_add_test(tc, test_face_edge_crossings_masked);
     tcase_add_test(tc, test_every_slave_node_reported);

@@ -134,6 +134,10 @@ typedef struct tvds_compare_opts {
     int nwin;         /* spectrogram window [samples]; 0 = about 10 ms of samples (>= 64) */
     double fmax_plot; /* upper frequency of the spectrograms [Hz]; 0 = 2 f_cea or Nyquist */
     int plots;        /* 1 (default): draw the PNGs with gnuplot */
+    int align_out;    /* 1 (default): each run writes its rows every round(out_dt / dt) steps
+                         (tvds_run_opts.align_out), so every metric sees uniform samples; 0: at
+                         the first step after each multiple of out_dt (irregular unless out_dt
+                         is a multiple of dt: the metrics then interpolate, entry.resampled) */
     /* Progress: passed to every tvds_run (progress, user, stop) and the stage callback. */
     tvds_progress_fn progress;
     tvds_compare_stage_fn stage;
@@ -183,6 +187,11 @@ typedef struct tvds_compare_entry {
     double node_contact[TVDS_COMPARE_MAX_NODES];
     double node_ln_mean[TVDS_COMPARE_MAX_NODES];
     double node_vs_mean[TVDS_COMPARE_MAX_NODES];
+    /* 1: the history rows are not uniform in time (steps between rows differ): every metric
+       interpolates them linearly onto a uniform grid, which attenuates a band at f by up to
+       1 - cos(pi f h), h the row interval (21 % at 10.57 kHz and 50 kHz sampling) */
+    int resampled;
+    double row_dt; /* median interval between history rows [s] */
 } tvds_compare_entry;
 
 typedef struct tvds_compare_result {

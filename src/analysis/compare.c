@@ -101,6 +101,7 @@ static int compare_run(const tvds_model *m, const char *outdir, const tvds_compa
         ro.user = o->user;
         ro.stop = o->stop;
         ro.result = &res->e[i].run;
+        ro.align_out = o->align_out;
         tvds_ctx rctx;
         tvds_ctx_init(&rctx);
         res->e[i].method = meth[i];

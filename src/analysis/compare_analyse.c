@@ -24,6 +24,7 @@ tvds_compare_opts tvds_compare_opts_default(void)
     o.s_cea0 = 0.0;
     o.s_cea1 = -1.0;
     o.plots = 1;
+    o.align_out = 1;
     return o;
 }
 
@@ -761,6 +762,22 @@ static int window_growths(const tvds_model *m, const char *outdir, const tvds_co
     return rc;
 }
 
+/* Whether the rows of a are uniform in time (tvds_uniform_sampling's test: every interval
+ * within 1e-6 of the median), and that median: e->resampled, e->row_dt. */
+static int row_sampling(const cmp_signal *a, tvds_compare_entry *e, tvds_ctx *ctx)
+{
+    if (a->n < 2) return TVDS_OK;
+    long n = a->n;
+    double *x = tvds_malloc((size_t)n * sizeof *x);
+    if (!x) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "compare: out of memory");
+    memcpy(x, a->x, (size_t)n * sizeof *x);
+    double h;
+    int rc = tvds_uniform_sampling(a->t, &x, &n, &h, &e->resampled, ctx);
+    tvds_free(x);
+    if (!rc) e->row_dt = h;
+    return rc;
+}
+
 int tvds_compare_analyse(const tvds_model *m, const char *outdir, const tvds_compare_opts *o,
                          tvds_compare_result *res, tvds_ctx *ctx)
 {
@@ -785,6 +802,8 @@ int tvds_compare_analyse(const tvds_model *m, const char *outdir, const tvds_com
             e->node_contact[k] = e->node_ln_mean[k] = e->node_vs_mean[k] = NAN;
         for (int w = 0; w < TVDS_COMPARE_MAX_WINDOWS; w++)
             e->growth_exit[w] = e->growth_peak[w] = e->growth_scatter[w] = NAN;
+        e->resampled = 0;
+        e->row_dt = NAN;
         tvds_ctx c2;
         tvds_ctx_init(&c2);
         /* A failed run may have left no file: its metrics stay NaN. */
@@ -794,6 +813,8 @@ int tvds_compare_analyse(const tvds_model *m, const char *outdir, const tvds_com
                 rc = tvds_error_at(ctx, c2.status, c2.src_file, c2.src_line, "%s", c2.msg);
                 goto done;
             }
+        } else if ((rc = row_sampling(&acc[i], e, ctx))) {
+            goto done;
         }
     }
     if (res->contact[0] && (rc = window_growths(m, outdir, o, acc, res, ctx))) goto done;

@@ -410,8 +410,22 @@ static void report_intro(FILE *fp, const tvds_model *m, const tvds_compare_resul
             "step, methods run one after the other in one process.\n\n");
     fprintf(fp, "- case: `%s`\n", m->case_path ? m->case_path : m->name);
     if (res->n > 0)
-        fprintf(fp, "- step h = %.6g s, t_end = %.6g s, output every %.6g s\n", res->e[0].run.dt,
-                m->opt.t_end, m->opt.out_dt);
+        fprintf(fp, "- step h = %.6g s, t_end = %.6g s, output every %.6g s (out_dt %.6g s)\n",
+                res->e[0].run.dt, m->opt.t_end, res->e[0].row_dt, m->opt.out_dt);
+    for (int i = 0; i < res->n; i++) {
+        const tvds_compare_entry *e = &res->e[i];
+        if (!e->resampled) continue;
+        char att[96] = "";
+        if (res->f_cea > 0.0)
+            snprintf(att, sizeof att, " (%.0f %% at %.6g Hz)",
+                     100.0 * (1.0 - cos(3.141592653589793 * res->f_cea * e->row_dt)), res->f_cea);
+        fprintf(fp,
+                "- **warning**: %s's rows are not uniform in time (out_dt is not a multiple of the "
+                "step): the metrics interpolate them linearly, which attenuates a band at f by up "
+                "to 1 − cos(π f h)%s; align the rows (the default of `tvds compare`) or take "
+                "out_dt a multiple of dt\n",
+                tvds_method_name(e->method), att);
+    }
     fprintf(
         fp,
         "- metric window [%.6g, %.6g] s (default: from the end of the damping schedule to t_end)\n",

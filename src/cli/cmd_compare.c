@@ -48,6 +48,8 @@ static void compare_help(FILE *out)
             "  --accel NAME    acceleration probe compared (default: the first one)\n"
             "  --contact N     contact index reported (default 0)\n"
             "  --no-plots      do not draw the PNG figures\n"
+            "  --no-align      rows at the first step after each multiple of out_dt, as 'tvds\n"
+            "                  run' (default: every round(out_dt / dt) steps, uniform samples)\n"
             "  --analyse-only  do not run: analyse the outputs already in DIR/<method>/ (CPU\n"
             "                  times from their summary.json) and rewrite the report\n"
             "  --set S.K=V     override a case key (as 'tvds run'; repeatable)\n"
@@ -356,6 +358,7 @@ int tvds_cmd_compare(int argc, char **argv)
     int nwin = 0, win_line[TVDS_COMPARE_MAX_WINDOWS], cea_times = 0;
     const tvds_cli_opt opts[] = {{"--quiet", "-q", NULL, &quiet, 1},
                                  {"--no-plots", NULL, NULL, &o.plots, 0},
+                                 {"--no-align", NULL, NULL, &o.align_out, 0},
                                  {"--analyse-only", NULL, NULL, &analyse_only, 1},
                                  {"--out", "-o", &outdir, NULL, 0},
                                  {"--cea", NULL, &cea_dir, NULL, 0},
@@ -502,6 +505,14 @@ int tvds_cmd_compare(int argc, char **argv)
         code = tvds_cli_report(rc, &ctx);
     else if (!quiet)
         tvds_cli_compare_print(&res, outdir);
+    for (int i = 0; rc >= 0 && i < res.n; i++)
+        if (res.e[i].resampled) {
+            fprintf(stderr,
+                    "compare: warning: %s's rows are not uniform in time (out_dt %g s is not a "
+                    "multiple of dt %g s): its metrics interpolate (see report.md)\n",
+                    tvds_method_name(res.e[i].method), m->opt.out_dt, res.e[i].run.dt);
+            break;
+        }
     tvds_model_free(&m);
     return code;
 
