@@ -428,6 +428,88 @@ START_TEST(test_growth_independent_of_out_dt)
 }
 END_TEST
 
+/* One definition of a burst (TVDS_BURST_GROWTH, 14 dB) in the findings, and a finding the run
+ * cannot test said so with its reason. Report of a made-up result on the shoe's model: FiLm's
+ * band growth 1.71 is no burst (the findings about bursts are not tested); at 6 with both
+ * FiLm and Subs-c slipping throughout (lambda_N > 0), "Subs-c overestimates" is not tested
+ * (the amplitude limit of stick or separation is never reached), with the numbers; once Subs-c
+ * sticks for part of the window it is judged. The energy balance errors are in the report. */
+static char *report_of(const tvds_model *m, const char *dir, const tvds_compare_result *res)
+{
+    tvds_compare_opts o = tvds_compare_opts_default();
+    o.plots = 0;
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    ck_assert_msg(tvds_compare_report(m, dir, &o, res, &ctx) == TVDS_OK, "%s", ctx.msg);
+    char p[1100];
+    snprintf(p, sizeof p, "%s/report.md", dir);
+    char *text = tvds_test_slurp(p, NULL);
+    ck_assert_ptr_nonnull(text);
+    return text;
+}
+
+START_TEST(test_burst_findings_say_what_was_tested)
+{
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_model *m = NULL;
+    ck_assert_msg(tvds_case_read_string(shoe_case, "cmp_shoe.ini", "models/shoe", NULL, 0, &m,
+                                        &ctx) == TVDS_OK,
+                  "%s", ctx.msg);
+    char dir[64];
+    tvds_test_mkdtemp(dir, sizeof dir, "/tmp/tvds_check_compare_");
+    static tvds_compare_result res;
+    memset(&res, 0, sizeof res);
+    res.n = 3;
+    res.ref = 2;
+    res.t0 = 0.0;
+    res.t1 = 0.1;
+    res.nwindows = 1;
+    res.windows[0] = (tvds_growth_window){0, 10570.0, 0.0, -1.0, 0.03, 0.05, 2.0};
+    snprintf(res.accel, sizeof res.accel, "ay");
+    snprintf(res.contact, sizeof res.contact, "base");
+    const int meth[3] = {TVDS_METHOD_SUBS_B, TVDS_METHOD_SUBS_C, TVDS_METHOD_FILM};
+    for (int i = 0; i < 3; i++) {
+        tvds_compare_entry *e = &res.e[i];
+        e->method = meth[i];
+        e->status = TVDS_OK;
+        e->run.steps = 1000;
+        e->run.cpu_seconds = 1.0;
+        e->cpu_ratio = 1.0;
+        e->ln_first = e->ln_mean = 0.2;
+        e->ln_last = i == 0 ? 0.19 : 0.2;
+        e->ln_min = 0.1999;
+        e->ln_max = 0.2001;
+        e->slip_share = 1.0;
+        e->energy_error = i == 1 ? 1.5e-2 : 3e-7;
+        e->growth_peak[0] = e->growth_exit[0] = 1.71;
+        e->growth_scatter[0] = 1.01;
+        e->defl_first = e->defl_last = e->rms_rel = e->f_dom = e->peak_ratio = 1.0;
+        e->kick_ratio = e->hf_level = e->vs_mean = NAN;
+        e->row_dt = 2e-5;
+    }
+    char *text = report_of(m, dir, &res);
+    ck_assert_ptr_nonnull(strstr(text, "FiLm shows **no** burst"));
+    ck_assert_ptr_nonnull(strstr(text, "| Subs-c detects the bursts | not tested here: FiLm"));
+    ck_assert_ptr_nonnull(strstr(text, "| 0.015 |"));
+    free(text);
+    for (int i = 0; i < 3; i++)
+        res.e[i].growth_peak[0] = 6.0;
+    res.e[1].growth_peak[0] = 9.0;
+    text = report_of(m, dir, &res);
+    ck_assert_ptr_nonnull(strstr(text, "FiLm shows a friction-induced burst"));
+    ck_assert_ptr_nonnull(strstr(text, "| Subs-c overestimates the burst amplitude | not tested"));
+    ck_assert_ptr_nonnull(strstr(text, "within ±0.05 % of its mean"));
+    free(text);
+    res.e[1].slip_share = 0.9;
+    text = report_of(m, dir, &res);
+    ck_assert_ptr_nonnull(strstr(text, "| Subs-c overestimates the burst amplitude | **agrees**"));
+    free(text);
+    tvds_model_free(&m);
+    ck_assert_int_eq(tvds_test_rmtree(dir), 0);
+}
+END_TEST
+
 /* The window a transient studies: the strongest CEA window without a master node inside it or
  * within the masked span (4 kernel widths of its band, travelled at the sliding speed). Nodes
  * every 1 mm, 30 mm/s, 10566 Hz: the span is 4 sqrt(ln 2) / (2 pi 0.05 f) = 1.0036 ms, 30.1 um. */
@@ -785,6 +867,7 @@ Suite *compare_suite(void)
     tcase_add_test(tc, test_band_envelope_exact_growth);
     tcase_add_test(tc, test_band_envelope_burst_peak);
     tcase_add_test(tc, test_clean_window_skips_node_crossing);
+    tcase_add_test(tc, test_burst_findings_say_what_was_tested);
     suite_add_tcase(s, tc);
     tc = tcase_create("run");
     tcase_set_timeout(tc, 5);

@@ -45,6 +45,10 @@ TVDS_API int tvds_dominant_frequency(const double *x, long n, double dt, double 
 
 /* Most windows one comparison measures. */
 #define TVDS_COMPARE_MAX_WINDOWS 32
+/* A burst, everywhere (the findings of tvds compare, the study's procedure for mu): an
+ * amplitude growth above 5 (14 dB) across a window, band-envelope G = E_max / E(t0), or the
+ * raw signal's envelope growth when no window is given (docs/burst-metrics.md). */
+#define TVDS_BURST_GROWTH 5.0
 /* Most slave nodes of the reported contact given one by one. */
 #define TVDS_COMPARE_MAX_NODES 32
 
@@ -191,7 +195,11 @@ typedef struct tvds_compare_entry {
        interpolates them linearly onto a uniform grid, which attenuates a band at f by up to
        1 - cos(pi f h), h the row interval (21 % at 10.57 kHz and 50 kHz sampling) */
     int resampled;
-    double row_dt; /* median interval between history rows [s] */
+    double row_dt;       /* median interval between history rows [s] */
+    double slip_share;   /* share of the metric window's samples the reported contact slips
+                            (state 2; NaN without its state channel): 1 = never stuck, never
+                            separated */
+    double energy_error; /* the run's "energy balance error [-]" (summary.json; NaN without) */
 } tvds_compare_entry;
 
 typedef struct tvds_compare_result {

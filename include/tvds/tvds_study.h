@@ -30,7 +30,7 @@ extern "C" {
 #define TVDS_STUDY_MU_LO   0.30
 #define TVDS_STUDY_MU_HI   0.70
 #define TVDS_STUDY_MU_STEP 0.05
-#define TVDS_STUDY_G_MIN   5.0
+#define TVDS_STUDY_G_MIN   TVDS_BURST_GROWTH
 
 /* Which pair the study runs on: the plane-stress beams (2D) or the solids (3D: the tip line of
  * every slave node of the contact, docs/models.md), and on which mesh; how a CEA reports its

@@ -762,6 +762,23 @@ static int window_growths(const tvds_model *m, const char *outdir, const tvds_co
     return rc;
 }
 
+/* The number after key in outdir/mname/summary.json (NaN when absent). */
+static double summary_number(const char *outdir, const char *mname, const char *key)
+{
+    char path[1100], text[16384];
+    snprintf(path, sizeof path, "%s/%s/summary.json", outdir, mname);
+    FILE *fp = fopen(path, "r");
+    if (!fp) return NAN;
+    size_t n = fread(text, 1, sizeof text - 1, fp);
+    fclose(fp);
+    text[n] = '\0';
+    const char *p = strstr(text, key);
+    if (!p) return NAN;
+    char *end;
+    double v = strtod(p + strlen(key), &end);
+    return end == p + strlen(key) ? NAN : v;
+}
+
 /* Whether the rows of a are uniform in time (tvds_uniform_sampling's test: every interval
  * within 1e-6 of the median), and that median: e->resampled, e->row_dt. */
 static int row_sampling(const cmp_signal *a, tvds_compare_entry *e, tvds_ctx *ctx)
@@ -803,7 +820,9 @@ int tvds_compare_analyse(const tvds_model *m, const char *outdir, const tvds_com
         for (int w = 0; w < TVDS_COMPARE_MAX_WINDOWS; w++)
             e->growth_exit[w] = e->growth_peak[w] = e->growth_scatter[w] = NAN;
         e->resampled = 0;
-        e->row_dt = NAN;
+        e->row_dt = e->slip_share = NAN;
+        e->energy_error =
+            summary_number(outdir, tvds_method_name(e->method), "\"energy balance error [-]\":");
         tvds_ctx c2;
         tvds_ctx_init(&c2);
         /* A failed run may have left no file: its metrics stay NaN. */
@@ -897,6 +916,17 @@ int tvds_compare_analyse(const tvds_model *m, const char *outdir, const tvds_com
                 e->vs_mean = mean_range(vs.x, a0, a1);
             }
             signal_free(&vs);
+            cmp_signal st = {0};
+            tvds_ctx_init(&c2);
+            snprintf(ch, sizeof ch, "%s.state", res->contact);
+            if (read_sig(outdir, mname, "contacts.csv", ch, &st, &c2) == TVDS_OK) {
+                long a0, a1, slip = 0;
+                window_range(&st, res->t0, res->t1, &a0, &a1);
+                for (long k = a0; k < a1; k++)
+                    slip += st.x[k] == 2.0;
+                if (a1 > a0) e->slip_share = (double)slip / (double)(a1 - a0);
+            }
+            signal_free(&st);
             node_stats(m, outdir, mname, o->contact, res, e);
         }
         if (res->deflect[0]) {
