@@ -504,9 +504,49 @@ START_TEST(test_burst_findings_say_what_was_tested)
     res.e[1].slip_share = 0.9;
     text = report_of(m, dir, &res);
     ck_assert_ptr_nonnull(strstr(text, "| Subs-c overestimates the burst amplitude | **agrees**"));
+    ck_assert_ptr_nonnull(strstr(text, "| 0.015 |"));
+    free(text);
+    /* The CPU verdict: timed one after the other Subs-b took 106 % of FiLm (a load that came
+     * during its run); interleaved, 80 % (rounds 78-82 %): within 74 +- (10 + 2) points. At a
+     * median of 97 % it is not. */
+    res.e[0].cpu_ratio = 1.06;
+    res.cpu_rounds = 16;
+    res.cpu_steps = 1000;
+    res.cpu_t_span = 0.016;
+    res.e[0].cpu_ratio_med = 0.80, res.e[0].cpu_ratio_min = 0.78, res.e[0].cpu_ratio_max = 0.82;
+    res.e[2].cpu_ratio_med = res.e[2].cpu_ratio_min = res.e[2].cpu_ratio_max = 1.0;
+    res.e[1].cpu_ratio_med = res.e[1].cpu_ratio_min = res.e[1].cpu_ratio_max = 0.7;
+    text = report_of(m, dir, &res);
+    ck_assert_ptr_nonnull(strstr(text, "| Subs-b is cheaper than FiLm (74 %) | **agrees** |"));
+    free(text);
+    res.e[0].cpu_ratio = 0.7;
+    res.e[0].cpu_ratio_med = 0.97;
+    text = report_of(m, dir, &res);
+    ck_assert_ptr_nonnull(strstr(text, "| Subs-b is cheaper than FiLm (74 %) | **disagrees** |"));
     free(text);
     tvds_model_free(&m);
     ck_assert_int_eq(tvds_test_rmtree(dir), 0);
+}
+END_TEST
+
+/* Interleaved timing: every method steps in every round (positive, finite times; no bound on
+ * them, which would depend on the machine), and bad arguments are refused. */
+START_TEST(test_bench_interleaved)
+{
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_model *m = NULL;
+    ck_assert_msg(tvds_case_read_string(shoe_case, "cmp_shoe.ini", "models/shoe", NULL, 0, &m,
+                                        &ctx) == TVDS_OK,
+                  "%s", ctx.msg);
+    const int meth[2] = {TVDS_METHOD_SUBS_B, TVDS_METHOD_FILM};
+    double us[2 * 4];
+    ck_assert_msg(tvds_bench_interleaved(m, meth, 2, 500, 4, us, &ctx) == TVDS_OK, "%s", ctx.msg);
+    for (int k = 0; k < 8; k++)
+        ck_assert(us[k] > 0.0 && isfinite(us[k]));
+    ck_assert_int_eq(tvds_bench_interleaved(m, meth, 0, 500, 4, us, &ctx), TVDS_ERR_INVALID);
+    ck_assert_int_eq(tvds_bench_interleaved(m, meth, 2, 500, 65, us, &ctx), TVDS_ERR_INVALID);
+    tvds_model_free(&m);
 }
 END_TEST
 
@@ -873,6 +913,7 @@ Suite *compare_suite(void)
     tcase_set_timeout(tc, 5);
     tcase_add_test(tc, test_two_method_compare);
     tcase_add_test(tc, test_growth_independent_of_out_dt);
+    tcase_add_test(tc, test_bench_interleaved);
     tcase_add_test(tc, test_no_crossings_from_open_start);
     tcase_add_test(tc, test_face_edge_crossings_masked);
     tcase_add_test(tc, test_every_slave_node_reported);

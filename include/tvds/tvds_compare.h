@@ -138,6 +138,10 @@ typedef struct tvds_compare_opts {
     int nwin;         /* spectrogram window [samples]; 0 = about 10 ms of samples (>= 64) */
     double fmax_plot; /* upper frequency of the spectrograms [Hz]; 0 = 2 f_cea or Nyquist */
     int plots;        /* 1 (default): draw the PNGs with gnuplot */
+    int cpu_rounds;   /* > 0: after the runs, the methods' CPU cost interleaved
+                         (tvds_bench_interleaved): cpu_rounds rounds of cpu_steps steps each per
+                         method, the ratios to FiLm per round; 0 (default): not measured */
+    long cpu_steps;   /* steps per method and round; 0 = 16384 */
     int align_out;    /* 1 (default): each run writes its rows every round(out_dt / dt) steps
                          (tvds_run_opts.align_out), so every metric sees uniform samples; 0: at
                          the first step after each multiple of out_dt (irregular unless out_dt
@@ -195,10 +199,14 @@ typedef struct tvds_compare_entry {
        interpolates them linearly onto a uniform grid, which attenuates a band at f by up to
        1 - cos(pi f h), h the row interval (21 % at 10.57 kHz and 50 kHz sampling) */
     int resampled;
-    double row_dt;       /* median interval between history rows [s] */
-    double slip_share;   /* share of the metric window's samples the reported contact slips
-                            (state 2; NaN without its state channel): 1 = never stuck, never
-                            separated */
+    double row_dt;     /* median interval between history rows [s] */
+    double slip_share; /* share of the metric window's samples the reported contact slips
+                          (state 2; NaN without its state channel): 1 = never stuck, never
+                          separated */
+    /* Interleaved timing (tvds_compare_opts.cpu_rounds): median CPU us per step over the
+       rounds, and the per-round ratio to FiLm's: median, min and max over the rounds (NaN
+       when not measured) */
+    double cpu_us_med, cpu_ratio_med, cpu_ratio_min, cpu_ratio_max;
     double energy_error; /* the run's "energy balance error [-]" (summary.json; NaN without) */
 } tvds_compare_entry;
 
@@ -225,6 +233,9 @@ typedef struct tvds_compare_result {
                                                     contact, else min(nslave,
                                                     TVDS_COMPARE_MAX_NODES) */
     long node[TVDS_COMPARE_MAX_NODES];           /* their ids */
+    int cpu_rounds;                              /* interleaved timing: rounds (0: none) */
+    long cpu_steps;                              /* steps per method and round */
+    double cpu_t_span;                           /* simulated time the rounds cover [s] */
 } tvds_compare_result;
 
 /* Run each method of o on m (same model, same step) one after the other in this process, the

@@ -521,6 +521,8 @@ tvds_study_opts tvds_study_opts_default(void)
     o.b.methods[1] = TVDS_METHOD_SUBS_B;
     o.b.methods[2] = TVDS_METHOD_SUBS_C;
     o.b.methods[3] = TVDS_METHOD_FILM;
+    /* The CPU verdict from interleaved rounds (docs/squeal.md, "CPU time"). */
+    o.a.cpu_rounds = o.b.cpu_rounds = 16;
     return o;
 }
 

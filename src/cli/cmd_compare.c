@@ -48,6 +48,9 @@ static void compare_help(FILE *out)
             "  --accel NAME    acceleration probe compared (default: the first one)\n"
             "  --contact N     contact index reported (default 0)\n"
             "  --no-plots      do not draw the PNG figures\n"
+            "  --cpu-rounds N  time the methods interleaved, N rounds of --cpu-steps steps\n"
+            "                  each (default 0: only the runs' own CPU times)\n"
+            "  --cpu-steps K   steps per method and round (default 16384)\n"
             "  --no-align      rows at the first step after each multiple of out_dt, as 'tvds\n"
             "                  run' (default: every round(out_dt / dt) steps, uniform samples)\n"
             "  --analyse-only  do not run: analyse the outputs already in DIR/<method>/ (CPU\n"
@@ -403,6 +406,22 @@ int tvds_cmd_compare(int argc, char **argv)
                 goto usage_fail;
             }
             o.band_rel = v;
+        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--cpu-rounds", NULL, &val)) != 0) {
+            char *end = NULL;
+            long lv = r > 0 ? strtol(val, &end, 10) : 0;
+            if (r < 0 || !end || *end || lv < 1 || lv > 64) {
+                if (r > 0) tvds_cli_usage_error("compare: --cpu-rounds '%s' is not in 1..64", val);
+                goto usage_fail;
+            }
+            o.cpu_rounds = (int)lv;
+        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--cpu-steps", NULL, &val)) != 0) {
+            char *end = NULL;
+            long lv = r > 0 ? strtol(val, &end, 10) : 0;
+            if (r < 0 || !end || *end || lv < 1) {
+                if (r > 0) tvds_cli_usage_error("compare: --cpu-steps '%s' is not >= 1", val);
+                goto usage_fail;
+            }
+            o.cpu_steps = lv;
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--mask", NULL, &val)) != 0) {
             if (r < 0 || tvds_cli_parse_double(val, &v) || !(v >= 0.0)) {
                 if (r > 0) tvds_cli_usage_error("compare: --mask '%s' is not >= 0 ms", val);
