@@ -550,6 +550,47 @@ START_TEST(test_bench_interleaved)
 }
 END_TEST
 
+/* The figures: one colour scale for the spectrograms of every method (the same cbrange in
+ * each panel), the sliding speed in mm/s as in the tables, scripts with relative paths. */
+START_TEST(test_figures_share_scale)
+{
+    tvds_ctx ctx;
+    tvds_ctx_init(&ctx);
+    tvds_model *m = NULL;
+    ck_assert_msg(tvds_case_read_string(shoe_case, "cmp_shoe.ini", "models/shoe", NULL, 0, &m,
+                                        &ctx) == TVDS_OK,
+                  "%s", ctx.msg);
+    char dir[64];
+    tvds_test_mkdtemp(dir, sizeof dir, "/tmp/tvds_check_compare_");
+    tvds_compare_opts o = tvds_compare_opts_default();
+    o.nmethods = 2;
+    o.methods[0] = TVDS_METHOD_SUBS_B;
+    o.methods[1] = TVDS_METHOD_FILM;
+    o.accel = "dy";
+    tvds_compare_result res;
+    ck_assert_msg(tvds_compare_run(m, dir, &o, &res, &ctx) == TVDS_OK, "%s", ctx.msg);
+    char p[1100];
+    snprintf(p, sizeof p, "%s/spectrograms.gp", dir);
+    char *gp = tvds_test_slurp(p, NULL);
+    ck_assert_ptr_nonnull(gp);
+    const char *a = strstr(gp, "set cbrange");
+    ck_assert_ptr_nonnull(a);
+    const char *b = strstr(a + 1, "set cbrange");
+    ck_assert_ptr_nonnull(b);
+    ck_assert_int_eq(strncmp(a, b, (size_t)(strchr(a, '\n') - a)), 0);
+    ck_assert_ptr_null(strstr(gp, dir));
+    free(gp);
+    snprintf(p, sizeof p, "%s/contact.gp", dir);
+    gp = tvds_test_slurp(p, NULL);
+    ck_assert_ptr_nonnull(gp);
+    ck_assert_ptr_nonnull(strstr(gp, "v_slide [mm/s]"));
+    ck_assert_ptr_nonnull(strstr(gp, "*1e3)"));
+    free(gp);
+    tvds_model_free(&m);
+    ck_assert_int_eq(tvds_test_rmtree(dir), 0);
+}
+END_TEST
+
 /* The window a transient studies: the strongest CEA window without a master node inside it or
  * within the masked span (4 kernel widths of its band, travelled at the sliding speed). Nodes
  * every 1 mm, 30 mm/s, 10566 Hz: the span is 4 sqrt(ln 2) / (2 pi 0.05 f) = 1.0036 ms, 30.1 um. */
@@ -914,6 +955,7 @@ Suite *compare_suite(void)
     tcase_add_test(tc, test_two_method_compare);
     tcase_add_test(tc, test_growth_independent_of_out_dt);
     tcase_add_test(tc, test_bench_interleaved);
+    tcase_add_test(tc, test_figures_share_scale);
     tcase_add_test(tc, test_no_crossings_from_open_start);
     tcase_add_test(tc, test_face_edge_crossings_masked);
     tcase_add_test(tc, test_every_slave_node_reported);

@@ -951,9 +951,20 @@ int tvds_compare_analyse(const tvds_model *m, const char *outdir, const tvds_com
             double dts = a->n > 1 ? (a->t[a->n - 1] - a->t[0]) / (double)(a->n - 1) : 1.0;
             int nwin = o->nwin;
             if (nwin <= 0) {
+                /* Frames of half the shortest window crossed (a growth inside it shows over
+                 * two frames at least), else about 10 ms; at least 64 samples. */
+                double span = INFINITY;
+                for (int w = 0; w < res->nwindows; w++) {
+                    double T = res->windows[w].t1 - res->windows[w].t0;
+                    if (T > 0.0 && 0.5 * T < span) span = 0.5 * T;
+                }
                 nwin = 64;
-                while (nwin * dts < 0.01)
-                    nwin *= 2;
+                if (isfinite(span))
+                    while (2 * nwin * dts <= span)
+                        nwin *= 2;
+                else
+                    while (nwin * dts < 0.01)
+                        nwin *= 2;
             }
             double fmax = o->fmax_plot > 0.0 ? o->fmax_plot : o->f_cea > 0.0 ? 2.0 * o->f_cea : 0.0;
             tvds_ctx c2;

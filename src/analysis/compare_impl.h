@@ -18,13 +18,14 @@
  * cost) separates "cheaper by about a quarter" from "as costly" and from "half as costly". */
 #define CPU_TOL 0.10
 /* Band-envelope metrics (docs/burst-metrics.md). */
-#define BAND_REL   0.05 /* default -3 dB half-width of the band / branch frequency */
-#define MASK_TAUS  4.0  /* default masked half-span around a node crossing, in kernel widths */
-#define BAND_BURST TVDS_BURST_GROWTH /* FiLm's band growth above which a window shows a burst */
-#define DETECT_LOG 0.5               /* detects: ln G at least this part of FiLm's ln G */
-#define KICK_FMIN  15000.0           /* lower edge of the band of the node-crossing kicks [Hz] */
-#define KICK_NEAR  1e-3              /* half-span around a crossing searched for its kick [s] */
-#define KICK_FAR   3e-3              /* quiet samples: farther than this from every crossing [s] */
+#define BAND_REL      0.05 /* default -3 dB half-width of the band / branch frequency */
+#define MASK_TAUS     4.0  /* default masked half-span around a node crossing, in kernel widths */
+#define BAND_BURST    TVDS_BURST_GROWTH /* FiLm's band growth above which a window shows a burst */
+#define DETECT_LOG    0.5               /* detects: ln G at least this part of FiLm's ln G */
+#define SPEC_RANGE_DB 60.0    /* colour range of the spectrograms below their common top [dB] */
+#define KICK_FMIN     15000.0 /* lower edge of the band of the node-crossing kicks [Hz] */
+#define KICK_NEAR     1e-3    /* half-span around a crossing searched for its kick [s] */
+#define KICK_FAR      3e-3    /* quiet samples: farther than this from every crossing [s] */
 
 /* signal_metrics.c: qsort's order of doubles, ascending. */
 int compare_cmp_double(const void *a, const void *b);

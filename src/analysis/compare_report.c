@@ -79,6 +79,24 @@ static void fmt_num(char *buf, size_t n, const char *fmt, double v)
         snprintf(buf, n, "–");
 }
 
+/* Largest level [dB] in a spectrogram file ("t,f,dB" rows) at f <= fmax (fmax <= 0: all);
+ * -inf when the file cannot be read. */
+static double spectrogram_max(const char *path, double fmax)
+{
+    double best = -INFINITY;
+    FILE *fp = fopen(path, "r");
+    if (!fp) return best;
+    char line[256];
+    while (fgets(line, sizeof line, fp)) {
+        double t, f, db;
+        if (sscanf(line, "%lf,%lf,%lf", &t, &f, &db) == 3 && (fmax <= 0.0 || f <= fmax) &&
+            isfinite(db) && db > best)
+            best = db;
+    }
+    fclose(fp);
+    return best;
+}
+
 static int draw_figures(const tvds_model *m, const char *outdir, const tvds_compare_result *res,
                         double fmax_spec, int *drawn, tvds_ctx *ctx)
 {
@@ -150,6 +168,10 @@ static int draw_figures(const tvds_model *m, const char *outdir, const tvds_comp
         memset(s, 0, sizeof s);
         tvds_plot_refline fl = {0, res->f_cea, "CEA", "#ffffff", 1};
         double fmax_plot = fmax_spec;
+        /* One colour scale for every method: 60 dB below the loudest bin of them all. */
+        double top = -INFINITY;
+        for (int i = 0; i < res->n; i++)
+            top = fmax(top, spectrogram_max(sfile[i], fmax_plot));
         int np = 0;
         for (int i = 0; i < res->n; i++) {
             FILE *fp = fopen(sfile[i], "r");
@@ -169,6 +191,10 @@ static int draw_figures(const tvds_model *m, const char *outdir, const tvds_comp
             p[np].key = "off";
             p[np].ymin = 0.0;
             p[np].ymax = fmax_plot;
+            if (isfinite(top)) {
+                p[np].cbmin = top - SPEC_RANGE_DB;
+                p[np].cbmax = top;
+            }
             p[np].nseries = 1;
             p[np].series = &s[np];
             if (res->f_cea > 0.0) {
@@ -191,6 +217,8 @@ static int draw_figures(const tvds_model *m, const char *outdir, const tvds_comp
         tvds_plot_series sl[TVDS_METHOD_COUNT], sv[TVDS_METHOD_COUNT];
         memset(sl, 0, sizeof sl);
         memset(sv, 0, sizeof sv);
+        char vusing[32]; /* the sliding speed in mm/s, as in the tables */
+        snprintf(vusing, sizeof vusing, "1:($%d*1e3)", vcol);
         for (int i = 0; i < res->n; i++) {
             tvds_plot_series b = {0};
             b.file = cfile[i];
@@ -203,6 +231,7 @@ static int draw_figures(const tvds_model *m, const char *outdir, const tvds_comp
             sl[i].ycol = lcol;
             sv[i] = b;
             sv[i].ycol = vcol;
+            sv[i].using = vusing;
         }
         tvds_plot_panel p[2];
         p[0] = tvds_plot_panel_default();
@@ -216,7 +245,7 @@ static int draw_figures(const tvds_model *m, const char *outdir, const tvds_comp
         p[0].xmax = res->t1;
         p[1] = p[0];
         p[1].title = "sliding speed of the slave on the master";
-        p[1].ylabel = "v_slide [m/s]";
+        p[1].ylabel = "v_slide [mm/s]";
         p[1].series = sv;
         snprintf(out, sizeof out, "%s/contact.png", outdir);
         tvds_plot_figure fig = {out, 1000, 700, NULL, 2, 1, 2, p};
