@@ -171,6 +171,7 @@ typedef struct tvds_compare_entry {
     double rms_rel;      /* rms_diff / RMS(a_FiLm) */
     double peak_ratio;   /* burst peak ratio against FiLm */
     double f_dom;        /* dominant frequency of the acceleration over the window [Hz] */
+    double f_near_cea;   /* its strongest line within +-10 % of f_cea [Hz] (NaN without f_cea) */
     double ln_first, ln_last;     /* mean normal force over the first and last 10 % of the window
                                      [N] */
     double ln_min, ln_max;        /* over the window [N] */

@@ -812,7 +812,8 @@ int tvds_compare_analyse(const tvds_model *m, const char *outdir, const tvds_com
     for (int i = 0; i < res->n; i++) {
         tvds_compare_entry *e = &res->e[i];
         e->cpu_ratio = e->rms = e->peak = e->growth = e->rms_diff = e->rms_rel = NAN;
-        e->peak_ratio = e->f_dom = e->ln_first = e->ln_last = e->ln_min = e->ln_max = NAN;
+        e->peak_ratio = e->f_dom = e->f_near_cea = e->ln_first = e->ln_last = e->ln_min =
+            e->ln_max = NAN;
         e->defl_first = e->defl_last = e->vs_mean = NAN;
         e->kick_ratio = e->hf_level = e->ln_mean = NAN;
         for (int k = 0; k < TVDS_COMPARE_MAX_NODES; k++)
@@ -860,6 +861,11 @@ int tvds_compare_analyse(const tvds_model *m, const char *outdir, const tvds_com
             if (tvds_dominant_frequency(a->x + i0, nw, dt, 0.0, fmax_band, &f, NULL, &c2) ==
                 TVDS_OK)
                 e->f_dom = f;
+            /* The line the CEA speaks of: the strongest near its frequency. */
+            if (o->f_cea > 0.0 && 1.1 * o->f_cea < 0.5 / dt &&
+                tvds_dominant_frequency(a->x + i0, nw, dt, 0.9 * o->f_cea, 1.1 * o->f_cea, &f, NULL,
+                                        &c2) == TVDS_OK)
+                e->f_near_cea = f;
         }
         if (res->ref >= 0 && nw > 0 && acc[res->ref].n > 0) {
             const cmp_signal *r = &acc[res->ref];

@@ -538,11 +538,15 @@ static void report_signals(FILE *fp, const tvds_model *m, const tvds_compare_opt
             "peak / FiLm's peak.\n",
             BURST_GROWTH);
     if (res->f_cea > 0.0) {
-        fprintf(fp, "\nDominant frequency against the CEA's %.1f Hz:", res->f_cea);
+        fprintf(fp,
+                "\nStrongest line within ±10 %% of the CEA's %.1f Hz (the dominant frequency "
+                "above is the signal's strongest line overall, not the CEA's):",
+                res->f_cea);
         for (int i = 0; i < res->n; i++)
-            if (isfinite(res->e[i].f_dom))
-                fprintf(fp, " %s %+.2f %%%s", tvds_method_name(res->e[i].method),
-                        100.0 * (res->e[i].f_dom - res->f_cea) / res->f_cea,
+            if (isfinite(res->e[i].f_near_cea))
+                fprintf(fp, " %s %.1f Hz (%+.2f %%)%s", tvds_method_name(res->e[i].method),
+                        res->e[i].f_near_cea,
+                        100.0 * (res->e[i].f_near_cea - res->f_cea) / res->f_cea,
                         i + 1 < res->n ? "," : ".");
         fprintf(fp, "\n");
     }
