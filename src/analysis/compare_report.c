@@ -792,10 +792,14 @@ static void report_findings(FILE *fp, const tvds_compare_result *res)
             finding(fp, "Subs-c overestimates the burst amplitude", nb ? nb : over, num);
             double chc = (ec->ln_last - ec->ln_first) / fabs(ec->ln_first);
             double chb = eb ? (eb->ln_last - eb->ln_first) / fabs(eb->ln_first) : NAN;
+            char q[4][32];
+            fmt_num(q[0], sizeof q[0], "%+.3g %%", 100.0 * chc);
+            fmt_num(q[1], sizeof q[1], "%+.3g %%", 100.0 * chb);
+            fmt_num(q[2], sizeof q[2], "%.4g", 1e3 * ec->defl_first);
+            fmt_num(q[3], sizeof q[3], "%.4g mm", 1e3 * ec->defl_last);
             snprintf(num, sizeof num,
-                     "λ_N change over the window: Subs-c %+.3g %%, Subs-b %+.3g %%; deflection "
-                     "%.4g → %.4g mm",
-                     100.0 * chc, 100.0 * chb, 1e3 * ec->defl_first, 1e3 * ec->defl_last);
+                     "λ_N change over the window: Subs-c %s, Subs-b %s; deflection %s → %s", q[0],
+                     q[1], q[2], q[3]);
             /* Subs-b's normal force must decrease and Subs-c's by less than a tenth of it. */
             int v = !isfinite(chc) || !isfinite(chb)       ? F_NOT_RUN
                     : chb < 0.0 && chc > LN_FRACTION * chb ? F_AGREES
@@ -809,9 +813,12 @@ static void report_findings(FILE *fp, const tvds_compare_result *res)
         double cb = eb ? eb->cpu_ratio : NAN;
         int len = snprintf(num, sizeof num, "tvds, of FiLm's CPU time:");
         for (int i = 0; i < res->n && len > 0 && (size_t)len < sizeof num; i++)
-            if (i != res->ref)
-                len += snprintf(num + len, sizeof num - (size_t)len, " %s %.1f %%",
-                                tvds_method_name(res->e[i].method), 100.0 * res->e[i].cpu_ratio);
+            if (i != res->ref) {
+                char q[32];
+                fmt_num(q, sizeof q, "%.1f %%", 100.0 * res->e[i].cpu_ratio);
+                len += snprintf(num + len, sizeof num - (size_t)len, " %s %s",
+                                tvds_method_name(res->e[i].method), q);
+            }
         int vcpu = isfinite(cb) ? cb < 1.0 : F_NOT_RUN;
         if (eb && res->cpu_rounds > 0 && isfinite(eb->cpu_ratio_med)) {
             /* Against the paper's number: within CPU_TOL of it, widened by half the spread of

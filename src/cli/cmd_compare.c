@@ -268,10 +268,11 @@ void tvds_cli_compare_print(const tvds_compare_result *res, const char *outdir)
            "ratio", "peak", "RMS diff", "peak/F", "f_dom [Hz]");
     for (int i = 0; i < res->n; i++) {
         const tvds_compare_entry *e = &res->e[i];
-        printf("%-7s %-12s %10.3f %9.3f %7.1f%% %10.4g %10.4g %8.3f %10.1f\n",
+        char ratio[16] = "       -";
+        if (isfinite(e->cpu_ratio)) snprintf(ratio, sizeof ratio, "%7.1f%%", 100.0 * e->cpu_ratio);
+        printf("%-7s %-12s %10.3f %9.3f %8s %10.4g %10.4g %8.3f %10.1f\n",
                tvds_method_name(e->method), tvds_run_status_word(e->status), e->run.cpu_seconds,
-               e->run.us_per_step, 100.0 * e->cpu_ratio, e->peak, e->rms_diff, e->peak_ratio,
-               e->f_dom);
+               e->run.us_per_step, ratio, e->peak, e->rms_diff, e->peak_ratio, e->f_dom);
     }
     printf("report: %s/report.md\n", outdir);
 }
