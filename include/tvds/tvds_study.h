@@ -25,8 +25,9 @@ extern "C" {
 #define TVDS_STUDY_DS_MIN  5e-5
 #define TVDS_STUDY_T_ENTRY 0.30
 #define TVDS_STUDY_T_AFTER 0.08
-/* The paper's procedure for mu: the lowest mu of the grid whose predicted growth across some
- * window of the path exceeds TVDS_STUDY_G_MIN (an amplitude ratio of 5, 14 dB). */
+/* The paper's procedure for mu: the lowest mu of the grid whose predicted growth across the
+ * strongest window free of master nodes (the one part (b) crosses) reaches TVDS_STUDY_G_MIN,
+ * the burst of the findings (TVDS_BURST_GROWTH: an amplitude ratio of 5, 14 dB). */
 #define TVDS_STUDY_MU_LO   0.30
 #define TVDS_STUDY_MU_HI   0.70
 #define TVDS_STUDY_MU_STEP 0.05

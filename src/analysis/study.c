@@ -629,7 +629,8 @@ static int stage_survey(study_state *S, tvds_ctx *ctx)
     return TVDS_OK;
 }
 
-/* 3. The paper's procedure for mu: the grid's CEAs until one reaches TVDS_STUDY_G_MIN, or the
+/* 3. The paper's procedure for mu: the grid's CEAs until the strongest node-free window of one
+ * reaches TVDS_STUDY_G_MIN (a burst, TVDS_BURST_GROWTH), or the
  * CEA of the mu given. */
 static int stage_mu(study_state *S, tvds_ctx *ctx)
 {
@@ -656,14 +657,18 @@ static int stage_mu(study_state *S, tvds_ctx *ctx)
                     return rc;
                 cur = S->cmu;
             }
-            int w = study_strongest(cur), k_ = S->nmu;
+            /* The window part (b) would cross: the strongest node-free one (a node crossing
+             * seeds the band, so only there is the growth the instability's), else the
+             * strongest. The burst it must predict is the one the findings test. */
+            int w = study_target(cur, &S->nodes), k_ = S->nmu;
+            if (w < 0) w = study_strongest(cur);
             S->mu_tab[k_] = mu;
             S->nw_tab[k_] = cur->nwin;
             S->re_tab[k_] = study_max_re(cur);
             S->g_tab[k_] = w >= 0 ? cur->win[w].growth_pred : NAN;
             study_note(o,
-                       "study: [3/4] mu = %.2f: %d window(s), max Re %.4g 1/s, largest "
-                       "predicted growth %.3g\n",
+                       "study: [3/4] mu = %.2f: %d window(s), max Re %.4g 1/s, predicted "
+                       "growth of the strongest node-free window %.3g\n",
                        mu, cur->nwin, S->re_tab[k_], S->g_tab[k_]);
             S->nmu++;
             if (w >= 0 && cur->win[w].growth_pred >= TVDS_STUDY_G_MIN) {

@@ -279,9 +279,11 @@ void study_report(FILE *fp, const tvds_study_geom *g, const tvds_bob_params *mpp
         fprintf(fp, "μ = %g given on the command line (`--mu`).\n", mu_pick);
     else {
         fprintf(fp,
-                "CEA (preloaded, damped) at μ = %g, %g, … until some window's predicted "
-                "growth reaches %g (an amplitude ratio of %g, %.0f dB):\n\n| μ | windows | max "
-                "Re [1/s] | largest predicted growth |\n|---|---|---|---|\n",
+                "CEA (preloaded, damped) at μ = %g, %g, … until the predicted growth of the "
+                "strongest window free of master nodes (the one part (b) crosses) reaches %g "
+                "(an amplitude ratio of %g, %.0f dB: a burst, the same threshold as the "
+                "findings):\n\n| μ | windows | max Re [1/s] | predicted growth of the strongest "
+                "node-free window |\n|---|---|---|---|\n",
                 TVDS_STUDY_MU_LO, TVDS_STUDY_MU_LO + TVDS_STUDY_MU_STEP, TVDS_STUDY_G_MIN,
                 TVDS_STUDY_G_MIN, 20 * log10(TVDS_STUDY_G_MIN));
         for (int k = 0; k < nmu; k++)
