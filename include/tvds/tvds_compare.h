@@ -205,9 +205,10 @@ typedef struct tvds_compare_entry {
                           (state 2; NaN without its state channel): 1 = never stuck, never
                           separated */
     /* Interleaved timing (tvds_compare_opts.cpu_rounds): median CPU us per step over the
-       rounds, and the per-round ratio to FiLm's: median, min and max over the rounds (NaN
-       when not measured) */
+       rounds, and the per-round ratio to FiLm's: median, quartiles, min and max over the
+       rounds (NaN when not measured) */
     double cpu_us_med, cpu_ratio_med, cpu_ratio_min, cpu_ratio_max;
+    double cpu_ratio_q1, cpu_ratio_q3;
     double energy_error; /* the run's "energy balance error [-]" (summary.json; NaN without) */
 } tvds_compare_entry;
 

@@ -73,12 +73,15 @@ static int interleaved_cpu(const tvds_model *m, const int *meth, int n, const tv
             col[k] = us[k * n + j];
         e->cpu_us_med = median(col, nr);
         e->cpu_ratio_med = e->cpu_ratio_min = e->cpu_ratio_max = NAN;
+        e->cpu_ratio_q1 = e->cpu_ratio_q3 = NAN;
         if (ref < 0) continue;
         for (int k = 0; k < nr; k++)
             col[k] = us[k * n + j] / us[k * n + ref];
         e->cpu_ratio_med = median(col, nr); /* sorts col */
         e->cpu_ratio_min = col[0];
         e->cpu_ratio_max = col[nr - 1];
+        e->cpu_ratio_q1 = col[(nr - 1) / 4];
+        e->cpu_ratio_q3 = col[nr - 1 - (nr - 1) / 4];
     }
     res->cpu_rounds = nr;
     res->cpu_steps = ns;
