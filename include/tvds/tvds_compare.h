@@ -131,6 +131,9 @@ typedef struct tvds_compare_opts {
        times at which the contact crosses s_cea0, s_cea1 when given). */
     int nwindows; /* <= TVDS_COMPARE_MAX_WINDOWS */
     const tvds_growth_window *windows;
+    int judge_window; /* windows[] index on which the burst findings are judged; -1 (default):
+                         the window where FiLm's G is largest among those without a node
+                         crossing inside */
     double band_rel;  /* -3 dB half-width of the band / f_hz; 0 = 0.05 */
     double mask_half; /* half-width of the span masked around each master-node crossing [s];
                          0 = 4 band time constants (tvds_compare_mask_half),
@@ -235,6 +238,7 @@ typedef struct tvds_compare_result {
                                                     contact, else min(nslave,
                                                     TVDS_COMPARE_MAX_NODES) */
     long node[TVDS_COMPARE_MAX_NODES];           /* their ids */
+    int judge_window;                            /* tvds_compare_opts.judge_window */
     int cpu_rounds;                              /* interleaved timing: rounds (0: none) */
     long cpu_steps;                              /* steps per method and round */
     double cpu_t_span;                           /* simulated time the rounds cover [s] */

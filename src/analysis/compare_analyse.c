@@ -25,6 +25,7 @@ tvds_compare_opts tvds_compare_opts_default(void)
     o.s_cea1 = -1.0;
     o.plots = 1;
     o.align_out = 1;
+    o.judge_window = -1;
     return o;
 }
 
@@ -803,6 +804,7 @@ int tvds_compare_analyse(const tvds_model *m, const char *outdir, const tvds_com
     if (!m || !outdir || !res) return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "compare: NULL argument");
     int rc = compare_setup_names(m, o, res, ctx);
     if (rc) return rc;
+    res->judge_window = o->judge_window;
     res->ref = -1;
     for (int i = 0; i < res->n; i++)
         if (res->e[i].method == TVDS_METHOD_FILM) res->ref = i;

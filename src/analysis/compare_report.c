@@ -673,6 +673,9 @@ static void report_findings(FILE *fp, const tvds_compare_result *res)
     /* With unstable windows the burst findings are judged on the band-envelope growth of the
      * window where FiLm's grows most; without, on the raw signal (growth and peak ratio). */
     int jw = -1;
+    if (ref && res->judge_window >= 0 && res->judge_window < res->nwindows &&
+        isfinite(ref->growth_peak[res->judge_window]))
+        jw = res->judge_window; /* the caller's (the window a study crosses) */
     /* Windows with a node crossing inside carry its kick: judged only when no other is. */
     for (int pass = 0; pass < 2 && jw < 0; pass++)
         for (int w = 0; ref && w < res->nwindows; w++)
@@ -690,10 +693,12 @@ static void report_findings(FILE *fp, const tvds_compare_result *res)
             const tvds_growth_window *g = &res->windows[jw];
             fprintf(fp,
                     "Judged on the band envelope of window %d (%.0f Hz, t = %.4f … %.4f s, %d "
-                    "node crossing(s) inside), where FiLm's grows most among the windows without "
-                    "node crossings (if any): FiLm %s (growth %.3g, "
+                    "node crossing(s) inside), %s: FiLm %s (growth %.3g, "
                     "threshold %g; CEA prediction %s)%s\n\n",
                     jw + 1, g->f_hz, g->t0, g->t1, res->ncross_window[jw],
+                    jw == res->judge_window ? "the window the run was set up to cross"
+                                            : "where FiLm's grows most among the windows "
+                                              "without node crossings (if any)",
                     film_burst ? "shows a friction-induced burst" : "shows **no** burst",
                     ref->growth_peak[jw], BAND_BURST, gpred,
                     film_burst ? "."

@@ -329,12 +329,14 @@ static int master_abscissae(const tvds_study_geom *g, const tvds_model *m, doubl
 }
 
 /* The CEA windows crossed by a part's path, for the band-envelope growth of the comparison. */
-static void pass_windows(tvds_compare_opts *o, study_part *pt)
+static void pass_windows(tvds_compare_opts *o, study_part *pt, int wb)
 {
     int n = 0;
+    o->judge_window = -1;
     for (int w = 0; w < pt->cea->nwin && n < TVDS_COMPARE_MAX_WINDOWS; w++) {
         const tvds_cea_window *cw = &pt->cea->win[w];
         if (!isfinite(cw->t_start)) continue;
+        if (w == wb) o->judge_window = n; /* the findings on the window studied */
         tvds_growth_window *g = &pt->gw[n++];
         g->branch = cw->branch;
         g->f_hz = cw->f_peak;
@@ -433,7 +435,7 @@ static int run_part(const tvds_study_opts *so, const tvds_study_geom *g, const c
         o.s_cea0 = pt->cea->win[wb].s_in;
         o.s_cea1 = pt->cea->win[wb].s_out;
     }
-    pass_windows(&o, pt);
+    pass_windows(&o, pt, wb);
     o.stop = g->stop;
     rc = tvds_compare_run(m, dir, &o, &pt->res, ctx);
     if (g->positions_end) g->positions_end(g->user);
