@@ -115,6 +115,10 @@ START_TEST(test_panels_png)
     ck_assert(strstr(buf, "'u (it''s quoted)'") != NULL);
     ck_assert(strstr(buf, "set logscale y") != NULL);
     ck_assert(strstr(buf, "with image") != NULL);
+    /* Paths relative to the script's folder (the folder can move; gnuplot runs in it). */
+    ck_assert(strstr(buf, "set output 'fig.png'") != NULL);
+    ck_assert(strstr(buf, "'data.csv' skip 1") != NULL);
+    ck_assert(strstr(buf, dir) == NULL);
 }
 END_TEST
 

@@ -45,6 +45,18 @@ TVDS_API int tvds_bench_steps(const tvds_model *m, long nsteps, double *hist, in
 TVDS_API int tvds_bench_segments(const tvds_model *m, long nsteps, int nseg, double *us,
                                  tvds_bench_timing *t, tvds_ctx *ctx);
 
+/* CPU cost of several methods on the same model, measured so that it survives a shared
+ * machine: the run data of every method are created once (shallow copies of m with
+ * opt.method = methods[j]); then nseg rounds, in each of which every method takes nsteps steps in
+ * turn (the order rotated by one from round to round), timed by the thread's CPU clock. A load
+ * that comes and goes then falls on every method alike within a round, and the per-round ratios
+ * between methods keep their value. us[k * nm + j] receives the CPU us per step of method j in
+ * round k. All methods advance through the same simulated time (from t = 0 to nseg nsteps dt).
+ * 1 <= nm <= TVDS_METHOD_COUNT, 1 <= nseg <= 64, nsteps >= 1. Returns TVDS_OK, TVDS_ERR_INVALID,
+ * or the engine's error (the message names the method). */
+TVDS_API int tvds_bench_interleaved(const tvds_model *m, const int *methods, int nm, long nsteps,
+                                    int nseg, double *us, tvds_ctx *ctx);
+
 /* The floor of one contact step: a kernel with the O(n) passes a subs-b step of one contact
  * point cannot avoid, on nsub substructures of sizes n[0..nsub-1] (the modal path): per
  * substructure the fused predictor (backward velocity, external and damping forces, x*),

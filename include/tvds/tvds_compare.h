@@ -45,6 +45,10 @@ TVDS_API int tvds_dominant_frequency(const double *x, long n, double dt, double 
 
 /* Most windows one comparison measures. */
 #define TVDS_COMPARE_MAX_WINDOWS 32
+/* A burst, everywhere (the findings of tvds compare, the study's procedure for mu): an
+ * amplitude growth above 5 (14 dB) across a window, band-envelope G = E_max / E(t0), or the
+ * raw signal's envelope growth when no window is given (docs/burst-metrics.md). */
+#define TVDS_BURST_GROWTH 5.0
 /* Most slave nodes of the reported contact given one by one. */
 #define TVDS_COMPARE_MAX_NODES 32
 
@@ -127,6 +131,9 @@ typedef struct tvds_compare_opts {
        times at which the contact crosses s_cea0, s_cea1 when given). */
     int nwindows; /* <= TVDS_COMPARE_MAX_WINDOWS */
     const tvds_growth_window *windows;
+    int judge_window; /* windows[] index on which the burst findings are judged; -1 (default):
+                         the window where FiLm's G is largest among those without a node
+                         crossing inside */
     double band_rel;  /* -3 dB half-width of the band / f_hz; 0 = 0.05 */
     double mask_half; /* half-width of the span masked around each master-node crossing [s];
                          0 = 4 band time constants (tvds_compare_mask_half),
@@ -134,6 +141,14 @@ typedef struct tvds_compare_opts {
     int nwin;         /* spectrogram window [samples]; 0 = about 10 ms of samples (>= 64) */
     double fmax_plot; /* upper frequency of the spectrograms [Hz]; 0 = 2 f_cea or Nyquist */
     int plots;        /* 1 (default): draw the PNGs with gnuplot */
+    int cpu_rounds;   /* > 0: after the runs, the methods' CPU cost interleaved
+                         (tvds_bench_interleaved): cpu_rounds rounds of cpu_steps steps each per
+                         method, the ratios to FiLm per round; 0 (default): not measured */
+    long cpu_steps;   /* steps per method and round; 0 = 16384 */
+    int align_out;    /* 1 (default): each run writes its rows every round(out_dt / dt) steps
+                         (tvds_run_opts.align_out), so every metric sees uniform samples; 0: at
+                         the first step after each multiple of out_dt (irregular unless out_dt
+                         is a multiple of dt: the metrics then interpolate, entry.resampled) */
     /* Progress: passed to every tvds_run (progress, user, stop) and the stage callback. */
     tvds_progress_fn progress;
     tvds_compare_stage_fn stage;
@@ -159,6 +174,7 @@ typedef struct tvds_compare_entry {
     double rms_rel;      /* rms_diff / RMS(a_FiLm) */
     double peak_ratio;   /* burst peak ratio against FiLm */
     double f_dom;        /* dominant frequency of the acceleration over the window [Hz] */
+    double f_near_cea;   /* its strongest line within +-10 % of f_cea [Hz] (NaN without f_cea) */
     double ln_first, ln_last;     /* mean normal force over the first and last 10 % of the window
                                      [N] */
     double ln_min, ln_max;        /* over the window [N] */
@@ -183,6 +199,20 @@ typedef struct tvds_compare_entry {
     double node_contact[TVDS_COMPARE_MAX_NODES];
     double node_ln_mean[TVDS_COMPARE_MAX_NODES];
     double node_vs_mean[TVDS_COMPARE_MAX_NODES];
+    /* 1: the history rows are not uniform in time (steps between rows differ): every metric
+       interpolates them linearly onto a uniform grid, which attenuates a band at f by up to
+       1 - cos(pi f h), h the row interval (21 % at 10.57 kHz and 50 kHz sampling) */
+    int resampled;
+    double row_dt;     /* median interval between history rows [s] */
+    double slip_share; /* share of the metric window's samples the reported contact slips
+                          (state 2; NaN without its state channel): 1 = never stuck, never
+                          separated */
+    /* Interleaved timing (tvds_compare_opts.cpu_rounds): median CPU us per step over the
+       rounds, and the per-round ratio to FiLm's: median, quartiles, min and max over the
+       rounds (NaN when not measured) */
+    double cpu_us_med, cpu_ratio_med, cpu_ratio_min, cpu_ratio_max;
+    double cpu_ratio_q1, cpu_ratio_q3;
+    double energy_error; /* the run's "energy balance error [-]" (summary.json; NaN without) */
 } tvds_compare_entry;
 
 typedef struct tvds_compare_result {
@@ -208,6 +238,10 @@ typedef struct tvds_compare_result {
                                                     contact, else min(nslave,
                                                     TVDS_COMPARE_MAX_NODES) */
     long node[TVDS_COMPARE_MAX_NODES];           /* their ids */
+    int judge_window;                            /* tvds_compare_opts.judge_window */
+    int cpu_rounds;                              /* interleaved timing: rounds (0: none) */
+    long cpu_steps;                              /* steps per method and round */
+    double cpu_t_span;                           /* simulated time the rounds cover [s] */
 } tvds_compare_result;
 
 /* Run each method of o on m (same model, same step) one after the other in this process, the

@@ -33,6 +33,8 @@ typedef struct tvds_run_result {
     double wall_seconds;
     double setup_cpu_seconds; /* tvds_data_create (eigenbases, flexibilities) [s] */
     long rows;                /* rows written to history.csv */
+    double out_dt;            /* row interval aimed at [s]: m->opt.out_dt, or with align_out
+                                 the multiple of dt it was rounded to (0: every step) */
 } tvds_run_result;
 
 typedef struct tvds_run_opts {
@@ -43,9 +45,14 @@ typedef struct tvds_run_opts {
     double progress_interval;    /* wall seconds between progress calls; default 0.25 */
     double summary_interval;     /* wall seconds between summary.json / CSV refreshes; default 2 */
     tvds_run_result *result;     /* filled on return when not NULL */
+    int align_out;               /* nonzero: rows every k = max(1, round(out_dt / dt)) steps
+                                    (out_dt rounded to a multiple of the step used), so that the
+                                    samples are uniform; 0 (default): the first step on or after
+                                    every multiple of out_dt (uniform only when out_dt is a
+                                    multiple of dt) */
 } tvds_run_opts;
 
-/* Defaults: no callback, no stop flag, intervals 0.25 s and 2 s, no result. */
+/* Defaults: no callback, no stop flag, intervals 0.25 s and 2 s, no result, no alignment. */
 TVDS_API tvds_run_opts tvds_run_opts_default(void);
 
 /* Run m from its initial conditions to m->opt.t_end. outdir (NULL: "out/<m->name>") is created

@@ -240,6 +240,39 @@ int tvds_bench_segments(const tvds_model *m, long nsteps, int nseg, double *us,
     return rc;
 }
 
+int tvds_bench_interleaved(const tvds_model *m, const int *methods, int nm, long nsteps, int nseg,
+                           double *us, tvds_ctx *ctx)
+{
+    if (!m || !methods || !us || nm < 1 || nm > TVDS_METHOD_COUNT || nsteps < 1 || nseg < 1 ||
+        nseg > 64)
+        return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "tvds_bench_interleaved: bad argument");
+    tvds_model mm[TVDS_METHOD_COUNT];
+    tvds_data *d[TVDS_METHOD_COUNT] = {NULL};
+    int rc = TVDS_OK;
+    for (int j = 0; j < nm && !rc; j++) {
+        mm[j] = *m;
+        mm[j].opt.method = methods[j];
+        rc = tvds_data_create(&mm[j], &d[j], ctx);
+        if (!rc) record_as_run(&mm[j], d[j]);
+    }
+    tvds_ctx sc; /* a step's error, passed on with the method's name */
+    tvds_ctx_init(&sc);
+    for (int k = 0; k < nseg && !rc; k++)
+        for (int jj = 0; jj < nm && !rc; jj++) {
+            int j = (jj + k) % nm;
+            double c0 = tvds_bench_thread_cpu();
+            for (long i = 0; i < nsteps && !rc; i++)
+                if ((rc = tvds_step(&mm[j], d[j], &sc)) > 0) rc = TVDS_OK; /* a warning */
+            us[k * nm + j] = 1e6 * (tvds_bench_thread_cpu() - c0) / (double)nsteps;
+            if (rc)
+                tvds_error_at(ctx, rc, sc.src_file, sc.src_line, "%s: %s",
+                              tvds_method_name(methods[j]), sc.msg);
+        }
+    for (int j = 0; j < nm; j++)
+        tvds_data_free(&d[j]);
+    return rc;
+}
+
 /* ---- Synthetic sliding model ---------------------------------------------------------------- */
 
 enum {

@@ -1,11 +1,14 @@
 /* compare.c — contact methods side by side: the sequential runs into one output directory,
  * then the analysis (compare_analyse.c) and the report (compare_report.c)
  * (include/tvds/tvds_compare.h, docs/squeal.md). */
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "analysis/compare_impl.h"
+#include "tvds/tvds_bench.h"
 #include "tvds/tvds_output.h"
 
 /* ---- Driver --------------------------------------------------------------------------------- */
@@ -38,6 +41,53 @@ static int clear_previous(tvds_outdir *od, const char *outdir, tvds_ctx *ctx)
 
 static int compare_run(const tvds_model *m, const char *outdir, const tvds_compare_opts *o,
                        tvds_compare_result *res, tvds_ctx *ctx);
+
+static int cmp_dbl(const void *a, const void *b)
+{
+    double u = *(const double *)a, v = *(const double *)b;
+    return (u > v) - (u < v);
+}
+
+static double median(double *x, int n)
+{
+    qsort(x, (size_t)n, sizeof *x, cmp_dbl);
+    return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
+}
+
+/* The methods' CPU cost interleaved in rounds (tvds_bench_interleaved) on the runs' model:
+ * per method its median us per step, and its per-round ratio to FiLm (median, min, max). */
+static int interleaved_cpu(const tvds_model *m, const int *meth, int n, const tvds_compare_opts *o,
+                           tvds_compare_result *res, tvds_ctx *ctx)
+{
+    int nr = o->cpu_rounds > 64 ? 64 : o->cpu_rounds;
+    long ns = o->cpu_steps > 0 ? o->cpu_steps : 16384;
+    double us[64 * TVDS_METHOD_COUNT], col[64];
+    int rc = tvds_bench_interleaved(m, meth, n, ns, nr, us, ctx);
+    if (rc) return rc;
+    int ref = -1;
+    for (int j = 0; j < n; j++)
+        if (meth[j] == TVDS_METHOD_FILM) ref = j;
+    for (int j = 0; j < n; j++) {
+        tvds_compare_entry *e = &res->e[j];
+        for (int k = 0; k < nr; k++)
+            col[k] = us[k * n + j];
+        e->cpu_us_med = median(col, nr);
+        e->cpu_ratio_med = e->cpu_ratio_min = e->cpu_ratio_max = NAN;
+        e->cpu_ratio_q1 = e->cpu_ratio_q3 = NAN;
+        if (ref < 0) continue;
+        for (int k = 0; k < nr; k++)
+            col[k] = us[k * n + j] / us[k * n + ref];
+        e->cpu_ratio_med = median(col, nr); /* sorts col */
+        e->cpu_ratio_min = col[0];
+        e->cpu_ratio_max = col[nr - 1];
+        e->cpu_ratio_q1 = col[(nr - 1) / 4];
+        e->cpu_ratio_q3 = col[nr - 1 - (nr - 1) / 4];
+    }
+    res->cpu_rounds = nr;
+    res->cpu_steps = ns;
+    res->cpu_t_span = (double)nr * (double)ns * res->e[0].run.dt;
+    return TVDS_OK;
+}
 
 int tvds_compare_clear(const char *outdir, tvds_ctx *ctx)
 {
@@ -101,6 +151,7 @@ static int compare_run(const tvds_model *m, const char *outdir, const tvds_compa
         ro.user = o->user;
         ro.stop = o->stop;
         ro.result = &res->e[i].run;
+        ro.align_out = o->align_out;
         tvds_ctx rctx;
         tvds_ctx_init(&rctx);
         res->e[i].method = meth[i];
@@ -116,6 +167,9 @@ static int compare_run(const tvds_model *m, const char *outdir, const tvds_compa
             return tvds_error_at(ctx, rctx.status, rctx.src_file, rctx.src_line, "%s: %s",
                                  tvds_method_name(meth[i]), rctx.msg);
     }
+    if (o->cpu_rounds > 0 && !(o->stop && *o->stop) &&
+        (rc = interleaved_cpu(m, meth, n, o, res, ctx)))
+        return rc;
     if ((rc = tvds_compare_analyse(m, outdir, o, res, ctx))) return rc;
     return tvds_compare_report(m, outdir, o, res, ctx);
 }

@@ -24,6 +24,8 @@ tvds_compare_opts tvds_compare_opts_default(void)
     o.s_cea0 = 0.0;
     o.s_cea1 = -1.0;
     o.plots = 1;
+    o.align_out = 1;
+    o.judge_window = -1;
     return o;
 }
 
@@ -761,6 +763,39 @@ static int window_growths(const tvds_model *m, const char *outdir, const tvds_co
     return rc;
 }
 
+/* The number after key in outdir/mname/summary.json (NaN when absent). */
+static double summary_number(const char *outdir, const char *mname, const char *key)
+{
+    char path[1100], text[16384];
+    snprintf(path, sizeof path, "%s/%s/summary.json", outdir, mname);
+    FILE *fp = fopen(path, "r");
+    if (!fp) return NAN;
+    size_t n = fread(text, 1, sizeof text - 1, fp);
+    fclose(fp);
+    text[n] = '\0';
+    const char *p = strstr(text, key);
+    if (!p) return NAN;
+    char *end;
+    double v = strtod(p + strlen(key), &end);
+    return end == p + strlen(key) ? NAN : v;
+}
+
+/* Whether the rows of a are uniform in time (tvds_uniform_sampling's test: every interval
+ * within 1e-6 of the median), and that median: e->resampled, e->row_dt. */
+static int row_sampling(const cmp_signal *a, tvds_compare_entry *e, tvds_ctx *ctx)
+{
+    if (a->n < 2) return TVDS_OK;
+    long n = a->n;
+    double *x = tvds_malloc((size_t)n * sizeof *x);
+    if (!x) return TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "compare: out of memory");
+    memcpy(x, a->x, (size_t)n * sizeof *x);
+    double h;
+    int rc = tvds_uniform_sampling(a->t, &x, &n, &h, &e->resampled, ctx);
+    tvds_free(x);
+    if (!rc) e->row_dt = h;
+    return rc;
+}
+
 int tvds_compare_analyse(const tvds_model *m, const char *outdir, const tvds_compare_opts *o,
                          tvds_compare_result *res, tvds_ctx *ctx)
 {
@@ -769,6 +804,7 @@ int tvds_compare_analyse(const tvds_model *m, const char *outdir, const tvds_com
     if (!m || !outdir || !res) return TVDS_ERROR(ctx, TVDS_ERR_INVALID, "compare: NULL argument");
     int rc = compare_setup_names(m, o, res, ctx);
     if (rc) return rc;
+    res->judge_window = o->judge_window;
     res->ref = -1;
     for (int i = 0; i < res->n; i++)
         if (res->e[i].method == TVDS_METHOD_FILM) res->ref = i;
@@ -778,13 +814,18 @@ int tvds_compare_analyse(const tvds_model *m, const char *outdir, const tvds_com
     for (int i = 0; i < res->n; i++) {
         tvds_compare_entry *e = &res->e[i];
         e->cpu_ratio = e->rms = e->peak = e->growth = e->rms_diff = e->rms_rel = NAN;
-        e->peak_ratio = e->f_dom = e->ln_first = e->ln_last = e->ln_min = e->ln_max = NAN;
+        e->peak_ratio = e->f_dom = e->f_near_cea = e->ln_first = e->ln_last = e->ln_min =
+            e->ln_max = NAN;
         e->defl_first = e->defl_last = e->vs_mean = NAN;
         e->kick_ratio = e->hf_level = e->ln_mean = NAN;
         for (int k = 0; k < TVDS_COMPARE_MAX_NODES; k++)
             e->node_contact[k] = e->node_ln_mean[k] = e->node_vs_mean[k] = NAN;
         for (int w = 0; w < TVDS_COMPARE_MAX_WINDOWS; w++)
             e->growth_exit[w] = e->growth_peak[w] = e->growth_scatter[w] = NAN;
+        e->resampled = 0;
+        e->row_dt = e->slip_share = NAN;
+        e->energy_error =
+            summary_number(outdir, tvds_method_name(e->method), "\"energy balance error [-]\":");
         tvds_ctx c2;
         tvds_ctx_init(&c2);
         /* A failed run may have left no file: its metrics stay NaN. */
@@ -794,6 +835,8 @@ int tvds_compare_analyse(const tvds_model *m, const char *outdir, const tvds_com
                 rc = tvds_error_at(ctx, c2.status, c2.src_file, c2.src_line, "%s", c2.msg);
                 goto done;
             }
+        } else if ((rc = row_sampling(&acc[i], e, ctx))) {
+            goto done;
         }
     }
     if (res->contact[0] && (rc = window_growths(m, outdir, o, acc, res, ctx))) goto done;
@@ -820,6 +863,11 @@ int tvds_compare_analyse(const tvds_model *m, const char *outdir, const tvds_com
             if (tvds_dominant_frequency(a->x + i0, nw, dt, 0.0, fmax_band, &f, NULL, &c2) ==
                 TVDS_OK)
                 e->f_dom = f;
+            /* The line the CEA speaks of: the strongest near its frequency. */
+            if (o->f_cea > 0.0 && 1.1 * o->f_cea < 0.5 / dt &&
+                tvds_dominant_frequency(a->x + i0, nw, dt, 0.9 * o->f_cea, 1.1 * o->f_cea, &f, NULL,
+                                        &c2) == TVDS_OK)
+                e->f_near_cea = f;
         }
         if (res->ref >= 0 && nw > 0 && acc[res->ref].n > 0) {
             const cmp_signal *r = &acc[res->ref];
@@ -876,6 +924,17 @@ int tvds_compare_analyse(const tvds_model *m, const char *outdir, const tvds_com
                 e->vs_mean = mean_range(vs.x, a0, a1);
             }
             signal_free(&vs);
+            cmp_signal st = {0};
+            tvds_ctx_init(&c2);
+            snprintf(ch, sizeof ch, "%s.state", res->contact);
+            if (read_sig(outdir, mname, "contacts.csv", ch, &st, &c2) == TVDS_OK) {
+                long a0, a1, slip = 0;
+                window_range(&st, res->t0, res->t1, &a0, &a1);
+                for (long k = a0; k < a1; k++)
+                    slip += st.x[k] == 2.0;
+                if (a1 > a0) e->slip_share = (double)slip / (double)(a1 - a0);
+            }
+            signal_free(&st);
             node_stats(m, outdir, mname, o->contact, res, e);
         }
         if (res->deflect[0]) {
@@ -900,9 +959,20 @@ int tvds_compare_analyse(const tvds_model *m, const char *outdir, const tvds_com
             double dts = a->n > 1 ? (a->t[a->n - 1] - a->t[0]) / (double)(a->n - 1) : 1.0;
             int nwin = o->nwin;
             if (nwin <= 0) {
+                /* Frames of half the shortest window crossed (a growth inside it shows over
+                 * two frames at least), else about 10 ms; at least 64 samples. */
+                double span = INFINITY;
+                for (int w = 0; w < res->nwindows; w++) {
+                    double T = res->windows[w].t1 - res->windows[w].t0;
+                    if (T > 0.0 && 0.5 * T < span) span = 0.5 * T;
+                }
                 nwin = 64;
-                while (nwin * dts < 0.01)
-                    nwin *= 2;
+                if (isfinite(span))
+                    while (2 * nwin * dts <= span)
+                        nwin *= 2;
+                else
+                    while (nwin * dts < 0.01)
+                        nwin *= 2;
             }
             double fmax = o->fmax_plot > 0.0 ? o->fmax_plot : o->f_cea > 0.0 ? 2.0 * o->f_cea : 0.0;
             tvds_ctx c2;

@@ -329,12 +329,14 @@ static int master_abscissae(const tvds_study_geom *g, const tvds_model *m, doubl
 }
 
 /* The CEA windows crossed by a part's path, for the band-envelope growth of the comparison. */
-static void pass_windows(tvds_compare_opts *o, study_part *pt)
+static void pass_windows(tvds_compare_opts *o, study_part *pt, int wb)
 {
     int n = 0;
+    o->judge_window = -1;
     for (int w = 0; w < pt->cea->nwin && n < TVDS_COMPARE_MAX_WINDOWS; w++) {
         const tvds_cea_window *cw = &pt->cea->win[w];
         if (!isfinite(cw->t_start)) continue;
+        if (w == wb) o->judge_window = n; /* the findings on the window studied */
         tvds_growth_window *g = &pt->gw[n++];
         g->branch = cw->branch;
         g->f_hz = cw->f_peak;
@@ -433,7 +435,9 @@ static int run_part(const tvds_study_opts *so, const tvds_study_geom *g, const c
         o.s_cea0 = pt->cea->win[wb].s_in;
         o.s_cea1 = pt->cea->win[wb].s_out;
     }
-    pass_windows(&o, pt);
+    pass_windows(&o, pt, wb);
+    /* The solids' step costs tens of times the beams': shorter interleaved rounds. */
+    if (g->dim3 && o.cpu_steps == 0) o.cpu_steps = 1024;
     o.stop = g->stop;
     rc = tvds_compare_run(m, dir, &o, &pt->res, ctx);
     if (g->positions_end) g->positions_end(g->user);
@@ -521,6 +525,8 @@ tvds_study_opts tvds_study_opts_default(void)
     o.b.methods[1] = TVDS_METHOD_SUBS_B;
     o.b.methods[2] = TVDS_METHOD_SUBS_C;
     o.b.methods[3] = TVDS_METHOD_FILM;
+    /* The CPU verdict from interleaved rounds (docs/squeal.md, "CPU time"). */
+    o.a.cpu_rounds = o.b.cpu_rounds = 16;
     return o;
 }
 
@@ -627,7 +633,8 @@ static int stage_survey(study_state *S, tvds_ctx *ctx)
     return TVDS_OK;
 }
 
-/* 3. The paper's procedure for mu: the grid's CEAs until one reaches TVDS_STUDY_G_MIN, or the
+/* 3. The paper's procedure for mu: the grid's CEAs until the strongest node-free window of one
+ * reaches TVDS_STUDY_G_MIN (a burst, TVDS_BURST_GROWTH), or the
  * CEA of the mu given. */
 static int stage_mu(study_state *S, tvds_ctx *ctx)
 {
@@ -654,14 +661,18 @@ static int stage_mu(study_state *S, tvds_ctx *ctx)
                     return rc;
                 cur = S->cmu;
             }
-            int w = study_strongest(cur), k_ = S->nmu;
+            /* The window part (b) would cross: the strongest node-free one (a node crossing
+             * seeds the band, so only there is the growth the instability's), else the
+             * strongest. The burst it must predict is the one the findings test. */
+            int w = study_target(cur, &S->nodes), k_ = S->nmu;
+            if (w < 0) w = study_strongest(cur);
             S->mu_tab[k_] = mu;
             S->nw_tab[k_] = cur->nwin;
             S->re_tab[k_] = study_max_re(cur);
             S->g_tab[k_] = w >= 0 ? cur->win[w].growth_pred : NAN;
             study_note(o,
-                       "study: [3/4] mu = %.2f: %d window(s), max Re %.4g 1/s, largest "
-                       "predicted growth %.3g\n",
+                       "study: [3/4] mu = %.2f: %d window(s), max Re %.4g 1/s, predicted "
+                       "growth of the strongest node-free window %.3g\n",
                        mu, cur->nwin, S->re_tab[k_], S->g_tab[k_]);
             S->nmu++;
             if (w >= 0 && cur->win[w].growth_pred >= TVDS_STUDY_G_MIN) {

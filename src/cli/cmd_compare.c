@@ -48,6 +48,11 @@ static void compare_help(FILE *out)
             "  --accel NAME    acceleration probe compared (default: the first one)\n"
             "  --contact N     contact index reported (default 0)\n"
             "  --no-plots      do not draw the PNG figures\n"
+            "  --cpu-rounds N  time the methods interleaved, N rounds of --cpu-steps steps\n"
+            "                  each (default 0: only the runs' own CPU times)\n"
+            "  --cpu-steps K   steps per method and round (default 16384)\n"
+            "  --no-align      rows at the first step after each multiple of out_dt, as 'tvds\n"
+            "                  run' (default: every round(out_dt / dt) steps, uniform samples)\n"
             "  --analyse-only  do not run: analyse the outputs already in DIR/<method>/ (CPU\n"
             "                  times from their summary.json) and rewrite the report\n"
             "  --set S.K=V     override a case key (as 'tvds run'; repeatable)\n"
@@ -263,10 +268,11 @@ void tvds_cli_compare_print(const tvds_compare_result *res, const char *outdir)
            "ratio", "peak", "RMS diff", "peak/F", "f_dom [Hz]");
     for (int i = 0; i < res->n; i++) {
         const tvds_compare_entry *e = &res->e[i];
-        printf("%-7s %-12s %10.3f %9.3f %7.1f%% %10.4g %10.4g %8.3f %10.1f\n",
+        char ratio[16] = "       -";
+        if (isfinite(e->cpu_ratio)) snprintf(ratio, sizeof ratio, "%7.1f%%", 100.0 * e->cpu_ratio);
+        printf("%-7s %-12s %10.3f %9.3f %8s %10.4g %10.4g %8.3f %10.1f\n",
                tvds_method_name(e->method), tvds_run_status_word(e->status), e->run.cpu_seconds,
-               e->run.us_per_step, 100.0 * e->cpu_ratio, e->peak, e->rms_diff, e->peak_ratio,
-               e->f_dom);
+               e->run.us_per_step, ratio, e->peak, e->rms_diff, e->peak_ratio, e->f_dom);
     }
     printf("report: %s/report.md\n", outdir);
 }
@@ -356,6 +362,7 @@ int tvds_cmd_compare(int argc, char **argv)
     int nwin = 0, win_line[TVDS_COMPARE_MAX_WINDOWS], cea_times = 0;
     const tvds_cli_opt opts[] = {{"--quiet", "-q", NULL, &quiet, 1},
                                  {"--no-plots", NULL, NULL, &o.plots, 0},
+                                 {"--no-align", NULL, NULL, &o.align_out, 0},
                                  {"--analyse-only", NULL, NULL, &analyse_only, 1},
                                  {"--out", "-o", &outdir, NULL, 0},
                                  {"--cea", NULL, &cea_dir, NULL, 0},
@@ -400,6 +407,22 @@ int tvds_cmd_compare(int argc, char **argv)
                 goto usage_fail;
             }
             o.band_rel = v;
+        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--cpu-rounds", NULL, &val)) != 0) {
+            char *end = NULL;
+            long lv = r > 0 ? strtol(val, &end, 10) : 0;
+            if (r < 0 || !end || *end || lv < 1 || lv > 64) {
+                if (r > 0) tvds_cli_usage_error("compare: --cpu-rounds '%s' is not in 1..64", val);
+                goto usage_fail;
+            }
+            o.cpu_rounds = (int)lv;
+        } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--cpu-steps", NULL, &val)) != 0) {
+            char *end = NULL;
+            long lv = r > 0 ? strtol(val, &end, 10) : 0;
+            if (r < 0 || !end || *end || lv < 1) {
+                if (r > 0) tvds_cli_usage_error("compare: --cpu-steps '%s' is not >= 1", val);
+                goto usage_fail;
+            }
+            o.cpu_steps = lv;
         } else if ((r = tvds_cli_opt_value(argc, argv, &i, "--mask", NULL, &val)) != 0) {
             if (r < 0 || tvds_cli_parse_double(val, &v) || !(v >= 0.0)) {
                 if (r > 0) tvds_cli_usage_error("compare: --mask '%s' is not >= 0 ms", val);
@@ -502,6 +525,14 @@ int tvds_cmd_compare(int argc, char **argv)
         code = tvds_cli_report(rc, &ctx);
     else if (!quiet)
         tvds_cli_compare_print(&res, outdir);
+    for (int i = 0; rc >= 0 && i < res.n; i++)
+        if (res.e[i].resampled) {
+            fprintf(stderr,
+                    "compare: warning: %s's rows are not uniform in time (out_dt %g s is not a "
+                    "multiple of dt %g s): its metrics interpolate (see report.md)\n",
+                    tvds_method_name(res.e[i].method), m->opt.out_dt, res.e[i].run.dt);
+            break;
+        }
     tvds_model_free(&m);
     return code;
 

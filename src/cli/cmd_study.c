@@ -110,7 +110,8 @@ static void summary(const tvds_study_result *r, const char *outdir)
     if (r->mu_given)
         printf("study: mu of part (b): %g (--mu)\n", r->mu_pick);
     else if (r->found)
-        printf("study: procedure for mu: mu = %g (lowest with predicted growth >= %g)\n",
+        printf("study: procedure for mu: mu = %g (lowest whose strongest node-free window "
+               "predicts a growth >= %g)\n",
                r->mu_pick, TVDS_STUDY_G_MIN);
     else
         printf("study: procedure for mu: no mu up to %g gives a predicted growth of %g\n",

@@ -76,6 +76,7 @@ typedef struct run_state {
     double wall0, cpu0, cpu_out; /* start times; CPU spent in outputs */
     double cpu_setup;            /* CPU time of tvds_data_create */
     double last_row_t;           /* time of the last row written */
+    double out_dt;               /* row interval aimed at (tvds_run_result.out_dt) */
     const char **sub_names;      /* nsub, for summary.json's "paths" */
     const char **sub_paths;
     const char **open_names; /* ncontact: the contacts that never closed (final summary) */
@@ -146,6 +147,7 @@ static void fill_result(const run_state *rs, tvds_run_result *r, int status)
     r->wall_seconds = clock_s(CLOCK_MONOTONIC) - rs->wall0;
     r->setup_cpu_seconds = rs->cpu_setup;
     r->rows = tvds_csv_rows(rs->csv[TVDS_GROUP_HISTORY]);
+    r->out_dt = rs->out_dt;
 }
 
 static int write_summary(run_state *rs, const char *status, int code, const char *message,
@@ -268,8 +270,17 @@ int tvds_run(const tvds_model *m, const char *outdir, const tvds_run_opts *o, tv
     if ((rc = write_rows(&rs, ctx))) goto failed; /* the initial state */
     if ((rc = write_summary(&rs, "running", TVDS_OK, NULL, ctx))) goto failed;
 
-    const double t_end = m->opt.t_end, out_dt = m->opt.out_dt;
-    const double dt = tvds_data_dt(rs.d);
+    const double t_end = m->opt.t_end, dt = tvds_data_dt(rs.d);
+    /* Aligned rows: out_dt becomes the nearest multiple k dt (k >= 1), so that the rows land
+     * every k steps and every metric sees uniform samples. Unaligned (the default), the rows are
+     * the first steps on or after the multiples of out_dt: the same rows when out_dt is already
+     * a multiple of dt. */
+    double out_dt = m->opt.out_dt;
+    if (opts.align_out && out_dt > 0.0) {
+        double k = floor(out_dt / dt + 0.5);
+        out_dt = (k < 1.0 ? 1.0 : k) * dt;
+    }
+    rs.out_dt = out_dt;
     double next_sample = out_dt; /* t = 0 already written */
     double next_progress = rs.wall0 + opts.progress_interval;
     double next_summary = rs.wall0 + opts.summary_interval;

@@ -1,4 +1,6 @@
 /* plot.c — gnuplot scripts for tvds figures (PNG through pngcairo) and running gnuplot. */
+#define _GNU_SOURCE  /* posix_spawn_file_actions_addchdir_np: gnuplot runs in the script's folder  \
+                      */
 #include "tvds/tvds_plot.h"
 
 #include <errno.h>
@@ -19,6 +21,18 @@ tvds_plot_panel tvds_plot_panel_default(void)
     memset(&p, 0, sizeof p);
     p.grid = 1;
     return p;
+}
+
+/* Folder of the script being written (its path up to the last '/'; empty: the current one):
+ * files inside it are written relative to it, so that a folder of results can be moved and its
+ * scripts still run there. */
+static char script_dir[4096];
+
+static const char *rel_path(const char *path)
+{
+    size_t n = strlen(script_dir);
+    if (path && n > 0 && !strncmp(path, script_dir, n) && path[n] == '/') return path + n + 1;
+    return path;
 }
 
 /* A gnuplot single-quoted string: inside '...', a quote is written ''. */
@@ -174,7 +188,7 @@ static void put_panel(FILE *f, const tvds_plot_panel *pa)
     for (int s = 0; s < pa->nseries; s++) {
         const tvds_plot_series *se = &pa->series[s];
         if (s) fputs(", \\\n     ", f);
-        put_quoted(f, se->file);
+        put_quoted(f, rel_path(se->file));
         if (se->header_lines > 0) fprintf(f, " skip %d", se->header_lines);
         if (se->using)
             fprintf(f, " using %s", se->using);
@@ -223,11 +237,19 @@ int tvds_plot_write_script(const tvds_plot_figure *fig, const char *script_path,
     FILE *f = fopen(script_path, "w");
     if (!f)
         return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot write: %s", script_path, strerror(errno));
+    const char *slash = strrchr(script_path, '/');
+    size_t nd = slash ? (size_t)(slash - script_path) : 0;
+    if (nd >= sizeof script_dir) nd = 0; /* too long: paths stay as given */
+    memcpy(script_dir, script_path, nd);
+    script_dir[nd] = '\0';
     int w = fig->width > 0 ? fig->width : 1000, h = fig->height > 0 ? fig->height : 700;
-    fprintf(f, "# gnuplot script written by tvds %s; run: gnuplot %s\n", TVDS_VERSION, script_path);
+    fprintf(f,
+            "# gnuplot script written by tvds %s; paths relative to its folder: run there, "
+            "gnuplot %s\n",
+            TVDS_VERSION, slash ? slash + 1 : script_path);
     fprintf(f, "set terminal pngcairo size %d,%d noenhanced font ',10'\n", w, h);
     fputs("set output ", f);
-    put_quoted(f, fig->output);
+    put_quoted(f, rel_path(fig->output));
     fputc('\n', f);
     int nr = fig->nrows, nc = fig->ncols;
     if (nr == 0 && nc == 0)
@@ -293,10 +315,23 @@ int tvds_plot_render(const tvds_plot_figure *fig, tvds_ctx *ctx)
     posix_spawn_file_actions_adddup2(&fa, fd[1], STDERR_FILENO);
     posix_spawn_file_actions_addclose(&fa, fd[1]);
     posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", 0, 0);
-    char *argv[] = {(char *)prog, script, NULL};
+    /* In the script's folder (its paths are relative to it); a gnuplot given by a relative
+     * path is resolved before. */
+    char *slash = strrchr(script, '/'), *sname = slash ? slash + 1 : script;
+    char *progabs = NULL; /* malloc'd by realpath */
+    if (slash) {
+        *slash = '\0';
+        posix_spawn_file_actions_addchdir_np(&fa, script);
+        if (strchr(prog, '/') && prog[0] != '/' && (progabs = realpath(prog, NULL))) prog = progabs;
+    }
+    char *argv[] = {(char *)prog, sname, NULL};
     pid_t pid;
     int err = posix_spawnp(&pid, prog, &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
+    if (slash) *slash = '/';
+    free(progabs);
+    prog = getenv("TVDS_GNUPLOT");
+    if (!prog || !prog[0]) prog = "gnuplot";
     close(fd[1]);
     if (err != 0) {
         close(fd[0]);
