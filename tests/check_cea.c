@@ -634,6 +634,45 @@ START_TEST(test_rigid_master_closed_form)
 }
 END_TEST
 
+/* The locus figures say which locus they show (damped or undamped, mu) and give positions in
+ * mm, as the tables do; locus.csv keeps metres. */
+START_TEST(test_locus_figures_labelled)
+{
+    tvds_model *m = block_on_belt(0.0);
+    tvds_cea_options o = tvds_cea_options_default();
+    o.refine = 0;
+    o.nmodes = 1;
+    o.t_eval = 1.0;
+    double s[2] = {0.0, 5.0};
+    char dir[64];
+    tvds_test_mkdtemp(dir, sizeof dir, "/tmp/tvds_locusfig_");
+    for (int u = 0; u < 2; u++) {
+        o.undamped = u;
+        tvds_ctx ctx;
+        tvds_ctx_init(&ctx);
+        tvds_cea_result *r = NULL;
+        ck_assert_msg(tvds_cea_run(m, 0, s, 2, &o, &r, &ctx) == TVDS_OK, "%s", ctx.msg);
+        ck_assert(r->mu == m->contacts[0].mu_k && r->undamped == u);
+        ck_assert_int_eq(tvds_cea_write_csv(r, dir, &ctx), TVDS_OK);
+        (void)tvds_cea_plot(r, dir, &ctx); /* the scripts are written with or without gnuplot */
+        char want[96];
+        snprintf(want, sizeof want, "(%s, mu = %g)", u ? "undamped" : "damped", r->mu);
+        static const char *const gp[2] = {"locus.gp", "stability.gp"};
+        for (int k = 0; k < 2; k++) {
+            char *t = tvds_test_slurp_in(dir, gp[k]);
+            ck_assert_msg(t && strstr(t, want), "%s: no '%s'", gp[k], want);
+            ck_assert_msg(strstr(t, "position [mm]") && strstr(t, "$1*1e3") &&
+                              !strstr(t, "position [m]"),
+                          "%s: positions not in mm", gp[k]);
+            free(t);
+        }
+        tvds_cea_result_free(&r);
+    }
+    (void)tvds_test_rmtree(dir);
+    tvds_model_free(&m);
+}
+END_TEST
+
 /* ---- Errors --------------------------------------------------------------------------------- */
 
 START_TEST(test_errors)
@@ -1873,6 +1912,7 @@ Suite *cea_suite(void)
     tcase_add_test(tc, test_c1_straight_master);
     tcase_add_test(tc, test_mac_tracking_crossing);
     tcase_add_test(tc, test_rigid_master_closed_form);
+    tcase_add_test(tc, test_locus_figures_labelled);
     tcase_add_test(tc, test_errors);
     tcase_add_test(tc, test_deformed_matches_penalty);
     tcase_add_test(tc, test_deformed_rigid_master);

@@ -191,6 +191,8 @@ typedef struct tvds_cea_result {
     int nfailed;              /* positions that could not be solved (no static sliding state,
                                  a singular constraint operator, an eigensolver failure) */
     tvds_cea_failure *failed; /* nfailed, in path order; they are not in s[] */
+    double mu;                /* the contact's kinetic friction coefficient */
+    int undamped;             /* 1: computed without damping (tvds_cea_options.undamped) */
 } tvds_cea_result;
 
 /* Length [m] of the contact's master surface (undeformed, sum of its segments).

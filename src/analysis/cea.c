@@ -664,6 +664,8 @@ static int cea_run(const tvds_model *m, int contact, const double *s, int npos,
         if (!more) break;
     }
     if (survey_result(&v, &o, stopped)) goto nomem;
+    v.res->mu = p.mu;
+    v.res->undamped = o.undamped;
     *out = v.res;
     v.res = NULL;
     survey_free(&v);

@@ -117,18 +117,20 @@ int tvds_cea_plot(const tvds_cea_result *r, const char *dir, tvds_ctx *ctx)
         rc = TVDS_ERROR(ctx, TVDS_ERR_NOMEM, "cea: out of memory");
         goto done;
     }
-    tvds_plot_series loc = {.file = csv,
-                            .header_lines = 1,
-                            .xcol = 3,
-                            .ycol = 4,
-                            .ccol = 1,
-                            .style = TVDS_PLOT_SCATTER_COLOR};
+    /* Positions in mm as the tables give them (locus.csv keeps metres); the titles say which
+     * locus (damped or undamped) and mu. */
+    tvds_plot_series loc = {
+        .file = csv, .header_lines = 1, .using = "3:4:($1*1e3)", .style = TVDS_PLOT_SCATTER_COLOR};
+    char t1[160], t2[160];
+    const char *kind = r->undamped ? "undamped" : "damped";
+    snprintf(t1, sizeof t1, "Complex eigenvalue locus (%s, mu = %g)", kind, r->mu);
+    snprintf(t2, sizeof t2, "Stability map (%s, mu = %g)", kind, r->mu);
     tvds_plot_refline zero = {.vertical = 0, .value = 0.0, .color = "#888888", .dashed = 1};
     tvds_plot_panel p1 = tvds_plot_panel_default();
-    p1.title = "Complex eigenvalue locus";
+    p1.title = t1;
     p1.xlabel = "frequency [Hz]";
     p1.ylabel = "real part [1/s]";
-    p1.cblabel = "position [m]";
+    p1.cblabel = "position [mm]";
     p1.nseries = 1;
     p1.series = &loc;
     p1.nrefs = 1;
@@ -139,21 +141,21 @@ int tvds_cea_plot(const tvds_cea_result *r, const char *dir, tvds_ctx *ctx)
     if (rc < 0) goto done; /* a missing gnuplot: still write the second script */
     tvds_plot_series st[2] = {{.file = csv,
                                .header_lines = 1,
-                               .using = "1:($7 > 0 ? 1/0 : $3)",
+                               .using = "($1*1e3):($7 > 0 ? 1/0 : $3)",
                                .style = TVDS_PLOT_POINTS,
                                .color = "#9a9a9a",
                                .point_size = 0.4,
                                .title = "stable"},
                               {.file = csv,
                                .header_lines = 1,
-                               .using = "1:($7 > 0 ? $3 : 1/0)",
+                               .using = "($1*1e3):($7 > 0 ? $3 : 1/0)",
                                .style = TVDS_PLOT_POINTS,
                                .color = "#d62728",
                                .point_size = 0.9,
                                .title = "unstable (real part > 0)"}};
     tvds_plot_panel p2 = tvds_plot_panel_default();
-    p2.title = "Stability map";
-    p2.xlabel = "position [m]";
+    p2.title = t2;
+    p2.xlabel = "position [mm]";
     p2.ylabel = "frequency [Hz]";
     p2.key = "top left opaque box";
     p2.nseries = 2;
