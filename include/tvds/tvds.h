@@ -21,7 +21,7 @@ extern "C" {
  * function, a changed public struct or enum value), MINOR when functions are added, PATCH for
  * fixes. TVDS_VERSION_NUMBER orders versions: MAJOR * 10000 + MINOR * 100 + PATCH. */
 #define TVDS_VERSION_MAJOR 0
-#define TVDS_VERSION_MINOR 2
+#define TVDS_VERSION_MINOR 3
 #define TVDS_VERSION_PATCH 0
 #define TVDS_VERSION_NUMBER                                                                        \
     (TVDS_VERSION_MAJOR * 10000 + TVDS_VERSION_MINOR * 100 + TVDS_VERSION_PATCH)

@@ -14,4 +14,4 @@ from .core import (Case, Run, Simulation, CeaResult, Table, read_csv, read_summa
 __all__ = ["TvdsError", "Interrupted", "library_path", "Case", "Run", "Simulation",
            "CeaResult", "Table", "read_csv", "read_summary", "split_label", "reduce",
            "import_calculix", "import_model", "version", "GROUPS"]
-__version__ = "0.2.0"
+__version__ = "0.3.0"
