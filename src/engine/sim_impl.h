@@ -331,7 +331,8 @@ struct tvds_data {
     /* Statistics. */
     long film_iter_sum, film_iter_max, film_steps;
     long as_iter_max, as_nonconv;
-    long film_nonconv; /* FiLm steps whose Gauss-Seidel stopped at film_maxit */
+    long film_nonconv;  /* FiLm steps left inconsistent (Gauss-Seidel and its direct finish) */
+    long film_finished; /* FiLm steps finished by the direct solve of their set */
     /* Channels. */
     int nch[TVDS_GROUP_COUNT];
     char **chname[TVDS_GROUP_COUNT];
