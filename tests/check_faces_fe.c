@@ -1073,13 +1073,16 @@ END_TEST
  * lie on the block's top, the middle row and column on the mesh lines x = 0.02 and y = 0.01
  * (face edges) and the centre on a vertex. The top nodes (TOPN) are held in x and y, so the
  * pad moves freely along z only; a press of PD_F / 9 on each top node. */
-static double PD_L = 0.01, PD_X0 = 0.025, PD_Y0 = 0.005, PD_F = 9.0;
-static const double PD_TP = 0.002, PD_TEND = 0.008, PD_ALPHA = 5000.0;
+static const double PD_L = 0.01, PD_X0 = 0.025, PD_Y0 = 0.005;
+static double PD_F = 9.0;
+static const double PD_TP = 0.002, PD_TEND = 0.016, PD_ALPHA = 5000.0;
 
 /* The plate of the pad-on-plate model: 60 x 20 x 4 mm of 12 x 4 x 2 C3D8 (5 mm faces), the
  * generator's material, clamped at x = 0, *SURFACE TOP on its upper layer. */
 enum { QX = 12, QY = 4, QZ = 2 };
-static const double QLX = 0.06, QLY = 0.02, QLZ = 0.004;
+static const double QLX = 0.06, QLY = 0.02;
+static double QLZ = 0.004; /* the plate; 0.02 for the block */
+static int QBOTH = 0;      /* 1: clamped at both ends */
 
 static long qnode(int i, int j, int k)
 {
@@ -1112,7 +1115,7 @@ static void write_plate_deck(const char *job)
     fprintf(f, "*SURFACE, NAME=TOP, TYPE=ELEMENT\nEUP, S2\n*NSET, NSET=FIX\n");
     for (int k = 0; k <= QZ; k++)
         for (int j = 0; j <= QY; j++)
-            fprintf(f, "%ld,\n", qnode(0, j, k));
+            fprintf(f, QBOTH ? "%ld,\n%ld,\n" : "%ld,\n", qnode(0, j, k), qnode(QX, j, k));
     fprintf(f,
             "*MATERIAL, NAME=PC\n*ELASTIC\n%.17g, %.17g\n*DENSITY\n%.17g\n"
             "*SOLID SECTION, ELSET=EALL, MATERIAL=PC\n*BOUNDARY\nFIX, 1, 3\n"
@@ -1158,7 +1161,7 @@ static void write_pad_deck(const char *job, double lz)
             "*MATERIAL, NAME=PC\n*ELASTIC\n%.17g, %.17g\n*DENSITY\n%.17g\n"
             "*SOLID SECTION, ELSET=EALL, MATERIAL=PC\n%s"
             "*STEP\n*FREQUENCY, SOLVER=MATRIXSTORAGE\n*END STEP\n",
-            p.E, p.nu, p.rho, getenv("NOCLAMP") ? "" : "*BOUNDARY\nTOPN, 1, 2\n");
+            p.E, p.nu, p.rho, "*BOUNDARY\nTOPN, 1, 2\n");
     ck_assert_int_eq(fclose(f), 0);
 }
 
@@ -1273,7 +1276,7 @@ static void pad_run(const char *blk, const char *pad, const char *method, double
             "[substructure blk]\ndir = %s\ndamping = rayleigh\nalpha = %.17g\nbeta = 1e-7\n\n"
             "[substructure pad]\ndir = %s\ndamping = rayleigh\nalpha = %.17g\nbeta = 1e-7\n\n"
             "[contact bottom]\nslave = pad:BOT\nmaster = blk:TOP\nmu = %.17g\n\n",
-            method, method, getenv("TEND")?atof(getenv("TEND")):PD_TEND, blk, getenv("ALPHA")?atof(getenv("ALPHA")):PD_ALPHA, pad, getenv("ALPHA")?atof(getenv("ALPHA")):PD_ALPHA, mu);
+            method, method, PD_TEND, blk, PD_ALPHA, pad, PD_ALPHA, mu);
     for (int a = 19; a <= 27; a++)
         fprintf(f, "[load p%d]\ndof = pad:%d:uz\nf = smooth %.17g 0 %.17g\n\n", a, a, -PD_F / 9.0,
                 PD_TP);
@@ -1301,13 +1304,12 @@ static void pad_run(const char *blk, const char *pad, const char *method, double
     tvds_model_free(&m);
 }
 
-/* Every method, on nodes that sit on the master's face edges and vertex: no point ends a step
- * inside the master beyond round-off of the coordinates (1e-15 m at these 1e-2 m positions),
- * and after the hold the forces per node are the static ones of the reduced matrices. */
-START_TEST(test_ccx_pad_on_block)
+/* The plate (or block) and the pad written, run by ccx, reduced (10 modes each). One case: the
+ * static state solved, and every method run with friction mu. all: compare every method with
+ * the static state (else subs-a only, the method whose gap is linearised at the undeformed
+ * geometry as the static solve's is). Failures go to fail (the first one). */
+static void pad_setup(void)
 {
-    if (!have_ccx("the pad on a CalculiX block")) return;
-    if (getenv("PDL")) PD_L=atof(getenv("PDL")), PD_X0=atof(getenv("PDX")), PD_Y0=atof(getenv("PDY"));
     write_plate_deck("blk");
     run_ccx("blk");
     write_pad_deck("pad", QLZ);
@@ -1329,38 +1331,67 @@ START_TEST(test_ccx_pad_on_block)
         tvds_substructure_free(&s);
         tvds_fe_model_free(&fm, &cc);
     }
+}
+
+static void pad_case(const char *what, double mu, int all, char *fail, size_t nfail)
+{
     double ref[9];
-    if (getenv("NOCLAMP")) for (int a=0;a<9;a++) ref[a]=1; else pad_static("blk_cb", "pad_cb", ref);
+    pad_static("blk_cb", "pad_cb", ref);
     double lref = 0.0;
     for (int a = 0; a < 9; a++)
         lref = fmax(lref, ref[a]);
     const char *methods[4] = {"subs-a", "subs-b", "subs-c", "film"};
-    char fail[300] = "";
     for (int w = 0; w < 4; w++) {
         double lam[9], gmin, sum = 0.0, err = 0.0;
         long nc, steps;
-        pad_run("blk_cb", "pad_cb", methods[w], getenv("MU") ? atof(getenv("MU")) : 0.3, lam, &gmin, &nc, &steps);
+        pad_run("blk_cb", "pad_cb", methods[w], mu, lam, &gmin, &nc, &steps);
         for (int a = 0; a < 9; a++) {
             sum += lam[a];
             err = fmax(err, fabs(lam[a] - ref[a]));
         }
         fprintf(stderr,
-                "faces_fe: pad on block, %s: %ld steps, %ld non-converged, min gap %.3g m, "
-                "sum lambda_N %.12g N (F = %g), max |lambda_a - static| %.3g N of %.4g\n",
-                methods[w], steps, nc, gmin, sum, PD_F, err, lref);
-        for (int a = 0; a < 9; a++)
-            fprintf(stderr, "  node %d: %.10g (static %.10g)\n", a + 1, lam[a], ref[a]);
-        /* All methods reported before the first failure. */
-        if (!(gmin >= -1e-15) && !fail[0])
-            snprintf(fail, sizeof fail, "%s: a point ends a step %.3g m inside", methods[w], gmin);
-        if (!(fabs(sum - PD_F) <= 1e-6 * PD_F) && !fail[0])
-            snprintf(fail, sizeof fail, "%s: sum lambda_N %.12g N, F = %g", methods[w], sum, PD_F);
-        if (!(err <= 1e-6 * lref) && !fail[0])
-            snprintf(fail, sizeof fail, "%s: lambda_N per node off the static one by %.3g N",
-                     methods[w], err);
-        if (nc != 0 && !fail[0])
-            snprintf(fail, sizeof fail, "%s: %ld non-converged steps", methods[w], nc);
+                "faces_fe: pad on %s, mu %g, %s: %ld steps, %ld non-converged, min gap %.3g m, "
+                "sum lambda_N / F - 1 = %.3g, max |lambda_a - static| / max lambda = %.3g\n",
+                what, mu, methods[w], steps, nc, gmin, sum / PD_F - 1.0, err / lref);
+        char msg[300] = "";
+        if (!(gmin >= -1e-15))
+            snprintf(msg, sizeof msg, "a point ends a step %.3g m inside", gmin);
+        else if (nc != 0)
+            snprintf(msg, sizeof msg, "%ld non-converged steps", nc);
+        else if (mu == 0.0 && (all || w == 0) && !(fabs(sum - PD_F) <= 1e-6 * PD_F))
+            snprintf(msg, sizeof msg, "sum lambda_N %.12g N, F = %g", sum, PD_F);
+        else if (mu == 0.0 && (all || w == 0) && !(err <= 1e-6 * lref))
+            snprintf(msg, sizeof msg, "lambda_N per node off the static one by %.3g N of %.3g",
+                     err, lref);
+        if (msg[0] && !fail[0])
+            snprintf(fail, nfail, "pad on %s, mu %g, %s: %s", what, mu, methods[w], msg);
     }
+}
+
+/* Every method, with slave nodes on the master's face edges and vertices (all 9 here): no point
+ * ends a step inside the master beyond 1e-15 m (round-off of coordinates of 1e-2 m), no step
+ * is left inconsistent, and after the hold the frictionless forces per node are the static
+ * ones of the reduced matrices to 1e-6 (what is left of the press transient after 14 ms of
+ * exp(-alpha t / 2) decay with alpha = 5000 is below 1e-12). On the 4 mm plate under 9 N the
+ * plate's face turns by theta = F L^2 / (2 E I) = 0.016 rad under the pad, and the methods on
+ * the deformed geometry (subs-b, subs-c, FiLm) differ from the linear static state by O(theta)
+ * (measured 2e-2): there subs-a alone is compared. On the 20 mm block clamped at both ends
+ * under 9 mN, theta < 1e-8 and every method is. */
+START_TEST(test_ccx_pad_on_block)
+{
+    if (!have_ccx("the pad on a CalculiX plate")) return;
+    char fail[400] = "";
+    QLZ = 0.004;
+    QBOTH = 0;
+    PD_F = 9.0;
+    pad_setup();
+    pad_case("plate", 0.0, 0, fail, sizeof fail);
+    pad_case("plate", 0.3, 0, fail, sizeof fail);
+    QLZ = 0.02;
+    QBOTH = 1;
+    PD_F = 9e-3;
+    pad_setup();
+    pad_case("block", 0.0, 1, fail, sizeof fail);
     ck_assert_msg(!fail[0], "%s", fail);
 }
 END_TEST
@@ -1395,7 +1426,7 @@ Suite *faces_fe_suite(void)
     TCase *tp = tcase_create("faces_fe_pad");
     tcase_set_tags(tp, "long");
     tcase_add_checked_fixture(tp, setup, teardown);
-    tcase_set_timeout(tp, 240);
+    tcase_set_timeout(tp, 400);
     tcase_add_test(tp, test_ccx_pad_on_block);
     suite_add_tcase(s, tp);
     return s;
