@@ -1299,6 +1299,15 @@ static void pad_run(const char *blk, const char *pad, const char *method, double
         lam[d->cp[i].node - 1] = d->cp[i].lam_n;
     }
     *nonconv = tvds_data_nonconverged(d);
+    int ns;
+    const char *const *nm;
+    const double *val;
+    tvds_channels_update(m, d);
+    ck_assert_int_eq(tvds_summary(d, &ns, &nm, &val), TVDS_OK);
+    for (int k = 0; k < ns; k++)
+        if (strstr(nm[k], "energy balance error") || strstr(nm[k], "direct finishes") ||
+            strstr(nm[k], "least-index"))
+            fprintf(stderr, "  %s: %s = %.3g\n", method, nm[k], val[k]);
     *steps = tvds_data_steps(d);
     tvds_data_free(&d);
     tvds_model_free(&m);

@@ -331,6 +331,7 @@ struct tvds_data {
     /* Statistics. */
     long film_iter_sum, film_iter_max, film_steps;
     long as_iter_max, as_nonconv;
+    long as_least; /* active-set steps that needed the least-index passes */
     long film_nonconv;  /* FiLm steps left inconsistent (Gauss-Seidel and its direct finish) */
     long film_finished; /* FiLm steps finished by the direct solve of their set */
     /* Channels. */
@@ -614,6 +615,8 @@ enum {
     SM_AS_NC,
     SM_FILM_NC,
     SM_REDUNDANT,
+    SM_FILM_FIN,
+    SM_AS_LEAST,
     SM_N
 };
 int sim_channels_create(const tvds_model *m, tvds_data *d);

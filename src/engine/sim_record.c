@@ -240,6 +240,8 @@ void sim_publish_summary(tvds_data *d)
     v[SM_AS_NC] = (double)d->as_nonconv;
     v[SM_FILM_NC] = (double)d->film_nonconv;
     v[SM_REDUNDANT] = (double)d->n_redundant;
+    v[SM_FILM_FIN] = (double)d->film_finished;
+    v[SM_AS_LEAST] = (double)d->as_least;
     /* Per contact, the sum over its points in their order: one pass over the points. */
     for (int c = 0; c < d->nctc; c++)
         v[SM_N + 2 * c] = v[SM_N + 2 * c + 1] = 0.0;

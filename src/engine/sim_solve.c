@@ -682,6 +682,7 @@ int sim_solve_direct(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
             /* A released point is inside the master: not a solution. */
             least = changed = 1;
             maxit = it + 10 + 4 * d->ncp;
+            d->as_least++;
         }
         if (!changed) break;
         if (it >= maxit) {
