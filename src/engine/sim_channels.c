@@ -37,7 +37,9 @@ static const char *const sm_names[SM_N] = {"steps [-]",
                                            "film non-converged steps [-]",
                                            "redundant constraint solves [-]",
                                            "film direct finishes [-]",
-                                           "active set least-index steps [-]"};
+                                           "active set least-index steps [-]",
+                                           "energy balance bound [-]",
+                                           "energy balance above bound [-]"};
 
 static int n_ef(const tvds_model *m)
 {

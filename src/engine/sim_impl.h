@@ -328,6 +328,9 @@ struct tvds_data {
     /* Energy bookkeeping [J]. */
     double e_kin, e_strain, w_damp, w_fric, w_ext, w_imp, w_el, w_norm, e0, e_max, bal_err,
         bal_err_max, inputs_abs;
+    /* The balance error the step size explains: sum over steps and points of |F| |d2 rel| / 2,
+     * d2 rel = rel_{n+1} - 2 rel_n + rel_{n-1} = h^2 a (docs/theory.md 12) */
+    double w_hbound;
     /* Statistics. */
     long film_iter_sum, film_iter_max, film_steps;
     long as_iter_max, as_nonconv;
@@ -617,6 +620,8 @@ enum {
     SM_REDUNDANT,
     SM_FILM_FIN,
     SM_AS_LEAST,
+    SM_BAL_BOUND,
+    SM_BAL_OVER,
     SM_N
 };
 int sim_channels_create(const tvds_model *m, tvds_data *d);
