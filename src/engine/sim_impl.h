@@ -213,6 +213,8 @@ typedef struct sim_check_paths {
     int rows_dense;     /* 1 = one bucket per substructure, every pair of its entries through
                            the stored G (the plain double loop) */
     int flush_off;      /* 1 = no sim_flush_tiny */
+    int film_direct;    /* 1 = FiLm steps solved by the direct finish alone, from lambda = 0
+                           (no Gauss-Seidel sweep): film_finish checked on whole steps */
     int geometry_table; /* 1 = a 2D segment master's geometry through the kind's table (closest,
                            frame, point, weights) instead of its one-call path
                            (sim_seg2d_geometry) */
@@ -328,7 +330,7 @@ struct tvds_data {
     /* Energy bookkeeping [J]. */
     double e_kin, e_strain, w_damp, w_fric, w_ext, w_imp, w_el, w_norm, e0, e_max, bal_err,
         bal_err_max, inputs_abs;
-    /* The balance error the step size explains: sum over steps and points of |F| |d2 rel| / 2,
+    /* The balance error the step size explains: sum over steps and points of |F . d2 rel| / 2,
      * d2 rel = rel_{n+1} - 2 rel_n + rel_{n-1} = h^2 a (docs/theory.md 12) */
     double w_hbound;
     /* Statistics. */

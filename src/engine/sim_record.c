@@ -529,14 +529,12 @@ int sim_record(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
             c->ne_up = c->ne;
         }
         if (fw) {
-            double f2 = 0.0, a2 = 0.0;
+            double fdd = 0.0; /* F . (rel_{n+1} - 2 rel_n + rel_{n-1}) */
             for (int a = 0; a < 3; a++) {
                 if (F[a] != 0.0) wcp += F[a] * (0.5 * dr2[a] - c->dPc[a]);
-                double dd = 2.0 * dr[a] - dr2[a]; /* rel_{n+1} - 2 rel_n + rel_{n-1} */
-                f2 += F[a] * F[a];
-                a2 += dd * dd;
+                fdd += F[a] * (2.0 * dr[a] - dr2[a]);
             }
-            dHb += 0.5 * sqrt(f2 * a2);
+            dHb += 0.5 * fabs(fdd);
         }
         /* Sliding velocity over [t_n, t_{n+1}], the interval whose direction the stick/slip
          * logic makes consistent with the friction force: friction power >= 0. */
