@@ -90,7 +90,8 @@ static int start(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
     }
     sim_touch(d, -1);
     d->film_iter_sum = d->film_iter_max = d->film_steps = 0;
-    d->as_iter_max = d->as_nonconv = d->film_nonconv = 0;
+    d->as_iter_max = d->as_nonconv = d->film_nonconv = d->film_finished = 0;
+    d->as_least = 0;
     for (int i = 0; i < d->ncp; i++) {
         sim_cp *c = &d->cp[i];
         if (c->pen) continue; /* keeps the law's state and forces at t_0 */

@@ -35,7 +35,11 @@ static const char *const sm_names[SM_N] = {"steps [-]",
                                            "active set iterations max [-]",
                                            "active set non-converged steps [-]",
                                            "film non-converged steps [-]",
-                                           "redundant constraint solves [-]"};
+                                           "redundant constraint solves [-]",
+                                           "film direct finishes [-]",
+                                           "active set least-index steps [-]",
+                                           "energy balance bound [-]",
+                                           "energy balance above bound [-]"};
 
 static int n_ef(const tvds_model *m)
 {

@@ -214,6 +214,8 @@ typedef struct sim_check_paths {
     int rows_dense;     /* 1 = one bucket per substructure, every pair of its entries through
                            the stored G (the plain double loop) */
     int flush_off;      /* 1 = no sim_flush_tiny */
+    int film_direct;    /* 1 = FiLm steps solved by the direct finish alone, from lambda = 0
+                           (no Gauss-Seidel sweep): film_finish checked on whole steps */
     int geometry_table; /* 1 = a 2D segment master's geometry through the kind's table (closest,
                            frame, point, weights) instead of its one-call path
                            (sim_seg2d_geometry) */
@@ -329,10 +331,15 @@ struct tvds_data {
     /* Energy bookkeeping [J]. */
     double e_kin, e_strain, w_damp, w_fric, w_ext, w_imp, w_el, w_norm, e0, e_max, bal_err,
         bal_err_max, inputs_abs;
+    /* The balance error the step size explains: sum over steps and points of |F . d2 rel| / 2,
+     * d2 rel = rel_{n+1} - 2 rel_n + rel_{n-1} = h^2 a (docs/theory.md 12) */
+    double w_hbound;
     /* Statistics. */
     long film_iter_sum, film_iter_max, film_steps;
     long as_iter_max, as_nonconv;
-    long film_nonconv; /* FiLm steps whose Gauss-Seidel stopped at film_maxit */
+    long as_least;      /* active-set steps that needed the least-index passes */
+    long film_nonconv;  /* FiLm steps left inconsistent (Gauss-Seidel and its direct finish) */
+    long film_finished; /* FiLm steps finished by the direct solve of their set */
     /* Channels. */
     int nch[TVDS_GROUP_COUNT];
     char **chname[TVDS_GROUP_COUNT];
@@ -614,6 +621,10 @@ enum {
     SM_AS_NC,
     SM_FILM_NC,
     SM_REDUNDANT,
+    SM_FILM_FIN,
+    SM_AS_LEAST,
+    SM_BAL_BOUND,
+    SM_BAL_OVER,
     SM_N
 };
 int sim_channels_create(const tvds_model *m, tvds_data *d);

@@ -1,6 +1,7 @@
 /* sim_record.c — published channels (probes, contacts, energies) and summary scalars, the
  * energy bookkeeping of central differences and the runaway-energy check. */
 #include <cblas.h>
+#include <float.h>
 #include <math.h>
 
 #include "engine/elements_impl.h"
@@ -240,6 +241,18 @@ void sim_publish_summary(tvds_data *d)
     v[SM_AS_NC] = (double)d->as_nonconv;
     v[SM_FILM_NC] = (double)d->film_nonconv;
     v[SM_REDUNDANT] = (double)d->n_redundant;
+    v[SM_FILM_FIN] = (double)d->film_finished;
+    v[SM_AS_LEAST] = (double)d->as_least;
+    /* The bound: the step-size term plus the round-off of the sums over the steps: 1024 ulps
+     * of the energy scale per step (the step's energy and work terms, a few tens of sums of
+     * a few tens of ulps each: docs/theory.md 12), and 64 of every work term put in. */
+    double hb = 0.0;
+    if (d->e_max > 0.0)
+        hb = (d->w_hbound + 1024.0 * DBL_EPSILON * (double)(d->sum_step + 1) * d->e_max +
+              64.0 * DBL_EPSILON * d->inputs_abs) /
+             d->e_max;
+    v[SM_BAL_BOUND] = hb;
+    v[SM_BAL_OVER] = v[SM_BAL] > hb ? 1.0 : 0.0;
     /* Per contact, the sum over its points in their order: one pass over the points. */
     for (int c = 0; c < d->nctc; c++)
         v[SM_N + 2 * c] = v[SM_N + 2 * c + 1] = 0.0;
@@ -335,6 +348,7 @@ void sim_record_initial(const tvds_model *m, tvds_data *d)
     d->e_strain = es;
     d->e_max = fabs(d->e0);
     d->inputs_abs = 0.0;
+    d->w_hbound = 0.0;
     d->t_pub = d->t0;
     /* Probes at t_0 with u0 and v0 (x_new holds nothing meaningful yet: use x and x_prev). */
     double *hv = d->chval[TVDS_GROUP_HISTORY];
@@ -395,7 +409,7 @@ int sim_record(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
 {
     double h = d->h, tn = d->t0 + (double)d->step * h;
     /* Work of the forces at t_n over the central increment dx = (x_{n+1} - x_{n-1}) / 2. */
-    double dWext = 0.0, dWel = 0.0, dDamp = 0.0, dWimp = 0.0, dDf = 0.0, dWn = 0.0;
+    double dWext = 0.0, dWel = 0.0, dDamp = 0.0, dWimp = 0.0, dDf = 0.0, dWn = 0.0, dHb = 0.0;
     /* Energies at t_{n+1/2}, fused with the work loop on the modal path, at the steps whose
      * displacement channels are published (tvds_set_record) and every SIM_ENERGY_EVERY steps
      * (the runaway-energy guard); the work terms at every step. tvds_channels_update
@@ -514,9 +528,14 @@ int sim_record(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
             sim_cp_vers(d, c, 0, c->e_upv);
             c->ne_up = c->ne;
         }
-        if (fw)
-            for (int a = 0; a < 3; a++)
+        if (fw) {
+            double fdd = 0.0; /* F . (rel_{n+1} - 2 rel_n + rel_{n-1}) */
+            for (int a = 0; a < 3; a++) {
                 if (F[a] != 0.0) wcp += F[a] * (0.5 * dr2[a] - c->dPc[a]);
+                fdd += F[a] * (2.0 * dr[a] - dr2[a]);
+            }
+            dHb += 0.5 * fabs(fdd);
+        }
         /* Sliding velocity over [t_n, t_{n+1}], the interval whose direction the stick/slip
          * logic makes consistent with the friction force: friction power >= 0. */
         for (int k = 0; k < c->ntan; k++) {
@@ -555,6 +574,7 @@ int sim_record(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
     d->w_damp = w_damp;
     d->w_fric = w_fric;
     d->w_norm += dWn;
+    d->w_hbound += dHb;
     d->w_eldiss += dEl;
     d->inputs_abs = inputs;
     d->energy_stale = !energy_now;

@@ -530,7 +530,12 @@ static void cp_forces(const tvds_model *m, tvds_data *d)
 int sim_solve_direct(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
 {
     int maxit = 10 + 4 * d->ncp, it, rc;
-    /* Flags against cycling: a contact point may be switched to stick, or released, once. */
+    /* Flags against cycling: a contact point may be switched to stick, or released, once,
+     * while all changes of a pass are made together. When that leaves a released point inside
+     * the master, the passes go on by Murty's least-index rule (one normal change per pass, the
+     * violated point of least index: finite for the positive definite normal part), with the
+     * release flags ignored (docs/theory.md, "Active set: the final set verified"). */
+    int least = 0;
     for (int i = 0; i < d->ncp; i++)
         d->cp[i].tried_stick = d->cp[i].released = 0;
     for (it = 0;; it++) {
@@ -545,7 +550,7 @@ int sim_solve_direct(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
         if (rc) return rc;
         if (d->ncp == 0) break;
         cand_correction(d);
-        int changed = 0;
+        int changed = 0, blocked = 0, flipped = 0;
         double lmax = 0.0;
         for (int r = 0; r < d->nrow; r++)
             if (fabs(d->lam[r]) > lmax) lmax = fabs(d->lam[r]);
@@ -557,7 +562,10 @@ int sim_solve_direct(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
                 /* Corrected gap of an open point: penetration brought by the others. */
                 double g = c->gap_pred + cp_rel_corr(d, c, c->n);
                 double lref = fabs(c->gap_pred) + 1e-300;
-                if (g < -1e-9 * lref - 1e-15 && !c->released) {
+                if (g < -1e-9 * lref - 1e-15 && c->released && !least) blocked = 1;
+                if (g < -1e-9 * lref - 1e-15 && least && flipped) changed = 1; /* next pass */
+                if (g < -1e-9 * lref - 1e-15 && (!c->released || least) && !flipped) {
+                    flipped = least;
                     /* Activated sliding in the direction of its predicted relative velocity
                      * (the next pass may make it stick). */
                     sim_cp_vkin(d, c);
@@ -580,8 +588,13 @@ int sim_solve_direct(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
                 continue;
             }
             double lamN = -d->lam[c->row_n];
+            if (lamN < -1e-12 * lmax && least && flipped) {
+                changed = 1; /* released at a later pass */
+                continue;
+            }
             if (lamN < -1e-12 * lmax) {
                 /* Tensile: release. */
+                flipped = least;
                 c->state = TVDS_OPEN;
                 c->tstick[0] = c->tstick[1] = 0;
                 c->released = 1;
@@ -665,6 +678,12 @@ int sim_solve_direct(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
                 any |= c->tstick[k];
             c->state = any ? TVDS_STICK : TVDS_SLIP;
         }
+        if (!changed && blocked) {
+            /* A released point is inside the master: not a solution. */
+            least = changed = 1;
+            maxit = it + 10 + 4 * d->ncp;
+            d->as_least++;
+        }
         if (!changed) break;
         if (it >= maxit) {
             d->as_nonconv++;
@@ -676,10 +695,160 @@ int sim_solve_direct(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
     return TVDS_OK;
 }
 
+/* ---- FiLm: verification of the final set and the direct finish (docs/theory.md, "FiLm: the
+ * final set verified") ----------------------------------------------------------------------- */
+
+/* Round-off bound of row i's residual (a gap or a tangential displacement, [m]): the round-off
+ * of its right-hand side, 64 eps rhs_mag, plus what film_tol leaves of the multipliers,
+ * tol W_ii lmax. */
+static double film_bound(const tvds_data *d, int i, double tol, double lmax)
+{
+    int nr = d->nrow;
+    return 64.0 * DBL_EPSILON * d->row[i].rhs_mag + tol * d->W[i + (size_t)i * nr] * lmax;
+}
+
+static double film_res(const tvds_data *d, int i)
+{
+    int nr = d->nrow;
+    double r = d->row[i].rhs;
+    for (int j = 0; j < nr; j++)
+        r -= d->W[i + (size_t)j * nr] * d->lam[j];
+    return r;
+}
+
+/* The least-index row whose condition the multipliers violate, or -1: a normal row open
+ * (lambda = 0) with its corrected gap below -bound or closed (lambda < 0) with |gap| > bound; a
+ * stuck tangential row (its point's mu_t = 0 on that axis) that moves by more than the bound or
+ * leaves the static cone; a bilateral or element row off by more than the bound. */
+static int film_violated(const tvds_model *m, const tvds_data *d, double tol)
+{
+    int nr = d->nrow;
+    double lmax = 0.0;
+    for (int i = 0; i < nr; i++)
+        lmax = fmax(lmax, fabs(d->lam[i]));
+    for (int i = 0; i < nr; i++) {
+        const sim_row *R = &d->row[i];
+        double res = film_res(d, i), b = film_bound(d, i, tol, lmax);
+        if (R->kind == 1) {
+            if (d->lam[i] > 0.0 || (d->lam[i] == 0.0 ? res < -b : fabs(res) > b)) return i;
+            continue;
+        }
+        if (R->kind != 2) {
+            if (fabs(res) > b) return i;
+            continue;
+        }
+        const sim_cp *c = &d->cp[R->cp];
+        if (c->mu_t[R->k] > 0.0 || d->lam[c->row_n] == 0.0) continue; /* sliding, or open */
+        if (fabs(res) > b) return i;
+        double mus, muk;
+        mu_of(&m->contacts[c->contact], R->k, &mus, &muk);
+        double ft = fabs(d->lam[i]);
+        if (!m->contacts[c->contact].anisotropic && c->ntan == 2 && c->row_t[1 - R->k] >= 0)
+            ft = hypot(d->lam[i], d->lam[c->row_t[1 - R->k]]);
+        if (ft > mus * -d->lam[c->row_n] * (1.0 + 1e-12)) return i;
+    }
+    return -1;
+}
+
+/* Direct finish of a FiLm step whose Gauss-Seidel result violates a condition: the set that
+ * Gauss-Seidel identified (closed points: lambda_N < 0; stuck axes: mu_t = 0; sliding axes
+ * with the direction e of their multiplier, lambda_t = -mu_k e lambda_N) is solved exactly by
+ * LU, then corrected one row at a time, the violated row of least index first (an open row
+ * that penetrates closes, a closed one that pulls opens, a stuck axis beyond the static cone
+ * slides along its force): Murty's least-index rule, finite for the positive definite normal
+ * part. Returns 0 when the final set satisfies every condition within its bound. */
+static int film_finish(const tvds_model *m, tvds_data *d, double tol)
+{
+    int nr = d->nrow, maxpass = 4 * nr + 10;
+    int *unk = d->jpvt, *piv = d->ipiv;
+    double *x = d->ls_work, *cs = d->ls_work + nr, *A = d->ls_W;
+    for (int pass = 0; pass < maxpass; pass++) {
+        int bad = film_violated(m, d, tol);
+        if (bad < 0) return 0;
+        /* Flip the least-index violated row. */
+        const sim_row *R = &d->row[bad];
+        if (R->kind == 1) {
+            if (d->lam[bad] == 0.0) {
+                d->lam[bad] = -DBL_MIN; /* closes (the solve below sets it) */
+            } else if (d->lam[bad] > 0.0) {
+                d->lam[bad] = 0.0;
+                const sim_cp *c = &d->cp[R->cp];
+                for (int k = 0; k < c->ntan; k++)
+                    if (c->row_t[k] >= 0) d->lam[c->row_t[k]] = 0.0;
+            }
+        } else if (R->kind == 2) {
+            sim_cp *c = &d->cp[R->cp];
+            double mus, muk;
+            mu_of(&m->contacts[c->contact], R->k, &mus, &muk);
+            double ft = fabs(d->lam[bad]);
+            if (!m->contacts[c->contact].anisotropic && c->ntan == 2 && c->row_t[1 - R->k] >= 0)
+                ft = hypot(d->lam[bad], d->lam[c->row_t[1 - R->k]]);
+            if (ft > mus * -d->lam[c->row_n] * (1.0 + 1e-12)) {
+                for (int k = 0; k < c->ntan; k++)
+                    if (c->row_t[k] >= 0 && (m->contacts[c->contact].anisotropic ? k == R->k : 1))
+                        c->mu_t[k] = muk > 0.0 ? muk : 1e-300;
+            }
+        }
+        /* Unknowns: every row but open normal rows, their tangential rows and sliding axes. */
+        int nu = 0;
+        for (int i = 0; i < nr; i++) {
+            const sim_row *Q = &d->row[i];
+            unk[i] = -1;
+            cs[i] = 0.0;
+            if (Q->kind == 1 && d->lam[i] == 0.0) continue;
+            if (Q->kind == 2) {
+                sim_cp *c = &d->cp[Q->cp];
+                if (d->lam[c->row_n] == 0.0) continue;
+                if (c->mu_t[Q->k] > 0.0 && d->lam[i] == 0.0) c->mu_t[Q->k] = 0.0; /* no direction */
+                if (c->mu_t[Q->k] > 0.0) {
+                    double mus, muk, e;
+                    mu_of(&m->contacts[c->contact], Q->k, &mus, &muk);
+                    double lm = fabs(d->lam[i]);
+                    if (!m->contacts[c->contact].anisotropic && c->ntan == 2 &&
+                        c->row_t[1 - Q->k] >= 0)
+                        lm = hypot(d->lam[i], d->lam[c->row_t[1 - Q->k]]);
+                    e = lm > 0.0 ? d->lam[i] / lm : 0.0;
+                    cs[i] = -muk * e; /* lambda_t = cs lambda_N */
+                    continue;
+                }
+            }
+            unk[i] = nu++;
+        }
+        for (int i = 0; i < nr; i++) {
+            if (unk[i] < 0) continue;
+            x[unk[i]] = d->row[i].rhs;
+            for (int j = 0; j < nr; j++) {
+                if (unk[j] < 0) continue;
+                double a = d->W[i + (size_t)j * nr];
+                if (d->row[j].kind == 1) {
+                    const sim_cp *c = &d->cp[d->row[j].cp];
+                    for (int k = 0; k < c->ntan; k++)
+                        if (c->row_t[k] >= 0 && unk[c->row_t[k]] < 0)
+                            a += cs[c->row_t[k]] * d->W[i + (size_t)c->row_t[k] * nr];
+                }
+                A[unk[i] + (size_t)unk[j] * nu] = a;
+            }
+        }
+        if (nu > 0 && LAPACKE_dgesv(LAPACK_COL_MAJOR, nu, 1, A, nu, piv, x, nu) != 0) return -1;
+        for (int i = 0; i < nr; i++)
+            if (unk[i] >= 0) d->lam[i] = x[unk[i]];
+        for (int i = 0; i < nr; i++) {
+            const sim_row *Q = &d->row[i];
+            if (Q->kind != 2 || unk[i] >= 0) continue;
+            const sim_cp *c = &d->cp[Q->cp];
+            d->lam[i] = d->lam[c->row_n] == 0.0 ? 0.0 : cs[i] * d->lam[c->row_n];
+        }
+        /* A closed row that pulls (lambda > 0) is opened by a later pass. */
+    }
+    return film_violated(m, d, tol) < 0 ? 0 : -1;
+}
+
 int sim_solve_film(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
 {
+    int it = 0, rc, restarts = 0;
+again:
     sim_assemble(m, d);
-    int nr = d->nrow, it = 0, rc;
+    int nr = d->nrow;
     if (nr > 0) {
         if (!d->W_same) {
             build_W(d);
@@ -691,6 +860,7 @@ int sim_solve_film(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
         int maxit = m->opt.film_maxit > 0 ? m->opt.film_maxit : 100;
         double tol = m->opt.film_tol > 0.0 ? m->opt.film_tol : 1e-10;
         int converged = 0;
+        if (d->check.film_direct) maxit = 0, converged = 1; /* the finish alone (test hook) */
         for (it = 1; it <= maxit; it++) {
             double dmax = 0.0, lmax = 0.0;
             for (int i = 0; i < nr; i++) {
@@ -753,6 +923,41 @@ int sim_solve_film(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
             }
         }
         if (it > maxit) it = maxit;
+        /* The final set verified from the residuals, not the increments: on a nearly singular
+         * W (slave nodes on master edges and vertices) the increments of a slow Gauss-Seidel
+         * fall below film_tol while rows still penetrate or pull. Such a step is finished by the
+         * direct solve of its set (film_finish). A step that reached film_maxit stays counted
+         * as non-converged: the iteration limit is the user's. */
+        if (converged && film_violated(m, d, tol) >= 0) {
+            d->film_finished++;
+            converged = film_finish(m, d, tol) == 0;
+        }
+        /* A point predicted open has no row: its corrected gap is checked as the direct
+         * solve checks it, and a point that the others push into the master enters the set
+         * (stuck, as FiLm tries first); the step is solved again. */
+        if (d->ncp > 0) {
+            cand_correction(d);
+            int added = 0;
+            for (int i = 0; i < d->ncp; i++) {
+                sim_cp *c = &d->cp[i];
+                if (c->pen || c->row_n >= 0 || c->state != TVDS_OPEN) continue;
+                double g = c->gap_pred + cp_rel_corr(d, c, c->n);
+                if (!(g < -1e-9 * fabs(c->gap_pred) - 1e-15)) continue;
+                const tvds_contact *C = &m->contacts[c->contact];
+                int any = 0;
+                for (int k = 0; k < c->ntan; k++) {
+                    double mus, muk;
+                    mu_of(C, k, &mus, &muk);
+                    c->tstick[k] = mus > 0.0 || muk > 0.0;
+                    c->mu_t[k] = c->sdir[k] = 0.0;
+                    any |= c->tstick[k];
+                }
+                c->state = any ? TVDS_STICK : TVDS_SLIP;
+                added = 1;
+            }
+            if (added && restarts++ < d->ncp) goto again;
+            if (added) converged = 0;
+        }
         /* An unconverged step gives multipliers that satisfy neither the constraints nor the
          * friction law to the tolerance asked for: never an answer that passes silently. */
         if (!converged) {
@@ -760,9 +965,10 @@ int sim_solve_film(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
             if (m->opt.nonconverged_error)
                 return TVDS_ERROR(ctx, TVDS_ERR_SOLVER,
                                   "t = %.9g s (step %ld): FiLm Gauss-Seidel did not reach "
-                                  "film_tol = %g in film_maxit = %d iterations (raise "
-                                  "[run] film_maxit, or set [run] nonconverged = warn to go on "
-                                  "and count such steps)",
+                                  "film_tol = %g in film_maxit = %d iterations, or its "
+                                  "result failed the residual check and the direct finish "
+                                  "found no consistent set (raise [run] film_maxit, or set "
+                                  "[run] nonconverged = warn to go on and count such steps)",
                                   d->t0 + (double)(d->step + 1) * d->h, d->step + 1, tol, maxit);
         }
         /* States from the converged multipliers. */
