@@ -287,6 +287,7 @@ struct tvds_data {
     int wb_dim;                   /* 0 until the first W, then 3 when a 3D contact point exists */
     long w_pair_builds, w_point_builds; /* W built by each construction */
     long w_gt_reused;                   /* point pairs whose Gt the points' construction reused */
+    int w_points_last;                  /* 1: the last W came from the points' construction */
     int *ipiv;                    /* rmax */
     int *jpvt;                    /* rmax: column pivots of the rank-revealing solve */
     double *ls_work;              /* ls_lwork: workspace of dgelsy (redundant constraints) */
@@ -660,6 +661,10 @@ void sim_build_W(tvds_data *d);
 /* sim_wbuild.c: the scratch of sim_build_W, sized by rmax, pool_cap and ncand_tot (set-up);
  * TVDS_ERR_NOMEM on failure. sim_wbuild_free accepts d->wb NULL. */
 int sim_wbuild_create(tvds_data *d);
+/* sim_wbuild.c, after a points' construction (w_points_last): the displacement correction
+ * -h^2 (G B_E^T lambda)(a) of candidate a of substructure sb from the multipliers d->lam (the
+ * merge B_E^T lambda is redone when du_ver changed). */
+double sim_wbuild_du(tvds_data *d, int sb, int a);
 void sim_wbuild_free(tvds_data *d);
 
 /* sim_solve.c: direct active-set solution (subs-a, subs-b, subs-c). */

@@ -336,6 +336,8 @@ static double du_cand(tvds_data *d, int sb, int a, int k, int key, int pe)
     double h2 = d->h * d->h, u = 0.0;
     if (pe >= 0 && d->wp_n >= 0 && !d->check.reuse_off) {
         u = pair_du(d, pe); /* pool entry pe has candidate k */
+    } else if (d->w_points_last) {
+        u = sim_wbuild_du(d, sb, a); /* 3D points' W: through B_E^T lambda merged */
     } else {
         /* Only the entries of a's bucket (those of build_W, same rows) act on it through G. */
         for (int b = d->comp_head[key]; b >= 0; b = d->p_next[b]) {

@@ -35,6 +35,7 @@ struct sim_wbuild {
     int *ulast, *uperm; /* ecap: last unit using it; its position by last unit, descending */
     int *u_row0, *u_nrow, *u_ns, *u_eoff, *u_nrun, *u_pref; /* ucap (u_eoff: ucap + 1) */
     int *u_rsub, *u_rbeg, *u_rend;                          /* ucap x WB_RUNS */
+    int *u_rsl; /* ucap x WB_RUNS x 2: where slots 1 and 2 of each run begin */
     unsigned long *u_mask; /* ucap: bit s % 64 set when the unit has entries in substructure s */
     int *cnt;              /* ucap + 1 */
     int *itmp;             /* ecap: scratch of the permutation */
@@ -43,6 +44,9 @@ struct sim_wbuild {
     double *vc, *ve;                   /* 3 x rmax: each row's B_C and B_E directions */
     double *H;                         /* 3 x ecap: H_p(slot, used candidate) */
     int *u_dirty;                      /* ucap: the unit computes its H and its pairs */
+    int *pe_u;                         /* ecap: used candidate of each pool entry */
+    double *f;                         /* ecap: B_E^T lambda on the used candidates */
+    long f_ver;                        /* du_ver of f */
     /* Per contact point, the entries its cached Gt were computed from (candidate, direction,
      * weight: SIM_ROW_MAX_CP each) and their generation; per pair of points a <= b,
      * Gt_ab (9, a's slots first) and the generations it was computed from (gt NULL: no cache,
@@ -62,8 +66,9 @@ void sim_wbuild_free(tvds_data *d)
     tvds_free(w->uid), tvds_free(w->usub), tvds_free(w->uloc), tvds_free(w->ulast);
     tvds_free(w->uperm), tvds_free(w->u_row0), tvds_free(w->u_nrow), tvds_free(w->u_ns);
     tvds_free(w->u_eoff), tvds_free(w->u_nrun), tvds_free(w->u_pref), tvds_free(w->u_rsub);
-    tvds_free(w->u_rbeg), tvds_free(w->u_rend), tvds_free(w->u_mask), tvds_free(w->cnt);
+    tvds_free(w->u_rbeg), tvds_free(w->u_rend), tvds_free(w->u_rsl), tvds_free(w->u_mask), tvds_free(w->cnt);
     tvds_free(w->itmp);
+    tvds_free(w->pe_u), tvds_free(w->f);
     tvds_free(w->u_dirty), tvds_free(w->s_ne), tvds_free(w->s_cand), tvds_free(w->s_dir);
     tvds_free(w->s_w), tvds_free(w->s_gen), tvds_free(w->gt), tvds_free(w->gt_gen);
     tvds_free(w->e_u), tvds_free(w->e_slot), tvds_free(w->e_loc), tvds_free(w->e_sub);
@@ -97,6 +102,7 @@ int sim_wbuild_create(tvds_data *d)
     WB_ALLOC(w->u_rsub, (size_t)uc * WB_RUNS);
     WB_ALLOC(w->u_rbeg, (size_t)uc * WB_RUNS);
     WB_ALLOC(w->u_rend, (size_t)uc * WB_RUNS);
+    WB_ALLOC(w->u_rsl, (size_t)uc * WB_RUNS * 2);
     WB_ALLOC(w->u_mask, uc);
     WB_ALLOC(w->cnt, uc + 1);
     WB_ALLOC(w->itmp, ec);
@@ -109,6 +115,8 @@ int sim_wbuild_create(tvds_data *d)
     WB_ALLOC(w->ve, 3 * (size_t)uc);
     WB_ALLOC(w->H, 3 * (size_t)ec);
     WB_ALLOC(w->u_dirty, uc);
+    WB_ALLOC(w->pe_u, ec);
+    WB_ALLOC(w->f, ec);
     int np3 = 0;
     for (int i = 0; i < d->ncp; i++)
         np3 |= d->cp[i].ntan == 2;
@@ -273,6 +281,7 @@ static void build_pairs(tvds_data *d, int bucketed)
         }
     }
     finish(d, kl, ku);
+    d->w_points_last = 0;
     d->w_pair_builds++;
 }
 
@@ -309,6 +318,9 @@ static int units_make(tvds_data *d)
             d->row[w->u_row0[nu - 1]].cp == R->cp && d->row[w->u_row0[nu - 1]].kind != 0 &&
             d->row[w->u_row0[nu - 1]].kind != 3) {
             w->u_nrow[nu - 1]++;
+            const sim_row *R0 = &d->row[w->u_row0[nu - 1]];
+            for (int e = 0; e < R->ne; e++)
+                w->pe_u[R->off + e] = w->pe_u[R0->off + e];
             continue;
         }
         int u = nu++;
@@ -331,9 +343,12 @@ static int units_make(tvds_data *d)
             w->u_rsub[u * WB_RUNS + q] = sb;
             w->u_rbeg[u * WB_RUNS + q] = ne;
             w->u_mask[u] |= 1ul << (sb % 64);
+            /* The run's entries by slot: slot k from u_rsl[run][k] (u_rbeg for k = 0). */
+            for (int sl = 0; sl < 3; sl++) {
+            if (sl > 0) w->u_rsl[(u * WB_RUNS + q) * 2 + sl - 1] = ne;
             for (int e = e0; e < R->ne; e++) {
                 int pe = R->off + e;
-                if (d->p_sub[pe] != sb) continue;
+                if (d->p_sub[pe] != sb || (contact ? c->e_dir[e] : 0) != sl) continue;
                 if (!contact && d->p_be[pe] != d->p_bc[pe]) goto fail;
                 int g = d->p_cand[pe];
                 if (w->uid[g] < 0) {
@@ -343,12 +358,14 @@ static int units_make(tvds_data *d)
                     nused++;
                 }
                 w->ulast[w->uid[g]] = u;
+                w->pe_u[pe] = w->uid[g];
                 w->e_u[ne] = w->uid[g];
                 w->e_slot[ne] = contact ? c->e_dir[e] : 0;
                 w->e_w[ne] = contact ? c->e_w[e] : d->p_bc[pe];
                 w->e_loc[ne] = g - d->cand_base[sb];
                 w->e_sub[ne] = sb;
                 ne++;
+            }
             }
             w->u_rend[u * WB_RUNS + q] = ne;
         }
@@ -382,6 +399,9 @@ static int units_make(tvds_data *d)
         w->uloc[k] = tmp[k];
     for (int k = 0; k < ne; k++)
         w->e_u[k] = w->uperm[w->e_u[k]];
+    for (int k = 0; k < d->pool_n; k++)
+        w->pe_u[k] = w->uperm[w->pe_u[k]];
+    w->f_ver = -1;
     w->nused = nused;
     return nu;
 fail:
@@ -523,8 +543,14 @@ static void build_points(tvds_data *d, int nu)
                 if (q < w->u_nrun[p]) {
                     const sim_sub *s = &d->sub[sb];
                     const double *col = s->G + (size_t)w->uloc[u] * s->ncand;
-                    for (int k = w->u_rbeg[p * WB_RUNS + q]; k < w->u_rend[p * WB_RUNS + q]; k++)
-                        h[w->e_slot[k]] += w->e_w[k] * col[w->e_loc[k]];
+                    const int *sl = w->u_rsl + (p * WB_RUNS + q) * 2;
+                    int k0 = w->u_rbeg[p * WB_RUNS + q], k3 = w->u_rend[p * WB_RUNS + q];
+                    for (int k = k0; k < sl[0]; k++)
+                        h[0] += w->e_w[k] * col[w->e_loc[k]];
+                    for (int k = sl[0]; k < sl[1]; k++)
+                        h[1] += w->e_w[k] * col[w->e_loc[k]];
+                    for (int k = sl[1]; k < k3; k++)
+                        h[2] += w->e_w[k] * col[w->e_loc[k]];
                 }
                 for (int i = 0; i < nsp; i++)
                     H[i * nused + u] = h[i];
@@ -548,12 +574,29 @@ static void build_points(tvds_data *d, int nu)
                 continue;
             }
             if (q < p && w->u_dirty[q]) continue; /* done by q */
-            /* Gt_pq(i, j) = sum_{f in q, slot j} w_f H_p(i, u_f). */
-            for (int f = w->u_eoff[q]; f < w->u_eoff[q + 1]; f++) {
-                int u = w->e_u[f], j = w->e_slot[f];
-                double wf = w->e_w[f];
-                for (int i = 0; i < nsp; i++)
-                    Gt[i][j] += wf * H[i * nused + u];
+            /* Gt_pq(i, j) = sum_{f in q, slot j} w_f H_p(i, u_f): run by run, slot by slot. */
+            if (nsp == 3) {
+                const double *H0 = H, *H1 = H + nused, *H2 = H + 2 * (size_t)nused;
+                for (int r = 0; r < w->u_nrun[q]; r++) {
+                    const int *sl = w->u_rsl + (q * WB_RUNS + r) * 2;
+                    int b[4] = {w->u_rbeg[q * WB_RUNS + r], sl[0], sl[1], w->u_rend[q * WB_RUNS + r]};
+                    for (int j = 0; j < 3; j++) {
+                        double a0 = 0.0, a1 = 0.0, a2 = 0.0;
+                        for (int f = b[j]; f < b[j + 1]; f++) {
+                            int u = w->e_u[f];
+                            double wf = w->e_w[f];
+                            a0 += wf * H0[u], a1 += wf * H1[u], a2 += wf * H2[u];
+                        }
+                        Gt[0][j] += a0, Gt[1][j] += a1, Gt[2][j] += a2;
+                    }
+                }
+            } else {
+                for (int f = w->u_eoff[q]; f < w->u_eoff[q + 1]; f++) {
+                    int u = w->e_u[f], j = w->e_slot[f];
+                    double wf = w->e_w[f];
+                    for (int i = 0; i < nsp; i++)
+                        Gt[i][j] += wf * H[i * nused + u];
+                }
             }
             write_blocks(d, p, q, Gt, &kl, &ku);
             if (q >= p) {
@@ -567,8 +610,9 @@ static void build_points(tvds_data *d, int nu)
             }
         }
     }
-    d->wp_n = -1; /* no pairs kept: the candidate corrections walk the buckets */
+    d->wp_n = -1; /* no pairs kept: the candidate corrections come from sim_wbuild_du */
     finish(d, kl, ku);
+    d->w_points_last = 1;
     d->w_point_builds++;
 }
 
@@ -592,4 +636,26 @@ void sim_build_W(tvds_data *d)
         return;
     }
     build_points(d, nu);
+}
+
+double sim_wbuild_du(tvds_data *d, int sb, int a)
+{
+    sim_wbuild *w = d->wb;
+    int nused = w->nused;
+    if (w->f_ver != d->du_ver) {
+        /* f = B_E^T lambda merged per used candidate: O(pool) once per set of multipliers. */
+        for (int u = 0; u < nused; u++)
+            w->f[u] = 0.0;
+        for (int b = 0; b < d->pool_n; b++) {
+            double l = d->lam[d->p_row[b]];
+            if (l != 0.0) w->f[w->pe_u[b]] += l * d->p_be[b];
+        }
+        w->f_ver = d->du_ver;
+    }
+    const sim_sub *s = &d->sub[sb];
+    const double *g = s->G + (size_t)a * s->ncand; /* G(., a) = G(a, .): G symmetric */
+    double u = 0.0;
+    for (int k = 0; k < nused; k++)
+        if (w->usub[k] == sb) u += g[w->uloc[k]] * w->f[k];
+    return -(d->h * d->h) * u;
 }
