@@ -47,6 +47,9 @@ struct sim_wbuild {
     int *pe_u;                         /* ecap: used candidate of each pool entry */
     double *f;                         /* ecap: B_E^T lambda on the used candidates */
     long f_ver;                        /* du_ver of f */
+    int *fs_off;                       /* nsub + 1: f's nonzeros by substructure: */
+    int *fs_loc;                       /* ecap: their candidates (own numbering) */
+    double *fs_val;                    /* ecap */
     /* Per contact point, the entries its cached Gt were computed from (candidate, direction,
      * weight: SIM_ROW_MAX_CP each) and their generation; per pair of points a <= b,
      * Gt_ab (9, a's slots first) and the generations it was computed from (gt NULL: no cache,
@@ -68,7 +71,8 @@ void sim_wbuild_free(tvds_data *d)
     tvds_free(w->u_eoff), tvds_free(w->u_nrun), tvds_free(w->u_pref), tvds_free(w->u_rsub);
     tvds_free(w->u_rbeg), tvds_free(w->u_rend), tvds_free(w->u_rsl), tvds_free(w->u_mask), tvds_free(w->cnt);
     tvds_free(w->itmp);
-    tvds_free(w->pe_u), tvds_free(w->f);
+    tvds_free(w->pe_u), tvds_free(w->f), tvds_free(w->fs_off), tvds_free(w->fs_loc);
+    tvds_free(w->fs_val);
     tvds_free(w->u_dirty), tvds_free(w->s_ne), tvds_free(w->s_cand), tvds_free(w->s_dir);
     tvds_free(w->s_w), tvds_free(w->s_gen), tvds_free(w->gt), tvds_free(w->gt_gen);
     tvds_free(w->e_u), tvds_free(w->e_slot), tvds_free(w->e_loc), tvds_free(w->e_sub);
@@ -117,6 +121,9 @@ int sim_wbuild_create(tvds_data *d)
     WB_ALLOC(w->u_dirty, uc);
     WB_ALLOC(w->pe_u, ec);
     WB_ALLOC(w->f, ec);
+    WB_ALLOC(w->fs_off, d->nsub + 1);
+    WB_ALLOC(w->fs_loc, ec);
+    WB_ALLOC(w->fs_val, ec);
     int np3 = 0;
     for (int i = 0; i < d->ncp; i++)
         np3 |= d->cp[i].ntan == 2;
@@ -625,17 +632,17 @@ void sim_build_W(tvds_data *d)
             if (d->cp[i].ntan == 2 && !d->cp[i].pen) d->wb_dim = 3;
     }
     clear_band(d);
-    if (d->wb_dim != 3 || !d->wb || (d->W_struct && d->wp_n >= 0 && d->check.w_points <= 0)) {
-        build_pairs(d, 0);
-        return;
+    int bucketed = 0;
+    if (d->wb_dim == 3 && d->wb && !(d->W_struct && d->wp_n >= 0 && d->check.w_points <= 0)) {
+        bucket_entries(d); /* the candidate corrections walk the buckets */
+        bucketed = 1;
+        int nu = d->check.w_points < 0 ? -1 : units_make(d);
+        if (nu >= 0 && (d->check.w_points > 0 || points_cost(d, nu) < bucket_pairs(d))) {
+            build_points(d, nu);
+            return;
+        }
     }
-    bucket_entries(d); /* the candidate corrections walk the buckets */
-    int nu = d->check.w_points < 0 ? -1 : units_make(d);
-    if (nu < 0 || (d->check.w_points == 0 && points_cost(d, nu) >= bucket_pairs(d))) {
-        build_pairs(d, 1);
-        return;
-    }
-    build_points(d, nu);
+    build_pairs(d, bucketed); /* one call: inlined */
 }
 
 double sim_wbuild_du(tvds_data *d, int sb, int a)
@@ -650,12 +657,30 @@ double sim_wbuild_du(tvds_data *d, int sb, int a)
             double l = d->lam[d->p_row[b]];
             if (l != 0.0) w->f[w->pe_u[b]] += l * d->p_be[b];
         }
+        /* Its nonzeros by substructure (counting sort). */
+        for (int i = 0; i <= d->nsub; i++)
+            w->fs_off[i] = 0;
+        for (int k = 0; k < nused; k++)
+            if (w->f[k] != 0.0) w->fs_off[w->usub[k] + 1]++;
+        for (int i = 0; i < d->nsub; i++)
+            w->fs_off[i + 1] += w->fs_off[i];
+        for (int k = 0; k < nused; k++)
+            if (w->f[k] != 0.0) {
+                int q = w->fs_off[w->usub[k]]++;
+                w->fs_loc[q] = w->uloc[k];
+                w->fs_val[q] = w->f[k];
+            }
+        for (int i = d->nsub; i > 0; i--)
+            w->fs_off[i] = w->fs_off[i - 1];
+        w->fs_off[0] = 0;
         w->f_ver = d->du_ver;
     }
     const sim_sub *s = &d->sub[sb];
     const double *g = s->G + (size_t)a * s->ncand; /* G(., a) = G(a, .): G symmetric */
+    const int *loc = w->fs_loc;
+    const double *fv = w->fs_val;
     double u = 0.0;
-    for (int k = 0; k < nused; k++)
-        if (w->usub[k] == sb) u += g[w->uloc[k]] * w->f[k];
+    for (int k = w->fs_off[sb]; k < w->fs_off[sb + 1]; k++)
+        u += g[loc[k]] * fv[k];
     return -(d->h * d->h) * u;
 }
