@@ -36,6 +36,7 @@ LAYERS='
 46 strict src/engine/sim_solve.c
 46 strict src/engine/sim_record.c
 45 strict src/engine/sim_subs.c
+45 strict src/engine/sim_wbuild.c
 46 strict src/engine/sim_data.c
 47 strict src/engine/sim.c
 48 strict src/engine/run.c

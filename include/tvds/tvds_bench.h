@@ -101,6 +101,19 @@ TVDS_API int tvds_bench_synthetic_pad_write(const char *dir, int n, int m, char 
 TVDS_API int tvds_bench_plate_write(const char *dir, int cells, int nn, char *case_path,
                                     size_t size, tvds_ctx *ctx);
 
+/* Write the pad-on-plate model into dir (created if missing):
+ * dir/plate: a steel plate 60 x 20 x 4 mm of nx x ny x 2 hexahedra clamped at x = 0,
+ *   Craig-Bampton reduced on the nodes of its top faces (face set "top_faces", 3 DoFs each)
+ *   with 20 fixed-interface modes: 3 nx (ny + 1) + 20 DoFs (nx = 37, ny = 8: 1019), dense M^-1;
+ * dir/pad: a carriage node 1 and side x side nodes 1 mm apart on the plate's top face (node set
+ *   "pad"), each sprung to the carriage and its neighbours, lumped masses;
+ * dir/case.ini: the pad (m = side^2 contact nodes, mu 0.3) pressed with 0.5 N per node ramped
+ *   in over 0.2 ms and dragged along x at 0.1 m/s; t_end = 10 ms.
+ * nx in [2, 200], ny in [1, 100], side in [1, 17]. Returns TVDS_OK, TVDS_ERR_INVALID,
+ * TVDS_ERR_IO, TVDS_ERR_NOMEM or the reduction's error. */
+TVDS_API int tvds_bench_cbpad_write(const char *dir, int nx, int ny, int side, char *case_path,
+                                    size_t size, tvds_ctx *ctx);
+
 /* Ground-spring frequency sqrt(1e4 N/m / 0.01 kg) / (2 pi) [Hz] of tvds_bench_cea_chain: no
  * undamped natural frequency of the chain lies below it (K = K_chain + k_g I with K_chain
  * positive semi-definite, M = m I; the contact constraints only remove DoFs). */

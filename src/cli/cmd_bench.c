@@ -59,6 +59,11 @@ static int sec_bob3d(btab *t, const bench_env *e)
     return bench_bob3d(t, e->work, e->R, e->quick);
 }
 
+static int sec_pads(btab *t, const bench_env *e)
+{
+    return bench_padplate(t, e->work, e->R, e->quick);
+}
+
 static int sec_sweep(btab *t, const bench_env *e)
 {
     return bench_sweep(t, e->case_path, e->R, e->quick);
@@ -93,6 +98,7 @@ static const bench_section sections[] = {
     {"contacts", sec_contacts, 1, 0, "per-step cost vs the number of contact nodes"},
     {"plate", sec_plate, 0, 0, "3D node-to-face contact on a plate"},
     {"bob3d", sec_bob3d, 1, 0, "the 3D beam-on-beam"},
+    {"pads", sec_pads, 1, 0, "pads of m = 1 .. 256 nodes on a Craig-Bampton plate"},
     {"sweep", sec_sweep, 1, 0, "sweep efficiency on 1 and 2 workers"},
     {"large", sec_large, 0, 0, "set-up of large reduced models (with --large)"},
     {"cea-nodes", sec_cea_nodes, 1, 1,
@@ -112,7 +118,7 @@ static void bench_help(FILE *out)
     fprintf(out,
             "usage: tvds bench [-o DIR] [--case CASE] [--repeats R] [--quick] [--large]\n"
             "                  [--reduce-sizes N,N,...]\n"
-            "                  [--only reduce|contacts|cea-nodes|sweep|bob3d]\n"
+            "                  [--only reduce|contacts|cea-nodes|sweep|bob3d|pads]\n"
             "                  [--cea-dofs N] [--cea-solvers dense,arpack,complex]\n"
             "                  [--scipy-limit S]\n"
             "\n"
@@ -139,6 +145,9 @@ static void bench_help(FILE *out)
             "    (4-node and 9-node faces), subs-b and FiLm;\n"
             "  - the 3D beam-on-beam (models/beam_on_beam/beam_on_beam_3d.ini on the default\n"
             "    'tvds model beam-on-beam-3d' pair): us per step, subs-b and FiLm;\n"
+            "  - pads of m = 1, 4, 16, 64, 256 nodes sliding on a 1019-DoF Craig-Bampton plate\n"
+            "    (interleaved rounds): us per step, the exponent of m, the ratios to m = 16\n"
+            "    (targets 10 and 100) and subs-b against FiLm;\n"
             "  - sweep efficiency: 8 runs of the case on 1 and on 2 OpenMP workers, with the\n"
             "    load average (target >= 90 %% of ideal).\n"
             "\n"

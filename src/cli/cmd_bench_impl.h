@@ -41,6 +41,8 @@ int bench_size(btab *t, const char *dir, int R, int quick);
 int bench_contacts(btab *t, const char *dir, int R, int quick);
 int bench_plate(btab *t, const char *dir, int R, int quick);
 int bench_bob3d(btab *t, const char *dir, int R, int quick);
+/* cmd_bench_pads.c: pads of m = 1 .. 256 nodes on a Craig-Bampton plate. */
+int bench_padplate(btab *t, const char *dir, int R, int quick);
 int bench_sweep(btab *t, const char *case_path, int R, int quick);
 int bench_setup_large(btab *t, const char *dir);
 int bench_cea_nodes(btab *t, int N, int R, int which);

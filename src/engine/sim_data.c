@@ -95,6 +95,7 @@ void tvds_data_free(tvds_data **pd)
     tvds_free(d->p_bc);
     tvds_free(d->p_be);
     tvds_free(d->W);
+    sim_wbuild_free(d);
     tvds_free(d->wp_a);
     tvds_free(d->wp_b);
     tvds_free(d->wp_w);
@@ -713,6 +714,7 @@ static int setup_cand_flex(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
     ALLOC(d->du_c, d->ncand_tot);
     ALLOC(d->du_cv, d->ncand_tot);
     d->du_ver = 1;
+    if (sim_wbuild_create(d)) goto nomem;
     return TVDS_OK;
 nomem:
     return setup_nomem(ctx);

@@ -219,7 +219,12 @@ typedef struct sim_check_paths {
     int geometry_table; /* 1 = a 2D segment master's geometry through the kind's table (closest,
                            frame, point, weights) instead of its one-call path
                            (sim_seg2d_geometry) */
+    int w_points;       /* 3D W (sim_build_W): 0 = the cheaper construction, 1 = always the
+                           points', -1 = always the pairs' */
 } sim_check_paths;
+
+/* Scratch of the points' construction of W (sim_wbuild.c). */
+typedef struct sim_wbuild sim_wbuild;
 
 struct tvds_data {
     int nsub;
@@ -281,6 +286,11 @@ struct tvds_data {
                                pairs of one term otherwise wait on each other's store) */
     int *wr_end, *wr_w;     /* wp_cap */
     double *W, *W_lu, *lam, *rhs; /* rmax x rmax, rmax x rmax, rmax, rmax */
+    sim_wbuild *wb;               /* the points' construction's scratch (sim_wbuild.c) */
+    int wb_dim;                   /* 0 until the first W, then 3 when a 3D contact point exists */
+    long w_pair_builds, w_point_builds; /* W built by each construction */
+    long w_gt_reused;                   /* point pairs whose Gt the points' construction reused */
+    int w_points_last;                  /* 1: the last W came from the points' construction */
     int *ipiv;                    /* rmax */
     int *jpvt;                    /* rmax: column pivots of the rank-revealing solve */
     double *ls_work;              /* ls_lwork: workspace of dgelsy (redundant constraints) */
@@ -655,6 +665,19 @@ void sim_rigid_begin(const tvds_model *m, tvds_data *d);
 int sim_rigid_check(const tvds_model *m, tvds_data *d);
 /* After the correction: the elements' final state, forces in fel, result channels. */
 void sim_rigid_end(const tvds_model *m, tvds_data *d);
+
+/* sim_wbuild.c: W = h^2 B_C G B_E^T of the assembled rows into d->W (band W_kl, W_ku), the
+ * buckets of the pool's entries (comp_head, p_next) for the candidate corrections, and the
+ * pairs when that construction was taken (wp_n, else -1). */
+void sim_build_W(tvds_data *d);
+/* sim_wbuild.c: the scratch of sim_build_W, sized by rmax, pool_cap and ncand_tot (set-up);
+ * TVDS_ERR_NOMEM on failure. sim_wbuild_free accepts d->wb NULL. */
+int sim_wbuild_create(tvds_data *d);
+/* sim_wbuild.c, after a points' construction (w_points_last): the displacement correction
+ * -h^2 (G B_E^T lambda)(a) of candidate a of substructure sb from the multipliers d->lam (the
+ * merge B_E^T lambda is redone when du_ver changed). */
+double sim_wbuild_du(tvds_data *d, int sb, int a);
+void sim_wbuild_free(tvds_data *d);
 
 /* sim_solve.c: direct active-set solution (subs-a, subs-b, subs-c). */
 int sim_solve_direct(const tvds_model *m, tvds_data *d, tvds_ctx *ctx);

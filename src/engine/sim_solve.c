@@ -8,124 +8,6 @@
 
 #include "engine/sim_impl.h"
 
-/* The pool's entries in buckets by component of G (docs/theory.md 9b), each bucket in pool
- * order and the buckets in the order of their first entry: for a G without zero blocks (one
- * component per substructure) the sums below take their terms in the order of the plain
- * double loop over the rows' entries. */
-static inline int bucket_key(const tvds_data *d, int sb, int a)
-{
-    return d->cand_base[sb] + (d->check.rows_dense ? 0 : d->sub[sb].gcomp[a]);
-}
-
-static void bucket_entries(tvds_data *d)
-{
-    for (int u = 0; u < d->ncomp_used; u++)
-        d->comp_head[d->comp_used[u]] = -1;
-    d->ncomp_used = 0;
-    for (int e = 0; e < d->pool_n; e++) {
-        int sb = d->p_sub[e];
-        int key = bucket_key(d, sb, d->p_cand[e] - d->cand_base[sb]);
-        d->p_next[e] = -1;
-        if (d->comp_head[key] < 0) {
-            d->comp_head[key] = e;
-            d->comp_used[d->ncomp_used++] = key;
-        } else {
-            d->p_next[d->comp_tail[key]] = e;
-        }
-        d->comp_tail[key] = e;
-    }
-}
-
-/* W = h^2 B_C G B_E^T (nr x nr, column-major, leading dimension nr) from the rows' entries:
- * W_ij sums bc_a G(a, b) be_b over the pairs of entries of rows i and j in one bucket, so its
- * cost is the number of such pairs: O(nr) when G is local (lumped masses: a contact point
- * shares buckets only with its neighbours), O((nr e)^2) when G is dense. Only the band of the
- * previous W is cleared and the band (W_kl, W_ku) of this one recorded for the solve. */
-static void build_W(tvds_data *d)
-{
-    int nr = d->nrow, n0 = d->W_n;
-    if (n0 <= 2) {
-        /* One or two rows: the whole W (outside the band it is zero already). */
-        if (n0 >= 1) d->W[0] = 0.0;
-        if (n0 == 2) d->W[1] = d->W[2] = d->W[3] = 0.0;
-    } else {
-        for (int j = 0; j < n0; j++) {
-            int i0 = j - d->W_ku > 0 ? j - d->W_ku : 0;
-            int i1 = j + d->W_kl < n0 ? j + d->W_kl + 1 : n0;
-            for (int i = i0; i < i1; i++)
-                d->W[i + (size_t)j * n0] = 0.0;
-        }
-    }
-    int kl = 0, ku = 0;
-    if (d->W_struct && d->wp_n >= 0) {
-        /* The pool's structure is the last build's: its pairs, in its order (the same sums). */
-        const int *restrict pa = d->wp_a, *restrict pb = d->wp_b;
-        const double *restrict pg = d->wp_g, *restrict bc = d->p_bc, *restrict be = d->p_be;
-        double *restrict W = d->W;
-        for (int r = 0, p = 0; r < d->wr_n; r++) {
-            double w = W[d->wr_w[r]];
-            for (; p < d->wr_end[r]; p++)
-                w += bc[pa[p]] * pg[p] * be[pb[p]];
-            W[d->wr_w[r]] = w;
-        }
-        kl = d->W_kl;
-        ku = d->W_ku;
-    } else {
-        bucket_entries(d);
-        int np = 0;
-        for (int u = 0; u < d->ncomp_used; u++) {
-            int head = d->comp_head[d->comp_used[u]];
-            for (int a = head; a >= 0; a = d->p_next[a]) {
-                int sb = d->p_sub[a], i = d->p_row[a];
-                const sim_sub *s = &d->sub[sb];
-                const double *g = s->G + (d->p_cand[a] - d->cand_base[sb]);
-                double bca = d->p_bc[a];
-                d->wp_first[a] = np;
-                for (int b = head; b >= 0; b = d->p_next[b], np++) {
-                    int j = d->p_row[b];
-                    int cb = d->p_cand[b] - d->cand_base[sb];
-                    double gab = g[(size_t)cb * s->ncand];
-                    d->W[i + (size_t)j * nr] += bca * gab * d->p_be[b];
-                    if (i - j > kl) kl = i - j;
-                    if (j - i > ku) ku = j - i;
-                    if (np < d->wp_cap) {
-                        d->wp_a[np] = a;
-                        d->wp_b[np] = b;
-                        d->wp_w[np] = i + j * nr;
-                        d->wp_g[np] = gab;
-                    }
-                }
-                d->wp_len[a] = np - d->wp_first[a];
-            }
-        }
-        d->wp_n = np <= d->wp_cap ? np : -1;
-        d->wr_n = 0;
-        for (int p = 0; p < d->wp_n; p++) {
-            if (p == 0 || d->wp_w[p] != d->wp_w[p - 1]) d->wr_w[d->wr_n++] = d->wp_w[p];
-            d->wr_end[d->wr_n - 1] = p + 1;
-        }
-    }
-    double h2 = d->h * d->h;
-    if (nr <= 2) {
-        /* The whole W (zero outside the band: scaled, still zero). */
-        if (nr >= 1) d->W[0] *= h2;
-        if (nr == 2) d->W[1] *= h2, d->W[2] *= h2, d->W[3] *= h2;
-    } else {
-        for (int j = 0; j < nr; j++) {
-            int i0 = j - ku > 0 ? j - ku : 0, i1 = j + kl < nr ? j + kl + 1 : nr;
-            for (int i = i0; i < i1; i++)
-                d->W[i + (size_t)j * nr] *= h2;
-        }
-    }
-    d->W_n = nr;
-    d->W_kl = kl;
-    d->W_ku = ku;
-    d->W_np = d->pool_n;
-    d->W_dense = d->check.rows_dense;
-    d->W_valid = 1;
-    d->W_lu_ok = 0;
-}
-
 static const char *row_where(const tvds_model *m, const tvds_data *d, const sim_row *R, char *buf,
                              size_t nbuf)
 {
@@ -454,6 +336,8 @@ static double du_cand(tvds_data *d, int sb, int a, int k, int key, int pe)
     double h2 = d->h * d->h, u = 0.0;
     if (pe >= 0 && d->wp_n >= 0 && !d->check.reuse_off) {
         u = pair_du(d, pe); /* pool entry pe has candidate k */
+    } else if (d->w_points_last) {
+        u = sim_wbuild_du(d, sb, a); /* 3D points' W: through B_E^T lambda merged */
     } else {
         /* Only the entries of a's bucket (those of build_W, same rows) act on it through G. */
         for (int b = d->comp_head[key]; b >= 0; b = d->p_next[b]) {
@@ -542,7 +426,7 @@ int sim_solve_direct(const tvds_model *m, tvds_data *d, tvds_ctx *ctx)
         sim_assemble(m, d);
         if (d->nrow == 0) break;
         if (!d->W_same) {
-            build_W(d);
+            sim_build_W(d);
             rc = check_diag(m, d, ctx);
             if (rc) return rc;
         }
@@ -851,7 +735,7 @@ again:
     int nr = d->nrow;
     if (nr > 0) {
         if (!d->W_same) {
-            build_W(d);
+            sim_build_W(d);
             rc = check_diag(m, d, ctx);
             if (rc) return rc;
         }
