@@ -68,8 +68,8 @@ START_TEST(test_points_vs_plain)
     tvds_ctx ctx;
     tvds_ctx_init(&ctx);
     char cpath[512];
-    ck_assert_msg(tvds_bench_cbpad_write(dir, 8, 4, 3, cpath, sizeof cpath, &ctx) == TVDS_OK,
-                  "%s", ctx.msg);
+    ck_assert_msg(tvds_bench_cbpad_write(dir, 8, 4, 3, cpath, sizeof cpath, &ctx) == TVDS_OK, "%s",
+                  ctx.msg);
     tvds_model *m = NULL;
     ck_assert_msg(tvds_case_read(cpath, NULL, 0, &m, &ctx) == TVDS_OK, "%s", ctx.msg);
     m->opt.method = method;

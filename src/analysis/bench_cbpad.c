@@ -112,8 +112,8 @@ done:
     return rc;
 }
 
-int tvds_bench_cbpad_write(const char *dir, int nx, int ny, int side, char *case_path,
-                           size_t size, tvds_ctx *ctx)
+int tvds_bench_cbpad_write(const char *dir, int nx, int ny, int side, char *case_path, size_t size,
+                           tvds_ctx *ctx)
 {
     if (!dir || !case_path || size < 2 || nx < 2 || ny < 1 || nx > 200 || ny > 100 || side < 1 ||
         side > 17)
@@ -136,20 +136,22 @@ int tvds_bench_cbpad_write(const char *dir, int nx, int ny, int side, char *case
     if ((rc = pad_write(sub, side, x0, y0, ctx))) return rc;
     snprintf(case_path, size, "%s/case.ini", dir);
     FILE *f = fopen(case_path, "w");
-    if (!f) return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot create: %s", case_path, strerror(errno));
+    if (!f)
+        return TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: cannot create: %s", case_path, strerror(errno));
     int m = side * side;
-    fprintf(f,
-            "# A pad of %d x %d contact nodes on a Craig-Bampton steel plate (%d x %d x 2 hexahedra,\n"
-            "# top face retained), written by tvds_bench_cbpad_write: pressed with 0.5 N per node\n"
-            "# (ramp 0.2 ms) and dragged along x at 0.1 m/s.\n"
-            "[run]\nname = cbpad_%d\nmethod = subs-b\ndt = auto\nt_end = 0.01\n\n"
-            "[substructure plate]\ndir = plate\ndamping = rayleigh\nalpha = 1\nbeta = 1e-8\n\n"
-            "[substructure pad]\ndir = pad\ndamping = rayleigh\nalpha = 1\nbeta = 1e-7\n\n"
-            "[contact pad]\nslave = pad:pad\nmaster = plate:top_faces\nmu = 0.3\n\n"
-            "[load press]\ndof = pad:1:uz\nf = smooth %.15g 0 2e-4\n\n"
-            "[constraint drive_x]\nterms = pad:1:ux\nvalue = table 0 0  1 0.1\n\n"
-            "[constraint hold_y]\nterms = pad:1:uy\nvalue = 0\n",
-            side, side, nx, ny, m, -0.5 * m);
+    fprintf(
+        f,
+        "# A pad of %d x %d contact nodes on a Craig-Bampton steel plate (%d x %d x 2 hexahedra,\n"
+        "# top face retained), written by tvds_bench_cbpad_write: pressed with 0.5 N per node\n"
+        "# (ramp 0.2 ms) and dragged along x at 0.1 m/s.\n"
+        "[run]\nname = cbpad_%d\nmethod = subs-b\ndt = auto\nt_end = 0.01\n\n"
+        "[substructure plate]\ndir = plate\ndamping = rayleigh\nalpha = 1\nbeta = 1e-8\n\n"
+        "[substructure pad]\ndir = pad\ndamping = rayleigh\nalpha = 1\nbeta = 1e-7\n\n"
+        "[contact pad]\nslave = pad:pad\nmaster = plate:top_faces\nmu = 0.3\n\n"
+        "[load press]\ndof = pad:1:uz\nf = smooth %.15g 0 2e-4\n\n"
+        "[constraint drive_x]\nterms = pad:1:ux\nvalue = table 0 0  1 0.1\n\n"
+        "[constraint hold_y]\nterms = pad:1:uy\nvalue = 0\n",
+        side, side, nx, ny, m, -0.5 * m);
     if (ferror(f) | fclose(f)) rc = TVDS_ERROR(ctx, TVDS_ERR_IO, "%s: write failed", case_path);
     return rc;
 }

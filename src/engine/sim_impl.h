@@ -291,9 +291,9 @@ struct tvds_data {
     long w_pair_builds, w_point_builds; /* W built by each construction */
     long w_gt_reused;                   /* point pairs whose Gt the points' construction reused */
     int w_points_last;                  /* 1: the last W came from the points' construction */
-    int *ipiv;                    /* rmax */
-    int *jpvt;                    /* rmax: column pivots of the rank-revealing solve */
-    double *ls_work;              /* ls_lwork: workspace of dgelsy (redundant constraints) */
+    int *ipiv;                          /* rmax */
+    int *jpvt;                          /* rmax: column pivots of the rank-revealing solve */
+    double *ls_work;                    /* ls_lwork: workspace of dgelsy (redundant constraints) */
     int ls_lwork;
     double *ls_W;         /* rmax x rmax copy of W for the rank-revealing solve */
     long n_redundant;     /* steps solved with a rank-deficient (redundant) W */

@@ -35,7 +35,7 @@ struct sim_wbuild {
     int *ulast, *uperm; /* ecap: last unit using it; its position by last unit, descending */
     int *u_row0, *u_nrow, *u_ns, *u_eoff, *u_nrun, *u_pref; /* ucap (u_eoff: ucap + 1) */
     int *u_rsub, *u_rbeg, *u_rend;                          /* ucap x WB_RUNS */
-    int *u_rsl; /* ucap x WB_RUNS x 2: where slots 1 and 2 of each run begin */
+    int *u_rsl;            /* ucap x WB_RUNS x 2: where slots 1 and 2 of each run begin */
     unsigned long *u_mask; /* ucap: bit s % 64 set when the unit has entries in substructure s */
     int *cnt;              /* ucap + 1 */
     int *itmp;             /* ecap: scratch of the permutation */
@@ -58,7 +58,7 @@ struct sim_wbuild {
     int *s_ne, *s_cand, *s_dir;
     double *s_w;
     long *s_gen;
-    double *gt; /* ncp x ncp x 9 */
+    double *gt;   /* ncp x ncp x 9 */
     long *gt_gen; /* ncp x ncp x 2 */
 };
 
@@ -69,7 +69,8 @@ void sim_wbuild_free(tvds_data *d)
     tvds_free(w->uid), tvds_free(w->usub), tvds_free(w->uloc), tvds_free(w->ulast);
     tvds_free(w->uperm), tvds_free(w->u_row0), tvds_free(w->u_nrow), tvds_free(w->u_ns);
     tvds_free(w->u_eoff), tvds_free(w->u_nrun), tvds_free(w->u_pref), tvds_free(w->u_rsub);
-    tvds_free(w->u_rbeg), tvds_free(w->u_rend), tvds_free(w->u_rsl), tvds_free(w->u_mask), tvds_free(w->cnt);
+    tvds_free(w->u_rbeg), tvds_free(w->u_rend), tvds_free(w->u_rsl), tvds_free(w->u_mask),
+        tvds_free(w->cnt);
     tvds_free(w->itmp);
     tvds_free(w->pe_u), tvds_free(w->f), tvds_free(w->fs_off), tvds_free(w->fs_loc);
     tvds_free(w->fs_val);
@@ -321,9 +322,8 @@ static int units_make(tvds_data *d)
             vc[0] = ve[0] = 1.0;
             vc[1] = vc[2] = ve[1] = ve[2] = 0.0;
         }
-        if (contact && nu > 0 && w->u_ns[nu - 1] == 3 &&
-            d->row[w->u_row0[nu - 1]].cp == R->cp && d->row[w->u_row0[nu - 1]].kind != 0 &&
-            d->row[w->u_row0[nu - 1]].kind != 3) {
+        if (contact && nu > 0 && w->u_ns[nu - 1] == 3 && d->row[w->u_row0[nu - 1]].cp == R->cp &&
+            d->row[w->u_row0[nu - 1]].kind != 0 && d->row[w->u_row0[nu - 1]].kind != 3) {
             w->u_nrow[nu - 1]++;
             const sim_row *R0 = &d->row[w->u_row0[nu - 1]];
             for (int e = 0; e < R->ne; e++)
@@ -352,27 +352,27 @@ static int units_make(tvds_data *d)
             w->u_mask[u] |= 1ul << (sb % 64);
             /* The run's entries by slot: slot k from u_rsl[run][k] (u_rbeg for k = 0). */
             for (int sl = 0; sl < 3; sl++) {
-            if (sl > 0) w->u_rsl[(u * WB_RUNS + q) * 2 + sl - 1] = ne;
-            for (int e = e0; e < R->ne; e++) {
-                int pe = R->off + e;
-                if (d->p_sub[pe] != sb || (contact ? c->e_dir[e] : 0) != sl) continue;
-                if (!contact && d->p_be[pe] != d->p_bc[pe]) goto fail;
-                int g = d->p_cand[pe];
-                if (w->uid[g] < 0) {
-                    w->uid[g] = nused;
-                    w->usub[nused] = sb;
-                    w->uloc[nused] = g - d->cand_base[sb];
-                    nused++;
+                if (sl > 0) w->u_rsl[(u * WB_RUNS + q) * 2 + sl - 1] = ne;
+                for (int e = e0; e < R->ne; e++) {
+                    int pe = R->off + e;
+                    if (d->p_sub[pe] != sb || (contact ? c->e_dir[e] : 0) != sl) continue;
+                    if (!contact && d->p_be[pe] != d->p_bc[pe]) goto fail;
+                    int g = d->p_cand[pe];
+                    if (w->uid[g] < 0) {
+                        w->uid[g] = nused;
+                        w->usub[nused] = sb;
+                        w->uloc[nused] = g - d->cand_base[sb];
+                        nused++;
+                    }
+                    w->ulast[w->uid[g]] = u;
+                    w->pe_u[pe] = w->uid[g];
+                    w->e_u[ne] = w->uid[g];
+                    w->e_slot[ne] = contact ? c->e_dir[e] : 0;
+                    w->e_w[ne] = contact ? c->e_w[e] : d->p_bc[pe];
+                    w->e_loc[ne] = g - d->cand_base[sb];
+                    w->e_sub[ne] = sb;
+                    ne++;
                 }
-                w->ulast[w->uid[g]] = u;
-                w->pe_u[pe] = w->uid[g];
-                w->e_u[ne] = w->uid[g];
-                w->e_slot[ne] = contact ? c->e_dir[e] : 0;
-                w->e_w[ne] = contact ? c->e_w[e] : d->p_bc[pe];
-                w->e_loc[ne] = g - d->cand_base[sb];
-                w->e_sub[ne] = sb;
-                ne++;
-            }
             }
             w->u_rend[u * WB_RUNS + q] = ne;
         }
@@ -586,7 +586,8 @@ static void build_points(tvds_data *d, int nu)
                 const double *H0 = H, *H1 = H + nused, *H2 = H + 2 * (size_t)nused;
                 for (int r = 0; r < w->u_nrun[q]; r++) {
                     const int *sl = w->u_rsl + (q * WB_RUNS + r) * 2;
-                    int b[4] = {w->u_rbeg[q * WB_RUNS + r], sl[0], sl[1], w->u_rend[q * WB_RUNS + r]};
+                    int b[4] = {w->u_rbeg[q * WB_RUNS + r], sl[0], sl[1],
+                                w->u_rend[q * WB_RUNS + r]};
                     for (int j = 0; j < 3; j++) {
                         double a0 = 0.0, a1 = 0.0, a2 = 0.0;
                         for (int f = b[j]; f < b[j + 1]; f++) {
