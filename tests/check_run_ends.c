@@ -79,7 +79,7 @@ static void plate_case(double lift, char *path, size_t n)
 /* The slider lifted 10 mm above the plate, pressed with 0.2 N for 50 ms, does not reach it:
  * the run ends with status "warning", "contacts_never_closed": ["tip"], one line on stderr,
  * exit 0. The same slider on the plate closes: status "ok" and an empty list. Before: "ok",
- * nothing said (the flipped face set of issue 28 ran like this). */
+ * nothing said (a flipped face set ran like this). */
 START_TEST(test_contact_never_closed)
 {
     tmp_setup();

@@ -199,7 +199,7 @@ START_TEST(test_validate_driver)
 END_TEST
 
 /* Through the engine: SDND100 modeling A with exact constraints, 0.1 % of the analytic
- * extrema (the issue's target), and SDND104's permanent stick with exactly zero wear. */
+ * extrema (the validation target), and SDND104's permanent stick with exactly zero wear. */
 START_TEST(test_validate_engine_sdnd100a)
 {
     tvds_validate_opts o = {".", "sdnd100-a-lagrange", "engine", NULL, 0};
