@@ -372,8 +372,13 @@ static int keyword(char *kw, const char *path, long line, int depth, ccx_deck *d
         st->block = CCX_ELEMENT;
         st->etype = elem_type_of(val); /* other types (shells, beams, springs): skipped */
         st->lowmass = elem_lowmass(val);
-        if (st->lowmass && !d->lowmass_type[0])
-            snprintf(d->lowmass_type, sizeof d->lowmass_type, "%s", val);
+        if (st->lowmass && !d->lowmass_type[0]) {
+            /* A known type name (elem_lowmass matched it): cut to the field, never longer. */
+            size_t n = strlen(val);
+            if (n >= sizeof d->lowmass_type) n = sizeof d->lowmass_type - 1;
+            memcpy(d->lowmass_type, val, n);
+            d->lowmass_type[n] = '\0';
+        }
         st->pending = -1;
         if (param(kw, "ELSET", val, sizeof val) && *val)
             return get_or_add(d, 1, val, path, line, &st->set, ctx);
