@@ -194,7 +194,7 @@ START_TEST(test_cli_outdir)
     tvds_ctx_init(&ctx);
     tvds_outdir *od = NULL;
     ck_assert_int_eq(tvds_outdir_open(out, &od, &ctx), TVDS_OK);
-    snprintf(cmd, sizeof cmd, "%s/build/bin/tvds import calculix %s/job.inp -o %s >/dev/null 2>&1",
+    snprintf(cmd, sizeof cmd, "%s/" TVDS_BIN " import calculix %s/job.inp -o %s >/dev/null 2>&1",
              pwd, dir, out);
     int st = system(cmd);
     ck_assert_int_eq(WEXITSTATUS(st), 2);
@@ -217,7 +217,7 @@ START_TEST(test_cli_outdir)
     ck_assert_msg(strstr(ctx.msg, "K.mtx: not the file manifest.txt lists"), "%s", ctx.msg);
     /* A deck refused: no directory left behind. */
     tvds_test_write_file(dir, "job.sti", "");
-    snprintf(cmd, sizeof cmd, "%s/build/bin/tvds import calculix %s/job.inp -o %s/none 2>/dev/null",
+    snprintf(cmd, sizeof cmd, "%s/" TVDS_BIN " import calculix %s/job.inp -o %s/none 2>/dev/null",
              pwd, dir, dir);
     st = system(cmd);
     ck_assert_int_eq(WEXITSTATUS(st), 2);
@@ -579,8 +579,8 @@ START_TEST(test_lowmass_elements)
         char cmd[1400], err[600];
         const char *pwd = getenv("PWD") ? getenv("PWD") : ".";
         snprintf(err, sizeof err, "%s/err.txt", dir);
-        snprintf(cmd, sizeof cmd, "%s/build/bin/tvds import calculix %s/job.inp -o %s/full 2>%s",
-                 pwd, dir, dir, err);
+        snprintf(cmd, sizeof cmd, "%s/" TVDS_BIN " import calculix %s/job.inp -o %s/full 2>%s", pwd,
+                 dir, dir, err);
         ck_assert_int_eq(WEXITSTATUS(system(cmd)), 2);
         char *msg = tvds_test_slurp(err, NULL);
         ck_assert_ptr_nonnull(msg);
