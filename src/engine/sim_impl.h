@@ -549,6 +549,13 @@ static inline double sim_dot3(const double a[3], const double b[3])
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
 
+static inline void sim_cross3(const double a[3], const double b[3], double c[3])
+{
+    c[0] = a[1] * b[2] - a[2] * b[1];
+    c[1] = a[2] * b[0] - a[0] * b[2];
+    c[2] = a[0] * b[1] - a[1] * b[0];
+}
+
 /* The predicted tangential relative velocity vkin of c from its relative displacements in x_new
  * (x*: the solve does not move x_new) and x, once per detection (vkin_ok; the detection leaves
  * it to this call for a point whose velocity it did not need). */

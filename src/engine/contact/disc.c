@@ -8,22 +8,10 @@
 
 #include "engine/contact/master.h"
 
-static double dot3(const double a[3], const double b[3])
-{
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
-static void cross3(const double a[3], const double b[3], double c[3])
-{
-    c[0] = a[1] * b[2] - a[2] * b[1];
-    c[1] = a[2] * b[0] - a[0] * b[2];
-    c[2] = a[0] * b[1] - a[1] * b[0];
-}
-
 /* Unit axis of the disc. */
 static void disc_axis(const tvds_contact *C, double a[3])
 {
-    double l = sqrt(dot3(C->rigid_normal, C->rigid_normal));
+    double l = sqrt(sim_dot3(C->rigid_normal, C->rigid_normal));
     for (int k = 0; k < 3; k++)
         a[k] = C->rigid_normal[k] / l;
 }
@@ -31,8 +19,8 @@ static void disc_axis(const tvds_contact *C, double a[3])
 /* v turned by angle th about the unit axis a (Rodrigues; v need not be normal to a). */
 static void rotate(const double a[3], double th, const double v[3], double out[3])
 {
-    double c = cos(th), s = sin(th), axv[3], ad = dot3(a, v);
-    cross3(a, v, axv);
+    double c = cos(th), s = sin(th), axv[3], ad = sim_dot3(a, v);
+    sim_cross3(a, v, axv);
     for (int k = 0; k < 3; k++)
         out[k] = v[k] * c + axv[k] * s + a[k] * ad * (1.0 - c);
 }
@@ -56,7 +44,7 @@ static int disc_closest(const tvds_model *m, tvds_data *d, sim_cp *c, int conf, 
         /* The point of the face under the slave, and the material point there. */
         for (int k = 0; k < 3; k++)
             r[k] = Q[k] - C->rigid_point[k];
-        double h = dot3(a, r);
+        double h = sim_dot3(a, r);
         for (int k = 0; k < 3; k++)
             r[k] -= h * a[k];
         rotate(a, -th, r, c->mref);
@@ -65,7 +53,7 @@ static int disc_closest(const tvds_model *m, tvds_data *d, sim_cp *c, int conf, 
         c->mpt[k] = C->rigid_point[k] + r[k];
     c->seg = 0;
     c->alpha = 0.0;
-    c->s = sqrt(dot3(r, r)); /* the radius of the contact point */
+    c->s = sqrt(sim_dot3(r, r)); /* the radius of the contact point */
     return TVDS_OK;
 }
 
@@ -78,18 +66,18 @@ static void disc_frame(const tvds_model *m, const tvds_data *d, sim_cp *c, int c
     disc_axis(C, a);
     for (int k = 0; k < 3; k++)
         r[k] = c->mpt[k] - C->rigid_point[k];
-    cross3(a, r, t1);
-    double l = sqrt(dot3(t1, t1));
-    if (!(l > 1e-12 * (1.0 + sqrt(dot3(r, r))))) {
+    sim_cross3(a, r, t1);
+    double l = sqrt(sim_dot3(t1, t1));
+    if (!(l > 1e-12 * (1.0 + sqrt(sim_dot3(r, r))))) {
         double e[3] = {fabs(a[0]) < 0.9 ? 1.0 : 0.0, fabs(a[0]) < 0.9 ? 0.0 : 1.0, 0.0};
-        cross3(a, e, t1);
-        l = sqrt(dot3(t1, t1));
+        sim_cross3(a, e, t1);
+        l = sqrt(sim_dot3(t1, t1));
     }
     for (int k = 0; k < 3; k++) {
         c->n[k] = a[k];
         c->t[0][k] = t1[k] / l;
     }
-    cross3(c->n, c->t[0], c->t[1]);
+    sim_cross3(c->n, c->t[0], c->t[1]);
 }
 
 static int disc_weights(const tvds_model *m, const tvds_data *d, const sim_cp *c,
@@ -122,14 +110,14 @@ static void disc_motion(const tvds_model *m, const sim_cp *c, double t, int deri
         return;
     }
     double w = tvds_fn_eval(&C->omega, t);
-    cross3(a, q, aq);
+    sim_cross3(a, q, aq);
     if (deriv == 1) {
         for (int k = 0; k < 3; k++)
             out[k] = w * aq[k];
         return;
     }
     double al = tvds_fn_deriv(&C->omega, t, 1);
-    cross3(a, aq, aaq);
+    sim_cross3(a, aq, aaq);
     for (int k = 0; k < 3; k++)
         out[k] = al * aq[k] + w * w * aaq[k];
 }
@@ -186,13 +174,13 @@ static double disc_frame_at(const sim_master_static *ms, const double x[3], sim_
         h += a[k] * r[k];
     for (int k = 0; k < 3; k++)
         r[k] -= h * a[k];
-    cross3(a, r, ar);
+    sim_cross3(a, r, ar);
     double w[3];
     for (int k = 0; k < 3; k++) {
         w[k] = ms->v_rel[k] - ms->omega * ar[k];
         g->n[k] = a[k];
     }
-    double wn = dot3(w, a);
+    double wn = sim_dot3(w, a);
     for (int k = 0; k < 3; k++) {
         w[k] -= wn * a[k];
         wl += w[k] * w[k];
@@ -204,8 +192,8 @@ static double disc_frame_at(const sim_master_static *ms, const double x[3], sim_
     g->face = -1;
     if (!(wl > 0)) {
         double e[3] = {fabs(a[0]) < 0.9 ? 1.0 : 0.0, fabs(a[0]) < 0.9 ? 0.0 : 1.0, 0.0}, t[3];
-        cross3(a, e, t);
-        double tl = sqrt(dot3(t, t));
+        sim_cross3(a, e, t);
+        double tl = sqrt(sim_dot3(t, t));
         for (int k = 0; k < 3; k++)
             g->t[k] = t[k] / tl;
         return 0.0;
@@ -254,7 +242,7 @@ static void disc_static_kg(const sim_master_static *ms, const sim_master_at *g, 
     sim_master_at h = *g;
     double wl = disc_frame_at(ms, Q, &h);
     if (!(wl > 0)) return;
-    cross3(ms->rigid_n, g->t, b);
+    sim_cross3(ms->rigid_n, g->t, b);
     double c = lambda * chi * ms->mu * ms->omega / wl;
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)

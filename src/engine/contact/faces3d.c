@@ -218,18 +218,6 @@ static int faces_setup(const tvds_model *m, tvds_data *d, int ic, int *ent, tvds
     return TVDS_OK;
 }
 
-static double dot3(const double a[3], const double b[3])
-{
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
-static void cross3(const double a[3], const double b[3], double c[3])
-{
-    c[0] = a[1] * b[2] - a[2] * b[1];
-    c[1] = a[2] * b[0] - a[0] * b[2];
-    c[2] = a[0] * b[1] - a[1] * b[0];
-}
-
 /* ---- Static state (master.h; docs/cea.md, "Face-set masters") ---- */
 
 /* The face nodes' DoFs and coordinates and the direction of travel of the slave body (its
@@ -285,7 +273,7 @@ static int faces_static_setup(const tvds_model *m, int ic, double t, const doubl
     /* Its extent along the direction of travel (the 2D surface length's analogue). */
     double lo = INFINITY, hi = -INFINITY;
     for (int q = 0; q < ms->nmaster; q++) {
-        double x = dot3(ms->fX + 3 * q, ms->drive);
+        double x = sim_dot3(ms->fX + 3 * q, ms->drive);
         lo = fmin(lo, x);
         hi = fmax(hi, x);
     }
@@ -484,10 +472,10 @@ static void faces_static_kg(const sim_master_static *ms, const sim_master_at *g,
                 xx[d][k] += d2N[3 * q + d] * P[3 * q + k];
         }
     double c[3];
-    cross3(a[0], a[1], c);
-    double cl = sqrt(dot3(c, c));
+    sim_cross3(a[0], a[1], c);
+    double cl = sqrt(sim_dot3(c, c));
     const double *n = g->n, *t = g->t;
-    double g11 = dot3(a[0], a[0]), g12 = dot3(a[0], a[1]), g22 = dot3(a[1], a[1]);
+    double g11 = sim_dot3(a[0], a[0]), g12 = sim_dot3(a[0], a[1]), g22 = sim_dot3(a[1], a[1]);
     double det = g11 * g22 - g12 * g12;
     if (!(cl > 0) || !(det > 0)) return;
     double Gi[2][2] = {{g22 / det, -g12 / det}, {-g12 / det, g11 / det}};
@@ -509,7 +497,7 @@ static void faces_static_kg(const sim_master_static *ms, const sim_master_at *g,
         }
     /* da_i (3 x nc), then dc, dn, dt, de per column. */
     const double *xij[2][2] = {{xx[0], xx[1]}, {xx[1], xx[2]}};
-    double v[3] = {ms->v_rel[0], ms->v_rel[1], ms->v_rel[2]}, vn = dot3(v, n), w2 = 0.0;
+    double v[3] = {ms->v_rel[0], ms->v_rel[1], ms->v_rel[2]}, vn = sim_dot3(v, n), w2 = 0.0;
     for (int k = 0; k < 3; k++)
         w2 += (v[k] - vn * n[k]) * (v[k] - vn * n[k]);
     double kap = w2 > 0 ? vn / sqrt(w2) : 0.0, cm = chi * ms->mu;
@@ -524,14 +512,14 @@ static void faces_static_kg(const sim_master_static *ms, const sim_master_at *g,
                 da[i][k] = x;
             }
         double c1[3], c2[3], dc[3], dn[3], dt[3];
-        cross3(da[0], a[1], c1);
-        cross3(a[0], da[1], c2);
+        sim_cross3(da[0], a[1], c1);
+        sim_cross3(a[0], da[1], c2);
         for (int k = 0; k < 3; k++)
             dc[k] = c1[k] + c2[k];
-        double nd = dot3(n, dc);
+        double nd = sim_dot3(n, dc);
         for (int k = 0; k < 3; k++)
             dn[k] = (dc[k] - nd * n[k]) / cl;
-        double tn = dot3(t, dn);
+        double tn = sim_dot3(t, dn);
         for (int k = 0; k < 3; k++)
             dt[k] = -n[k] * tn - kap * (dn[k] - tn * t[k]);
         for (int k = 0; k < 3; k++)

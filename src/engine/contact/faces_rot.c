@@ -12,21 +12,9 @@
 #include "engine/contact/face.h"
 #include "engine/contact/master.h"
 
-static double dot3(const double a[3], const double b[3])
-{
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
-static void cross3(const double a[3], const double b[3], double c[3])
-{
-    c[0] = a[1] * b[2] - a[2] * b[1];
-    c[1] = a[2] * b[0] - a[0] * b[2];
-    c[2] = a[0] * b[1] - a[1] * b[0];
-}
-
 static void unit_axis(const tvds_contact *C, double a[3])
 {
-    double l = sqrt(dot3(C->rigid_normal, C->rigid_normal));
+    double l = sqrt(sim_dot3(C->rigid_normal, C->rigid_normal));
     for (int k = 0; k < 3; k++)
         a[k] = C->rigid_normal[k] / l;
 }
@@ -152,14 +140,14 @@ static void rot_motion(const tvds_model *m, const sim_cp *c, double t, int deriv
         return;
     }
     double w = tvds_fn_eval(&C->omega, t);
-    cross3(a, q, aq);
+    sim_cross3(a, q, aq);
     if (deriv == 1) {
         for (int k = 0; k < 3; k++)
             out[k] = w * aq[k];
         return;
     }
     double al = tvds_fn_deriv(&C->omega, t, 1);
-    cross3(a, aq, aaq);
+    sim_cross3(a, aq, aaq);
     for (int k = 0; k < 3; k++)
         out[k] = al * aq[k] + w * w * aaq[k];
 }
@@ -183,7 +171,7 @@ static int rot_setup(const tvds_model *m, tvds_data *d, int ic, int *ent, tvds_c
     const char *cn = C->name ? C->name : "?";
     int rc = sim_master_faces3d.setup(m, d, ic, ent, ctx);
     if (rc) return rc;
-    double nn = dot3(C->rigid_normal, C->rigid_normal);
+    double nn = sim_dot3(C->rigid_normal, C->rigid_normal);
     if (!(nn > 0.0))
         return TVDS_ERROR(ctx, TVDS_ERR_INVALID,
                           "contact '%s': a turning face set needs its axis (normal)", cn);
